@@ -1,0 +1,282 @@
+//! Vault-core benchmarks, side by side with the references the issue names, in one run:
+//!   1. page-text extraction over the corpus vs `pdftotext` on the same files;
+//!   2. full index of the corpus and of a 1,000-paper vault made from it (unique bytes and slugs),
+//!      and the re-index of the unchanged 1,000-paper vault;
+//!   3. search latency p50/p99 over the 1,000-paper vault, and peak RSS of indexing.
+//! Run: `AGENTERO_CORPUS=../shared/corpus cargo bench --bench vault` (release build).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use agentero::vault::indexer::{IndexOptions, index_vault};
+use agentero::vault::pdf::{Limits, extract};
+use agentero::vault::{SearchOptions, Vault};
+
+fn corpus() -> PathBuf {
+    let dir = std::env::var_os("AGENTERO_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("../shared/corpus"));
+    dir.canonicalize()
+        .unwrap_or_else(|e| panic!("AGENTERO_CORPUS={} cannot be opened: {e}", dir.display()))
+}
+
+fn corpus_pdfs(corpus: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(corpus.join("papers"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("paper.pdf"))
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+fn best_of<T>(n: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..n {
+        let t = Instant::now();
+        let r = f();
+        best = best.min(t.elapsed());
+        last = Some(r);
+    }
+    (best, last.expect("n > 0"))
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), &t).unwrap();
+        }
+    }
+}
+
+/// Peak RSS (kB) of a child process, via wait4's rusage.
+fn run_measured(cmd: &mut Command) -> (Duration, i64, bool) {
+    let t = Instant::now();
+    let child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(rc, pid);
+    std::mem::forget(child);
+    (
+        t.elapsed(),
+        usage.ru_maxrss,
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+    )
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; ignore arguments.
+    let corpus = corpus();
+    let pdfs = corpus_pdfs(&corpus);
+    println!("# agentero vault benchmarks ({} corpus PDFs)\n", pdfs.len());
+
+    // 1. Extraction vs pdftotext.
+    println!("## 1. Page text: ours vs pdftotext (best of 3, per file)\n");
+    println!("| file | pages | ours ms | pdftotext ms | ratio |");
+    println!("|---|---:|---:|---:|---:|");
+    let (mut ours_total, mut theirs_total) = (Duration::ZERO, Duration::ZERO);
+    for pdf in &pdfs {
+        let bytes = std::fs::read(pdf).unwrap();
+        let (ours, res) = best_of(3, || {
+            extract(
+                &bytes,
+                Limits {
+                    deadline: Instant::now() + Duration::from_secs(120),
+                },
+            )
+        });
+        let Ok(doc) = res else { continue };
+        let (theirs, ok) = best_of(3, || {
+            Command::new("pdftotext")
+                .args(["-q", "-enc", "UTF-8"])
+                .arg(pdf)
+                .arg("-")
+                .output()
+                .map(|o| o.status.success())
+                .unwrap_or(false)
+        });
+        if !ok {
+            continue;
+        }
+        ours_total += ours;
+        theirs_total += theirs;
+        let name = pdf.parent().unwrap().file_name().unwrap().to_string_lossy();
+        println!(
+            "| {} | {} | {:.1} | {:.1} | {:.2} |",
+            &name[..name.len().min(40)],
+            doc.pages.len(),
+            ours.as_secs_f64() * 1e3,
+            theirs.as_secs_f64() * 1e3,
+            ours.as_secs_f64() / theirs.as_secs_f64()
+        );
+    }
+    println!(
+        "| **total** | | **{:.1}** | **{:.1}** | **{:.2}** |\n",
+        ours_total.as_secs_f64() * 1e3,
+        theirs_total.as_secs_f64() * 1e3,
+        ours_total.as_secs_f64() / theirs_total.as_secs_f64()
+    );
+
+    // 2. Index the corpus.
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vault-bench");
+    let _ = std::fs::remove_dir_all(&work);
+    let small = work.join("corpus");
+    copy_tree(&corpus, &small);
+    let vault = Vault::open(&small).unwrap();
+    let s = index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
+    println!("## 2. Indexing\n");
+    println!(
+        "- corpus full index: {:.2} s ({} papers, {} pages, {} files)",
+        s.elapsed.as_secs_f64(),
+        s.papers,
+        s.pages,
+        s.files
+    );
+
+    // A 1,000-paper vault: copies of the corpus PDFs with unique bytes (a comment after %%EOF)
+    // so nothing is shared by content hash.
+    let big = work.join("vault-1000");
+    std::fs::create_dir_all(big.join("papers")).unwrap();
+    let sources: Vec<(String, Vec<u8>)> = pdfs
+        .iter()
+        .map(|p| {
+            (
+                p.parent()
+                    .unwrap()
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                std::fs::read(p).unwrap(),
+            )
+        })
+        .collect();
+    for i in 0..1000 {
+        let (slug, bytes) = &sources[i % sources.len()];
+        let dir = big.join("papers").join(format!("{i:04}-{slug}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut b = bytes.clone();
+        b.extend_from_slice(format!("\n% agentero bench copy {i}\n").as_bytes());
+        std::fs::write(dir.join("paper.pdf"), b).unwrap();
+    }
+    copy_tree(&corpus.join("notes"), &big.join("notes"));
+    let exe = env!("CARGO_BIN_EXE_agentero");
+    let (full, rss_kb, ok) = run_measured(Command::new(exe).arg("index").arg(&big));
+    assert!(ok, "indexing the 1,000-paper vault failed");
+    let big_vault = Vault::open(&big).unwrap();
+    let catalog = big_vault.catalog();
+    let pages: u32 = catalog.entries.values().map(|e| e.units).sum();
+    println!(
+        "- 1,000-paper vault full index (`agentero index`, 2 cores): {:.1} s, {} entries, {} pages/chunks, peak RSS {:.0} MB",
+        full.as_secs_f64(),
+        catalog.entries.len(),
+        pages,
+        rss_kb as f64 / 1024.0
+    );
+    let (re, _) = best_of(3, || {
+        let s = index_vault(&big_vault, &IndexOptions::default(), &mut |_| {}).unwrap();
+        assert!(s.up_to_date());
+    });
+    println!(
+        "- re-index of the unchanged 1,000-paper vault: {:.0} ms (goal < 1000 ms: ratio {:.3})",
+        re.as_secs_f64() * 1e3,
+        re.as_secs_f64()
+    );
+    let (re_cli, _, _) = run_measured(Command::new(exe).arg("index").arg(&big));
+    println!(
+        "- the same through the binary (process start included): {:.0} ms\n",
+        re_cli.as_secs_f64() * 1e3
+    );
+
+    // 3. Search latency.
+    let index = big_vault.open_index().unwrap();
+    let queries = [
+        "quantum",
+        "reading order",
+        "\"two column\"",
+        "references",
+        "theorem proof",
+        "latex",
+        "font encoding",
+        "arxiv",
+        "doi",
+        "citation",
+        "abstract",
+        "introduction",
+        "conclusion",
+        "table of contents",
+        "macro",
+        "expl3 token list",
+        "sequence recorder midi",
+        "accelerator conference",
+        "logic philosophy",
+        "tugboat",
+        "annals mathematics",
+        "journal physics",
+        "author affiliation",
+        "bibliography style",
+        "figure caption",
+        "equation",
+        "hyphenation",
+        "ligature",
+        "课程",
+        "title:sample",
+        "+latex -quantum",
+        "\"forced linebreak\"",
+        "ieee transactions",
+        "encryption",
+        "course resources",
+        "xnotdoi",
+        "kerning",
+        "page labels",
+        "appendix",
+        "acknowledgments",
+    ];
+    let opts = SearchOptions::default();
+    for q in &queries {
+        index.search(q, &opts).unwrap();
+    }
+    let mut lat = Vec::new();
+    for _ in 0..25 {
+        for q in &queries {
+            let t = Instant::now();
+            let cards = index.search(q, &opts).unwrap();
+            lat.push(t.elapsed());
+            std::hint::black_box(cards);
+        }
+    }
+    lat.sort();
+    let pct = |p: f64| lat[((lat.len() as f64 - 1.0) * p) as usize].as_secs_f64() * 1e3;
+    println!(
+        "## 3. Search over the 1,000-paper vault ({} queries)\n",
+        lat.len()
+    );
+    println!(
+        "- p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms (goal p99 < 10 ms: ratio {:.2})",
+        pct(0.5),
+        pct(0.99),
+        pct(1.0),
+        pct(0.99) / 10.0
+    );
+    println!(
+        "- peak RSS while indexing it: {:.0} MB",
+        rss_kb as f64 / 1024.0
+    );
+    if std::env::var_os("AGENTERO_BENCH_KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+}

@@ -1,0 +1,1 @@
+//! The ACP client: agent processes, the session state machine, turns, warm pool, transcripts.

@@ -1,0 +1,1 @@
+//! The built-in offline ACP agent (`agentero --builtin-agent`).

@@ -1,0 +1,233 @@
+//! Command-line parsing and the headless commands' wiring and output.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+
+use crate::vault::index::IndexError;
+use crate::vault::indexer::{self, IndexOptions, IndexSummary, Progress};
+use crate::vault::{Card, SearchOptions, Vault, VaultError};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "agentero",
+    version,
+    about = "A keyboard-driven terminal reader for a vault of research papers, with an agent chat beside it"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Index a vault (incremental: unchanged files are skipped).
+    Index {
+        /// The vault folder (default: the current folder if it is a vault, else the demo vault).
+        vault: Option<PathBuf>,
+        /// Seconds allowed for one PDF before it is reported as failed.
+        #[arg(long, default_value_t = 60)]
+        time_limit: u64,
+    },
+    /// Search a vault's index; indexes it first when it has no index yet.
+    Search {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// Maximum number of cards.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Print one JSON object (see the README for its fields).
+        #[arg(long)]
+        json: bool,
+        /// The query: words, "a phrase", title:word, -excluded, a AND b.
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+    },
+    /// Write the bundled demo vault into a folder (default: the app's data folder) and print it.
+    Demo { dir: Option<PathBuf> },
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        None => {
+            let vault = open_vault(None)?;
+            println!(
+                "agentero: vault {}\nTry `agentero search QUERY` or `agentero index`.",
+                vault.root().display()
+            );
+            Ok(())
+        }
+        Some(Command::Index { vault, time_limit }) => {
+            let vault = open_vault(vault.as_deref())?;
+            let opts = IndexOptions {
+                time_limit: std::time::Duration::from_secs(time_limit.max(1)),
+                ..IndexOptions::default()
+            };
+            let summary = index_with_progress(&vault, &opts)?;
+            print_summary(&vault, &summary);
+            Ok(())
+        }
+        Some(Command::Search {
+            vault,
+            limit,
+            json,
+            query,
+        }) => {
+            let vault = open_vault(vault.as_deref())?;
+            let query = query.join(" ");
+            search(&vault, &query, limit, json)
+        }
+        Some(Command::Demo { dir }) => {
+            let dir = match dir {
+                Some(d) => {
+                    crate::vault::demo::write_demo_vault(&d).with_context(|| {
+                        format!("cannot write the demo vault to {}", d.display())
+                    })?;
+                    d
+                }
+                None => crate::paths::demo_vault()?,
+            };
+            println!("{}", dir.display());
+            Ok(())
+        }
+    }
+}
+
+fn open_vault(named: Option<&Path>) -> anyhow::Result<Vault> {
+    let path = crate::paths::choose_vault(named)?;
+    let vault = Vault::open(&path)?;
+    if let Ok(dir) = vault.ensure_state_dir() {
+        crate::logging::init(&dir);
+    }
+    Ok(vault)
+}
+
+fn index_with_progress(vault: &Vault, opts: &IndexOptions) -> Result<IndexSummary, VaultError> {
+    let bar = indicatif::ProgressBar::hidden();
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    let style = indicatif::ProgressStyle::with_template(
+        "{spinner} indexing [{bar:30}] {pos}/{len} {elapsed_precise} {wide_msg}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+    .progress_chars("=> ");
+    bar.set_style(style);
+    let result = indexer::index_vault(vault, opts, &mut |p| match p {
+        Progress::Planned { to_process, .. } => bar.set_length(to_process as u64),
+        Progress::Processed { path, done, .. } => {
+            bar.set_position(done as u64);
+            bar.set_message(path);
+        }
+    });
+    bar.finish_and_clear();
+    result
+}
+
+fn print_summary(vault: &Vault, s: &IndexSummary) {
+    let mut out = std::io::stdout().lock();
+    let secs = s.elapsed.as_secs_f64();
+    if s.up_to_date() {
+        let _ = writeln!(
+            out,
+            "Up to date: {} unchanged files checked in {:.0} ms ({}).",
+            s.unchanged,
+            secs * 1000.0,
+            vault.root().display()
+        );
+    } else {
+        let _ = writeln!(out, "Indexed {}", vault.root().display());
+        if let Some(why) = &s.rebuilt {
+            let _ = writeln!(out, "  rebuilt from scratch: {why}");
+        }
+        let _ = writeln!(
+            out,
+            "  this run: {} updated, {} unchanged, {} removed in {:.1} s",
+            s.updated, s.unchanged, s.removed, secs
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  papers {} ({} pages), files {} ({} chunks), folders {}, failed {}",
+        s.papers,
+        s.pages,
+        s.files,
+        s.chunks,
+        s.directories,
+        s.failed.len()
+    );
+    if !s.no_text.is_empty() {
+        let _ = writeln!(
+            out,
+            "  no text layer (scanned; pages kept, nothing to search):"
+        );
+        for p in &s.no_text {
+            let _ = writeln!(out, "    {p}");
+        }
+    }
+    if !s.failed.is_empty() {
+        let _ = writeln!(out, "  failed:");
+        for (p, why) in &s.failed {
+            let _ = writeln!(out, "    {p}: {why}");
+        }
+    }
+    for (p, w) in &s.warnings {
+        let _ = writeln!(out, "  warning: {p}: {w}");
+    }
+}
+
+fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Result<()> {
+    let index = match vault.open_index() {
+        Ok(i) => i,
+        Err(VaultError::Index(IndexError::Missing)) => {
+            eprintln!("No index yet: indexing {} first…", vault.root().display());
+            let summary = index_with_progress(vault, &IndexOptions::default())?;
+            if !json {
+                print_summary(vault, &summary);
+            }
+            vault.open_index()?
+        }
+        Err(e) => {
+            return Err(e)
+                .context("cannot open the search index (run `agentero index` to rebuild it)");
+        }
+    };
+    if limit == 0 {
+        bail!("--limit must be at least 1");
+    }
+    let opts = SearchOptions {
+        limit,
+        ..SearchOptions::default()
+    };
+    let cards = index.search(query, &opts)?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        let doc = serde_json::json!({
+            "query": query,
+            "vault": vault.root(),
+            "cards": cards,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        return Ok(());
+    }
+    if cards.is_empty() {
+        writeln!(out, "No matches for {query:?}.")?;
+        return Ok(());
+    }
+    for (i, c) in cards.iter().enumerate() {
+        writeln!(out, "{:>2}. {}", i + 1, headline(c))?;
+        writeln!(out, "    {}", c.excerpt)?;
+        writeln!(out, "    {}  (score {:.2})", c.citation_uri, c.score)?;
+    }
+    Ok(())
+}
+
+fn headline(c: &Card) -> String {
+    let place = match (c.page, &c.page_label, c.lines) {
+        (Some(p), Some(l), _) if *l != p.to_string() => format!("p. {p} (\"{l}\")"),
+        (Some(p), _, _) => format!("p. {p}"),
+        (None, _, Some([a, b])) => format!("lines {a}–{b}"),
+        _ => String::new(),
+    };
+    format!("{} — {} {}", c.title, c.path, place)
+}

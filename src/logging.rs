@@ -1,0 +1,46 @@
+//! Logs go to `{vault}/.agentero/logs/agentero.log` through `tracing`, never to the terminal:
+//! stdout belongs to the TUI or to a JSON-RPC peer.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use tracing_subscriber::EnvFilter;
+
+/// Starts file logging. `AGENTERO_LOG` sets the filter (default `info`). Failing to open the
+/// log is not fatal: the app works without it.
+pub fn init(state_dir: &Path) {
+    let dir = state_dir.join("logs");
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("agentero.log"))
+    else {
+        return;
+    };
+    let filter = EnvFilter::try_from_env("AGENTERO_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(Mutex::new(file))
+        .try_init();
+}
+
+/// Panics in the isolated extraction threads are expected on hostile PDFs: they are reported
+/// as per-file errors, so they go to the log instead of the terminal.
+pub fn install_panic_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let isolated = std::thread::current()
+            .name()
+            .is_some_and(|n| n == crate::vault::extract::ISOLATED_THREAD);
+        if isolated {
+            tracing::warn!(panic = %info, "a document crashed the parser");
+        } else {
+            tracing::error!(panic = %info, "panic");
+            default(info);
+        }
+    }));
+}

@@ -1,0 +1,15 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    agentero::logging::install_panic_hook();
+    let cli = agentero::cli::Cli::parse();
+    match agentero::cli::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agentero: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

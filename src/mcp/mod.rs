@@ -1,0 +1,1 @@
+//! The `agentero-context` stdio MCP server: a thin rmcp adapter over `context`.

@@ -1,0 +1,310 @@
+//! One paper, end to end: PDF text (isolated from panics and endless loops), metadata,
+//! references and sections, gathered into a [`PaperRecord`] plus its page texts.
+
+use std::path::Path;
+use std::sync::LazyLock;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use super::meta::{self, PaperMeta};
+use super::pdf::{self, Limits, OutlineItem, PageText, PdfDocument, PdfError};
+use super::refs::{self, RefSource, Reference};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Section {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number: Option<String>,
+    pub title: String,
+    pub level: u32,
+    /// 1-based physical page where the section starts.
+    pub page: u32,
+}
+
+/// What the vault knows about one paper besides its page texts (those live in the index).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaperRecord {
+    pub path: String,
+    pub sha256: String,
+    pub pages: u32,
+    /// Page labels by physical page (index 0 = page 1), `None` where the PDF defines none.
+    pub page_labels: Vec<Option<String>>,
+    /// Physical pages without a text layer.
+    pub pages_without_text: Vec<u32>,
+    pub meta: PaperMeta,
+    pub references: Vec<Reference>,
+    pub references_source: RefSource,
+    pub sections: Vec<Section>,
+    pub was_encrypted: bool,
+    /// Problems that did not stop extraction (a broken sidecar, say).
+    pub warnings: Vec<String>,
+}
+
+impl PaperRecord {
+    pub fn label(&self, page: u32) -> Option<&str> {
+        self.page_labels
+            .get(page.checked_sub(1)? as usize)
+            .and_then(|l| l.as_deref())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExtractError {
+    #[error("cannot read the file: {0}")]
+    Io(String),
+    #[error("{0}")]
+    Pdf(#[from] PdfError),
+    #[error("the PDF parser crashed on this file ({0})")]
+    Panicked(String),
+    #[error("text extraction did not finish within {0} s")]
+    TimedOut(u64),
+}
+
+/// Runs `work` on its own thread; a panic or overrunning `limit` becomes an error and the
+/// caller carries on (an overrunning thread is abandoned: it stops at its own deadline check).
+pub fn isolated<T: Send + 'static>(
+    limit: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ExtractError> {
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name(ISOLATED_THREAD.to_string())
+        .spawn(move || {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+            let _ = tx.send(result);
+        });
+    if let Err(e) = spawned {
+        return Err(ExtractError::Io(format!(
+            "cannot start a worker thread: {e}"
+        )));
+    }
+    match rx.recv_timeout(limit) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(payload)) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(ExtractError::Panicked(msg))
+        }
+        Err(_) => Err(ExtractError::TimedOut(limit.as_secs())),
+    }
+}
+
+/// Name of the threads [`isolated`] starts; the panic hook keeps their panics off the terminal.
+pub const ISOLATED_THREAD: &str = "agentero-isolated";
+
+/// Extracts one PDF's pages and everything derived from them.
+pub fn extract_paper(
+    abs: &Path,
+    rel: &str,
+    bytes: Vec<u8>,
+    sha256: String,
+    time_limit: Duration,
+) -> Result<(PaperRecord, Vec<PageText>), ExtractError> {
+    let deadline = Instant::now() + time_limit;
+    let doc: PdfDocument = isolated(time_limit + Duration::from_secs(2), move || {
+        pdf::extract(&bytes, Limits { deadline })
+    })??;
+    let mut warnings = Vec::new();
+    let sidecar = meta::read_sidecar(abs).unwrap_or_else(|e| {
+        warnings.push(e);
+        None
+    });
+    let meta = meta::resolve(
+        sidecar,
+        &doc.info,
+        &doc.pages,
+        doc.title_hint.as_deref(),
+        rel,
+    );
+    let (references_source, references) = match refs::read_sidecar(abs) {
+        Ok(Some(found)) => found,
+        Ok(None) => (RefSource::Extracted, extract_refs(&doc.pages)),
+        Err(e) => {
+            warnings.push(e);
+            (RefSource::Extracted, extract_refs(&doc.pages))
+        }
+    };
+    let sections = if doc.outline.is_empty() {
+        sections_from_headings(&doc.pages)
+    } else {
+        sections_from_outline(&doc.outline)
+    };
+    let record = PaperRecord {
+        path: rel.to_string(),
+        sha256,
+        pages: doc.pages.len() as u32,
+        page_labels: doc.pages.iter().map(|p| p.label.clone()).collect(),
+        pages_without_text: doc
+            .pages
+            .iter()
+            .filter(|p| p.text.trim().is_empty())
+            .map(|p| p.number)
+            .collect(),
+        meta,
+        references,
+        references_source,
+        sections,
+        was_encrypted: doc.was_encrypted,
+        warnings,
+    };
+    Ok((record, doc.pages))
+}
+
+fn extract_refs(pages: &[PageText]) -> Vec<Reference> {
+    let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+    refs::extract_from_text(&texts)
+}
+
+fn sections_from_outline(outline: &[OutlineItem]) -> Vec<Section> {
+    static NUMBERED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^(\d+(?:\.\d+)*)\.?\s+(.+)$").expect("valid regex"));
+    outline
+        .iter()
+        .filter_map(|item| {
+            let title = item.title.split_whitespace().collect::<Vec<_>>().join(" ");
+            if title.is_empty() {
+                return None;
+            }
+            let (number, title) = match NUMBERED.captures(&title) {
+                Some(c) => (Some(c[1].to_string()), c[2].to_string()),
+                None => (None, title),
+            };
+            Some(Section {
+                number,
+                title,
+                level: item.level,
+                page: item.page.unwrap_or(1),
+            })
+        })
+        .collect()
+}
+
+static HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\d{1,2}(?:\.\d{1,2}){0,3}|[IVX]{1,5})\.?\s+(\p{Lu}[^\n]{1,90})$")
+        .expect("valid regex")
+});
+
+/// Numbered headings ("2.1 Reading order", "III. METHOD") found in the page text, kept only when
+/// their numbers run forward, which filters out numbered list items and table rows.
+pub fn sections_from_headings(pages: &[PageText]) -> Vec<Section> {
+    let mut out: Vec<Section> = Vec::new();
+    let mut last_top: Option<u32> = None;
+    for page in pages {
+        for line in page.text.lines() {
+            let line = line.trim();
+            let Some(c) = HEADING.captures(line) else {
+                continue;
+            };
+            let title = c[2].trim();
+            let words = title.split_whitespace().count();
+            if words > 12
+                || title.ends_with(['.', ',', ';', ':'])
+                || title.chars().any(|ch| ch == '=')
+            {
+                continue;
+            }
+            let number = c[1].to_string();
+            let top = roman_or_arabic(number.split('.').next().unwrap_or(""));
+            let Some(top) = top else { continue };
+            let level = number.matches('.').count() as u32;
+            let ok = match last_top {
+                None => top <= 2,
+                Some(prev) => top == prev || top == prev + 1,
+            };
+            if !ok || (level > 0 && last_top != Some(top)) {
+                continue;
+            }
+            last_top = Some(top);
+            if out
+                .iter()
+                .any(|s| s.number.as_deref() == Some(number.as_str()))
+            {
+                continue;
+            }
+            out.push(Section {
+                number: Some(number),
+                title: title.to_string(),
+                level,
+                page: page.number,
+            });
+        }
+    }
+    out
+}
+
+fn roman_or_arabic(s: &str) -> Option<u32> {
+    if let Ok(n) = s.parse() {
+        return Some(n);
+    }
+    let mut total = 0u32;
+    let mut prev = 0u32;
+    for c in s.chars().rev() {
+        let v = match c {
+            'I' => 1,
+            'V' => 5,
+            'X' => 10,
+            _ => return None,
+        };
+        if v < prev {
+            total = total.checked_sub(v)?;
+        } else {
+            total += v;
+            prev = v;
+        }
+    }
+    (total > 0).then_some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isolation_catches_panics_and_loops() {
+        let r: Result<u32, _> = isolated(Duration::from_secs(5), || panic!("boom"));
+        assert_eq!(r, Err(ExtractError::Panicked("boom".into())));
+        let r: Result<(), _> = isolated(Duration::from_millis(200), || {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(3) {
+                std::hint::spin_loop();
+            }
+        });
+        assert_eq!(r, Err(ExtractError::TimedOut(0)));
+        assert_eq!(isolated(Duration::from_secs(5), || 7), Ok(7));
+    }
+
+    #[test]
+    fn headings_run_forward() {
+        let page = |n, t: &str| PageText {
+            number: n,
+            label: None,
+            text: t.to_string(),
+        };
+        let pages = vec![
+            page(
+                1,
+                "Title\n1 Introduction\ntext\n2 Method\n2.1 Reading Order\n5 Items in a list",
+            ),
+            page(2, "3 Results\nII. Not this\n4 Conclusion"),
+        ];
+        let got: Vec<(Option<String>, String, u32)> = sections_from_headings(&pages)
+            .into_iter()
+            .map(|s| (s.number, s.title, s.page))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("1".into()), "Introduction".into(), 1),
+                (Some("2".into()), "Method".into(), 1),
+                (Some("2.1".into()), "Reading Order".into(), 1),
+                (Some("3".into()), "Results".into(), 2),
+                (Some("4".into()), "Conclusion".into(), 2),
+            ]
+        );
+    }
+}

@@ -1,0 +1,554 @@
+//! The derived search index (tantivy, `{vault}/.agentero/index/`): one document per PDF page and
+//! per chunk of a text file. Queries return [`Card`]s in a fixed order.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
+    TextOptions, Value,
+};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+use super::scan::EntryKind;
+use super::tokenizer;
+use super::uri;
+
+/// Bumped whenever the schema or what goes into it changes; an index of another version is
+/// rebuilt from scratch.
+pub const SCHEMA_VERSION: u32 = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("the search index is missing; run `agentero index` first")]
+    Missing,
+    #[error("another agentero process is updating this vault's index; try again when it is done")]
+    Busy,
+    #[error("cannot understand the query: {0}")]
+    BadQuery(String),
+    #[error("search index error: {0}")]
+    Tantivy(#[from] tantivy::TantivyError),
+    #[error("search index I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+#[derive(Clone, Copy)]
+pub struct Fields {
+    pub path: Field,
+    /// Every ancestor folder of `path` ("papers", "papers/x"): restricts a search to a folder.
+    pub dir: Field,
+    pub kind: Field,
+    /// Title and authors are indexed on a paper's first page (a file's first chunk) only, so a
+    /// title match yields one card, not one per page; they are stored on every document.
+    pub title: Field,
+    pub title_stored: Field,
+    pub authors: Field,
+    pub authors_stored: Field,
+    pub page: Field,
+    pub page_label: Field,
+    pub line_start: Field,
+    pub line_end: Field,
+    pub text: Field,
+    pub sha256: Field,
+}
+
+pub fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let words = TextFieldIndexing::default()
+        .set_tokenizer(tokenizer::NAME)
+        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+    let indexed_text = TextOptions::default().set_indexing_options(words.clone());
+    let stored_text = TextOptions::default()
+        .set_indexing_options(words)
+        .set_stored();
+    let fields = Fields {
+        path: b.add_text_field("path", STRING | STORED | FAST),
+        dir: b.add_text_field("dir", STRING),
+        kind: b.add_text_field("kind", STRING | STORED),
+        title: b.add_text_field("title", indexed_text.clone()),
+        title_stored: b.add_text_field("title_stored", STORED),
+        authors: b.add_text_field("authors", indexed_text),
+        authors_stored: b.add_text_field("authors_stored", STORED),
+        page: b.add_u64_field("page", INDEXED | STORED | FAST),
+        page_label: b.add_text_field("page_label", STORED),
+        line_start: b.add_u64_field("line_start", STORED),
+        line_end: b.add_u64_field("line_end", STORED),
+        text: b.add_text_field("text", stored_text),
+        sha256: b.add_text_field("sha256", STRING | STORED),
+    };
+    (b.build(), fields)
+}
+
+/// One document to add: a page of a paper or a chunk of a text file.
+#[derive(Debug, Clone)]
+pub struct IndexDoc<'a> {
+    pub path: &'a str,
+    pub kind: EntryKind,
+    pub title: &'a str,
+    pub authors: &'a str,
+    /// Index title and authors for search on this document (first page / first chunk).
+    pub carries_title: bool,
+    pub page: Option<u32>,
+    pub page_label: Option<&'a str>,
+    pub lines: Option<(u32, u32)>,
+    pub text: &'a str,
+    pub sha256: &'a str,
+}
+
+/// A search result (SPEC Appendix A field names in JSON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Card {
+    pub path: String,
+    pub kind: EntryKind,
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_label: Option<String>,
+    /// First and last line (1-based, inclusive) for text files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[u32; 2]>,
+    /// A short passage around the best match; matched words are wrapped in `**`.
+    pub excerpt: String,
+    pub citation_uri: String,
+    pub score: f32,
+}
+
+/// Restricts a search to some paths: exact files or papers, and folders (with everything inside).
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    pub files: Vec<String>,
+    pub dirs: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    pub limit: usize,
+    pub excerpt_chars: usize,
+    /// Accept any text (operators that fail to parse become plain words) instead of failing.
+    pub lenient: bool,
+    pub scope: Option<Scope>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            limit: 10,
+            excerpt_chars: 240,
+            lenient: false,
+            scope: None,
+        }
+    }
+}
+
+pub struct SearchIndex {
+    index: Index,
+    reader: IndexReader,
+    pub fields: Fields,
+}
+
+fn register(index: &Index) {
+    index
+        .tokenizers()
+        .register(tokenizer::NAME, tokenizer::analyzer());
+}
+
+impl SearchIndex {
+    /// Opens an existing index for reading. Fails with `Missing` when there is none and with a
+    /// schema error when it is of another version (the indexer rebuilds such an index).
+    pub fn open(dir: &Path) -> Result<SearchIndex, IndexError> {
+        if !dir.join("meta.json").exists() {
+            return Err(IndexError::Missing);
+        }
+        let index = Index::open_in_dir(dir)?;
+        Self::from_index(index)
+    }
+
+    fn from_index(index: Index) -> Result<SearchIndex, IndexError> {
+        let (expected, fields) = schema();
+        if index.schema() != expected {
+            return Err(IndexError::Tantivy(tantivy::TantivyError::SchemaError(
+                "the index was written by another version of agentero".into(),
+            )));
+        }
+        register(&index);
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(SearchIndex {
+            index,
+            reader,
+            fields,
+        })
+    }
+
+    /// Creates an empty index in `dir` (which must be empty or missing).
+    pub fn create(dir: &Path) -> Result<SearchIndex, IndexError> {
+        std::fs::create_dir_all(dir)?;
+        let (schema, _) = schema();
+        let index = Index::create_in_dir(dir, schema)?;
+        Self::from_index(index)
+    }
+
+    pub fn writer(&self) -> Result<IndexWriter, IndexError> {
+        match self.index.writer_with_num_threads(1, 48_000_000) {
+            Ok(w) => Ok(w),
+            Err(tantivy::TantivyError::LockFailure(..)) => Err(IndexError::Busy),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub fn reload(&self) -> Result<(), IndexError> {
+        Ok(self.reader.reload()?)
+    }
+
+    pub fn num_docs(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    pub fn delete_path(&self, writer: &IndexWriter, path: &str) {
+        writer.delete_term(Term::from_field_text(self.fields.path, path));
+    }
+
+    pub fn add(&self, writer: &IndexWriter, d: &IndexDoc) -> Result<(), IndexError> {
+        let f = &self.fields;
+        let mut doc = TantivyDocument::default();
+        doc.add_text(f.path, d.path);
+        let mut acc = String::new();
+        for part in d
+            .path
+            .split('/')
+            .collect::<Vec<_>>()
+            .iter()
+            .rev()
+            .skip(1)
+            .rev()
+        {
+            if !acc.is_empty() {
+                acc.push('/');
+            }
+            acc.push_str(part);
+            doc.add_text(f.dir, &acc);
+        }
+        doc.add_text(f.kind, d.kind.as_str());
+        doc.add_text(f.title_stored, d.title);
+        doc.add_text(f.authors_stored, d.authors);
+        if d.carries_title {
+            doc.add_text(f.title, d.title);
+            doc.add_text(f.authors, d.authors);
+        }
+        if let Some(p) = d.page {
+            doc.add_u64(f.page, p as u64);
+        }
+        if let Some(l) = d.page_label {
+            doc.add_text(f.page_label, l);
+        }
+        if let Some((a, b)) = d.lines {
+            doc.add_u64(f.line_start, a as u64);
+            doc.add_u64(f.line_end, b as u64);
+        }
+        doc.add_text(f.text, d.text);
+        doc.add_text(f.sha256, d.sha256);
+        writer.add_document(doc)?;
+        Ok(())
+    }
+
+    fn parse(&self, query: &str, lenient: bool) -> Result<Box<dyn Query>, IndexError> {
+        let f = &self.fields;
+        let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.authors, f.text]);
+        parser.set_field_boost(f.title, 2.0);
+        parser.set_field_boost(f.authors, 1.5);
+        if lenient {
+            Ok(parser.parse_query_lenient(query).0)
+        } else {
+            parser
+                .parse_query(query)
+                .map_err(|e| IndexError::BadQuery(e.to_string()))
+        }
+    }
+
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
+        if query.trim().is_empty() {
+            return Err(IndexError::BadQuery("the query is empty".into()));
+        }
+        let f = self.fields;
+        let mut q = self.parse(query, opts.lenient)?;
+        if let Some(scope) = &opts.scope {
+            let mut allowed: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+            for p in &scope.files {
+                allowed.push((
+                    Occur::Should,
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(f.path, p),
+                        IndexRecordOption::Basic,
+                    )),
+                ));
+            }
+            for d in &scope.dirs {
+                let field = if d.is_empty() { f.kind } else { f.dir };
+                let terms: Vec<Term> = if d.is_empty() {
+                    // The vault root: everything.
+                    ["paper", "file"]
+                        .iter()
+                        .map(|k| Term::from_field_text(field, k))
+                        .collect()
+                } else {
+                    vec![Term::from_field_text(field, d)]
+                };
+                for t in terms {
+                    allowed.push((
+                        Occur::Should,
+                        Box::new(TermQuery::new(t, IndexRecordOption::Basic)),
+                    ));
+                }
+            }
+            if allowed.is_empty() {
+                return Ok(Vec::new());
+            }
+            q = Box::new(BooleanQuery::new(vec![
+                (Occur::Must, q),
+                (Occur::Must, Box::new(BooleanQuery::new(allowed))),
+            ]));
+        }
+        let searcher = self.reader.searcher();
+        // Over-fetch so that ties at the cut are broken by path and page, not by segment order.
+        let fetch = opts.limit.saturating_mul(2).saturating_add(16);
+        let hits = searcher.search(&q, &TopDocs::with_limit(fetch).order_by_score())?;
+        let mut snippets = SnippetGenerator::create(&searcher, &*q, f.text)?;
+        snippets.set_max_num_chars(opts.excerpt_chars.max(40));
+        let mut cards = Vec::with_capacity(hits.len());
+        for (score, addr) in hits {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            cards.push(self.card(&doc, score, &snippets, opts.excerpt_chars));
+        }
+        sort_cards(&mut cards);
+        cards.truncate(opts.limit);
+        Ok(cards)
+    }
+
+    fn card(
+        &self,
+        doc: &TantivyDocument,
+        score: f32,
+        snippets: &SnippetGenerator,
+        max: usize,
+    ) -> Card {
+        let f = &self.fields;
+        let text_of = |field: Field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
+        let num = |field: Field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_u64())
+                .map(|n| n as u32)
+        };
+        let path = text_of(f.path);
+        let kind = if text_of(f.kind) == "paper" {
+            EntryKind::Paper
+        } else {
+            EntryKind::File
+        };
+        let page = num(f.page);
+        let lines = num(f.line_start).zip(num(f.line_end)).map(|(a, b)| [a, b]);
+        let text = text_of(f.text);
+        let snippet = snippets.snippet(&text);
+        let excerpt = if snippet.highlighted().is_empty() {
+            if text.trim().is_empty() {
+                "(no text layer on this page)".to_string()
+            } else {
+                shorten(&text, max)
+            }
+        } else {
+            mark(snippet.fragment(), snippet.highlighted())
+        };
+        let citation_uri = match (page, lines) {
+            (Some(p), _) => uri::page_uri(&path, p),
+            (None, Some([a, b])) => uri::lines_uri(&path, a, b),
+            _ => uri::encode_path(&path),
+        };
+        let label = text_of(f.page_label);
+        Card {
+            kind,
+            title: text_of(f.title_stored),
+            page,
+            page_label: (!label.is_empty()).then_some(label),
+            lines,
+            excerpt,
+            citation_uri,
+            score: (score * 1000.0).round() / 1000.0,
+            path,
+        }
+    }
+
+    /// The stored documents of one path, ordered by page or first line.
+    pub fn docs_of(&self, path: &str) -> Result<Vec<StoredDoc>, IndexError> {
+        let f = self.fields;
+        let searcher = self.reader.searcher();
+        let q = TermQuery::new(
+            Term::from_field_text(f.path, path),
+            IndexRecordOption::Basic,
+        );
+        let hits = searcher.search(&q, &TopDocs::with_limit(100_000).order_by_score())?;
+        let mut out = Vec::with_capacity(hits.len());
+        for (_, addr) in hits {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            out.push(self.stored(&doc));
+        }
+        out.sort_by_key(|d| (d.page, d.lines.map(|l| l.0)));
+        Ok(out)
+    }
+
+    /// The text of one page of a paper, when indexed.
+    pub fn page(&self, path: &str, page: u32) -> Result<Option<StoredDoc>, IndexError> {
+        let f = self.fields;
+        let searcher = self.reader.searcher();
+        let q = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.path, path),
+                    IndexRecordOption::Basic,
+                )) as Box<dyn Query>,
+            ),
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_u64(f.page, page as u64),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ]);
+        let hits = searcher.search(&q, &TopDocs::with_limit(1).order_by_score())?;
+        match hits.first() {
+            Some((_, addr)) => Ok(Some(self.stored(&searcher.doc(*addr)?))),
+            None => Ok(None),
+        }
+    }
+
+    fn stored(&self, doc: &TantivyDocument) -> StoredDoc {
+        let f = &self.fields;
+        let s = |field: Field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
+        let n = |field: Field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_u64())
+                .map(|v| v as u32)
+        };
+        StoredDoc {
+            path: s(f.path),
+            title: s(f.title_stored),
+            page: n(f.page),
+            page_label: Some(s(f.page_label)).filter(|l| !l.is_empty()),
+            lines: n(f.line_start).zip(n(f.line_end)),
+            text: s(f.text),
+            sha256: s(f.sha256),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredDoc {
+    pub path: String,
+    pub title: String,
+    pub page: Option<u32>,
+    pub page_label: Option<String>,
+    pub lines: Option<(u32, u32)>,
+    pub text: String,
+    pub sha256: String,
+}
+
+/// Score descending, then path, page and first line ascending: equal scores never reorder.
+pub fn sort_cards(cards: &mut [Card]) {
+    cards.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.path.cmp(&b.path))
+            .then_with(|| a.page.cmp(&b.page))
+            .then_with(|| a.lines.cmp(&b.lines))
+    });
+}
+
+/// Wraps the highlighted ranges of `fragment` in `**` and folds whitespace.
+fn mark(fragment: &str, ranges: &[std::ops::Range<usize>]) -> String {
+    let mut out = String::with_capacity(fragment.len() + ranges.len() * 4);
+    let mut pos = 0;
+    for r in ranges {
+        if r.start < pos || r.end > fragment.len() {
+            continue;
+        }
+        out.push_str(&fragment[pos..r.start]);
+        out.push_str("**");
+        out.push_str(&fragment[r.start..r.end]);
+        out.push_str("**");
+        pos = r.end;
+    }
+    out.push_str(&fragment[pos..]);
+    let folded = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    format!("…{folded}…")
+}
+
+/// The first `max` characters of `text`, whitespace folded, cut at a word boundary.
+pub fn shorten(text: &str, max: usize) -> String {
+    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if folded.chars().count() <= max {
+        return folded;
+    }
+    let cut: String = folded.chars().take(max).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > max / 2 => cut[..i].to_string(),
+        _ => cut,
+    };
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_and_orders() {
+        assert_eq!(mark("a  reading\norder", &[3..10]), "…a **reading** order…");
+        let card = |path: &str, page, score| Card {
+            path: path.into(),
+            kind: EntryKind::Paper,
+            title: String::new(),
+            page: Some(page),
+            page_label: None,
+            lines: None,
+            excerpt: String::new(),
+            citation_uri: String::new(),
+            score,
+        };
+        let mut cards = vec![
+            card("b", 1, 1.0),
+            card("a", 2, 1.0),
+            card("a", 1, 1.0),
+            card("z", 9, 2.0),
+        ];
+        sort_cards(&mut cards);
+        let order: Vec<(String, Option<u32>)> =
+            cards.into_iter().map(|c| (c.path, c.page)).collect();
+        assert_eq!(
+            order,
+            vec![
+                ("z".into(), Some(9)),
+                ("a".into(), Some(1)),
+                ("a".into(), Some(2)),
+                ("b".into(), Some(1))
+            ]
+        );
+        assert_eq!(shorten("one two three four", 9), "one two…");
+    }
+}

@@ -1,0 +1,484 @@
+//! Incremental indexing: scan, compare with the catalog (size + mtime, then sha256), extract
+//! what changed on all cores, write it to the index from one thread, commit, save the catalog.
+//! A missing, corrupt or old-schema index is rebuilt from scratch.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::catalog::{Catalog, CatalogEntry, LoadOutcome, Status};
+use super::extract::{self, PaperRecord};
+use super::fsutil::{atomic_write, sha256_hex};
+use super::index::{IndexDoc, IndexError, SearchIndex};
+use super::meta::file_title;
+use super::pdf::PageText;
+use super::scan::{Entry, EntryKind, MAX_TEXT_BYTES};
+use super::textfile;
+use super::{Vault, VaultError};
+
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Time allowed for one PDF before it is reported as failed.
+    pub time_limit: Duration,
+    /// Extraction threads (default: all cores).
+    pub threads: usize,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            time_limit: Duration::from_secs(60),
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
+        }
+    }
+}
+
+/// Progress events, in order: one `Planned`, then one `Processed` per changed file.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    Planned {
+        to_process: usize,
+        unchanged: usize,
+        removed: usize,
+    },
+    Processed {
+        path: String,
+        done: usize,
+        total: usize,
+    },
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IndexSummary {
+    pub papers: usize,
+    pub pages: usize,
+    pub files: usize,
+    pub chunks: usize,
+    pub directories: usize,
+    /// Files processed in this run (new or changed).
+    pub updated: usize,
+    /// Files whose size, mtime or hash matched the catalog.
+    pub unchanged: usize,
+    pub removed: usize,
+    /// Papers without any text layer.
+    pub no_text: Vec<String>,
+    /// Entries not indexed, with the reason.
+    pub failed: Vec<(String, String)>,
+    /// Warnings that did not stop a file (a broken sidecar, say).
+    pub warnings: Vec<(String, String)>,
+    /// Why the whole index was rebuilt, when it was.
+    pub rebuilt: Option<String>,
+    pub elapsed: Duration,
+}
+
+impl IndexSummary {
+    pub fn up_to_date(&self) -> bool {
+        self.updated == 0 && self.removed == 0 && self.rebuilt.is_none()
+    }
+}
+
+struct Job {
+    entry: Entry,
+    known_sha: Option<String>,
+}
+
+enum Outcome {
+    /// Content unchanged (only the mtime moved).
+    SameContent,
+    Paper {
+        record: Box<PaperRecord>,
+        pages: Vec<PageText>,
+    },
+    File {
+        sha256: String,
+        title: String,
+        text: String,
+    },
+    Failed {
+        sha256: String,
+        reason: String,
+    },
+}
+
+fn process(job: &Job, vault_root: &std::path::Path, limit: Duration) -> Outcome {
+    let abs = vault_root.join(&job.entry.path);
+    let bytes = match std::fs::read(&abs) {
+        Ok(b) => b,
+        Err(e) => {
+            return Outcome::Failed {
+                sha256: String::new(),
+                reason: format!("cannot read the file: {e}"),
+            };
+        }
+    };
+    let sha = sha256_hex(&bytes);
+    if job.known_sha.as_deref() == Some(sha.as_str()) {
+        return Outcome::SameContent;
+    }
+    match job.entry.kind {
+        EntryKind::Paper => {
+            match extract::extract_paper(&abs, &job.entry.path, bytes, sha.clone(), limit) {
+                Ok((record, pages)) => Outcome::Paper {
+                    record: Box::new(record),
+                    pages,
+                },
+                Err(e) => Outcome::Failed {
+                    sha256: sha,
+                    reason: e.to_string(),
+                },
+            }
+        }
+        _ => {
+            if bytes.len() as u64 > MAX_TEXT_BYTES {
+                return Outcome::Failed {
+                    sha256: sha,
+                    reason: format!("larger than {} MB; not indexed", MAX_TEXT_BYTES >> 20),
+                };
+            }
+            match String::from_utf8(bytes) {
+                Ok(text) => Outcome::File {
+                    title: textfile::title(&job.entry.path, &text),
+                    sha256: sha,
+                    text,
+                },
+                Err(_) => Outcome::Failed {
+                    sha256: sha,
+                    reason: "not valid UTF-8 text".into(),
+                },
+            }
+        }
+    }
+}
+
+/// Brings the index of `vault` up to date.
+pub fn index_vault(
+    vault: &Vault,
+    opts: &IndexOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<IndexSummary, VaultError> {
+    let started = Instant::now();
+    vault.ensure_state_dir()?;
+    let mut summary = IndexSummary::default();
+    let index_dir = vault.index_dir();
+
+    let (mut catalog, mut rebuild) = match Catalog::load(&vault.catalog_path()) {
+        LoadOutcome::Loaded(c) => (c, None),
+        LoadOutcome::Missing => (Catalog::default(), None),
+        LoadOutcome::Unusable(why) => (Catalog::default(), Some(why)),
+    };
+    let index = match (&rebuild, SearchIndex::open(&index_dir)) {
+        (None, Ok(i)) if !catalog.entries.is_empty() || i.num_docs() == 0 => Some(i),
+        (None, Ok(_)) => {
+            rebuild = Some("the catalog is missing".into());
+            None
+        }
+        (None, Err(super::index::IndexError::Missing)) => {
+            if !catalog.entries.is_empty() {
+                rebuild = Some("the index is missing".into());
+            }
+            None
+        }
+        (None, Err(e)) => {
+            rebuild = Some(format!("the index cannot be opened ({e})"));
+            None
+        }
+        (Some(_), _) => None,
+    };
+    let index = match index {
+        Some(i) => i,
+        None => {
+            if index_dir.exists() {
+                std::fs::remove_dir_all(&index_dir).map_err(|source| {
+                    VaultError::StateNotWritable {
+                        path: index_dir.clone(),
+                        source,
+                    }
+                })?;
+            }
+            if rebuild.is_some() {
+                catalog = Catalog::default();
+            }
+            SearchIndex::create(&index_dir)?
+        }
+    };
+    if let Some(why) = &rebuild {
+        tracing::warn!(vault = %vault.root().display(), reason = %why, "rebuilding the index");
+    }
+    summary.rebuilt = rebuild;
+
+    let entries = vault.scan()?;
+    let present: HashSet<&str> = entries.iter().map(|e| e.path.as_str()).collect();
+    let removed: Vec<String> = catalog
+        .entries
+        .keys()
+        .filter(|p| !present.contains(p.as_str()))
+        .cloned()
+        .collect();
+    let mut jobs = VecDeque::new();
+    for entry in &entries {
+        match entry.kind {
+            EntryKind::Directory => {
+                summary.directories += 1;
+                continue;
+            }
+            EntryKind::Paper | EntryKind::File => {}
+        }
+        match catalog.entries.get(&entry.path) {
+            Some(known) if known.size == entry.size && known.mtime_ns == entry.mtime_ns => {
+                summary.unchanged += 1;
+            }
+            known => jobs.push_back(Job {
+                entry: entry.clone(),
+                known_sha: known
+                    .filter(|k| k.kind == entry.kind && k.size == entry.size)
+                    .map(|k| k.sha256.clone()),
+            }),
+        }
+    }
+    let total = jobs.len();
+    progress(Progress::Planned {
+        to_process: total,
+        unchanged: summary.unchanged,
+        removed: removed.len(),
+    });
+
+    if total > 0 || !removed.is_empty() {
+        let mut writer = index.writer()?;
+        for path in &removed {
+            index.delete_path(&writer, path);
+            catalog.entries.remove(path);
+        }
+        summary.removed = removed.len();
+
+        let queue = Arc::new(Mutex::new(jobs));
+        let threads = opts.threads.clamp(1, 16);
+        let (tx, rx) = mpsc::sync_channel::<(Entry, Outcome)>(threads * 2);
+        let mut handles = Vec::new();
+        for n in 0..threads {
+            let queue = Arc::clone(&queue);
+            let tx = tx.clone();
+            let root = vault.root().to_path_buf();
+            let limit = opts.time_limit;
+            let handle = std::thread::Builder::new()
+                .name(format!("agentero-index-{n}"))
+                .spawn(move || {
+                    loop {
+                        let job = match queue.lock() {
+                            Ok(mut q) => q.pop_front(),
+                            Err(_) => None,
+                        };
+                        let Some(job) = job else { break };
+                        let outcome = process(&job, &root, limit);
+                        if tx.send((job.entry, outcome)).is_err() {
+                            break;
+                        }
+                    }
+                })
+                .map_err(|source| VaultError::Unreadable {
+                    path: vault.root().to_path_buf(),
+                    source,
+                })?;
+            handles.push(handle);
+        }
+        drop(tx);
+
+        let records_dir = vault.records_dir();
+        let mut done = 0;
+        for (entry, outcome) in rx {
+            done += 1;
+            apply(
+                &index,
+                &writer,
+                &records_dir,
+                &mut catalog,
+                &mut summary,
+                entry.clone(),
+                outcome,
+            )?;
+            progress(Progress::Processed {
+                path: entry.path,
+                done,
+                total,
+            });
+        }
+        for h in handles {
+            let _ = h.join();
+        }
+        writer.commit().map_err(IndexError::from)?;
+        // Wait for merges so the next open sees a tidy index and no lock is left behind.
+        writer.wait_merging_threads().map_err(IndexError::from)?;
+        collect_garbage(&records_dir, &catalog);
+    }
+    catalog
+        .save(&vault.catalog_path())
+        .map_err(|source| VaultError::StateNotWritable {
+            path: vault.catalog_path(),
+            source,
+        })?;
+
+    for (path, e) in &catalog.entries {
+        match (e.kind, e.status) {
+            (_, Status::Failed) => summary
+                .failed
+                .push((path.clone(), e.error.clone().unwrap_or_default())),
+            (EntryKind::Paper, s) => {
+                summary.papers += 1;
+                summary.pages += e.units as usize;
+                if s == Status::NoText {
+                    summary.no_text.push(path.clone());
+                }
+            }
+            (EntryKind::File, _) => {
+                summary.files += 1;
+                summary.chunks += e.units as usize;
+            }
+            (EntryKind::Directory, _) => {}
+        }
+    }
+    summary.elapsed = started.elapsed();
+    Ok(summary)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply(
+    index: &SearchIndex,
+    writer: &tantivy::IndexWriter,
+    records_dir: &std::path::Path,
+    catalog: &mut Catalog,
+    summary: &mut IndexSummary,
+    entry: Entry,
+    outcome: Outcome,
+) -> Result<(), VaultError> {
+    let path = entry.path.clone();
+    let base = |sha256: String, status, error, units, title| CatalogEntry {
+        kind: entry.kind,
+        size: entry.size,
+        mtime_ns: entry.mtime_ns,
+        sha256,
+        status,
+        error,
+        units,
+        title,
+    };
+    match outcome {
+        Outcome::SameContent => {
+            summary.unchanged += 1;
+            if let Some(known) = catalog.entries.get_mut(&path) {
+                known.mtime_ns = entry.mtime_ns;
+                known.size = entry.size;
+            }
+            return Ok(());
+        }
+        Outcome::Failed { sha256, reason } => {
+            index.delete_path(writer, &path);
+            catalog.entries.insert(
+                path.clone(),
+                base(sha256, Status::Failed, Some(reason), 0, file_title(&path)),
+            );
+        }
+        Outcome::Paper { record, pages } => {
+            index.delete_path(writer, &path);
+            let authors = record.meta.authors.join(", ");
+            for page in &pages {
+                index.add(
+                    writer,
+                    &IndexDoc {
+                        path: &path,
+                        kind: EntryKind::Paper,
+                        title: &record.meta.title,
+                        authors: &authors,
+                        carries_title: page.number == 1,
+                        page: Some(page.number),
+                        page_label: page.label.as_deref(),
+                        lines: None,
+                        text: &page.text,
+                        sha256: &record.sha256,
+                    },
+                )?;
+            }
+            for w in &record.warnings {
+                summary.warnings.push((path.clone(), w.clone()));
+            }
+            let status = if record.pages_without_text.len() == pages.len() {
+                Status::NoText
+            } else {
+                Status::Indexed
+            };
+            let bytes = serde_json::to_vec(&*record).map_err(|e| VaultError::StateNotWritable {
+                path: records_dir.to_path_buf(),
+                source: std::io::Error::other(e),
+            })?;
+            atomic_write(&records_dir.join(format!("{}.json", record.sha256)), &bytes).map_err(
+                |source| VaultError::StateNotWritable {
+                    path: records_dir.to_path_buf(),
+                    source,
+                },
+            )?;
+            catalog.entries.insert(
+                path.clone(),
+                base(
+                    record.sha256.clone(),
+                    status,
+                    None,
+                    pages.len() as u32,
+                    record.meta.title.clone(),
+                ),
+            );
+        }
+        Outcome::File {
+            sha256,
+            title,
+            text,
+        } => {
+            index.delete_path(writer, &path);
+            let chunks = textfile::chunks(&text);
+            for (i, c) in chunks.iter().enumerate() {
+                index.add(
+                    writer,
+                    &IndexDoc {
+                        path: &path,
+                        kind: EntryKind::File,
+                        title: &title,
+                        authors: "",
+                        carries_title: i == 0,
+                        page: None,
+                        page_label: None,
+                        lines: Some((c.start, c.end)),
+                        text: &c.text,
+                        sha256: &sha256,
+                    },
+                )?;
+            }
+            catalog.entries.insert(
+                path.clone(),
+                base(sha256, Status::Indexed, None, chunks.len() as u32, title),
+            );
+        }
+    }
+    summary.updated += 1;
+    Ok(())
+}
+
+/// Removes paper records no catalog entry refers to any more.
+fn collect_garbage(records_dir: &std::path::Path, catalog: &Catalog) {
+    let live: HashSet<&str> = catalog
+        .entries
+        .values()
+        .map(|e| e.sha256.as_str())
+        .collect();
+    let Ok(dir) = std::fs::read_dir(records_dir) else {
+        return;
+    };
+    for f in dir.flatten() {
+        let name = f.file_name();
+        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+            continue;
+        };
+        if !live.contains(stem) {
+            let _ = std::fs::remove_file(f.path());
+        }
+    }
+}

@@ -1,0 +1,447 @@
+//! Paper metadata: the papis `info.yaml` sidecar first, then the PDF's Info dictionary and XMP
+//! (only when they look like real metadata), then the first page's text.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use super::ids;
+use super::pdf::{DocInfo, PageText};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetaSource {
+    Sidecar,
+    PdfInfo,
+    FirstPage,
+    #[default]
+    FileName,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PaperMeta {
+    pub title: String,
+    pub authors: Vec<String>,
+    pub year: Option<i32>,
+    pub doi: Option<String>,
+    pub arxiv: Option<String>,
+    #[serde(rename = "abstract")]
+    pub abstract_text: Option<String>,
+    /// Where the title came from.
+    pub title_source: MetaSource,
+}
+
+/// The fields of a papis-style `info.yaml` we use. Unknown fields are ignored.
+#[derive(Debug, Default, Deserialize)]
+struct InfoYaml {
+    title: Option<String>,
+    author: Option<String>,
+    author_list: Option<Vec<AuthorEntry>>,
+    year: Option<serde_yaml::Value>,
+    doi: Option<String>,
+    eprint: Option<String>,
+    #[serde(rename = "abstract")]
+    abstract_text: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum AuthorEntry {
+    Parts {
+        given: Option<String>,
+        family: Option<String>,
+    },
+    Plain(String),
+}
+
+/// The sidecar's fields, or an error message when it exists but cannot be parsed.
+pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
+    let Some(dir) = pdf.parent() else {
+        return Ok(None);
+    };
+    let path = dir.join("info.yaml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("info.yaml: {e}")),
+    };
+    let info: InfoYaml = serde_yaml::from_str(&text).map_err(|e| format!("info.yaml: {e}"))?;
+    let mut authors: Vec<String> = match &info.author_list {
+        Some(list) => list
+            .iter()
+            .filter_map(|a| match a {
+                AuthorEntry::Parts { given, family } => {
+                    let name = [given.as_deref(), family.as_deref()]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    (!name.trim().is_empty()).then(|| name.trim().to_string())
+                }
+                AuthorEntry::Plain(s) => Some(s.trim().to_string()),
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    if authors.is_empty()
+        && let Some(a) = &info.author
+    {
+        authors = a
+            .split(" and ")
+            .map(|s| match s.split_once(',') {
+                Some((family, given)) => format!("{} {}", given.trim(), family.trim()),
+                None => s.trim().to_string(),
+            })
+            .filter(|s| !s.is_empty())
+            .collect();
+    }
+    let year = info.year.as_ref().and_then(|v| match v {
+        serde_yaml::Value::Number(n) => n.as_i64().map(|y| y as i32),
+        serde_yaml::Value::String(s) => s.trim().get(..4).and_then(|y| y.parse().ok()),
+        _ => None,
+    });
+    Ok(Some(PaperMeta {
+        title: clean(info.title.as_deref().unwrap_or("")),
+        authors,
+        year,
+        doi: info.doi.as_deref().and_then(ids::normalize_doi),
+        arxiv: info.eprint.as_deref().and_then(ids::normalize_arxiv),
+        abstract_text: info
+            .abstract_text
+            .map(|a| clean(&a))
+            .filter(|a| !a.is_empty()),
+        title_source: MetaSource::Sidecar,
+    }))
+}
+
+fn clean(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Info-dictionary titles that are placeholders or file names, not titles.
+fn plausible_info_title(t: &str) -> bool {
+    let lower = t.trim().to_lowercase();
+    let junk = [
+        "no title given",
+        "untitled",
+        "title",
+        "paper title",
+        "your title",
+        "insert title",
+        "microsoft word",
+        "powerpoint",
+    ];
+    lower.chars().filter(|c| c.is_alphabetic()).count() >= 4
+        && !junk.iter().any(|j| lower.starts_with(j))
+        && ![".dvi", ".tex", ".doc", ".docx", ".pdf", ".ps", ".rtf"]
+            .iter()
+            .any(|e| lower.ends_with(e))
+}
+
+fn plausible_info_author(a: &str) -> bool {
+    let lower = a.trim().to_lowercase();
+    lower.chars().filter(|c| c.is_alphabetic()).count() >= 3
+        && ![
+            "no author given",
+            "author",
+            "unknown",
+            "administrator",
+            "user",
+        ]
+        .iter()
+        .any(|j| lower == *j || lower.starts_with(j) && lower.len() < j.len() + 3)
+}
+
+static HEADER_NOISE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(arxiv:|preprint|proceedings|journal|vol\.|volume|submitted|accepted|received|published|copyright|©|\(c\)|https?://|www\.|doi|issn|isbn|page \d|\d+$|draft|manuscript|to appear|technical report|the \w+ journal)").expect("valid regex")
+});
+static ABSTRACT_HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(abstract|a b s t r a c t|summary)\s*[.:—–-]?\s*").expect("valid regex")
+});
+static SECTION_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*((1|I)\.?\s+introduction|introduction$|keywords|key words|index terms|ccs concepts|acm reference format|contents$|1\s+\p{Lu})").expect("valid regex")
+});
+static YEAR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(19[5-9]\d|20[0-4]\d)\b").expect("valid regex"));
+
+fn looks_like_author_line(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.is_empty() || words.len() > 40 {
+        return false;
+    }
+    let caps = words
+        .iter()
+        .filter(|w| w.chars().next().is_some_and(|c| c.is_uppercase()))
+        .count();
+    let has_sep = line.contains(',') || line.contains(" and ") || line.contains('·');
+    let lower = line.to_lowercase();
+    let affiliation = [
+        "university",
+        "institute",
+        "department",
+        "@",
+        "school",
+        "laboratory",
+        "inc.",
+        "college",
+        "universit",
+    ]
+    .iter()
+    .any(|k| lower.contains(k));
+    !affiliation
+        && caps * 10 >= words.len() * 6
+        && (has_sep || (2..=4).contains(&words.len()))
+        && !line.trim_end().ends_with('.')
+}
+
+fn split_authors(line: &str) -> Vec<String> {
+    line.replace(" and ", ",")
+        .replace('·', ",")
+        .replace(';', ",")
+        .split(',')
+        .map(|s| {
+            s.trim()
+                .trim_end_matches(|c: char| c.is_ascii_digit() || "*†‡§¶∗ ".contains(c))
+                .trim()
+                .to_string()
+        })
+        .filter(|s| {
+            let n = s.split_whitespace().count();
+            (2..=5).contains(&n) && s.chars().next().is_some_and(|c| c.is_uppercase())
+        })
+        .collect()
+}
+
+/// Title, authors and abstract guessed from the first page's text. `title_hint` is the line the
+/// extractor found set in the largest font, when it knows.
+pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let mut meta = PaperMeta {
+        title_source: MetaSource::FirstPage,
+        ..Default::default()
+    };
+    let abstract_at = lines.iter().position(|l| ABSTRACT_HEAD.is_match(l));
+    let head_end = abstract_at.unwrap_or(lines.len().min(25));
+    let mut title_end = 0;
+    if let Some(hint) = title_hint.map(clean).filter(|h| h.len() >= 4) {
+        meta.title = hint.clone();
+        if let Some(i) = lines
+            .iter()
+            .position(|l| hint.starts_with(&clean(l)) && !l.is_empty())
+        {
+            title_end = i + 1;
+            while title_end < head_end
+                && hint.contains(&clean(lines[title_end]))
+                && !lines[title_end].is_empty()
+            {
+                title_end += 1;
+            }
+        }
+    } else {
+        let mut i = 0;
+        while i < head_end && (lines[i].len() < 4 || HEADER_NOISE.is_match(lines[i])) {
+            i += 1;
+        }
+        if i < head_end {
+            let mut title = lines[i].to_string();
+            let mut j = i + 1;
+            // A title continues on the next line unless that line starts the author list.
+            while j < head_end
+                && j < i + 3
+                && !lines[j].is_empty()
+                && !looks_like_author_line(lines[j])
+                && title.len() < 160
+            {
+                title.push(' ');
+                title.push_str(lines[j]);
+                j += 1;
+            }
+            meta.title = clean(&title);
+            title_end = j;
+        }
+    }
+    for line in lines.iter().take(head_end).skip(title_end).take(8) {
+        if line.is_empty() {
+            continue;
+        }
+        if looks_like_author_line(line) {
+            meta.authors.extend(split_authors(line));
+        } else if !meta.authors.is_empty() {
+            break;
+        }
+    }
+    if let Some(start) = abstract_at {
+        let first = ABSTRACT_HEAD.replace(lines[start], "").to_string();
+        let mut abs = first;
+        for line in lines.iter().skip(start + 1) {
+            if SECTION_START.is_match(line) || abs.len() > 2500 {
+                break;
+            }
+            if line.is_empty() && abs.len() > 200 {
+                break;
+            }
+            abs.push(' ');
+            abs.push_str(line);
+        }
+        let abs = clean(&abs);
+        if abs.len() > 40 {
+            meta.abstract_text = Some(abs);
+        }
+    }
+    meta.year = lines
+        .iter()
+        .take(head_end.max(10))
+        .find_map(|l| YEAR.captures(l).and_then(|c| c[1].parse().ok()));
+    meta
+}
+
+/// Merges the sources in order of trust: sidecar, PDF metadata, first page, file name.
+pub fn resolve(
+    sidecar: Option<PaperMeta>,
+    info: &DocInfo,
+    pages: &[PageText],
+    title_hint: Option<&str>,
+    path: &str,
+) -> PaperMeta {
+    let first_text = pages.first().map(|p| p.text.as_str()).unwrap_or("");
+    let first = from_first_page(first_text, title_hint);
+    let mut meta = sidecar.unwrap_or_default();
+    if meta.title.is_empty() {
+        let info_title = info
+            .xmp_title
+            .as_deref()
+            .filter(|t| plausible_info_title(t))
+            .or(info.title.as_deref().filter(|t| plausible_info_title(t)));
+        if let Some(t) = info_title {
+            meta.title = clean(t);
+            meta.title_source = MetaSource::PdfInfo;
+        } else if !first.title.is_empty() {
+            meta.title = first.title.clone();
+            meta.title_source = MetaSource::FirstPage;
+        } else {
+            meta.title = file_title(path);
+            meta.title_source = MetaSource::FileName;
+        }
+    }
+    if meta.authors.is_empty() {
+        if !info.xmp_authors.is_empty() {
+            meta.authors = info.xmp_authors.iter().map(|a| clean(a)).collect();
+        } else if let Some(a) = info.author.as_deref().filter(|a| plausible_info_author(a)) {
+            meta.authors = a
+                .split([';', ','])
+                .flat_map(|s| s.split(" and "))
+                .map(clean)
+                .filter(|s| !s.is_empty())
+                .collect();
+        } else {
+            meta.authors = first.authors.clone();
+        }
+    }
+    if meta.abstract_text.is_none() {
+        meta.abstract_text = first.abstract_text.clone();
+    }
+    if meta.year.is_none() {
+        meta.year = first.year;
+    }
+    // The paper's own identifiers: printed on the first page (a DOI in a template header can be
+    // foreign, so the Info/XMP DOI is preferred when present).
+    if meta.doi.is_none() {
+        meta.doi = info
+            .doi
+            .as_deref()
+            .and_then(ids::normalize_doi)
+            .or_else(|| ids::find_dois(head_of(first_text)).into_iter().next());
+    }
+    if meta.arxiv.is_none() {
+        meta.arxiv = ids::find_arxiv_ids(head_of(first_text)).into_iter().next();
+    }
+    meta
+}
+
+/// The part of the first page before the body starts (where a paper prints its own ids), and
+/// its last lines (where footers carry them).
+fn head_of(text: &str) -> &str {
+    let cut = text
+        .find("\n1 Introduction")
+        .or_else(|| text.find("Introduction"))
+        .unwrap_or(text.len())
+        .min(3000);
+    let mut end = cut.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// A readable title from a path: `papers/attention-is-all/paper.pdf` → "attention is all".
+pub fn file_title(path: &str) -> String {
+    let p = Path::new(path);
+    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or(path);
+    let name = if stem == "paper" {
+        p.parent()
+            .and_then(|d| d.file_name())
+            .and_then(|s| s.to_str())
+            .unwrap_or(stem)
+    } else {
+        stem
+    };
+    name.replace(['-', '_'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_page_heuristics() {
+        let text = "arXiv:2305.01234v1 [cs.CL] 2 May 2023\n\
+                    Grounded Answers from Scientific PDFs:\n\
+                    A Study of Citation Faithfulness\n\
+                    Ada Lovelace1, Alan Turing2 and Grace Hopper1\n\
+                    1 University of Nowhere\n\
+                    Abstract. We study how answers cite their sources in a corpus of\n\
+                    papers and find that extractive quoting improves faithfulness a lot.\n\
+                    1 Introduction\nText.";
+        let m = from_first_page(text, None);
+        assert_eq!(
+            m.title,
+            "Grounded Answers from Scientific PDFs: A Study of Citation Faithfulness"
+        );
+        assert_eq!(
+            m.authors,
+            vec!["Ada Lovelace", "Alan Turing", "Grace Hopper"]
+        );
+        assert!(m.abstract_text.unwrap().starts_with("We study how answers"));
+        assert_eq!(m.year, Some(2023));
+    }
+
+    #[test]
+    fn untrusted_info_is_ignored() {
+        assert!(!plausible_info_title("No Title Given"));
+        assert!(!plausible_info_title("ascexmpl.dvi"));
+        assert!(plausible_info_title("Attention Is All You Need"));
+        assert!(!plausible_info_author("No Author Given"));
+    }
+
+    #[test]
+    fn sidecar_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("info.yaml"),
+            "author: Veytsman, Boris and Doe, Jane\ntitle: Sample  Paper\nyear: '2008'\neprint: arXiv:2101.00001v2\ndoi: https://doi.org/10.1234/X\n",
+        )
+        .unwrap();
+        let m = read_sidecar(&dir.path().join("paper.pdf"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(m.title, "Sample Paper");
+        assert_eq!(m.authors, vec!["Boris Veytsman", "Jane Doe"]);
+        assert_eq!(m.year, Some(2008));
+        assert_eq!(m.arxiv.as_deref(), Some("2101.00001"));
+        assert_eq!(m.doi.as_deref(), Some("10.1234/x"));
+        std::fs::write(dir.path().join("info.yaml"), "title: [unclosed").unwrap();
+        assert!(read_sidecar(&dir.path().join("paper.pdf")).is_err());
+    }
+}

@@ -1,0 +1,410 @@
+//! Content-stream interpreter: runs the text and graphics-state operators of a page (and the
+//! form XObjects it draws) and records every shown glyph with its device-space position.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Instant;
+
+use lopdf::content::Content;
+use lopdf::{Dictionary, Document, Object, ObjectId};
+
+use super::PdfError;
+use super::fonts::{Font, push_clean};
+use super::util::{as_dict, get, get_dict, get_name, matrix, num, stream_bytes};
+
+/// Nesting bound for form XObjects (and the q/Q stack), against hostile or cyclic files.
+const MAX_FORM_DEPTH: usize = 12;
+const MAX_GSTATE_DEPTH: usize = 512;
+/// Glyphs kept per page; past this a page is not prose anyway.
+const MAX_GLYPHS: usize = 1_000_000;
+/// Operators between two deadline checks.
+const CHECK_EVERY: u32 = 2048;
+
+pub type Matrix = [f32; 6];
+const IDENTITY: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+
+fn mul(m1: &Matrix, m2: &Matrix) -> Matrix {
+    [
+        m1[0] * m2[0] + m1[1] * m2[2],
+        m1[0] * m2[1] + m1[1] * m2[3],
+        m1[2] * m2[0] + m1[3] * m2[2],
+        m1[2] * m2[1] + m1[3] * m2[3],
+        m1[4] * m2[0] + m1[5] * m2[2] + m2[4],
+        m1[4] * m2[1] + m1[5] * m2[3] + m2[5],
+    ]
+}
+
+/// Writing direction of a glyph on the page, in quarter turns counter-clockwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dir {
+    Up0,
+    Up90,
+    Up180,
+    Up270,
+}
+
+/// One shown glyph. Coordinates are in a frame rotated so that its text runs left to right
+/// with y growing upwards: layout can then treat every direction alike.
+#[derive(Debug, Clone, Copy)]
+pub struct Glyph {
+    pub x: f32,
+    pub y: f32,
+    /// Advance of the glyph itself along the baseline (no Tc/Tw).
+    pub w: f32,
+    /// Font size in device units.
+    pub size: f32,
+    /// Byte range of the glyph's text in [`PageGlyphs::text`].
+    pub start: u32,
+    pub len: u32,
+    pub space: bool,
+    pub dir: Dir,
+}
+
+#[derive(Debug, Default)]
+pub struct PageGlyphs {
+    pub glyphs: Vec<Glyph>,
+    pub text: String,
+}
+
+/// Fonts decoded once per document, keyed by object id.
+#[derive(Default)]
+pub struct FontCache {
+    fonts: HashMap<ObjectId, Rc<Font>>,
+}
+
+#[derive(Clone)]
+struct GState {
+    ctm: Matrix,
+    font: Option<Rc<Font>>,
+    size: f32,
+    char_spacing: f32,
+    word_spacing: f32,
+    h_scale: f32,
+    leading: f32,
+    rise: f32,
+}
+
+pub struct Interpreter<'a> {
+    doc: &'a Document,
+    fonts: &'a mut FontCache,
+    deadline: Instant,
+    ops: u32,
+    out: PageGlyphs,
+    gs: GState,
+    stack: Vec<GState>,
+    tm: Matrix,
+    tlm: Matrix,
+    forms: Vec<ObjectId>,
+}
+
+impl<'a> Interpreter<'a> {
+    pub fn new(doc: &'a Document, fonts: &'a mut FontCache, deadline: Instant) -> Self {
+        Interpreter {
+            doc,
+            fonts,
+            deadline,
+            ops: 0,
+            out: PageGlyphs::default(),
+            gs: GState {
+                ctm: IDENTITY,
+                font: None,
+                size: 0.0,
+                char_spacing: 0.0,
+                word_spacing: 0.0,
+                h_scale: 1.0,
+                leading: 0.0,
+                rise: 0.0,
+            },
+            stack: Vec::new(),
+            tm: IDENTITY,
+            tlm: IDENTITY,
+            forms: Vec::new(),
+        }
+    }
+
+    /// Runs one page's content streams.
+    pub fn run_page(mut self, page_id: ObjectId) -> Result<PageGlyphs, PdfError> {
+        let doc = self.doc;
+        let Ok(page) = doc.get_dictionary(page_id) else {
+            return Ok(self.out);
+        };
+        let resources = page_resources(doc, page);
+        let content = doc
+            .get_page_content_with_limit(page_id, super::util::MAX_STREAM)
+            .unwrap_or_default();
+        self.run(&content, resources)?;
+        Ok(self.out)
+    }
+
+    fn run(&mut self, content: &[u8], resources: Option<&'a Dictionary>) -> Result<(), PdfError> {
+        for op in Content::decode_iter(content) {
+            let Ok(op) = op else { break };
+            self.ops += 1;
+            if self.ops.is_multiple_of(CHECK_EVERY) && Instant::now() > self.deadline {
+                return Err(PdfError::Timeout);
+            }
+            self.op(&op.operator, &op.operands, resources)?;
+        }
+        Ok(())
+    }
+
+    fn op(
+        &mut self,
+        operator: &str,
+        args: &[Object],
+        resources: Option<&'a Dictionary>,
+    ) -> Result<(), PdfError> {
+        let n = |i: usize| args.get(i).and_then(num).unwrap_or(0.0);
+        match operator {
+            "q" => {
+                if self.stack.len() < MAX_GSTATE_DEPTH {
+                    self.stack.push(self.gs.clone());
+                }
+            }
+            "Q" => {
+                if let Some(g) = self.stack.pop() {
+                    self.gs = g;
+                }
+            }
+            "cm" if args.len() == 6 => {
+                let m = [n(0), n(1), n(2), n(3), n(4), n(5)];
+                self.gs.ctm = mul(&m, &self.gs.ctm);
+            }
+            "BT" => {
+                self.tm = IDENTITY;
+                self.tlm = IDENTITY;
+            }
+            "Tf" => {
+                self.gs.size = n(1);
+                self.gs.font = args
+                    .first()
+                    .and_then(|o| o.as_name().ok())
+                    .map(|name| self.font(resources, name));
+            }
+            "Tc" => self.gs.char_spacing = n(0),
+            "Tw" => self.gs.word_spacing = n(0),
+            "Tz" => self.gs.h_scale = n(0) / 100.0,
+            "TL" => self.gs.leading = n(0),
+            "Ts" => self.gs.rise = n(0),
+            "Td" => self.next_line(n(0), n(1)),
+            "TD" => {
+                self.gs.leading = -n(1);
+                self.next_line(n(0), n(1));
+            }
+            "Tm" if args.len() == 6 => {
+                self.tm = [n(0), n(1), n(2), n(3), n(4), n(5)];
+                self.tlm = self.tm;
+            }
+            "T*" => self.next_line(0.0, -self.gs.leading),
+            "Tj" => {
+                if let Some(Object::String(s, _)) = args.first() {
+                    self.show(s);
+                }
+            }
+            "'" => {
+                self.next_line(0.0, -self.gs.leading);
+                if let Some(Object::String(s, _)) = args.first() {
+                    self.show(s);
+                }
+            }
+            "\"" => {
+                self.gs.word_spacing = n(0);
+                self.gs.char_spacing = n(1);
+                self.next_line(0.0, -self.gs.leading);
+                if let Some(Object::String(s, _)) = args.get(2) {
+                    self.show(s);
+                }
+            }
+            "TJ" => {
+                if let Some(Object::Array(items)) = args.first() {
+                    for item in items {
+                        match item {
+                            Object::String(s, _) => self.show(s),
+                            other => {
+                                if let Some(v) = num(other) {
+                                    self.shift(-v / 1000.0 * self.gs.size);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            "Do" => {
+                if let Some(name) = args.first().and_then(|o| o.as_name().ok()) {
+                    self.form(resources, name)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn next_line(&mut self, tx: f32, ty: f32) {
+        self.tlm = mul(&[1.0, 0.0, 0.0, 1.0, tx, ty], &self.tlm);
+        self.tm = self.tlm;
+    }
+
+    /// Moves the text matrix along the writing direction by `amount` text-space units.
+    fn shift(&mut self, amount: f32) {
+        let vertical = self.gs.font.as_ref().is_some_and(|f| f.vertical);
+        let (tx, ty) = if vertical {
+            (0.0, -amount)
+        } else {
+            (amount * self.gs.h_scale, 0.0)
+        };
+        self.tm[4] += tx * self.tm[0] + ty * self.tm[2];
+        self.tm[5] += tx * self.tm[1] + ty * self.tm[3];
+    }
+
+    fn font(&mut self, resources: Option<&'a Dictionary>, name: &[u8]) -> Rc<Font> {
+        let doc = self.doc;
+        let entry = resources
+            .and_then(|r| get_dict(doc, r, b"Font"))
+            .and_then(|fonts| fonts.get(name).ok());
+        match entry {
+            Some(Object::Reference(id)) => {
+                if let Some(f) = self.fonts.fonts.get(id) {
+                    return f.clone();
+                }
+                let font = match doc.get_object(*id).ok().and_then(|o| as_dict(doc, o)) {
+                    Some(d) => Font::load(doc, d),
+                    None => Font::fallback(),
+                };
+                let font = Rc::new(font);
+                self.fonts.fonts.insert(*id, font.clone());
+                font
+            }
+            Some(Object::Dictionary(d)) => Rc::new(Font::load(doc, d)),
+            _ => Rc::new(Font::fallback()),
+        }
+    }
+
+    fn show(&mut self, bytes: &[u8]) {
+        let Some(font) = self.gs.font.clone() else {
+            return;
+        };
+        let gs = &self.gs;
+        let size = gs.size;
+        let th = gs.h_scale;
+        let out = &mut self.out;
+        let tm = &mut self.tm;
+        font.each_glyph(bytes, |g| {
+            let m = mul(tm, &gs.ctm);
+            let trm = mul(&[size * th, 0.0, 0.0, size, 0.0, gs.rise], &m);
+            let (ox, oy) = (trm[4], trm[5]);
+            let glyph_adv = g.width * size * th;
+            if !g.text.is_empty() && out.glyphs.len() < MAX_GLYPHS {
+                let (dir, x, y, along, across) = orient(&m, ox, oy);
+                let start = out.text.len();
+                if push_clean(&mut out.text, g.text) {
+                    let len = out.text.len() - start;
+                    let space = out.text[start..].chars().all(char::is_whitespace);
+                    out.glyphs.push(Glyph {
+                        x,
+                        y,
+                        w: glyph_adv * along,
+                        size: (size * across * font.size_scale).abs(),
+                        start: start as u32,
+                        len: len as u32,
+                        space,
+                        dir,
+                    });
+                }
+            }
+            let mut adv = g.width * size + gs.char_spacing;
+            if g.word_space {
+                adv += gs.word_spacing;
+            }
+            if font.vertical {
+                let ty =
+                    -(size + gs.char_spacing + if g.word_space { gs.word_spacing } else { 0.0 });
+                tm[4] += ty * tm[2];
+                tm[5] += ty * tm[3];
+            } else {
+                let tx = adv * th;
+                tm[4] += tx * tm[0];
+                tm[5] += tx * tm[1];
+            }
+        });
+    }
+
+    fn form(&mut self, resources: Option<&'a Dictionary>, name: &[u8]) -> Result<(), PdfError> {
+        let doc = self.doc;
+        let Some(Object::Reference(id)) = resources
+            .and_then(|r| get_dict(doc, r, b"XObject"))
+            .and_then(|x| x.get(name).ok())
+        else {
+            return Ok(());
+        };
+        if self.forms.len() >= MAX_FORM_DEPTH || self.forms.contains(id) {
+            return Ok(());
+        }
+        let Ok(Object::Stream(stream)) = doc.get_object(*id) else {
+            return Ok(());
+        };
+        if get_name(doc, &stream.dict, b"Subtype") != Some(b"Form") {
+            return Ok(());
+        }
+        let Some(content) = stream_bytes(stream) else {
+            return Ok(());
+        };
+        let form_matrix = get(doc, &stream.dict, b"Matrix")
+            .and_then(|m| matrix(doc, m))
+            .unwrap_or(IDENTITY);
+        let form_resources = get_dict(doc, &stream.dict, b"Resources").or(resources);
+
+        let saved_gs = self.gs.clone();
+        let saved_stack = self.stack.len();
+        let (saved_tm, saved_tlm) = (self.tm, self.tlm);
+        self.gs.ctm = mul(&form_matrix, &self.gs.ctm);
+        self.forms.push(*id);
+        let result = self.run(&content, form_resources);
+        self.forms.pop();
+        self.stack.truncate(saved_stack);
+        self.gs = saved_gs;
+        self.tm = saved_tm;
+        self.tlm = saved_tlm;
+        result
+    }
+
+    #[cfg(test)]
+    pub fn run_content(
+        mut self,
+        content: &[u8],
+        resources: Option<&'a Dictionary>,
+    ) -> Result<PageGlyphs, PdfError> {
+        self.run(content, resources)?;
+        Ok(self.out)
+    }
+}
+
+/// Direction of the baseline and the glyph origin in that direction's frame, plus the scale
+/// along and across the baseline.
+fn orient(m: &Matrix, x: f32, y: f32) -> (Dir, f32, f32, f32, f32) {
+    let along = (m[0] * m[0] + m[1] * m[1]).sqrt();
+    let across = (m[2] * m[2] + m[3] * m[3]).sqrt();
+    let (a, b) = (m[0], m[1]);
+    if a.abs() >= b.abs() {
+        if a >= 0.0 {
+            (Dir::Up0, x, y, along, across)
+        } else {
+            (Dir::Up180, -x, -y, along, across)
+        }
+    } else if b > 0.0 {
+        (Dir::Up90, y, -x, along, across)
+    } else {
+        (Dir::Up270, -y, x, along, across)
+    }
+}
+
+/// The page's resources, inherited through the page tree when the page has none.
+fn page_resources<'a>(doc: &'a Document, page: &'a Dictionary) -> Option<&'a Dictionary> {
+    let mut node = page;
+    for _ in 0..64 {
+        if let Some(r) = get_dict(doc, node, b"Resources") {
+            return Some(r);
+        }
+        node = get_dict(doc, node, b"Parent")?;
+    }
+    None
+}

@@ -1,0 +1,609 @@
+//! From positioned glyphs to reading-order text: glyphs → fragments (runs in stream order) →
+//! columns and full-width bands → lines → paragraphs, with words split at visible gaps and
+//! line-end hyphenation undone.
+
+use super::content::{Dir, Glyph, PageGlyphs};
+
+/// Gap between glyphs, relative to the font size, above which a word break is assumed. TeX's
+/// tightest inter-word space is about 0.22 em while kerns stay below about 0.1 em.
+const WORD_GAP: f32 = 0.15;
+/// Gap (relative to font size) that ends a fragment: wider than any justified word space.
+const FRAGMENT_GAP: f32 = 1.0;
+
+#[derive(Debug, Clone, Copy)]
+struct G {
+    x: f32,
+    x1: f32,
+    size: f32,
+    start: u32,
+    len: u32,
+    space_before: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Frag {
+    first: usize,
+    end: usize,
+    x0: f32,
+    x1: f32,
+    y: f32,
+    size: f32,
+}
+
+#[derive(Debug)]
+struct Line {
+    x0: f32,
+    y: f32,
+    size: f32,
+    text: String,
+}
+
+/// The page's text: upright text first, then text in each other direction.
+pub fn page_text(page: &PageGlyphs) -> String {
+    let mut dirs: Vec<Dir> = page.glyphs.iter().map(|g| g.dir).collect();
+    dirs.sort();
+    dirs.dedup();
+    let mut out = String::new();
+    for dir in dirs {
+        let glyphs: Vec<&Glyph> = page.glyphs.iter().filter(|g| g.dir == dir).collect();
+        let text = direction_text(page, &glyphs);
+        if !text.is_empty() {
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            out.push_str(&text);
+        }
+    }
+    out
+}
+
+/// The run of consecutive upright lines set in the page's largest font, when that font is
+/// clearly larger than the body text (a title), joined with spaces.
+pub fn title_hint(page: &PageGlyphs) -> Option<String> {
+    let glyphs: Vec<&Glyph> = page.glyphs.iter().filter(|g| g.dir == Dir::Up0).collect();
+    let (gs, frags) = fragments(&glyphs);
+    let lines = build_lines(page, &gs, &frags, (0..frags.len()).collect());
+    // Body size: the size carrying the most characters.
+    let mut weights: Vec<(f32, usize)> = Vec::new();
+    for l in &lines {
+        let n = l.text.chars().filter(|c| c.is_alphanumeric()).count();
+        match weights.iter_mut().find(|(s, _)| (s - l.size).abs() < 0.3) {
+            Some(w) => w.1 += n,
+            None => weights.push((l.size, n)),
+        }
+    }
+    let body = weights.iter().max_by_key(|w| w.1)?.0;
+    let is_wordy = |l: &Line| l.text.chars().filter(|c| c.is_alphabetic()).count() >= 2;
+    let max = lines
+        .iter()
+        .filter(|l| is_wordy(l))
+        .map(|l| l.size)
+        .fold(0.0, f32::max);
+    if max < 1.2 * body {
+        return None;
+    }
+    let same = |l: &Line| (l.size - max).abs() <= 0.05 * max && is_wordy(l);
+    let first = lines.iter().position(same)?;
+    let run: Vec<&str> = lines[first..]
+        .iter()
+        .take_while(|l| same(l))
+        .map(|l| l.text.as_str())
+        .collect();
+    let mut out = String::new();
+    for part in run {
+        if ends_with_hyphenated_word(&out) && starts_lowercase(part) {
+            out.pop();
+        } else if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(part);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph]) -> String {
+    let (gs, frags) = fragments(glyphs);
+    if frags.is_empty() {
+        return String::new();
+    }
+    let mut blocks: Vec<Vec<Line>> = Vec::new();
+    for region in regions(&frags) {
+        let lines = build_lines(page, &gs, &frags, region);
+        if !lines.is_empty() {
+            blocks.push(lines);
+        }
+    }
+    let mut out = String::new();
+    for lines in blocks {
+        let text = paragraphs(lines);
+        if text.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+/// Runs of glyphs in content order that sit on one baseline with no wide gap.
+fn fragments(glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
+    let mut gs: Vec<G> = Vec::with_capacity(glyphs.len());
+    let mut frags: Vec<Frag> = Vec::new();
+    let mut pending_space = false;
+    for g in glyphs {
+        if !(g.x.is_finite() && g.y.is_finite() && g.size.is_finite() && g.w.is_finite()) {
+            continue;
+        }
+        if g.space {
+            pending_space = true;
+            continue;
+        }
+        let size = if g.size > 0.1 { g.size } else { 1.0 };
+        let w = g.w.max(0.0);
+        let continues = frags.last().is_some_and(|f| {
+            let s = f.size.max(size);
+            (g.y - f.y).abs() < 0.2 * s && g.x < f.x1 + FRAGMENT_GAP * s && g.x > f.x1 - 1.5 * s - w
+        });
+        if !continues {
+            frags.push(Frag {
+                first: gs.len(),
+                end: gs.len(),
+                x0: g.x,
+                x1: g.x + w,
+                y: g.y,
+                size,
+            });
+            pending_space = false;
+        }
+        gs.push(G {
+            x: g.x,
+            x1: g.x + w,
+            size,
+            start: g.start,
+            len: g.len,
+            space_before: pending_space,
+        });
+        pending_space = false;
+        if let Some(f) = frags.last_mut() {
+            f.end = gs.len();
+            f.x0 = f.x0.min(g.x);
+            f.x1 = f.x1.max(g.x + w);
+            if size > f.size {
+                f.size = size;
+                f.y = g.y;
+            }
+        }
+    }
+    (gs, frags)
+}
+
+/// Splits the fragments into reading-order regions: on a two-column page, full-width bands and
+/// between them the left column followed by the right one; otherwise the whole page.
+fn regions(frags: &[Frag]) -> Vec<Vec<usize>> {
+    let all: Vec<usize> = (0..frags.len()).collect();
+    let Some((g0, g1)) = find_gutter(frags) else {
+        return vec![all];
+    };
+    let mid = (g0 + g1) / 2.0;
+    // Side of each fragment: -1 left, 1 right, 0 spanning the gutter.
+    let side = |f: &Frag| -> i8 {
+        if f.x1 <= mid {
+            return -1;
+        }
+        if f.x0 >= mid {
+            return 1;
+        }
+        let left = mid - f.x0;
+        let right = f.x1 - mid;
+        let width = (f.x1 - f.x0).max(1e-3);
+        // A column line that pokes into the gutter still belongs to its column.
+        if right < 0.15 * width {
+            -1
+        } else if left < 0.15 * width {
+            1
+        } else {
+            0
+        }
+    };
+    let mut spanning: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&i| side(&frags[i]) == 0)
+        .collect();
+    spanning.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
+    // Band boundaries: baselines of spanning fragments, top to bottom.
+    let mut bands: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)> =
+        vec![(Vec::new(), Vec::new(), Vec::new())];
+    let mut cuts: Vec<f32> = Vec::new();
+    for &s in &spanning {
+        let y = frags[s].y;
+        let tol = 0.5 * frags[s].size;
+        match cuts.last() {
+            Some(&last) if (last - y).abs() <= tol.max(1.0) => {}
+            _ => {
+                cuts.push(y);
+                bands.push((Vec::new(), Vec::new(), Vec::new()));
+            }
+        }
+        if let Some(b) = bands.last_mut() {
+            b.0.push(s);
+        }
+    }
+    // Band k (k ≥ 1) starts with the k-th cut; column text goes to the band above which it sits.
+    for i in all {
+        let f = &frags[i];
+        let sd = side(f);
+        if sd == 0 {
+            continue;
+        }
+        let k = cuts.iter().take_while(|&&c| c > f.y + 0.3 * f.size).count();
+        if let Some(b) = bands.get_mut(k) {
+            if sd < 0 { b.1.push(i) } else { b.2.push(i) }
+        }
+    }
+    let mut out = Vec::new();
+    for (span, left, right) in bands {
+        for r in [span, left, right] {
+            if !r.is_empty() {
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// A vertical strip near the middle of the text that (almost) no fragment crosses while both
+/// sides carry several lines of text.
+fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
+    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
+    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let width = x1 - x0;
+    if !(width.is_finite() && width > 50.0 && width < 20_000.0) {
+        return None;
+    }
+    let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
+    sizes.sort_by(f32::total_cmp);
+    let median_size = sizes[sizes.len() / 2].max(1.0);
+
+    let bins = (width.ceil() as usize).clamp(1, 4000);
+    let scale = bins as f32 / width;
+    let mut cov = vec![0f32; bins + 1];
+    for f in frags {
+        let a = (((f.x0 - x0) * scale).floor().max(0.0) as usize).min(bins);
+        let b = (((f.x1 - x0) * scale).ceil().max(0.0) as usize).min(bins);
+        for c in &mut cov[a..b] {
+            *c += f.size;
+        }
+    }
+    let lo = (bins as f32 * 0.3) as usize;
+    let hi = (bins as f32 * 0.7) as usize;
+    if hi <= lo {
+        return None;
+    }
+    let min_cov = cov[lo..hi].iter().copied().fold(f32::INFINITY, f32::min);
+    let left_max = cov[..lo].iter().copied().fold(0.0, f32::max);
+    let right_max = cov[hi..].iter().copied().fold(0.0, f32::max);
+    let side_min = left_max.min(right_max);
+    // Both columns need a few lines; the strip may only be crossed by a minority of the text.
+    if side_min < 4.0 * median_size || min_cov > 0.35 * side_min {
+        return None;
+    }
+    // The widest run of low coverage in the middle part.
+    let limit = min_cov + 0.05 * side_min;
+    let mut best: Option<(usize, usize)> = None;
+    let mut i = lo;
+    while i < hi {
+        if cov[i] <= limit {
+            let start = i;
+            while i < hi && cov[i] <= limit {
+                i += 1;
+            }
+            if best.is_none_or(|(s, e)| i - start > e - s) {
+                best = Some((start, i));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    let (s, e) = best?;
+    let g0 = x0 + s as f32 / scale;
+    let g1 = x0 + e as f32 / scale;
+    if g1 - g0 < (0.6 * median_size).max(4.0) {
+        return None;
+    }
+    // Text on each side must extend over a real column, not a few labels.
+    let left_w: f32 = frags
+        .iter()
+        .filter(|f| f.x1 <= g0 + 1.0)
+        .map(|f| f.x1 - f.x0)
+        .fold(0.0, f32::max);
+    let right_w: f32 = frags
+        .iter()
+        .filter(|f| f.x0 >= g1 - 1.0)
+        .map(|f| f.x1 - f.x0)
+        .fold(0.0, f32::max);
+    if left_w < 0.2 * width || right_w < 0.2 * width {
+        return None;
+    }
+    Some((g0, g1))
+}
+
+fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usize>) -> Vec<Line> {
+    region.sort_by(|&a, &b| {
+        frags[b]
+            .y
+            .total_cmp(&frags[a].y)
+            .then(frags[a].x0.total_cmp(&frags[b].x0))
+    });
+    // Group by baseline: a fragment joins the current line when close to its main baseline.
+    let mut groups: Vec<(f32, f32, Vec<usize>)> = Vec::new();
+    for i in region {
+        let f = &frags[i];
+        let joined = groups.last_mut().is_some_and(|(y, size, members)| {
+            let s = size.max(f.size);
+            if (f.y - *y).abs() < 0.45 * s {
+                members.push(i);
+                if f.size > *size + 0.5 {
+                    *size = f.size;
+                    *y = f.y;
+                }
+                true
+            } else {
+                false
+            }
+        });
+        if !joined {
+            groups.push((f.y, f.size, vec![i]));
+        }
+    }
+    let mut lines = Vec::with_capacity(groups.len());
+    for (y, size, mut members) in groups {
+        members.sort_by(|&a, &b| frags[a].x0.total_cmp(&frags[b].x0));
+        let mut text = String::new();
+        let mut prev: Option<G> = None;
+        let mut x0 = f32::INFINITY;
+        for &m in &members {
+            let f = &frags[m];
+            x0 = x0.min(f.x0);
+            for g in gs.get(f.first..f.end).unwrap_or(&[]) {
+                let t = page
+                    .text
+                    .get(g.start as usize..(g.start + g.len) as usize)
+                    .unwrap_or("");
+                if let Some(p) = prev {
+                    let gap = g.x - p.x1;
+                    let s = p.size.max(g.size);
+                    if accent_overlap(&p, g, t, &text) {
+                        compose_into(&mut text, t);
+                        prev = Some(G {
+                            x1: p.x1.max(g.x1),
+                            ..*g
+                        });
+                        continue;
+                    }
+                    let wants_space = g.space_before || gap > WORD_GAP * s;
+                    if wants_space && !text.ends_with(' ') {
+                        text.push(' ');
+                    }
+                }
+                if text.is_empty() {
+                    text.push_str(t.trim_start());
+                } else {
+                    text.push_str(t);
+                }
+                prev = Some(*g);
+            }
+        }
+        let text = normalize_spaces(&text);
+        if !text.is_empty() {
+            lines.push(Line { x0, y, size, text });
+        }
+    }
+    lines
+}
+
+fn normalize_spaces(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+/// Lines of one region joined into paragraphs (blank line between them), with hyphenated
+/// line ends rejoined.
+fn paragraphs(mut lines: Vec<Line>) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut deltas: Vec<f32> = lines
+        .windows(2)
+        .map(|w| w[0].y - w[1].y)
+        .filter(|d| *d > 0.0 && d.is_finite())
+        .collect();
+    deltas.sort_by(f32::total_cmp);
+    // Line pitch inside paragraphs is the common case; one delta alone says nothing.
+    let typical = (deltas.len() >= 2).then(|| deltas[(deltas.len() - 1) / 2]);
+    let left = lines.iter().map(|l| l.x0).fold(f32::INFINITY, f32::min);
+
+    // Paragraph breaks first, so hyphenation never joins across them.
+    let mut breaks = vec![false; lines.len()];
+    for i in 1..lines.len() {
+        let (p, l) = (&lines[i - 1], &lines[i]);
+        let delta = p.y - l.y;
+        let size = p.size.max(l.size);
+        let gap_break = match typical {
+            Some(t) => delta > 1.45 * t && delta > t + 0.3 * size,
+            None => delta > 1.8 * size,
+        } || delta < -0.5 * size;
+        let indent = l.x0 - left;
+        let indent_break =
+            indent > 0.8 * l.size && indent < 5.0 * l.size && (p.x0 - left) < 0.3 * l.size;
+        breaks[i] = gap_break || indent_break;
+    }
+
+    for i in 0..lines.len().saturating_sub(1) {
+        if breaks[i + 1] {
+            continue;
+        }
+        if ends_with_hyphenated_word(&lines[i].text) && starts_lowercase(&lines[i + 1].text) {
+            let next = std::mem::take(&mut lines[i + 1].text);
+            let (word, rest) = match next.split_once(' ') {
+                Some((w, r)) => (w.to_string(), r.to_string()),
+                None => (next.clone(), String::new()),
+            };
+            let cur = &mut lines[i].text;
+            cur.pop();
+            cur.push_str(&word);
+            lines[i + 1].text = rest;
+        }
+    }
+
+    let mut out = String::new();
+    let mut pending_break = false;
+    for (i, l) in lines.iter().enumerate() {
+        if breaks[i] {
+            pending_break = true;
+        }
+        if l.text.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if pending_break { "\n\n" } else { "\n" });
+        }
+        pending_break = false;
+        out.push_str(&l.text);
+    }
+    out
+}
+
+fn ends_with_hyphenated_word(s: &str) -> bool {
+    let mut it = s.chars().rev();
+    matches!(it.next(), Some('-' | '\u{2010}')) && it.next().is_some_and(char::is_alphabetic)
+}
+
+fn starts_lowercase(s: &str) -> bool {
+    s.chars().next().is_some_and(char::is_lowercase)
+}
+
+/// Spacing accents TeX draws as separate glyphs over (or before) their letter.
+fn spacing_accent(c: char) -> Option<char> {
+    Some(match c {
+        '´' | '\u{301}' | '\u{2CA}' => '´',
+        '`' | '\u{300}' | '\u{2CB}' => '`',
+        '¨' | '\u{308}' => '¨',
+        'ˆ' | '^' | '\u{302}' => 'ˆ',
+        '˜' | '~' | '\u{303}' => '˜',
+        '¯' | '\u{304}' | '\u{2C9}' => '¯',
+        '˘' | '\u{306}' => '˘',
+        '˙' | '\u{307}' => '˙',
+        '˚' | '\u{30A}' => '˚',
+        '˝' | '\u{30B}' => '˝',
+        'ˇ' | '\u{30C}' => 'ˇ',
+        '¸' | '\u{327}' => '¸',
+        '˛' | '\u{328}' => '˛',
+        _ => return None,
+    })
+}
+
+fn compose(accent: char, base: char) -> Option<char> {
+    let table: &str = match accent {
+        '´' => "aáeéiíoóuúyýAÁEÉIÍOÓUÚYÝcćnńsśzźCĆNŃSŚZŹrŕRŔlĺLĹıí",
+        '`' => "aàeèiìoòuùAÀEÈIÌOÒUÙıì",
+        '¨' => "aäeëiïoöuüyÿAÄEËIÏOÖUÜYŸıï",
+        'ˆ' => "aâeêiîoôuûAÂEÊIÎOÔUÛıîcĉgĝhĥjĵsŝwŵyŷ",
+        '˜' => "aãnñoõAÃNÑOÕiĩuũ",
+        '¯' => "aāeēiīoōuūAĀEĒIĪOŌUŪ",
+        '˘' => "aăgğuŭAĂGĞUŬ",
+        '˙' => "zżeėZŻEĖIİcċCĊgġGĠ",
+        '˚' => "aåuůAÅUŮ",
+        '˝' => "oőuűOŐUŰ",
+        'ˇ' => "cčsšzžrřnňeědďtťCČSŠZŽRŘNŇEĚDĎTŤ",
+        '¸' => "cçsşCÇSŞtţTŢ",
+        '˛' => "aąeęAĄEĘiįuųIĮUŲ",
+        _ => return None,
+    };
+    let mut it = table.chars();
+    while let (Some(b), Some(c)) = (it.next(), it.next()) {
+        if b == base {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// Whether glyph `g` (text `t`) overlaps the previous glyph so that one is an accent on the
+/// other and `text`'s last character can be combined with `t`.
+fn accent_overlap(p: &G, g: &G, t: &str, text: &str) -> bool {
+    let Some(last) = text.chars().last() else {
+        return false;
+    };
+    let mut tc = t.chars();
+    let (Some(cur), None) = (tc.next(), tc.next()) else {
+        return false;
+    };
+    // Combining marks always attach to what precedes them.
+    if ('\u{300}'..='\u{36F}').contains(&cur) {
+        return spacing_accent(cur).and_then(|a| compose(a, last)).is_some();
+    }
+    let overlap = p.x1.min(g.x1) - p.x.max(g.x);
+    let narrow = (p.x1 - p.x).min(g.x1 - g.x).max(0.1);
+    if overlap < 0.4 * narrow {
+        return false;
+    }
+    match (spacing_accent(last), spacing_accent(cur)) {
+        (Some(a), None) => compose(a, cur).is_some(),
+        (None, Some(a)) => compose(a, last).is_some(),
+        _ => false,
+    }
+}
+
+fn compose_into(text: &mut String, t: &str) {
+    let Some(last) = text.pop() else { return };
+    let Some(cur) = t.chars().next() else {
+        text.push(last);
+        return;
+    };
+    let composed = match (spacing_accent(last), spacing_accent(cur)) {
+        (Some(a), None) => compose(a, cur),
+        (_, Some(a)) => compose(a, last),
+        _ => None,
+    };
+    match composed {
+        Some(c) => text.push(c),
+        None => {
+            text.push(last);
+            text.push_str(t);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hyphen_rules() {
+        assert!(ends_with_hyphenated_word("a hyphen-"));
+        assert!(!ends_with_hyphenated_word("a - "));
+        assert!(!ends_with_hyphenated_word("1-"));
+        assert!(starts_lowercase("ated text"));
+        assert!(!starts_lowercase("Ated"));
+    }
+
+    #[test]
+    fn accents_compose() {
+        assert_eq!(compose('´', 'e'), Some('é'));
+        assert_eq!(compose('¨', 'o'), Some('ö'));
+        assert_eq!(compose('ˇ', 'c'), Some('č'));
+        assert_eq!(compose('´', 'q'), None);
+        let mut s = String::from("Schr¨");
+        compose_into(&mut s, "o");
+        assert_eq!(s, "Schrö");
+    }
+}

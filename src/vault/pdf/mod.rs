@@ -1,0 +1,169 @@
+//! PDF page text built on lopdf's content-stream operators.
+//!
+//! Contract used by the rest of the vault (do not change names without updating callers):
+//! `extract(bytes, limits) -> Result<PdfDocument, PdfError>`.
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
+
+use lopdf::Document;
+
+mod cmap;
+mod content;
+mod encodings;
+mod fonts;
+mod info;
+mod labels;
+mod layout;
+pub mod metrics;
+mod outline;
+mod util;
+
+pub use encodings::decode_text_string;
+
+/// Limits for one document: extraction stops with [`PdfError::Timeout`] past the deadline.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub deadline: Instant,
+}
+
+/// Everything the vault needs from one PDF.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PdfDocument {
+    /// One entry per physical page, in page order (page 1 first).
+    pub pages: Vec<PageText>,
+    /// The Info dictionary and XMP metadata, as found (not trusted: callers judge).
+    pub info: DocInfo,
+    /// The document outline (bookmarks), flattened in document order.
+    pub outline: Vec<OutlineItem>,
+    /// True when the file was encrypted and opened with the empty user password.
+    pub was_encrypted: bool,
+    /// The text of page 1 set in the largest font (usually the title), when there is one line
+    /// or a run of consecutive lines clearly larger than the body text; joined with spaces.
+    pub title_hint: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageText {
+    /// 1-based physical page number.
+    pub number: u32,
+    /// Page label from `/PageLabels` ("iv", "283", "A-3"), when the document defines one.
+    pub label: Option<String>,
+    /// The page's text in reading order: words separated by single spaces, lines by '\n',
+    /// paragraphs by a blank line. Empty when the page has no text layer.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocInfo {
+    pub title: Option<String>,
+    pub author: Option<String>,
+    pub subject: Option<String>,
+    pub keywords: Option<String>,
+    pub creator: Option<String>,
+    pub producer: Option<String>,
+    /// `dc:creator` entries from XMP, when present.
+    pub xmp_authors: Vec<String>,
+    /// `dc:title` from XMP, when present.
+    pub xmp_title: Option<String>,
+    pub doi: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutlineItem {
+    pub title: String,
+    /// 0 for top-level entries.
+    pub level: u32,
+    /// 1-based physical page the entry points to, when resolvable.
+    pub page: Option<u32>,
+}
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum PdfError {
+    #[error("encrypted PDF: a password is required to open it")]
+    PasswordRequired,
+    #[error("not a readable PDF: {0}")]
+    Malformed(String),
+    #[error("text extraction took longer than the time limit")]
+    Timeout,
+}
+
+/// Documents with more pages than this are cut off (their remaining pages are not read).
+const MAX_PAGES: usize = 20_000;
+
+/// Extracts page text, page labels, outline and metadata from a PDF held in memory.
+///
+/// Encrypted files open when their user password is empty; otherwise the result is
+/// [`PdfError::PasswordRequired`]. Pages without a text layer come back with empty text.
+pub fn extract(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
+    check_deadline(&limits)?;
+    let doc = load(bytes)?;
+    check_deadline(&limits)?;
+
+    let page_ids: Vec<lopdf::ObjectId> = doc.page_iter().take(MAX_PAGES).collect();
+    if page_ids.is_empty() {
+        return Err(PdfError::Malformed(
+            "the document has no readable pages".into(),
+        ));
+    }
+    let page_numbers: HashMap<lopdf::ObjectId, u32> = page_ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (*id, i as u32 + 1))
+        .collect();
+    let labels = labels::page_labels(&doc, page_ids.len());
+
+    let mut fonts = content::FontCache::default();
+    let mut pages = Vec::with_capacity(page_ids.len());
+    let mut title_hint = None;
+    for (i, &id) in page_ids.iter().enumerate() {
+        check_deadline(&limits)?;
+        let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
+        if i == 0 {
+            title_hint = layout::title_hint(&glyphs);
+        }
+        pages.push(PageText {
+            number: i as u32 + 1,
+            label: labels.as_ref().and_then(|l| l.get(i).cloned().flatten()),
+            text: layout::page_text(&glyphs),
+        });
+    }
+    check_deadline(&limits)?;
+    Ok(PdfDocument {
+        pages,
+        info: info::doc_info(&doc),
+        outline: outline::outline(&doc, &page_numbers),
+        was_encrypted: doc.was_encrypted(),
+        title_hint,
+    })
+}
+
+fn check_deadline(limits: &Limits) -> Result<(), PdfError> {
+    if Instant::now() > limits.deadline {
+        Err(PdfError::Timeout)
+    } else {
+        Ok(())
+    }
+}
+
+fn load(bytes: &[u8]) -> Result<Document, PdfError> {
+    let head = &bytes[..bytes.len().min(1024)];
+    if !head.windows(5).any(|w| w == b"%PDF-") {
+        return Err(PdfError::Malformed("no %PDF header".into()));
+    }
+    // lopdf is the only code here not written against hostile input; keep its panics inside.
+    let loaded = catch_unwind(AssertUnwindSafe(|| Document::load_mem(bytes)))
+        .map_err(|_| PdfError::Malformed("the PDF parser failed on this file".into()))?;
+    let doc = match loaded {
+        Ok(doc) => doc,
+        Err(lopdf::Error::InvalidPassword) => return Err(PdfError::PasswordRequired),
+        Err(e) => return Err(PdfError::Malformed(e.to_string())),
+    };
+    // lopdf leaves /Encrypt in the trailer (and no objects loaded) when the empty user
+    // password does not open the file, instead of failing.
+    if doc.trailer.has(b"Encrypt") {
+        return Err(PdfError::PasswordRequired);
+    }
+    Ok(doc)
+}

@@ -1,0 +1,477 @@
+//! A paper's reference list: the citation sidecar (`references.json` or `references.bib`) when
+//! present, else the PDF's reference section parsed into entries.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use super::ids;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    pub raw: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub year: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doi: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arxiv: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefSource {
+    SidecarJson,
+    SidecarBib,
+    #[default]
+    Extracted,
+}
+
+/// Reads the citation sidecar beside `pdf`. `Ok(None)` when there is none.
+pub fn read_sidecar(pdf: &Path) -> Result<Option<(RefSource, Vec<Reference>)>, String> {
+    let Some(dir) = pdf.parent() else {
+        return Ok(None);
+    };
+    match std::fs::read_to_string(dir.join("references.json")) {
+        Ok(text) => return parse_json(&text).map(|r| Some((RefSource::SidecarJson, r))),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("references.json: {e}"));
+        }
+        Err(_) => {}
+    }
+    match std::fs::read_to_string(dir.join("references.bib")) {
+        Ok(text) => Ok(Some((RefSource::SidecarBib, parse_bib(&text)))),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("references.bib: {e}")),
+        Err(_) => Ok(None),
+    }
+}
+
+#[derive(Deserialize)]
+struct JsonRef {
+    raw: Option<String>,
+    title: Option<String>,
+    #[serde(default, alias = "author")]
+    authors: AuthorsField,
+    year: Option<serde_json::Value>,
+    doi: Option<String>,
+    #[serde(alias = "eprint")]
+    arxiv: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(untagged)]
+enum AuthorsField {
+    List(Vec<String>),
+    One(String),
+    #[default]
+    None,
+}
+
+fn parse_json(text: &str) -> Result<Vec<Reference>, String> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Doc {
+        List(Vec<JsonRef>),
+        Wrapped { references: Vec<JsonRef> },
+    }
+    let doc: Doc = serde_json::from_str(text).map_err(|e| format!("references.json: {e}"))?;
+    let list = match doc {
+        Doc::List(l) => l,
+        Doc::Wrapped { references } => references,
+    };
+    Ok(list
+        .into_iter()
+        .map(|r| {
+            let authors = match r.authors {
+                AuthorsField::List(l) => l,
+                AuthorsField::One(s) => s.split(" and ").map(|a| a.trim().to_string()).collect(),
+                AuthorsField::None => Vec::new(),
+            };
+            let year = r.year.and_then(|y| match y {
+                serde_json::Value::Number(n) => n.as_i64().map(|v| v as i32),
+                serde_json::Value::String(s) => s.get(..4).and_then(|v| v.parse().ok()),
+                _ => None,
+            });
+            let raw = r.raw.unwrap_or_else(|| {
+                let mut parts = Vec::new();
+                if !authors.is_empty() {
+                    parts.push(authors.join(", "));
+                }
+                if let Some(t) = &r.title {
+                    parts.push(t.clone());
+                }
+                if let Some(y) = year {
+                    parts.push(y.to_string());
+                }
+                parts.join(". ")
+            });
+            Reference {
+                raw,
+                title: r.title,
+                authors,
+                year,
+                doi: r.doi.as_deref().and_then(ids::normalize_doi),
+                arxiv: r.arxiv.as_deref().and_then(ids::normalize_arxiv),
+            }
+        })
+        .collect())
+}
+
+/// A tolerant BibTeX reader: `@type{key, field = {value} | "value" | number, …}`.
+pub fn parse_bib(text: &str) -> Vec<Reference> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find('@') {
+        let start = i + at;
+        let Some(open_rel) = text[start..].find(['{', '(']) else {
+            break;
+        };
+        let kind = text[start + 1..start + open_rel]
+            .trim()
+            .to_ascii_lowercase();
+        let body_start = start + open_rel + 1;
+        // Find the matching close brace.
+        let mut depth = 1usize;
+        let mut j = body_start;
+        while j < bytes.len() && depth > 0 {
+            match bytes[j] {
+                b'{' | b'(' => depth += 1,
+                b'}' | b')' => depth -= 1,
+                _ => {}
+            }
+            j += 1;
+        }
+        let body = &text[body_start..j.saturating_sub(1).max(body_start)];
+        i = j.max(start + 1);
+        if matches!(kind.as_str(), "comment" | "preamble" | "string") {
+            continue;
+        }
+        let fields = bib_fields(body);
+        let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        let title = get("title").map(|t| strip_tex(&t));
+        let authors: Vec<String> = get("author")
+            .map(|a| {
+                strip_tex(&a)
+                    .split(" and ")
+                    .map(|n| match n.split_once(',') {
+                        Some((family, given)) => format!("{} {}", given.trim(), family.trim()),
+                        None => n.trim().to_string(),
+                    })
+                    .filter(|n| !n.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let year = get("year").and_then(|y| y.trim().get(..4).and_then(|v| v.parse::<i32>().ok()));
+        let doi = get("doi").as_deref().and_then(ids::normalize_doi);
+        let arxiv = get("eprint")
+            .as_deref()
+            .and_then(ids::normalize_arxiv)
+            .or_else(|| get("arxiv").as_deref().and_then(ids::normalize_arxiv));
+        let venue = get("journal")
+            .or_else(|| get("booktitle"))
+            .map(|v| strip_tex(&v));
+        let mut raw = Vec::new();
+        if !authors.is_empty() {
+            raw.push(authors.join(", "));
+        }
+        if let Some(t) = &title {
+            raw.push(t.clone());
+        }
+        if let Some(v) = venue {
+            raw.push(v);
+        }
+        if let Some(y) = year {
+            raw.push(y.to_string());
+        }
+        out.push(Reference {
+            raw: raw.join(". "),
+            title,
+            authors,
+            year,
+            doi,
+            arxiv,
+        });
+    }
+    out
+}
+
+fn bib_fields(body: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    // Skip the key.
+    let Some(comma) = body.find(',') else {
+        return out;
+    };
+    let chars: Vec<char> = body[comma + 1..].chars().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        while k < chars.len() && (chars[k].is_whitespace() || chars[k] == ',') {
+            k += 1;
+        }
+        let name_start = k;
+        while k < chars.len() && chars[k] != '=' {
+            k += 1;
+        }
+        if k >= chars.len() {
+            break;
+        }
+        let name: String = chars[name_start..k]
+            .iter()
+            .collect::<String>()
+            .trim()
+            .to_ascii_lowercase();
+        k += 1;
+        while k < chars.len() && chars[k].is_whitespace() {
+            k += 1;
+        }
+        let mut value = String::new();
+        if k < chars.len() && chars[k] == '{' {
+            let mut depth = 0;
+            while k < chars.len() {
+                let c = chars[k];
+                if c == '{' {
+                    depth += 1;
+                    if depth > 1 {
+                        value.push(c);
+                    }
+                } else if c == '}' {
+                    depth -= 1;
+                    if depth == 0 {
+                        k += 1;
+                        break;
+                    }
+                    value.push(c);
+                } else {
+                    value.push(c);
+                }
+                k += 1;
+            }
+        } else if k < chars.len() && chars[k] == '"' {
+            k += 1;
+            while k < chars.len() && chars[k] != '"' {
+                value.push(chars[k]);
+                k += 1;
+            }
+            k += 1;
+        } else {
+            while k < chars.len() && chars[k] != ',' {
+                value.push(chars[k]);
+                k += 1;
+            }
+        }
+        if !name.is_empty() {
+            out.push((name, value.split_whitespace().collect::<Vec<_>>().join(" ")));
+        }
+    }
+    out
+}
+
+fn strip_tex(s: &str) -> String {
+    s.replace(['{', '}'], "")
+        .replace("\\&", "&")
+        .replace("--", "–")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+static HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?im)^\s*(?:\d+\.?\s+|[IVX]+\.\s+)?(references|r\s?eferences|bibliography|literature cited|references and notes|works cited)\s*$")
+        .expect("valid regex")
+});
+static BRACKET_NUM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*\[(\d{1,3}|[A-Za-z+]{2,8}\d{2,4}[a-z]?)\]\s*").expect("valid regex")
+});
+static DOT_NUM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(\d{1,3})\.\s+\S").expect("valid regex"));
+static QUOTED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"[“"]([^”"]{10,300}?)[,.]?[”"]"#).expect("valid regex"));
+static YEAR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(19[5-9]\d|20[0-4]\d)[a-z]?\b").expect("valid regex"));
+static END_SECTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(appendix|appendices|supplementary material|[A-Z]\s+(proof|additional|appendix)\b)").expect("valid regex")
+});
+
+/// The reference list of a paper from its page texts (pages in order).
+pub fn extract_from_text(pages: &[&str]) -> Vec<Reference> {
+    // The last "References" heading in the document starts the list.
+    let mut start: Option<(usize, usize)> = None;
+    for (p, text) in pages.iter().enumerate() {
+        if let Some(m) = HEADING.find_iter(text).last() {
+            start = Some((p, m.end()));
+        }
+    }
+    let Some((page, offset)) = start else {
+        return Vec::new();
+    };
+    let mut lines: Vec<&str> = Vec::new();
+    'pages: for (p, text) in pages.iter().enumerate().skip(page) {
+        let body = if p == page { &text[offset..] } else { text };
+        for line in body.lines() {
+            if END_SECTION.is_match(line) {
+                break 'pages;
+            }
+            lines.push(line);
+        }
+    }
+    split_entries(&lines)
+        .into_iter()
+        .filter(|e| e.len() >= 15)
+        .take(1000)
+        .map(|raw| parse_entry(&raw))
+        .collect()
+}
+
+fn split_entries(lines: &[&str]) -> Vec<String> {
+    let bracketed = lines.iter().filter(|l| BRACKET_NUM.is_match(l)).count();
+    let dotted = lines.iter().filter(|l| DOT_NUM.is_match(l)).count();
+    let mut entries: Vec<String> = Vec::new();
+    let starts_entry = |line: &str| -> bool {
+        if bracketed >= 2 {
+            BRACKET_NUM.is_match(line)
+        } else if dotted >= 2 {
+            DOT_NUM.is_match(line)
+        } else {
+            false
+        }
+    };
+    let by_marker = bracketed >= 2 || dotted >= 2;
+    let mut blank_before = true;
+    for line in lines {
+        let t = line.trim();
+        if t.is_empty() {
+            blank_before = true;
+            continue;
+        }
+        let new_entry = if by_marker {
+            starts_entry(t)
+        } else {
+            blank_before
+        };
+        if new_entry || entries.is_empty() {
+            entries.push(t.to_string());
+        } else if let Some(last) = entries.last_mut() {
+            if last.ends_with('-') && t.chars().next().is_some_and(|c| c.is_lowercase()) {
+                last.pop();
+            } else {
+                last.push(' ');
+            }
+            last.push_str(t);
+        }
+        blank_before = false;
+    }
+    entries
+        .into_iter()
+        .map(|e| {
+            let e = BRACKET_NUM.replace(&e, "").to_string();
+            let e = if by_marker && bracketed < 2 {
+                e.trim_start_matches(|c: char| c.is_ascii_digit())
+                    .trim_start_matches('.')
+                    .trim()
+                    .to_string()
+            } else {
+                e
+            };
+            e.split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .collect()
+}
+
+fn parse_entry(raw: &str) -> Reference {
+    let title = QUOTED
+        .captures(raw)
+        .map(|c| c[1].trim().trim_end_matches(',').to_string())
+        .or_else(|| guess_title(raw));
+    Reference {
+        raw: raw.to_string(),
+        title,
+        authors: Vec::new(),
+        year: YEAR.captures(raw).and_then(|c| c[1].parse().ok()),
+        doi: ids::find_dois(raw).into_iter().next(),
+        arxiv: ids::find_arxiv_ids(raw).into_iter().next(),
+    }
+}
+
+/// "Authors. Title. Venue, year." — the title is the segment after the author list.
+fn guess_title(raw: &str) -> Option<String> {
+    // Split on ". " but not after initials ("A. B. Smith").
+    let mut segments = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = raw.chars().collect();
+    for (k, &c) in chars.iter().enumerate() {
+        cur.push(c);
+        if c == '.' && chars.get(k + 1) == Some(&' ') {
+            let word: String = cur
+                .trim_end_matches('.')
+                .rsplit(' ')
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let initial =
+                word.chars().count() <= 2 && word.chars().next().is_some_and(|c| c.is_uppercase());
+            if !initial {
+                segments.push(cur.trim().to_string());
+                cur.clear();
+            }
+        }
+    }
+    if !cur.trim().is_empty() {
+        segments.push(cur.trim().to_string());
+    }
+    let mut idx = 1;
+    // Author-year styles put "(2020)." after the authors.
+    if segments.len() > 2 && YEAR.is_match(&segments[1]) && segments[1].len() < 12 {
+        idx = 2;
+    }
+    let candidate = segments.get(idx)?.trim_end_matches('.').trim();
+    let candidate = YEAR
+        .replace(candidate, "")
+        .trim()
+        .trim_start_matches(['(', ')', ' '])
+        .to_string();
+    let words = candidate.split_whitespace().count();
+    (3..=40).contains(&words).then_some(candidate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_list_from_text() {
+        let page = "5 Conclusion\nDone.\nReferences\n[1] A. Vaswani, N. Shazeer. Attention is all you\nneed. In NeurIPS, 2017. arXiv:1706.03762\n[2] B. Smith. “Reading order in PDFs,” J. Doc. Eng., 2020. doi:10.5555/agentero.2020.0001\n";
+        let refs = extract_from_text(&[page]);
+        assert_eq!(refs.len(), 2);
+        assert_eq!(refs[0].arxiv.as_deref(), Some("1706.03762"));
+        assert_eq!(refs[0].title.as_deref(), Some("Attention is all you need"));
+        assert_eq!(refs[0].year, Some(2017));
+        assert_eq!(refs[1].title.as_deref(), Some("Reading order in PDFs"));
+        assert_eq!(refs[1].doi.as_deref(), Some("10.5555/agentero.2020.0001"));
+    }
+
+    #[test]
+    fn bibtex_sidecar() {
+        let bib = "@article{a, title={{Dense} Retrieval}, author={Doe, Jane and Roe, R.}, year=2021, doi={10.1234/ABC}}\n@misc{b, title=\"X y z\", eprint = {2101.00001}}";
+        let refs = parse_bib(bib);
+        assert_eq!(refs.len(), 2);
+        assert_eq!(refs[0].title.as_deref(), Some("Dense Retrieval"));
+        assert_eq!(refs[0].authors, vec!["Jane Doe", "R. Roe"]);
+        assert_eq!(refs[0].doi.as_deref(), Some("10.1234/abc"));
+        assert_eq!(refs[1].arxiv.as_deref(), Some("2101.00001"));
+    }
+
+    #[test]
+    fn json_sidecar() {
+        let refs =
+            parse_json(r#"[{"title":"T one two","authors":["A B"],"year":2020,"doi":"10.1/x"}]"#)
+                .unwrap();
+        assert_eq!(refs[0].raw, "A B. T one two. 2020");
+        assert!(parse_json("{oops").is_err());
+    }
+}

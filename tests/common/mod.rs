@@ -1,0 +1,71 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The corpus of real PDFs named by `AGENTERO_CORPUS`: `None` (with a message) when unset,
+/// a failing test when it names a folder that does not exist.
+pub fn corpus() -> Option<PathBuf> {
+    let Some(dir) = std::env::var_os("AGENTERO_CORPUS") else {
+        eprintln!("AGENTERO_CORPUS is not set: skipping the tests on the real corpus");
+        return None;
+    };
+    let dir = PathBuf::from(dir);
+    let dir = dir
+        .canonicalize()
+        .unwrap_or_else(|e| panic!("AGENTERO_CORPUS={} cannot be opened: {e}", dir.display()));
+    assert!(
+        dir.join("papers").is_dir(),
+        "AGENTERO_CORPUS={} has no papers/ folder",
+        dir.display()
+    );
+    Some(dir)
+}
+
+/// Copies a folder tree (the corpus is read-only and must not get a `.agentero/` of ours).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        let ft = entry.file_type().unwrap();
+        if ft.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if ft.is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
+            let mut perm = std::fs::metadata(&target).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perm.set_readonly(false);
+            std::fs::set_permissions(&target, perm).unwrap();
+        }
+    }
+}
+
+/// A fresh demo vault in a temporary folder.
+pub fn demo_vault() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    agentero::vault::demo::write_demo_vault(dir.path()).unwrap();
+    dir
+}
+
+/// Runs the real binary with a private HOME so it never touches the user's files.
+pub fn agentero(args: &[&str], cwd: &Path) -> Output {
+    let home = cwd.join(".agentero-test-home");
+    Command::new(env!("CARGO_BIN_EXE_agentero"))
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env_remove("AGENTERO_LOG")
+        .output()
+        .expect("the agentero binary runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
