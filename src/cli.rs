@@ -19,6 +19,10 @@ use crate::vault::{Card, SearchOptions, Vault, VaultError};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Serve the `agentero-context` MCP server over stdio for a grant file (started by the host
+    /// for an agent session; stdout is the protocol).
+    #[arg(long, value_name = "GRANT", hide = true)]
+    pub agentero_context_mcp: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -47,9 +51,35 @@ pub enum Command {
     },
     /// Write the bundled demo vault into a folder (default: the app's data folder) and print it.
     Demo { dir: Option<PathBuf> },
+    /// Print the context plan (JSON) of a request; with --grant also write its grant file and
+    /// print the grant's path on stderr (`grant: PATH`).
+    Plan {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// The paper being read (vault-relative).
+        #[arg(long)]
+        paper: Option<String>,
+        /// The page being read (1-based).
+        #[arg(long, requires = "paper")]
+        page: Option<u32>,
+        /// Text selected on that page.
+        #[arg(long, requires = "paper")]
+        selection: Option<String>,
+        /// Plan for a remote agent (prompt only, no tools).
+        #[arg(long)]
+        remote: bool,
+        /// Also write the grant for a new runtime id.
+        #[arg(long)]
+        grant: bool,
+        /// @-mentions: vault-relative paths of papers, files or folders.
+        mentions: Vec<String>,
+    },
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Some(grant) = &cli.agentero_context_mcp {
+        return crate::mcp::run(grant);
+    }
     match cli.command {
         None => {
             let vault = open_vault(None)?;
@@ -78,6 +108,18 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             let vault = open_vault(vault.as_deref())?;
             let query = query.join(" ");
             search(&vault, &query, limit, json)
+        }
+        Some(Command::Plan {
+            vault,
+            paper,
+            page,
+            selection,
+            remote,
+            grant,
+            mentions,
+        }) => {
+            let vault = open_vault(vault.as_deref())?;
+            plan(&vault, paper, page, selection, remote, grant, mentions)
         }
         Some(Command::Demo { dir }) => {
             let dir = match dir {
@@ -230,4 +272,40 @@ fn headline(c: &Card) -> String {
         _ => String::new(),
     };
     format!("{} — {} {}", c.title, c.path, place)
+}
+
+fn plan(
+    vault: &Vault,
+    paper: Option<String>,
+    page: Option<u32>,
+    selection: Option<String>,
+    remote: bool,
+    grant: bool,
+    mentions: Vec<String>,
+) -> anyhow::Result<()> {
+    use crate::context::{ContextRequest, CurrentPaper, Locality, Selection};
+    let request = ContextRequest {
+        mentions,
+        selection: match (&paper, selection) {
+            (Some(p), Some(text)) => Some(Selection { path: p.clone(), page, text }),
+            _ => None,
+        },
+        current: paper.map(|path| CurrentPaper { path, page }),
+        locality: if remote { Locality::Remote } else { Locality::Local },
+        ..ContextRequest::default()
+    };
+    let catalog = vault.catalog();
+    let plan = crate::context::plan::plan_with(vault, &catalog, &request);
+    if grant {
+        let runtime = crate::context::grant::new_id("rt");
+        let (files, _) = crate::context::grant::write(vault, &runtime, &plan)
+            .context("cannot write the grant")?;
+        // The citing-scan cache is written by the host, never by the context server.
+        if let Err(e) = crate::context::library::ensure_cache(vault, &catalog) {
+            tracing::warn!(error = %e, "cannot write the citing-scan cache");
+        }
+        eprintln!("grant: {}", files.grant().display());
+    }
+    println!("{}", plan.to_json_pretty());
+    Ok(())
 }

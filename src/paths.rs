@@ -35,13 +35,10 @@ pub fn looks_like_vault(dir: &Path) -> bool {
     dir.join(crate::vault::paths::STATE_DIR).is_dir() || dir.join("papers").is_dir()
 }
 
-/// Written by the demo generator beside the vault's content (hidden, so never indexed).
-const DEMO_MARKER: &str = ".agentero-demo-version";
-
 /// The bundled demo vault, written (or rewritten after an upgrade) on first use.
 pub fn demo_vault() -> anyhow::Result<PathBuf> {
     let dir = data_dir().join("demo-vault");
-    let marker = dir.join(DEMO_MARKER);
+    let marker = dir.join(demo::VERSION_MARKER);
     let current = std::fs::read_to_string(&marker).ok();
     if current.as_deref().map(str::trim) != Some(demo::DEMO_VAULT_VERSION.to_string().as_str()) {
         demo::write_demo_vault(&dir)

@@ -294,3 +294,100 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// A PDF whose page draws a form that draws a form … ten times at each of eight levels: 10^8
+/// text operations from a few hundred bytes. The indexer must survive it within its time limit.
+fn xobject_bomb() -> Vec<u8> {
+    use lopdf::content::{Content, Operation};
+    use lopdf::{Document, Object, Stream, dictionary};
+    let mut doc = Document::with_version("1.5");
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let leaf = Content {
+        operations: vec![
+            Operation::new("BT", vec![]),
+            Operation::new("Tf", vec!["F1".into(), 12.into()]),
+            Operation::new("Tj", vec![Object::string_literal("boom")]),
+            Operation::new("ET", vec![]),
+        ],
+    };
+    let mut child = doc.add_object(Stream::new(
+        dictionary! {
+            "Type" => "XObject", "Subtype" => "Form", "BBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
+            "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
+        },
+        leaf.encode().unwrap(),
+    ));
+    for _ in 0..8 {
+        let ops: Vec<Operation> = (0..10)
+            .map(|_| Operation::new("Do", vec![Object::Name(b"X".to_vec())]))
+            .collect();
+        child = doc.add_object(Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Form", "BBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
+                "Resources" => dictionary! { "XObject" => dictionary! { "X" => child } },
+            },
+            Content { operations: ops }.encode().unwrap(),
+        ));
+    }
+    let pages_id = doc.new_object_id();
+    let content = doc.add_object(Stream::new(
+        dictionary! {},
+        Content {
+            operations: (0..10)
+                .map(|_| Operation::new("Do", vec![Object::Name(b"X".to_vec())]))
+                .collect::<Vec<_>>(),
+        }
+        .encode()
+        .unwrap(),
+    ));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages_id, "Contents" => content,
+        "MediaBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
+        "Resources" => dictionary! { "XObject" => dictionary! { "X" => child } },
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut out = Vec::new();
+    doc.save_to(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn a_pdf_that_stalls_the_parser_is_cut_off_and_reported() {
+    let dir = common::demo_vault();
+    std::fs::write(dir.path().join("bomb.pdf"), xobject_bomb()).unwrap();
+    let vault = Vault::open(dir.path()).unwrap();
+    let opts = IndexOptions {
+        time_limit: std::time::Duration::from_secs(2),
+        ..IndexOptions::default()
+    };
+    let started = std::time::Instant::now();
+    let s = index_vault(&vault, &opts, &mut |_| {}).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert!(s.papers >= 6, "the other papers are indexed: {s:?}");
+    let bomb = vault.catalog().entries["bomb.pdf"].clone();
+    match bomb.status {
+        Status::Failed => {
+            let why = bomb.error.unwrap();
+            assert!(why.contains("time") || why.contains("limit"), "{why}");
+        }
+        // An extractor that bounds the work per page may finish it: also fine.
+        _ => assert_eq!(bomb.units, 1),
+    }
+}
+
+#[test]
+fn without_a_vault_argument_the_demo_vault_is_used() {
+    let cwd = tempfile::tempdir().unwrap();
+    let out = run(&["search", "--json", "citation"], cwd.path());
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["vault"].as_str().unwrap().ends_with("demo-vault"));
+    assert!(!doc["cards"].as_array().unwrap().is_empty());
+}

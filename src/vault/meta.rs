@@ -203,7 +203,9 @@ fn split_authors(line: &str) -> Vec<String> {
         .split(',')
         .map(|s| {
             s.trim()
-                .trim_end_matches(|c: char| c.is_ascii_digit() || "*†‡§¶∗ ".contains(c))
+                .trim_end_matches(|c: char| {
+                    c.is_ascii_digit() || "*†‡§¶∗ ¹²³⁴⁵⁶⁷⁸⁹⁰,".contains(c)
+                })
                 .trim()
                 .to_string()
         })
@@ -290,9 +292,11 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
             meta.abstract_text = Some(abs);
         }
     }
+    // The year is printed in the header or in the first page's footer, not in the body.
     meta.year = lines
         .iter()
         .take(head_end.max(10))
+        .chain(lines.iter().rev().filter(|l| !l.is_empty()).take(FOOTER_LINES))
         .find_map(|l| YEAR.captures(l).and_then(|c| c[1].parse().ok()));
     meta
 }
@@ -347,22 +351,26 @@ pub fn resolve(
     }
     // The paper's own identifiers: printed on the first page (a DOI in a template header can be
     // foreign, so the Info/XMP DOI is preferred when present).
+    let own = head_and_footer(first_text);
     if meta.doi.is_none() {
         meta.doi = info
             .doi
             .as_deref()
             .and_then(ids::normalize_doi)
-            .or_else(|| ids::find_dois(head_of(first_text)).into_iter().next());
+            .or_else(|| ids::find_dois(&own).into_iter().next());
     }
     if meta.arxiv.is_none() {
-        meta.arxiv = ids::find_arxiv_ids(head_of(first_text)).into_iter().next();
+        meta.arxiv = ids::find_arxiv_ids(&own).into_iter().next();
     }
     meta
 }
 
-/// The part of the first page before the body starts (where a paper prints its own ids), and
-/// its last lines (where footers carry them).
-fn head_of(text: &str) -> &str {
+/// Lines at the foot of a first page (journal line, DOI, page number).
+const FOOTER_LINES: usize = 4;
+
+/// Where a paper prints its own identifiers: the part of the first page before the body starts
+/// and the page's last lines (footers). The body cites other papers' ids, so it is left out.
+fn head_and_footer(text: &str) -> String {
     let cut = text
         .find("\n1 Introduction")
         .or_else(|| text.find("Introduction"))
@@ -372,7 +380,18 @@ fn head_of(text: &str) -> &str {
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    &text[..end]
+    let footer: Vec<&str> = text
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(FOOTER_LINES)
+        .collect();
+    let mut out = text[..end].to_string();
+    for line in footer.iter().rev() {
+        out.push('\n');
+        out.push_str(line);
+    }
+    out
 }
 
 /// A readable title from a path: `papers/attention-is-all/paper.pdf` → "attention is all".

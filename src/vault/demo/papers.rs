@@ -196,7 +196,7 @@ const HARTMANN2019: External = External {
 };
 const BAPTISTE2020: External = External {
     key: "baptiste2020",
-    authors: &["L. Baptiste", "A. Kovač"],
+    authors: &["L. Baptiste", "A. Kovács"],
     title: "Dual encoders for open-domain passage retrieval",
     venue: "arXiv preprint",
     year: 2020,
@@ -972,6 +972,22 @@ const DENSE_SPARSE: Paper = Paper {
                  and a dense model when they ask conceptual questions. In every case, invest in \
                  text extraction first: interleaved columns cost more recall than the choice \
                  between dense and sparse retrieval.",
+            ],
+        },
+        Section {
+            title: "Limitations",
+            level: 0,
+            paragraphs: &[
+                "SciPassage-QA covers three fields and English papers only. Its questions were \
+                 written by annotators who had read the answer passages, which favours lexical \
+                 overlap between question and passage and may flatter BM25; questions written \
+                 before reading would be harder for both models. We judged passages, not \
+                 answers, so we cannot say how retrieval errors propagate to a final answer; \
+                 grounded question answering over the same papers is the natural next step.",
+                "PaperEncoder was trained on citation contexts, which are themselves short \
+                 summaries of the cited work. A dense model trained on questions instead may \
+                 narrow the gap on identifier questions, although the tokenisation problem \
+                 remains.",
             ],
         },
         Section {

@@ -440,6 +440,22 @@ fn lookup_simple(name: &str) -> Option<String> {
     if let Some(&s) = glyph_table().get(name) {
         return Some(s.to_string());
     }
+    if let Some(c) = name
+        .strip_prefix("afii")
+        .and_then(|n| n.parse::<u32>().ok())
+        .and_then(afii_cyrillic)
+    {
+        return Some(c.to_string());
+    }
+    // TeX's extensible math font names its sizes of one symbol "parenleftbig", "summationtext"…
+    for suffix in ["bigg", "Bigg", "big", "Big", "text", "display"] {
+        if let Some(base) = name.strip_suffix(suffix)
+            && base.len() > 1
+            && let Some(&s) = glyph_table().get(base)
+        {
+            return Some(s.to_string());
+        }
+    }
     if let Some(hex) = name.strip_prefix("uni")
         && hex.len() >= 4
         && hex.len() % 4 == 0
@@ -462,6 +478,28 @@ fn lookup_simple(name: &str) -> Option<String> {
         return (!c.is_control()).then(|| c.to_string());
     }
     None
+}
+
+/// The Cyrillic block of the Adobe Glyph List's `afii100NN` names (T2A-encoded TeX fonts).
+fn afii_cyrillic(n: u32) -> Option<char> {
+    let code = match n {
+        10017..=10022 => 0x410 + (n - 10017),
+        10023 => 0x401,
+        10024..=10049 => 0x416 + (n - 10024),
+        10050 => 0x490,
+        10051..=10061 => 0x402 + (n - 10051),
+        10062 => 0x40E,
+        10145 => 0x40F,
+        10065..=10070 => 0x430 + (n - 10065),
+        10071 => 0x451,
+        10072..=10097 => 0x436 + (n - 10072),
+        10098 => 0x491,
+        10099..=10109 => 0x452 + (n - 10099),
+        10110 => 0x45E,
+        10193 => 0x45F,
+        _ => return None,
+    };
+    char::from_u32(code)
 }
 
 /// Reverse lookup for width tables keyed by glyph name (standard-14 metrics).
@@ -978,8 +1016,14 @@ const GLYPHS: &[(&str, &str)] = &[
     ("H18543", "▪"),
     ("H18551", "▫"),
     ("H22073", "□"),
-    ("a71", "●"),
     ("Delta1", "∆"),
+    ("vextendsingle", "|"),
+    ("vextenddouble", "‖"),
+    ("slashbig", "/"),
+    ("backslashbig", "\\"),
+    ("radicalbig", "√"),
+    ("hatwide", "ˆ"),
+    ("tildewide", "˜"),
 ];
 
 #[cfg(test)]
@@ -995,6 +1039,11 @@ mod tests {
         assert_eq!(glyph_to_unicode("a.sc").as_deref(), Some("a"));
         assert_eq!(glyph_to_unicode("g123"), None);
         assert_eq!(glyph_to_unicode("quotedblleft").as_deref(), Some("“"));
+        assert_eq!(glyph_to_unicode("afii10017").as_deref(), Some("А"));
+        assert_eq!(glyph_to_unicode("afii10097").as_deref(), Some("я"));
+        assert_eq!(glyph_to_unicode("afii10103").as_deref(), Some("і"));
+        assert_eq!(glyph_to_unicode("parenleftBig").as_deref(), Some("("));
+        assert_eq!(glyph_to_unicode("summationdisplay").as_deref(), Some("∑"));
     }
 
     #[test]

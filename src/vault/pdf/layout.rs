@@ -270,10 +270,11 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
     let bins = (width.ceil() as usize).clamp(1, 4000);
     let scale = bins as f32 / width;
     let mut cov = vec![0f32; bins + 1];
-    for f in frags {
+    // Lines wider than a column (title, abstract) cross any gutter; they do not count here.
+    for f in frags.iter().filter(|f| f.x1 - f.x0 < 0.55 * width) {
         let a = (((f.x0 - x0) * scale).floor().max(0.0) as usize).min(bins);
         let b = (((f.x1 - x0) * scale).ceil().max(0.0) as usize).min(bins);
-        for c in &mut cov[a..b] {
+        for c in cov.get_mut(a..b).unwrap_or(&mut []) {
             *c += f.size;
         }
     }
@@ -285,13 +286,14 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
     let min_cov = cov[lo..hi].iter().copied().fold(f32::INFINITY, f32::min);
     let left_max = cov[..lo].iter().copied().fold(0.0, f32::max);
     let right_max = cov[hi..].iter().copied().fold(0.0, f32::max);
-    let side_min = left_max.min(right_max);
-    // Both columns need a few lines; the strip may only be crossed by a minority of the text.
-    if side_min < 4.0 * median_size || min_cov > 0.35 * side_min {
+
+    // The strip must be emptier than the text beside it; centred title blocks may still cross
+    // it, which the zone test below allows as long as they sit outside the columns.
+    if left_max.max(right_max) < 4.0 * median_size || min_cov >= 0.8 * left_max.max(right_max) {
         return None;
     }
     // The widest run of low coverage in the middle part.
-    let limit = min_cov + 0.05 * side_min;
+    let limit = min_cov + 0.05 * left_max.min(right_max);
     let mut best: Option<(usize, usize)> = None;
     let mut i = lo;
     while i < hi {
@@ -327,6 +329,31 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
     if left_w < 0.2 * width || right_w < 0.2 * width {
         return None;
     }
+    // Where both columns have text, lines crossing the gutter must be rare: otherwise this is a
+    // single-column page with an accidental vertical gap (a table, a list of short items).
+    let y_span = |keep: &dyn Fn(&Frag) -> bool| {
+        frags.iter().filter(|f| keep(f)).fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), f| {
+            (lo.min(f.y), hi.max(f.y))
+        })
+    };
+    let is_left = |f: &Frag| f.x1 <= g0 + 1.0;
+    let is_right = |f: &Frag| f.x0 >= g1 - 1.0;
+    let (l_lo, l_hi) = y_span(&is_left);
+    let (r_lo, r_hi) = y_span(&is_right);
+    let (z_lo, z_hi) = (l_lo.max(r_lo), l_hi.min(r_hi));
+    if z_hi <= z_lo {
+        return None;
+    }
+    let lines_on = |keep: &dyn Fn(&Frag) -> bool| frags.iter().filter(|f| keep(f)).map(|f| f.size).sum::<f32>();
+    if lines_on(&is_left) < 4.0 * median_size || lines_on(&is_right) < 4.0 * median_size {
+        return None;
+    }
+    let zone: Vec<&Frag> = frags.iter().filter(|f| f.y >= z_lo && f.y <= z_hi).collect();
+    let crossing = zone.iter().filter(|f| f.x0 < g0 - 1.0 && f.x1 > g1 + 1.0).count();
+    let sides = zone.iter().filter(|f| is_left(f) || is_right(f)).count();
+    if crossing > 2 && crossing * 10 > sides {
+        return None;
+    }
     Some((g0, g1))
 }
 
@@ -337,13 +364,18 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
             .total_cmp(&frags[a].y)
             .then(frags[a].x0.total_cmp(&frags[b].x0))
     });
-    // Group by baseline: a fragment joins the current line when close to its main baseline.
+    // Group by baseline: a fragment joins the current line when its vertical extent overlaps
+    // that of the line's main (largest) fragment by at least half of the smaller one. Sub- and
+    // superscripts pass this test; the next line, or a drop cap's first line, does not.
+    let extent = |y: f32, s: f32| (y - 0.25 * s, y + 0.75 * s);
     let mut groups: Vec<(f32, f32, Vec<usize>)> = Vec::new();
     for i in region {
         let f = &frags[i];
         let joined = groups.last_mut().is_some_and(|(y, size, members)| {
-            let s = size.max(f.size);
-            if (f.y - *y).abs() < 0.45 * s {
+            let (a0, a1) = extent(*y, *size);
+            let (b0, b1) = extent(f.y, f.size);
+            let overlap = a1.min(b1) - a0.max(b0);
+            if overlap >= 0.5 * size.min(f.size) {
                 members.push(i);
                 if f.size > *size + 0.5 {
                     *size = f.size;
@@ -441,9 +473,13 @@ fn paragraphs(mut lines: Vec<Line>) -> String {
             Some(t) => delta > 1.45 * t && delta > t + 0.3 * size,
             None => delta > 1.8 * size,
         } || delta < -0.5 * size;
+        // A first-line indent, not a hanging indent: the line after it is back at the margin.
         let indent = l.x0 - left;
-        let indent_break =
-            indent > 0.8 * l.size && indent < 5.0 * l.size && (p.x0 - left) < 0.3 * l.size;
+        let back_at_margin = lines.get(i + 1).is_none_or(|n| n.x0 - left < 0.3 * n.size);
+        let indent_break = indent > 0.8 * l.size
+            && indent < 5.0 * l.size
+            && (p.x0 - left) < 0.3 * l.size
+            && back_at_margin;
         breaks[i] = gap_break || indent_break;
     }
 

@@ -1,0 +1,177 @@
+//! Turning a mention (or any path from outside) into a verified source: kind, vault-relative
+//! path and content hash — or a machine-readable reason why not. Everything goes through
+//! [`Vault::resolve`]; on top of it, percent-encoded names are refused outright so that a
+//! mention is never decoded into something other than what the user saw.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::vault::catalog::Catalog;
+use crate::vault::fsutil::{sha256_file, sha256_hex};
+use crate::vault::scan::{self, EntryKind};
+use crate::vault::{Resolved, Vault};
+
+/// Reason names beyond [`crate::vault::Refusal::as_str`].
+pub const ENCODED: &str = "encoded";
+pub const VAULT_ROOT: &str = "vault_root";
+pub const UNSUPPORTED: &str = "unsupported";
+pub const UNREADABLE: &str = "unreadable";
+pub const DUPLICATE: &str = "duplicate";
+
+/// A source that passed every check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verified {
+    pub kind: EntryKind,
+    /// Normalized vault-relative path (`/`-separated, no trailing slash).
+    pub path: String,
+    pub sha256: String,
+    /// Bytes of a paper or file; entries of a directory's one-level listing.
+    pub size: u64,
+    #[serde(skip)]
+    pub abs: std::path::PathBuf,
+}
+
+/// The mention as typed, without the `@` and surrounding whitespace.
+pub fn clean(raw: &str) -> &str {
+    let t = raw.trim();
+    t.strip_prefix('@').unwrap_or(t).trim()
+}
+
+/// Whether `s` contains a `%XX` escape. Such a name is refused instead of decoded: decoding
+/// is how `%2e%2e%2f` becomes `../` after every check has passed.
+pub fn has_percent_escape(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.windows(3)
+        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
+}
+
+/// Resolves a path safely and classifies it. `catalog` (when given) supplies content hashes for
+/// files whose size and mtime it already knows, so planning does not re-hash unchanged PDFs.
+pub fn verify(vault: &Vault, catalog: Option<&Catalog>, raw: &str) -> Result<Verified, &'static str> {
+    let rel = clean(raw);
+    if has_percent_escape(rel) {
+        return Err(ENCODED);
+    }
+    let resolved = vault.resolve(rel).map_err(|r| r.as_str())?;
+    if resolved.rel.is_empty() {
+        return Err(VAULT_ROOT);
+    }
+    classify(&resolved, catalog)
+}
+
+/// Kind, hash and size of a resolved path.
+pub fn classify(resolved: &Resolved, catalog: Option<&Catalog>) -> Result<Verified, &'static str> {
+    if resolved.is_dir {
+        let listing = listing(&resolved.abs).map_err(|_| UNREADABLE)?;
+        let text: String = listing.iter().map(|e| format!("{}\n", e.display_name())).collect();
+        return Ok(Verified {
+            kind: EntryKind::Directory,
+            path: resolved.rel.clone(),
+            sha256: sha256_hex(text.as_bytes()),
+            size: listing.len() as u64,
+            abs: resolved.abs.clone(),
+        });
+    }
+    let kind = scan::classify_file(&resolved.abs).ok_or(UNSUPPORTED)?;
+    let meta = std::fs::metadata(&resolved.abs).map_err(|_| UNREADABLE)?;
+    let known = catalog.and_then(|c| c.entries.get(&resolved.rel)).filter(|e| {
+        e.kind == kind
+            && e.size == meta.len()
+            && e.mtime_ns == scan::mtime_ns(&meta)
+            && !e.sha256.is_empty()
+    });
+    let sha256 = match known {
+        Some(e) => e.sha256.clone(),
+        None => sha256_file(&resolved.abs).map_err(|_| UNREADABLE)?,
+    };
+    Ok(Verified {
+        kind,
+        path: resolved.rel.clone(),
+        sha256,
+        size: meta.len(),
+        abs: resolved.abs.clone(),
+    })
+}
+
+/// One entry of a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListedEntry {
+    pub name: String,
+    pub kind: EntryKind,
+}
+
+impl ListedEntry {
+    /// The name with a trailing `/` for folders (the form hashed and shown to agents).
+    pub fn display_name(&self) -> String {
+        match self.kind {
+            EntryKind::Directory => format!("{}/", self.name),
+            _ => self.name.clone(),
+        }
+    }
+}
+
+/// The visible one-level listing of the folder at canonical `abs`, sorted by name: hidden
+/// entries, `.agentero/`, symlinks and anything that is not a paper, text file or folder are
+/// left out (a symlink is only followed when named, through [`Vault::resolve`]).
+pub fn listing(abs: &Path) -> std::io::Result<Vec<ListedEntry>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(abs)?.flatten() {
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(ft) = entry.file_type() else { continue };
+        let kind = if ft.is_dir() {
+            EntryKind::Directory
+        } else if ft.is_file() {
+            match scan::classify_file(&entry.path()) {
+                Some(k) => k,
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        out.push(ListedEntry { name, kind });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_escapes_are_detected() {
+        assert!(has_percent_escape("%2e%2e/x"));
+        assert!(has_percent_escape("notes%2Fa.md"));
+        assert!(!has_percent_escape("50%off.md"));
+        assert_eq!(clean("  @notes/a.md "), "notes/a.md");
+    }
+
+    #[test]
+    fn verify_refuses_and_classifies() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("notes/sub")).unwrap();
+        std::fs::write(root.join("notes/a.md"), "# A\n").unwrap();
+        std::fs::write(root.join("notes/.hidden.md"), "x").unwrap();
+        std::fs::write(root.join("notes/pic.png"), [0u8, 1]).unwrap();
+        let vault = Vault::open(root).unwrap();
+        let v = verify(&vault, None, "@notes/a.md").unwrap();
+        assert_eq!((v.kind, v.path.as_str(), v.size), (EntryKind::File, "notes/a.md", 4));
+        assert_eq!(v.sha256, sha256_hex(b"# A\n"));
+        let d = verify(&vault, None, "notes/").unwrap();
+        assert_eq!((d.kind, d.path.as_str(), d.size), (EntryKind::Directory, "notes", 2));
+        assert_eq!(d.sha256, sha256_hex(b"a.md\nsub/\n"));
+        assert_eq!(verify(&vault, None, "notes%2fa.md"), Err(ENCODED));
+        assert_eq!(verify(&vault, None, "notes/.hidden.md"), Err("hidden"));
+        assert_eq!(verify(&vault, None, "notes/pic.png"), Err(UNSUPPORTED));
+        assert_eq!(verify(&vault, None, "."), Err(VAULT_ROOT));
+        assert_eq!(verify(&vault, None, "../x"), Err("traversal"));
+        assert_eq!(verify(&vault, None, "nope.md"), Err("not_found"));
+    }
+}

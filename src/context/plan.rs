@@ -1,0 +1,436 @@
+//! `ContextRequest → ContextPlan` (SPEC §4): a pure function of the request and the vault's
+//! bytes. Nothing here depends on time, randomness or hash-map order, so the same request over
+//! the same vault gives a byte-identical plan.
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::budget::Budget;
+use super::canonical;
+use super::mention::{self, DUPLICATE, Verified};
+use super::quote;
+use crate::vault::catalog::Catalog;
+use crate::vault::scan::EntryKind;
+use crate::vault::{PaperRecord, Vault, meta, textfile, uri};
+
+/// Bumped when the plan's shape changes.
+pub const PLAN_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Surface {
+    #[default]
+    Sidebar,
+    Quick,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Locality {
+    #[default]
+    Local,
+    Remote,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// A local agent with the `agentero-context` server attached.
+    Mcp,
+    /// Evidence inlined, nothing readable beyond it.
+    PromptOnly,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Mcp => "mcp",
+            Mode::PromptOnly => "prompt_only",
+        }
+    }
+}
+
+/// Where a source came from, in priority order (a path named twice keeps its first origin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    Selection,
+    Current,
+    Mention,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CurrentPaper {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Selection {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+    pub text: String,
+}
+
+/// One turn's request for context (SPEC §4). The vault is the one the plan is computed over.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContextRequest {
+    pub surface: Surface,
+    /// The user's text (shapes the prompt only, never the plan's sources).
+    pub text: String,
+    /// Vault-relative paths the user @-mentioned (a leading `@` is accepted).
+    pub mentions: Vec<String>,
+    pub current: Option<CurrentPaper>,
+    pub selection: Option<Selection>,
+    pub locality: Locality,
+    pub budget: Budget,
+}
+
+/// A piece of minimal evidence for the prompt. Never an abstract.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evidence {
+    pub path: String,
+    pub kind: EntryKind,
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_label: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[u32; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    /// The quoted text (at most the quote cap); absent for "the user is reading this page".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
+    /// The quote was cut at the cap; the rest is readable with the tools.
+    pub truncated: bool,
+    pub citation_uri: String,
+    pub origin: Origin,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Source {
+    pub kind: EntryKind,
+    pub path: String,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Omitted {
+    /// The mention as given.
+    pub mention: String,
+    pub origin: Origin,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    /// The normalized path when it resolved, else the mention as given.
+    pub path: String,
+    pub origin: Origin,
+    /// `allowed` or `omitted`.
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<EntryKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// Bytes of a paper or file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Entries in a directory's one-level listing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entries: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextPlan {
+    pub version: u32,
+    pub surface: Surface,
+    pub locality: Locality,
+    pub mode: Mode,
+    /// Tools the agent may call (sorted; empty in `prompt_only`).
+    pub tools: Vec<String>,
+    pub budget: Budget,
+    pub evidence: Vec<Evidence>,
+    /// Sorted by path.
+    pub sources: Vec<Source>,
+    pub omitted: Vec<Omitted>,
+    pub manifest: Vec<ManifestEntry>,
+    pub fingerprint: String,
+}
+
+impl ContextPlan {
+    /// Pretty JSON with sorted keys (what `agentero plan` prints).
+    pub fn to_json_pretty(&self) -> String {
+        canonical::to_pretty(&serde_json::to_value(self).unwrap_or_default())
+    }
+}
+
+/// The fingerprint of a grant: sha256 of the canonical JSON of
+/// `{tools (sorted), sources (sorted {kind,path}), budget, mode}` — no quotes, no prompt text,
+/// no content hashes, so editing a quote never changes it (SPEC §4.5).
+pub fn fingerprint(tools: &[String], sources: &[Source], budget: &Budget, mode: Mode) -> String {
+    let mut tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+    tools.sort_unstable();
+    tools.dedup();
+    let mut srcs: Vec<(&str, EntryKind)> = sources.iter().map(|s| (s.path.as_str(), s.kind)).collect();
+    srcs.sort_unstable();
+    srcs.dedup();
+    let sources: Vec<serde_json::Value> = srcs
+        .iter()
+        .map(|(path, kind)| json!({"kind": kind.as_str(), "path": path}))
+        .collect();
+    canonical::digest(&json!({
+        "tools": tools,
+        "sources": sources,
+        "budget": budget,
+        "mode": mode.as_str(),
+    }))
+}
+
+struct Candidate<'a> {
+    raw: &'a str,
+    origin: Origin,
+}
+
+/// Computes the plan, loading the vault's catalog for titles and known hashes.
+pub fn plan(vault: &Vault, req: &ContextRequest) -> ContextPlan {
+    plan_with(vault, &vault.catalog(), req)
+}
+
+/// Computes the plan with an already loaded catalog.
+pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> ContextPlan {
+    let budget = req.budget.sanitized();
+    let mut candidates = Vec::new();
+    if let Some(s) = &req.selection {
+        candidates.push(Candidate { raw: &s.path, origin: Origin::Selection });
+    }
+    if let Some(c) = &req.current {
+        candidates.push(Candidate { raw: &c.path, origin: Origin::Current });
+    }
+    for m in &req.mentions {
+        candidates.push(Candidate { raw: m, origin: Origin::Mention });
+    }
+
+    let mut sources: Vec<Source> = Vec::new();
+    let mut seen: Vec<(Origin, Option<Verified>)> = Vec::new();
+    let mut omitted = Vec::new();
+    let mut manifest = Vec::new();
+    for c in candidates {
+        let outcome = mention::verify(vault, Some(catalog), c.raw);
+        seen.push((c.origin, outcome.clone().ok()));
+        let outcome = match outcome {
+            Ok(v) if sources.iter().any(|s| s.path == v.path) => Err((DUPLICATE, Some(v))),
+            Ok(v) => Ok(v),
+            Err(reason) => Err((reason, None)),
+        };
+        match outcome {
+            Ok(v) => {
+                manifest.push(ManifestEntry {
+                    path: v.path.clone(),
+                    origin: c.origin,
+                    status: "allowed".into(),
+                    kind: Some(v.kind),
+                    reason: None,
+                    sha256: Some(v.sha256.clone()),
+                    size: (v.kind != EntryKind::Directory).then_some(v.size),
+                    entries: (v.kind == EntryKind::Directory).then_some(v.size),
+                });
+                sources.push(Source {
+                    kind: v.kind,
+                    path: v.path.clone(),
+                    sha256: v.sha256.clone(),
+                });
+            }
+            Err((reason, dup)) => {
+                omitted.push(Omitted {
+                    mention: c.raw.to_string(),
+                    origin: c.origin,
+                    reason: reason.to_string(),
+                });
+                manifest.push(ManifestEntry {
+                    path: dup.as_ref().map_or_else(|| c.raw.to_string(), |v| v.path.clone()),
+                    origin: c.origin,
+                    status: "omitted".into(),
+                    kind: dup.as_ref().map(|v| v.kind),
+                    reason: Some(reason.to_string()),
+                    sha256: dup.as_ref().map(|v| v.sha256.clone()),
+                    size: None,
+                    entries: None,
+                });
+            }
+        }
+    }
+    sources.sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
+    manifest.sort_by(|a, b| {
+        (a.path.as_str(), a.origin, a.status.as_str()).cmp(&(b.path.as_str(), b.origin, b.status.as_str()))
+    });
+
+    let mut evidence = Vec::new();
+    // The verified source behind the selection and the current paper, duplicates included.
+    let of_origin = |origin: Origin| {
+        seen.iter()
+            .find(|(o, _)| *o == origin)
+            .and_then(|(_, v)| v.as_ref())
+            .filter(|v| v.kind != EntryKind::Directory)
+    };
+    if let (Some(sel), Some(v)) = (&req.selection, of_origin(Origin::Selection)) {
+        evidence.push(evidence_item(vault, catalog, v, sel.page, Some(&sel.text), &budget, Origin::Selection));
+    }
+    if let (Some(cur), Some(v)) = (&req.current, of_origin(Origin::Current)) {
+        // A selection on the same page already points the agent there: no second item.
+        let covered = evidence
+            .first()
+            .is_some_and(|e| e.path == v.path && req.selection.as_ref().is_some_and(|s| s.page == cur.page));
+        if !covered {
+            evidence.push(evidence_item(vault, catalog, v, cur.page, None, &budget, Origin::Current));
+        }
+    }
+
+    let mode = if req.locality == Locality::Local && !sources.is_empty() {
+        Mode::Mcp
+    } else {
+        Mode::PromptOnly
+    };
+    let tools: Vec<String> = match mode {
+        Mode::Mcp => super::TOOL_NAMES.iter().map(|s| s.to_string()).collect(),
+        Mode::PromptOnly => Vec::new(),
+    };
+    let fingerprint = fingerprint(&tools, &sources, &budget, mode);
+    ContextPlan {
+        version: PLAN_VERSION,
+        surface: req.surface,
+        locality: req.locality,
+        mode,
+        tools,
+        budget,
+        evidence,
+        sources,
+        omitted,
+        manifest,
+        fingerprint,
+    }
+}
+
+/// The record of an indexed paper whose catalog entry matches the verified hash.
+fn record_of(vault: &Vault, catalog: &Catalog, v: &Verified) -> Option<PaperRecord> {
+    let entry = catalog.entries.get(&v.path)?;
+    (entry.sha256 == v.sha256).then(|| vault.record(&v.sha256)).flatten()
+}
+
+fn title_of(vault: &Vault, catalog: &Catalog, v: &Verified, record: Option<&PaperRecord>) -> String {
+    if let Some(e) = catalog.entries.get(&v.path).filter(|e| e.sha256 == v.sha256 && !e.title.is_empty()) {
+        return e.title.clone();
+    }
+    if let Some(r) = record.filter(|r| !r.meta.title.is_empty()) {
+        return r.meta.title.clone();
+    }
+    if v.kind == EntryKind::File
+        && let Ok(text) = std::fs::read_to_string(vault.root().join(&v.path))
+    {
+        return textfile::title(&v.path, &text);
+    }
+    meta::file_title(&v.path)
+}
+
+/// Cuts `text` at `cap` characters; returns the text and whether it was cut.
+pub fn cap_quote(text: &str, cap: usize) -> (String, bool) {
+    let text = text.trim();
+    if text.chars().count() <= cap {
+        return (text.to_string(), false);
+    }
+    (text.chars().take(cap).collect(), true)
+}
+
+fn evidence_item(
+    vault: &Vault,
+    catalog: &Catalog,
+    v: &Verified,
+    page: Option<u32>,
+    quote_text: Option<&str>,
+    budget: &Budget,
+    origin: Origin,
+) -> Evidence {
+    let record = match v.kind {
+        EntryKind::Paper => record_of(vault, catalog, v),
+        _ => None,
+    };
+    let title = title_of(vault, catalog, v, record.as_ref());
+    let quote_text = quote_text.map(str::trim).filter(|q| !q.is_empty());
+    let (quote, truncated) = match quote_text {
+        Some(q) => {
+            let (q, t) = cap_quote(q, budget.quote_cap);
+            (Some(q), t)
+        }
+        None => (None, false),
+    };
+    match v.kind {
+        EntryKind::Paper => {
+            // A page beyond the paper's end (stale UI state) is dropped rather than cited.
+            let page = page.filter(|p| *p >= 1 && record.as_ref().is_none_or(|r| *p <= r.pages));
+            let section = page.and_then(|p| {
+                record.as_ref().and_then(|r| {
+                    r.sections
+                        .iter()
+                        .filter(|s| s.page <= p)
+                        .next_back()
+                        .map(|s| match &s.number {
+                            Some(n) => format!("{n} {}", s.title),
+                            None => s.title.clone(),
+                        })
+                })
+            });
+            let page_label = page.and_then(|p| record.as_ref().and_then(|r| r.label(p).map(str::to_string)));
+            Evidence {
+                path: v.path.clone(),
+                kind: v.kind,
+                title,
+                page,
+                page_label,
+                lines: None,
+                section,
+                quote,
+                truncated,
+                citation_uri: match page {
+                    Some(p) => uri::page_uri(&v.path, p),
+                    None => uri::encode_path(&v.path),
+                },
+                origin,
+            }
+        }
+        _ => {
+            // In a text file the quote's place is its line range.
+            let lines = quote_text.and_then(|q| {
+                let text = std::fs::read_to_string(&v.abs).ok()?;
+                let range = quote::find(&text, q)?.range;
+                let first = text[..range.start].matches('\n').count() as u32 + 1;
+                let last = first + text[range.start..range.end].matches('\n').count() as u32;
+                Some([first, last])
+            });
+            Evidence {
+                path: v.path.clone(),
+                kind: v.kind,
+                title,
+                page: None,
+                page_label: None,
+                lines,
+                section: None,
+                quote,
+                truncated,
+                citation_uri: match lines {
+                    Some([a, b]) => uri::lines_uri(&v.path, a, b),
+                    None => uri::encode_path(&v.path),
+                },
+                origin,
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Finding a quote in extracted text although the two were extracted differently: whitespace,
+//! line-end hyphenation, ligatures (ﬁ/fi), typographic quotes and dashes all differ between
+//! PDF text extractors. Both sides are reduced to lower-case letters and digits; the match is
+//! mapped back to a byte range of the original text. When the reduced quote does not occur
+//! verbatim (a glyph decoded differently, a dropped accent), fixed-length anchors of it that
+//! still occur close together in the right order locate it.
+
+use std::ops::Range;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Byte range in the searched text.
+    pub range: Range<usize>,
+    /// Whether the reduced quote occurred verbatim (else anchors located it).
+    pub exact: bool,
+}
+
+/// Quotes shorter than this (after reduction) are too ambiguous to locate.
+pub const MIN_CHARS: usize = 6;
+
+/// The reduced form of `text` and, for every byte of it, the source byte span it came from.
+pub struct Reduced {
+    pub text: String,
+    spans: Vec<(usize, usize)>,
+}
+
+fn expand(c: char) -> Option<&'static str> {
+    Some(match c {
+        'ﬀ' => "ff",
+        'ﬁ' => "fi",
+        'ﬂ' => "fl",
+        'ﬃ' => "ffi",
+        'ﬄ' => "ffl",
+        'ﬅ' | 'ﬆ' => "st",
+        'æ' | 'Æ' => "ae",
+        'œ' | 'Œ' => "oe",
+        'ß' => "ss",
+        _ => return None,
+    })
+}
+
+pub fn reduce(text: &str) -> Reduced {
+    let mut out = String::with_capacity(text.len());
+    let mut spans = Vec::with_capacity(text.len());
+    let mut push = |c: char, span: (usize, usize), out: &mut String| {
+        for lc in c.to_lowercase() {
+            if lc.is_alphanumeric() {
+                out.push(lc);
+                for _ in 0..lc.len_utf8() {
+                    spans.push(span);
+                }
+            }
+        }
+    };
+    for (i, c) in text.char_indices() {
+        let span = (i, i + c.len_utf8());
+        match expand(c) {
+            Some(s) => s.chars().for_each(|e| push(e, span, &mut out)),
+            None => push(c, span, &mut out),
+        }
+    }
+    Reduced { text: out, spans }
+}
+
+impl Reduced {
+    /// The source byte range of the reduced bytes `r`.
+    pub fn source(&self, r: Range<usize>) -> Option<Range<usize>> {
+        if r.is_empty() || r.end > self.spans.len() {
+            return None;
+        }
+        Some(self.spans[r.start].0..self.spans[r.end - 1].1)
+    }
+}
+
+/// Locates `quote` in `text`.
+pub fn find(text: &str, quote: &str) -> Option<Found> {
+    let hay = reduce(text);
+    find_in(&hay, quote)
+}
+
+/// Locates `quote` in an already reduced text (reduce once, search many times).
+pub fn find_in(hay: &Reduced, quote: &str) -> Option<Found> {
+    let needle = reduce(quote).text;
+    if needle.chars().count() < MIN_CHARS {
+        return None;
+    }
+    if let Some(pos) = hay.text.find(&needle) {
+        return Some(Found {
+            range: hay.source(pos..pos + needle.len())?,
+            exact: true,
+        });
+    }
+    anchored(hay, &needle).map(|range| Found { range, exact: false })
+}
+
+const ANCHOR: usize = 12;
+
+fn anchored(hay: &Reduced, needle: &str) -> Option<Range<usize>> {
+    let chars: Vec<(usize, char)> = needle.char_indices().collect();
+    let n = chars.len() / ANCHOR;
+    if n < 3 {
+        return None;
+    }
+    // (implied start of the whole quote in the haystack, anchor number, anchor end)
+    let mut hits: Vec<(usize, usize, usize)> = Vec::new();
+    for i in 0..n {
+        let from = chars[i * ANCHOR].0;
+        let to = chars.get((i + 1) * ANCHOR).map_or(needle.len(), |c| c.0);
+        let anchor = &needle[from..to];
+        let found: Vec<usize> = hay.text.match_indices(anchor).map(|(p, _)| p).take(65).collect();
+        if found.len() > 64 {
+            continue; // too common to say anything about where the quote is
+        }
+        for p in found {
+            if p >= from {
+                hits.push((p - from, i, p + anchor.len()));
+            }
+        }
+    }
+    hits.sort_unstable();
+    let tolerance = (needle.len() / 8).max(16);
+    let need = n.div_ceil(2).max(2);
+    let mut best: Option<(usize, usize, usize)> = None; // (count, window start, window end idx)
+    let mut lo = 0;
+    for hi in 0..hits.len() {
+        while hits[hi].0 - hits[lo].0 > tolerance {
+            lo += 1;
+        }
+        let mut ids: Vec<usize> = hits[lo..=hi].iter().map(|h| h.1).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() >= need && best.is_none_or(|b| ids.len() > b.0) {
+            best = Some((ids.len(), lo, hi));
+        }
+    }
+    let (_, lo, hi) = best?;
+    let window = &hits[lo..=hi];
+    let start = window.iter().map(|h| h.0).min()?;
+    let end = (window.iter().map(|h| h.2).max()?).max(start + 1).min(hay.text.len());
+    // Snap to character boundaries of the reduced text.
+    let start = (0..=start).rev().find(|&i| hay.text.is_char_boundary(i))?;
+    let end = (end..=hay.text.len()).find(|&i| hay.text.is_char_boundary(i))?;
+    hay.source(start..end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerant_of_layout_differences() {
+        let text = "The ﬁrst re-\nsult shows that  “quoting first”\nmakes answers check-\nable at almost no cost.";
+        let f = find(text, "result shows that \"quoting first\" makes answers checkable").unwrap();
+        assert!(f.exact);
+        assert!(text[f.range.clone()].starts_with("re-\nsult"));
+        assert!(text[f.range].ends_with("check-\nable"));
+        let f = find(text, "The first result").unwrap();
+        assert_eq!(f.range.start, 0);
+        assert!(find(text, "no").is_none(), "too short");
+        assert!(find(text, "something that is not in the text at all").is_none());
+    }
+
+    #[test]
+    fn anchors_survive_a_misdecoded_glyph() {
+        let text = "Intro. Reciprocal rank fusion of the two reaches a recall at 10 of 0.731, against 0.612 for BM25. End.";
+        let quote = "Reciprocal rank fusion of the twQ reaches a recall at 10 of 0.731, against 0.612 for BM25";
+        let f = find(text, quote).unwrap();
+        assert!(!f.exact);
+        let got = &text[f.range];
+        assert!(got.contains("rank fusion") && got.contains("0.612"), "{got}");
+    }
+}

@@ -1,0 +1,367 @@
+//! The three context tools as plain functions over a grant (SPEC §5). A [`ToolSession`] holds
+//! what one server process caches between calls: the grant (re-read whenever its file
+//! changes), the catalog, a read-only index reader, papers extracted on demand and the
+//! library's citing-scan. Every call is checked against the grant of the moment and, when
+//! it succeeds, recorded in `usage.jsonl`.
+
+mod access;
+mod read;
+mod relations;
+mod search;
+pub mod spec;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use access::Target;
+pub use spec::{ToolSpec, specs};
+
+use super::grant::{self, Grant, GrantFiles, UsageLine, UsageMeter};
+use super::library::Library;
+use crate::vault::catalog::{Catalog, LoadOutcome};
+use crate::vault::pdf::PageText;
+use crate::vault::{PaperRecord, SearchIndex, Vault};
+
+/// What a successful call returns: the same data as a JSON value and as readable text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub structured: Value,
+    pub text: String,
+    /// The citation URIs the result carries (recorded in `usage.jsonl`).
+    pub citation_uris: Vec<String>,
+}
+
+/// A refusal or failure, shown to the agent as an `isError` result. Messages never contain
+/// absolute paths or content of anything outside the grant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> ToolError {
+        ToolError {
+            code,
+            message: message.into(),
+        }
+    }
+    pub fn bad_args(message: impl Into<String>) -> ToolError {
+        ToolError::new("bad_arguments", message)
+    }
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+/// Identity of a file version: a rewrite (atomic rename) always changes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    mtime_ns: i128,
+    ino: u64,
+}
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let m = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some(Stamp {
+        len: m.len(),
+        mtime_ns: crate::vault::scan::mtime_ns(&m),
+        ino,
+    })
+}
+
+/// A paper's record and page texts, from the index or extracted on demand.
+#[derive(Debug)]
+pub struct PaperData {
+    pub record: PaperRecord,
+    pub pages: Vec<PageText>,
+}
+
+struct LoadedGrant {
+    stamp: Stamp,
+    grant: Arc<Grant>,
+    vault: Vault,
+}
+
+pub struct ToolSession {
+    grant_path: PathBuf,
+    files: GrantFiles,
+    grant: Option<LoadedGrant>,
+    catalog: Option<(Option<Stamp>, Arc<Catalog>)>,
+    index: Option<SearchIndex>,
+    /// The catalog stamp the index reader was last reloaded for.
+    index_for: Option<Option<Stamp>>,
+    papers: HashMap<(String, u64, i128), Arc<PaperData>>,
+    library: Option<Arc<Library>>,
+    meter: UsageMeter,
+}
+
+/// Per-call view handed to the tools.
+pub struct Ctx {
+    pub grant: Arc<Grant>,
+    pub vault: Vault,
+    /// Characters this turn may still return.
+    pub remaining: usize,
+}
+
+/// Papers kept in memory at most (each is a few hundred KB of text at worst).
+const PAPER_CACHE: usize = 64;
+
+impl ToolSession {
+    pub fn new(grant_path: &Path) -> ToolSession {
+        ToolSession {
+            grant_path: grant_path.to_path_buf(),
+            files: GrantFiles::of_grant(grant_path),
+            grant: None,
+            catalog: None,
+            index: None,
+            index_for: None,
+            papers: HashMap::new(),
+            library: None,
+            meter: UsageMeter::default(),
+        }
+    }
+
+    pub fn files(&self) -> &GrantFiles {
+        &self.files
+    }
+
+    /// The current grant, re-read when its file changed since the last call.
+    pub fn grant(&mut self) -> Result<(Arc<Grant>, Vault), ToolError> {
+        let unavailable = || ToolError::new("grant_unavailable", "this turn's grant cannot be read; no source is readable");
+        let st = stamp(&self.grant_path).ok_or_else(unavailable)?;
+        if let Some(g) = &self.grant
+            && g.stamp == st
+        {
+            return Ok((g.grant.clone(), g.vault.clone()));
+        }
+        let grant = grant::read(&self.grant_path).map_err(|e| {
+            tracing::warn!(error = %e, "cannot load the grant");
+            unavailable()
+        })?;
+        let vault = Vault::open(&grant.vault).map_err(|_| unavailable())?;
+        // The grant must live in its own vault's session folder: a grant elsewhere could
+        // otherwise point the server at any folder on the machine.
+        let sessions = vault.state_dir().join(grant::SESSIONS_DIR);
+        let here = self.grant_path.canonicalize().map_err(|_| unavailable())?;
+        if !here.starts_with(&sessions) {
+            tracing::warn!("the grant file is not inside its vault's session folder");
+            return Err(unavailable());
+        }
+        let grant = Arc::new(grant);
+        self.grant = Some(LoadedGrant {
+            stamp: st,
+            grant: grant.clone(),
+            vault: vault.clone(),
+        });
+        Ok((grant, vault))
+    }
+
+    /// The catalog, re-read when `catalog.json` changed.
+    fn catalog(&mut self, vault: &Vault) -> Arc<Catalog> {
+        let st = stamp(&vault.catalog_path());
+        if let Some((s, c)) = &self.catalog
+            && *s == st
+        {
+            return c.clone();
+        }
+        let c = Arc::new(match Catalog::load(&vault.catalog_path()) {
+            LoadOutcome::Loaded(c) => c,
+            _ => Catalog::default(),
+        });
+        self.catalog = Some((st, c.clone()));
+        c
+    }
+
+    /// The index reader (opened read-only; never a writer), reloaded after the host re-indexed.
+    fn index(&mut self, vault: &Vault) -> Option<&SearchIndex> {
+        let st = stamp(&vault.catalog_path());
+        if self.index_for != Some(st) {
+            match &self.index {
+                Some(i) => {
+                    if i.reload().is_err() {
+                        self.index = None;
+                    }
+                }
+                None => {}
+            }
+            if self.index.is_none() {
+                self.index = vault.open_index().ok();
+            }
+            self.index_for = Some(st);
+        }
+        self.index.as_ref()
+    }
+
+    /// Runs one tool call against the current grant.
+    pub fn call(&mut self, tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
+        if !super::TOOL_NAMES.contains(&tool) {
+            return Err(ToolError::new("unknown_tool", "no such tool; the tools are context_search, context_read and paper_relations"));
+        }
+        let (grant, vault) = self.grant()?;
+        if !grant.tools.iter().any(|t| t == tool) {
+            return Err(ToolError::new("tool_not_allowed", "this turn's grant does not allow this tool (prompt-only turn)"));
+        }
+        let used = self.meter.used(&self.files.usage(), &grant.turn_id) as usize;
+        let remaining = grant.budget.turn_chars.saturating_sub(used);
+        if remaining == 0 {
+            return Err(budget_exhausted(&grant));
+        }
+        let ctx = Ctx {
+            grant: grant.clone(),
+            vault,
+            remaining,
+        };
+        let digest = super::canonical::digest(&args);
+        let out = match tool {
+            "context_search" => search::run(self, &ctx, args),
+            "context_read" => read::run(self, &ctx, args),
+            _ => relations::run(self, &ctx, args),
+        }?;
+        let chars = out.text.chars().count();
+        if chars > remaining {
+            return Err(budget_exhausted(&grant));
+        }
+        let line = UsageLine {
+            ts: grant::now_rfc3339(),
+            turn_id: grant.turn_id.clone(),
+            tool: tool.to_string(),
+            args_digest: digest,
+            citation_uris: out.citation_uris.clone(),
+            chars: chars as u64,
+        };
+        if let Err(e) = grant::append_usage(&self.files.usage(), &line) {
+            // Unrecorded output would escape the turn's budget and its list of sources.
+            tracing::error!(error = %e, "cannot append to usage.jsonl");
+            return Err(ToolError::new("usage_unwritable", "the result could not be recorded, so it is withheld"));
+        }
+        Ok(out)
+    }
+
+    /// A paper's record and pages: from the index when it is current for the file on disk,
+    /// else extracted now (and kept for the rest of the process).
+    fn paper(&mut self, vault: &Vault, target: &Target) -> Result<Arc<PaperData>, ToolError> {
+        let meta = std::fs::metadata(&target.abs).map_err(|_| ToolError::new("unreadable", "the paper cannot be read"))?;
+        let key = (target.rel.clone(), meta.len(), crate::vault::scan::mtime_ns(&meta));
+        if let Some(p) = self.papers.get(&key) {
+            return Ok(p.clone());
+        }
+        let catalog = self.catalog(vault);
+        let fresh = [&target.rel, &target.canonical_rel].into_iter().find_map(|p| {
+            catalog
+                .entries
+                .get(p.as_str())
+                .filter(|e| e.size == key.1 && e.mtime_ns == key.2 && e.status != crate::vault::Status::Failed)
+                .map(|e| (p.clone(), e.sha256.clone()))
+        });
+        let mut data = None;
+        if let Some((indexed_path, sha)) = fresh
+            && let Some(record) = vault.record(&sha)
+            && let Some(index) = self.index(vault)
+            && let Ok(docs) = index.docs_of(&indexed_path)
+            && docs.len() as u32 == record.pages
+        {
+            let pages = docs
+                .into_iter()
+                .map(|d| PageText {
+                    number: d.page.unwrap_or(0),
+                    label: d.page_label,
+                    text: d.text,
+                })
+                .collect();
+            data = Some(PaperData { record, pages });
+        }
+        let data = match data {
+            Some(d) => d,
+            None => {
+                tracing::info!(path = %target.rel, "extracting a granted paper on demand");
+                let bytes = std::fs::read(&target.abs).map_err(|_| ToolError::new("unreadable", "the paper cannot be read"))?;
+                let sha = crate::vault::fsutil::sha256_hex(&bytes);
+                let (mut record, pages) =
+                    crate::vault::extract::extract_paper(&target.abs, &target.rel, bytes, sha, std::time::Duration::from_secs(60))
+                        .map_err(|_| ToolError::new("unreadable", "the paper's text cannot be extracted"))?;
+                record.path = target.rel.clone();
+                PaperData { record, pages }
+            }
+        };
+        if self.papers.len() >= PAPER_CACHE {
+            self.papers.clear();
+        }
+        let data = Arc::new(data);
+        self.papers.insert(key, data.clone());
+        Ok(data)
+    }
+
+    /// The library's identities and citing-scan: the host's on-disk cache when it matches the
+    /// catalog, else computed here, in memory only.
+    fn library(&mut self, vault: &Vault) -> Arc<Library> {
+        let catalog = self.catalog(vault);
+        let key = super::library::cache_key(&catalog);
+        if let Some(l) = &self.library
+            && l.key == key
+        {
+            return l.clone();
+        }
+        let lib = Library::load_cached(vault, &catalog)
+            .unwrap_or_else(|| Library::build(vault, &catalog, self.library.as_deref()));
+        let lib = Arc::new(lib);
+        self.library = Some(lib.clone());
+        lib
+    }
+}
+
+fn budget_exhausted(grant: &Grant) -> ToolError {
+    ToolError::new(
+        "budget_exhausted",
+        format!(
+            "this turn's reading budget of {} characters is used up; answer with what you have",
+            grant.budget.turn_chars
+        ),
+    )
+}
+
+/// Parses tool arguments strictly (unknown fields are an error).
+fn parse_args<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
+    let args = if args.is_null() { Value::Object(Default::default()) } else { args };
+    serde_json::from_value(args).map_err(|e| ToolError::bad_args(format!("invalid arguments: {e}")))
+}
+
+/// Cuts `s` to at most `max` characters, marking the cut with `…` and keeping `**` marks
+/// balanced.
+pub fn cap_chars(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut cut: String = s.chars().take(max.saturating_sub(3)).collect();
+    if cut.matches("**").count() % 2 == 1 {
+        cut.push_str("**");
+    }
+    cut.push('…');
+    cut
+}
+
+/// A byte index of `s` at or before `i` that is a char boundary.
+pub(crate) fn floor_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The byte offset after the first `n` characters of `s`.
+pub(crate) fn byte_of_char(s: &str, n: usize) -> usize {
+    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
+}

@@ -1,0 +1,545 @@
+//! `context_read`: metadata (default), excerpt, section, page, region and full reads of a granted
+//! source, each cut at the call's and the turn's budget with `truncated` and `next` (the
+//! arguments that continue where the text stopped). A directory returns one level of names.
+
+use std::fmt::Write;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::access::{self, Target};
+use super::{Ctx, PaperData, ToolError, ToolOutput, ToolSession, byte_of_char, floor_boundary, parse_args};
+use crate::context::{mention, quote};
+use crate::vault::pdf::PageText;
+use crate::vault::scan::EntryKind;
+use crate::vault::{textfile, uri};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Mode {
+    Metadata,
+    Excerpt,
+    Section,
+    Page,
+    Region,
+    Full,
+}
+
+impl Mode {
+    fn as_str(self) -> &'static str {
+        match self {
+            Mode::Metadata => "metadata",
+            Mode::Excerpt => "excerpt",
+            Mode::Section => "section",
+            Mode::Page => "page",
+            Mode::Region => "region",
+            Mode::Full => "full",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Args {
+    path: String,
+    #[serde(default)]
+    mode: Option<Mode>,
+    #[serde(default)]
+    quote: Option<String>,
+    #[serde(default)]
+    section: Option<Value>,
+    #[serde(default)]
+    page: Option<u32>,
+    #[serde(default)]
+    start: Option<u64>,
+    #[serde(default)]
+    end: Option<u64>,
+    #[serde(default)]
+    max_chars: Option<u64>,
+}
+
+/// Text read from a source, before rendering.
+struct Piece {
+    text: String,
+    truncated: bool,
+    next: Option<Value>,
+    page: Option<u32>,
+    lines: Option<[u32; 2]>,
+    citation_uri: Option<String>,
+    extra: Map<String, Value>,
+}
+
+impl Piece {
+    fn new(text: String, citation_uri: Option<String>) -> Piece {
+        Piece {
+            text,
+            truncated: false,
+            next: None,
+            page: None,
+            lines: None,
+            citation_uri,
+            extra: Map::new(),
+        }
+    }
+}
+
+pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
+    let a: Args = parse_args(args)?;
+    let target = access::authorize(&ctx.grant, &ctx.vault, &a.path)?;
+    let mode = a.mode.unwrap_or(match (target.page, target.lines) {
+        (Some(_), _) => Mode::Page,
+        (None, Some(_)) => Mode::Region,
+        _ => Mode::Metadata,
+    });
+    let per_call = a
+        .max_chars
+        .map_or(ctx.grant.budget.read_chars, |m| (m as usize).clamp(1, ctx.grant.budget.read_chars));
+    // The header (title, path, URI, continuation) is counted against the turn too.
+    let title_guess = target.rel.len() * 3 + 320;
+    let limit = per_call.min(ctx.remaining.saturating_sub(title_guess));
+    if limit == 0 {
+        return Err(super::budget_exhausted(&ctx.grant));
+    }
+    let (title, piece) = match target.kind {
+        EntryKind::Directory => (target.rel.clone(), directory(&target, limit)?),
+        EntryKind::Paper => {
+            let paper = s.paper(&ctx.vault, &target)?;
+            let title = paper.record.meta.title.clone();
+            (title, read_paper(&target, &paper, mode, &a, limit)?)
+        }
+        EntryKind::File => {
+            let text = std::fs::read_to_string(&target.abs)
+                .map_err(|_| ToolError::new("unreadable", "the file cannot be read as UTF-8 text"))?;
+            (textfile::title(&target.rel, &text), read_file(&target, &text, mode, &a, limit)?)
+        }
+    };
+    Ok(render(&target, mode, &title, piece))
+}
+
+fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
+    let mut v = Map::new();
+    v.insert("path".into(), json!(t.rel));
+    v.insert("kind".into(), json!(t.kind.as_str()));
+    v.insert("mode".into(), json!(if t.kind == EntryKind::Directory { "metadata" } else { mode.as_str() }));
+    v.insert("title".into(), json!(title));
+    if let Some(page) = p.page {
+        v.insert("page".into(), json!(page));
+    }
+    if let Some(lines) = p.lines {
+        v.insert("lines".into(), json!(lines));
+    }
+    if t.kind != EntryKind::Directory && !p.extra.contains_key("abstract") {
+        v.insert("text".into(), json!(p.text));
+    }
+    for (k, val) in p.extra {
+        v.insert(k, val);
+    }
+    if let Some(u) = &p.citation_uri {
+        v.insert("citationUri".into(), json!(u));
+    }
+    v.insert("truncated".into(), json!(p.truncated));
+    if let Some(n) = &p.next {
+        v.insert("next".into(), n.clone());
+    }
+
+    let mut o = String::new();
+    let mut place = String::new();
+    if let Some(page) = p.page {
+        let _ = write!(place, ", page {page}");
+    }
+    if let Some([a, b]) = p.lines {
+        let _ = write!(place, ", lines {a}-{b}");
+    }
+    let _ = writeln!(o, "{title} — {} ({}), {}{place}", t.rel, t.kind.as_str(), v["mode"].as_str().unwrap_or(""));
+    if let Some(u) = &p.citation_uri {
+        let _ = writeln!(o, "citationUri: {u}");
+    }
+    let _ = writeln!(o, "---");
+    o.push_str(&p.text);
+    if !p.text.ends_with('\n') {
+        o.push('\n');
+    }
+    let _ = writeln!(o, "---");
+    if p.truncated {
+        match &p.next {
+            Some(n) => {
+                let _ = writeln!(o, "(truncated at the budget; continue with context_read {n})");
+            }
+            None => {
+                let _ = writeln!(o, "(truncated at the budget)");
+            }
+        }
+    }
+    ToolOutput {
+        structured: Value::Object(v),
+        text: o,
+        citation_uris: p.citation_uri.into_iter().collect(),
+    }
+}
+
+fn directory(t: &Target, limit: usize) -> Result<Piece, ToolError> {
+    let listing = mention::listing(&t.abs).map_err(|_| ToolError::new("unreadable", "the directory cannot be listed"))?;
+    let mut text = String::new();
+    let mut entries = Vec::new();
+    let mut truncated = false;
+    for e in &listing {
+        let line = format!("{} ({})\n", e.display_name(), e.kind.as_str());
+        if text.chars().count() + line.chars().count() > limit {
+            truncated = true;
+            break;
+        }
+        text.push_str(&line);
+        entries.push(json!({"name": e.name, "kind": e.kind.as_str(), "path": format!("{}/{}", t.rel, e.name)}));
+    }
+    if listing.is_empty() {
+        text.push_str("(empty directory)\n");
+    }
+    text.push_str("Name a file inside this directory to read it; papers inside it need a grant of their own.\n");
+    let mut p = Piece::new(text, None);
+    p.truncated = truncated;
+    p.extra.insert("entries".into(), Value::Array(entries));
+    Ok(p)
+}
+
+/// Up to `limit` characters of `text` from character `from`; the continuation char if cut.
+fn take(text: &str, from: usize, limit: usize) -> (String, Option<usize>) {
+    let start = byte_of_char(text, from);
+    let rest = &text[start..];
+    let cut = byte_of_char(rest, limit);
+    let taken = rest[..cut].to_string();
+    let more = cut < rest.len();
+    (taken, more.then_some(from + limit))
+}
+
+fn page_of<'a>(paper: &'a PaperData, n: Option<u32>) -> Result<&'a PageText, ToolError> {
+    let n = n.ok_or_else(|| ToolError::bad_args("`page` is required for this mode"))?;
+    paper
+        .pages
+        .iter()
+        .find(|p| p.number == n)
+        .ok_or_else(|| ToolError::bad_args(format!("page {n} does not exist; the paper has {} pages", paper.pages.len())))
+}
+
+fn no_text(s: &str) -> String {
+    if s.trim().is_empty() {
+        "(no text layer on this page)".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize) -> Result<Piece, ToolError> {
+    let rel = &t.rel;
+    let page_arg = a.page.or(t.page);
+    match mode {
+        Mode::Metadata => {
+            let m = &paper.record.meta;
+            let (abstract_text, cut) = match &m.abstract_text {
+                Some(ab) => {
+                    let (x, more) = take(ab, 0, limit.saturating_sub(600).max(200));
+                    (Some(x), more.is_some())
+                }
+                None => (None, false),
+            };
+            let sections: Vec<Value> = paper
+                .record
+                .sections
+                .iter()
+                .map(|s| json!({"number": s.number, "title": s.title, "level": s.level, "page": s.page}))
+                .collect();
+            let mut text = String::new();
+            let _ = writeln!(text, "Title: {}", m.title);
+            if !m.authors.is_empty() {
+                let _ = writeln!(text, "Authors: {}", m.authors.join(", "));
+            }
+            if let Some(y) = m.year {
+                let _ = writeln!(text, "Year: {y}");
+            }
+            if let Some(d) = &m.doi {
+                let _ = writeln!(text, "DOI: {d} ({})", uri::doi_uri(d));
+            }
+            if let Some(x) = &m.arxiv {
+                let _ = writeln!(text, "arXiv: {x} ({})", uri::arxiv_uri(x));
+            }
+            let _ = writeln!(text, "Pages: {}", paper.record.pages);
+            if !paper.record.sections.is_empty() {
+                let _ = writeln!(text, "Sections:");
+                for s in paper.record.sections.iter().take(60) {
+                    let indent = "  ".repeat(s.level as usize + 1);
+                    let num = s.number.as_deref().map(|n| format!("{n} ")).unwrap_or_default();
+                    let _ = writeln!(text, "{indent}{num}{} (page {})", s.title, s.page);
+                }
+            }
+            if let Some(ab) = &abstract_text {
+                let _ = writeln!(text, "Abstract:\n{ab}");
+            }
+            let (text, over) = take(&text, 0, limit);
+            let mut p = Piece::new(text, Some(uri::page_uri(rel, 1)));
+            p.truncated = cut || over.is_some();
+            p.extra.insert("authors".into(), json!(m.authors));
+            p.extra.insert("year".into(), json!(m.year));
+            p.extra.insert("doi".into(), json!(m.doi));
+            p.extra.insert("arxiv".into(), json!(m.arxiv));
+            p.extra.insert("abstract".into(), json!(abstract_text));
+            p.extra.insert("pages".into(), json!(paper.record.pages));
+            p.extra.insert("sections".into(), Value::Array(sections));
+            Ok(p)
+        }
+        Mode::Page => {
+            let page = page_of(paper, page_arg)?;
+            let from = a.start.unwrap_or(0) as usize;
+            let (text, more) = take(&page.text, from, limit);
+            let mut p = Piece::new(no_text(&text), Some(uri::page_uri(rel, page.number)));
+            p.page = Some(page.number);
+            if let Some(next) = more {
+                p.truncated = true;
+                p.next = Some(json!({"path": rel, "mode": "region", "page": page.number, "start": next}));
+            }
+            Ok(p)
+        }
+        Mode::Region => {
+            let page = page_of(paper, page_arg)?;
+            let from = a.start.unwrap_or(0) as usize;
+            let total = page.text.chars().count();
+            let end = a.end.map_or(total, |e| (e as usize).min(total));
+            if end < from {
+                return Err(ToolError::bad_args("`end` is before `start`"));
+            }
+            let want = end - from;
+            let (text, _) = take(&page.text, from, want.min(limit));
+            let mut p = Piece::new(no_text(&text), Some(uri::page_uri(rel, page.number)));
+            p.page = Some(page.number);
+            if want > limit {
+                p.truncated = true;
+                p.next = Some(json!({"path": rel, "mode": "region", "page": page.number, "start": from + limit, "end": end}));
+            }
+            Ok(p)
+        }
+        Mode::Full => {
+            let first = page_arg.unwrap_or(1);
+            if first == 0 || first as usize > paper.pages.len() {
+                return Err(ToolError::bad_args(format!("page {first} does not exist; the paper has {} pages", paper.pages.len())));
+            }
+            let mut from = a.start.unwrap_or(0) as usize;
+            let mut text = String::new();
+            let mut used = 0usize;
+            let mut next = None;
+            for page in paper.pages.iter().filter(|p| p.number >= first) {
+                let marker = format!("[page {}]\n", page.number);
+                if used + marker.len() >= limit {
+                    next = Some((page.number, from));
+                    break;
+                }
+                text.push_str(&marker);
+                used += marker.len();
+                let (chunk, more) = take(&page.text, from, limit - used);
+                used += chunk.chars().count();
+                text.push_str(&chunk);
+                text.push('\n');
+                used += 1;
+                if let Some(c) = more {
+                    next = Some((page.number, c));
+                    break;
+                }
+                from = 0;
+            }
+            let mut p = Piece::new(text, Some(uri::page_uri(rel, first)));
+            p.page = Some(first);
+            if let Some((pg, c)) = next {
+                p.truncated = true;
+                p.next = Some(json!({"path": rel, "mode": "full", "page": pg, "start": c}));
+            }
+            Ok(p)
+        }
+        Mode::Excerpt => {
+            let q = a.quote.as_deref().map(str::trim).filter(|q| !q.is_empty());
+            let q = q.ok_or_else(|| ToolError::bad_args("`quote` is required for excerpt mode"))?;
+            let mut joined = String::new();
+            let mut starts = Vec::with_capacity(paper.pages.len());
+            for page in &paper.pages {
+                starts.push(joined.len());
+                joined.push_str(&page.text);
+                joined.push('\n');
+            }
+            let found = quote::find(&joined, q).ok_or_else(|| {
+                ToolError::new("quote_not_found", "the quote was not found in this paper; check the wording or search for it")
+            })?;
+            let idx = starts.partition_point(|&s| s <= found.range.start).saturating_sub(1);
+            let last = starts.partition_point(|&s| s < found.range.end).saturating_sub(1);
+            let lo = starts[idx];
+            let hi = starts.get(last + 1).copied().unwrap_or(joined.len());
+            let (ws, we, cut) = window(&joined, lo, hi, found.range.clone(), limit);
+            let text = joined[ws..we].trim().to_string();
+            let page = paper.pages[idx].number;
+            let mut p = Piece::new(text, Some(uri::page_uri(rel, page)));
+            p.page = Some(page);
+            p.truncated = cut;
+            p.extra.insert("match".into(), json!(if found.exact { "exact" } else { "approximate" }));
+            Ok(p)
+        }
+        Mode::Section => {
+            let wanted = match &a.section {
+                Some(Value::String(s)) => s.trim().to_string(),
+                Some(Value::Number(n)) => n.to_string(),
+                _ => return Err(ToolError::bad_args("`section` (a title or number) is required for section mode")),
+            };
+            let sections = &paper.record.sections;
+            let norm = |s: &str| quote::reduce(s).text;
+            let key = norm(&wanted);
+            let pos = sections
+                .iter()
+                .position(|s| s.number.as_deref().map(|n| n.trim_end_matches('.')) == Some(wanted.trim_end_matches('.')))
+                .or_else(|| sections.iter().position(|s| norm(&s.title) == key))
+                .or_else(|| sections.iter().position(|s| !key.is_empty() && norm(&s.title).contains(&key)))
+                .ok_or_else(|| {
+                    ToolError::new(
+                        "section_not_found",
+                        format!("no section {wanted:?}; read the metadata for the list of sections ({} known)", sections.len()),
+                    )
+                })?;
+            let sec = &sections[pos];
+            let next_sec = sections.get(pos + 1);
+            let mut joined = String::new();
+            let mut starts = Vec::new();
+            let last_page = next_sec.map_or(u32::MAX, |n| n.page.max(sec.page));
+            for page in paper.pages.iter().filter(|p| p.number >= sec.page && p.number <= last_page) {
+                starts.push(joined.len());
+                joined.push_str(&page.text);
+                joined.push('\n');
+            }
+            let first_len = starts.get(1).copied().unwrap_or(joined.len());
+            let begin = quote::find(&joined[..first_len], &sec.title).map_or(0, |f| {
+                // Start at the line holding the heading (with its number).
+                joined[..f.range.start].rfind('\n').map_or(0, |i| i + 1)
+            });
+            let end = next_sec
+                .and_then(|n| {
+                    let from = starts.last().copied().unwrap_or(0).max(begin);
+                    quote::find(&joined[from..], &n.title).map(|f| {
+                        let at = from + f.range.start;
+                        joined[..at].rfind('\n').map_or(at, |i| i + 1).max(begin)
+                    })
+                })
+                .unwrap_or(joined.len());
+            let body = &joined[begin..end.max(begin)];
+            let from = a.start.unwrap_or(0) as usize;
+            let (text, more) = take(body, from, limit);
+            let mut p = Piece::new(text, Some(uri::page_uri(rel, sec.page)));
+            p.page = Some(sec.page);
+            p.extra.insert(
+                "section".into(),
+                json!({"number": sec.number, "title": sec.title, "page": sec.page}),
+            );
+            if let Some(c) = more {
+                p.truncated = true;
+                p.next = Some(json!({"path": rel, "mode": "section", "section": wanted, "start": c}));
+            }
+            Ok(p)
+        }
+    }
+}
+
+/// The byte span around `found` within `lo..hi`, at most `limit` characters, the match
+/// centred; and whether the match itself had to be cut.
+fn window(text: &str, lo: usize, hi: usize, found: std::ops::Range<usize>, limit: usize) -> (usize, usize, bool) {
+    let match_chars = text[found.clone()].chars().count();
+    if match_chars >= limit {
+        let end = found.start + byte_of_char(&text[found.start..], limit);
+        return (found.start, end, true);
+    }
+    let pad = ((limit - match_chars) / 2).min(800);
+    let mut start = found.start;
+    for _ in 0..pad {
+        if start <= lo {
+            break;
+        }
+        start = floor_boundary(text, start - 1);
+    }
+    let room = limit - match_chars - text[start..found.start].chars().count();
+    let after = &text[found.end..hi.max(found.end)];
+    let end = found.end + byte_of_char(after, room.min(pad.max(room / 2)));
+    (start, end, false)
+}
+
+fn read_file(t: &Target, text: &str, mode: Mode, a: &Args, limit: usize) -> Result<Piece, ToolError> {
+    let rel = &t.rel;
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len().max(1) as u32;
+    // Lines `from..=to` (1-based), cut at the limit; the next line to read when cut.
+    let take_lines = |from: u32, to: u32| -> (String, u32, Option<u32>) {
+        let mut out = String::new();
+        let mut last = from.saturating_sub(1);
+        for n in from..=to.min(total) {
+            let line = lines.get(n as usize - 1).copied().unwrap_or("");
+            if out.chars().count() + line.chars().count() + 1 > limit {
+                if out.is_empty() {
+                    let (part, _) = take(line, 0, limit);
+                    out.push_str(&part);
+                    return (out, n, (n < to.min(total)).then_some(n + 1));
+                }
+                return (out, last, Some(n));
+            }
+            out.push_str(line);
+            out.push('\n');
+            last = n;
+        }
+        (out, last, None)
+    };
+    match mode {
+        Mode::Metadata => {
+            let mut body = String::new();
+            let _ = writeln!(body, "Lines: {total}\nBytes: {}", text.len());
+            let mut p = Piece::new(body, Some(uri::encode_path(rel)));
+            p.extra.insert("lineCount".into(), json!(total));
+            p.extra.insert("size".into(), json!(text.len()));
+            Ok(p)
+        }
+        Mode::Page => Err(ToolError::bad_args("page mode reads papers; for a file use region with line numbers (start, end) or full")),
+        Mode::Section => Err(ToolError::bad_args("section mode reads papers; for a file use excerpt, region or full")),
+        Mode::Region | Mode::Full => {
+            let (from, to) = match mode {
+                Mode::Region => {
+                    let from = a.start.map(|s| s as u32).or(t.lines.map(|l| l.0)).unwrap_or(1).max(1);
+                    let to = a.end.map(|e| e as u32).or(t.lines.map(|l| l.1)).unwrap_or(total);
+                    (from, to)
+                }
+                _ => (a.start.map(|s| s as u32).unwrap_or(1).max(1), total),
+            };
+            if from > total {
+                return Err(ToolError::bad_args(format!("line {from} does not exist; the file has {total} lines")));
+            }
+            if to < from {
+                return Err(ToolError::bad_args("`end` is before `start`"));
+            }
+            let (body, last, next) = take_lines(from, to);
+            let mut p = Piece::new(body, Some(uri::lines_uri(rel, from, last.max(from))));
+            p.lines = Some([from, last.max(from)]);
+            if let Some(n) = next {
+                p.truncated = true;
+                let mut nx = json!({"path": rel, "mode": mode.as_str(), "start": n});
+                if mode == Mode::Region {
+                    nx["end"] = json!(to);
+                }
+                p.next = Some(nx);
+            }
+            Ok(p)
+        }
+        Mode::Excerpt => {
+            let q = a.quote.as_deref().map(str::trim).filter(|q| !q.is_empty());
+            let q = q.ok_or_else(|| ToolError::bad_args("`quote` is required for excerpt mode"))?;
+            let found = quote::find(text, q).ok_or_else(|| {
+                ToolError::new("quote_not_found", "the quote was not found in this file; check the wording or search for it")
+            })?;
+            let (ws, we, cut) = window(text, 0, text.len(), found.range.clone(), limit);
+            let w = text[ws..we].to_string();
+            // Cite the lines the returned text touches.
+            let first = text[..ws].matches('\n').count() as u32 + 1;
+            let last = first + w.trim_end_matches('\n').matches('\n').count() as u32;
+            let mut p = Piece::new(w, Some(uri::lines_uri(rel, first, last)));
+            p.lines = Some([first, last]);
+            p.truncated = cut;
+            p.extra.insert("match".into(), json!(if found.exact { "exact" } else { "approximate" }));
+            Ok(p)
+        }
+    }
+}

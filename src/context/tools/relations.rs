@@ -1,0 +1,183 @@
+//! `paper_relations`: slim cards for what a granted paper cites, what in the library cites it
+//! and related library papers. A card names a library path only when a DOI or arXiv id
+//! matched (never the asked-about paper's own path), carries a citation URI only when it can
+//! be opened, and says whether it is readable in this turn (`inGrant`).
+
+use std::fmt::Write;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::access::{self, paper_in_grant};
+use super::{Ctx, ToolError, ToolOutput, ToolSession, parse_args};
+use crate::context::library::{self, openable_uri};
+use crate::vault::scan::EntryKind;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Kind {
+    Cites,
+    CitedBy,
+    Related,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Args {
+    path: String,
+    #[serde(default)]
+    kinds: Option<Vec<Kind>>,
+    #[serde(default)]
+    limit: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RelCard {
+    relation: Kind,
+    title: String,
+    authors: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    year: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    doi: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arxiv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paper_path: Option<String>,
+    in_grant: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    citation_uri: Option<String>,
+}
+
+const DEFAULT_LIMIT: usize = 20;
+const MAX_LIMIT: usize = 50;
+
+pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
+    let a: Args = parse_args(args)?;
+    let target = access::authorize(&ctx.grant, &ctx.vault, &a.path)?;
+    if target.kind != EntryKind::Paper {
+        return Err(ToolError::bad_args("paper_relations takes a granted paper (a PDF), not a file or directory"));
+    }
+    let limit = a.limit.map_or(DEFAULT_LIMIT, |l| (l as usize).clamp(1, MAX_LIMIT));
+    let kinds = a.kinds.unwrap_or_else(|| vec![Kind::Cites, Kind::CitedBy, Kind::Related]);
+    let paper = s.paper(&ctx.vault, &target)?;
+    let lib = s.library(&ctx.vault);
+    let me = target.rel.as_str();
+    let meta = &paper.record.meta;
+    let own = library::keys(meta.doi.as_deref(), meta.arxiv.as_deref());
+    let ref_keys: Vec<String> = paper.record.references.iter().flat_map(library::reference_keys).collect();
+
+    let mut cards: Vec<RelCard> = Vec::new();
+    let mut counts = Vec::new();
+    for kind in [Kind::Cites, Kind::CitedBy, Kind::Related] {
+        if !kinds.contains(&kind) {
+            continue;
+        }
+        let before = cards.len();
+        match kind {
+            Kind::Cites => {
+                for r in &paper.record.references {
+                    let keys = library::reference_keys(r);
+                    let hit = lib.find(&keys, me);
+                    let path = hit.map(|p| p.path.clone());
+                    let title = r
+                        .title
+                        .clone()
+                        .or_else(|| hit.map(|p| p.title.clone()))
+                        .unwrap_or_else(|| super::cap_chars(r.raw.trim(), 200));
+                    cards.push(RelCard {
+                        relation: kind,
+                        title,
+                        authors: if r.authors.is_empty() { hit.map(|p| p.authors.clone()).unwrap_or_default() } else { r.authors.clone() },
+                        year: r.year.or(hit.and_then(|p| p.year)),
+                        doi: r.doi.clone(),
+                        arxiv: r.arxiv.clone(),
+                        in_grant: path.as_deref().is_some_and(|p| paper_in_grant(&ctx.grant, p)),
+                        citation_uri: openable_uri(path.as_deref(), r.doi.as_deref(), r.arxiv.as_deref()),
+                        paper_path: path,
+                    });
+                    if cards.len() - before >= limit {
+                        break;
+                    }
+                }
+            }
+            Kind::CitedBy => {
+                for p in lib.citing(&own, me).into_iter().take(limit) {
+                    cards.push(library_card(kind, p, ctx));
+                }
+            }
+            Kind::Related => {
+                for (p, _) in lib.related(me, &own, &ref_keys).into_iter().take(limit) {
+                    cards.push(library_card(kind, p, ctx));
+                }
+            }
+        }
+        counts.push((kind, cards.len() - before));
+    }
+
+    let mut truncated = false;
+    loop {
+        let (structured, text) = render(&target.rel, &meta.title, &cards, &counts, truncated);
+        if text.chars().count() <= ctx.remaining {
+            let uris = cards.iter().filter_map(|c| c.citation_uri.clone()).collect();
+            return Ok(ToolOutput { structured, text, citation_uris: uris });
+        }
+        if cards.pop().is_none() {
+            return Err(super::budget_exhausted(&ctx.grant));
+        }
+        truncated = true;
+    }
+}
+
+fn library_card(relation: Kind, p: &library::LibraryPaper, ctx: &Ctx) -> RelCard {
+    RelCard {
+        relation,
+        title: p.title.clone(),
+        authors: p.authors.clone(),
+        year: p.year,
+        doi: p.doi.clone(),
+        arxiv: p.arxiv.clone(),
+        paper_path: Some(p.path.clone()),
+        in_grant: paper_in_grant(&ctx.grant, &p.path),
+        citation_uri: openable_uri(Some(&p.path), None, None),
+    }
+}
+
+fn label(k: Kind) -> &'static str {
+    match k {
+        Kind::Cites => "cites",
+        Kind::CitedBy => "cited_by",
+        Kind::Related => "related",
+    }
+}
+
+fn render(path: &str, title: &str, cards: &[RelCard], counts: &[(Kind, usize)], truncated: bool) -> (Value, String) {
+    let structured = json!({"path": path, "title": title, "cards": cards, "truncated": truncated});
+    let mut t = String::new();
+    let _ = writeln!(t, "Relations of \"{title}\" ({path}):");
+    for (kind, _) in counts {
+        let of_kind: Vec<&RelCard> = cards.iter().filter(|c| c.relation == *kind).collect();
+        let _ = writeln!(t, "{} ({}):", label(*kind), of_kind.len());
+        for c in of_kind {
+            let mut line = format!("- {}", c.title);
+            if let Some(y) = c.year {
+                let _ = write!(line, " ({y})");
+            }
+            if !c.authors.is_empty() {
+                let _ = write!(line, " — {}", c.authors.iter().take(3).cloned().collect::<Vec<_>>().join(", "));
+            }
+            if let Some(p) = &c.paper_path {
+                let _ = write!(line, " [library: {p}{}]", if c.in_grant { ", in grant" } else { ", not readable this turn" });
+            }
+            if let Some(u) = &c.citation_uri {
+                let _ = write!(line, " citationUri: {u}");
+            }
+            let _ = writeln!(t, "{line}");
+        }
+    }
+    if truncated {
+        let _ = writeln!(t, "(more cards were left out: the turn's budget is nearly used up)");
+    }
+    (structured, t)
+}

@@ -1,0 +1,316 @@
+//! `context_search`: cards from the granted sources only. Sources the index holds as they are
+//! on disk are searched through the index; a granted source that is missing from the index or
+//! changed since it was indexed is searched in memory over freshly read text, so it is never
+//! silently empty.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::access::{self, Target};
+use super::{Ctx, ToolError, ToolOutput, ToolSession, cap_chars, parse_args};
+use crate::vault::catalog::{Catalog, Status};
+use crate::vault::index::sort_cards;
+use crate::vault::scan::{self, EntryKind};
+use crate::vault::{Card, Scope, SearchOptions, Vault, textfile, uri};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Args {
+    query: String,
+    #[serde(default)]
+    limit: Option<u64>,
+    #[serde(default)]
+    paths: Option<Vec<String>>,
+}
+
+/// Files walked inside granted directories at most per call.
+const WALK_LIMIT: usize = 20_000;
+
+/// What to search: exact sources and directories (already authorized).
+struct Plan {
+    indexed: Vec<String>,
+    stale: Vec<Target>,
+}
+
+pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
+    let a: Args = parse_args(args)?;
+    let query = a.query.trim();
+    if query.is_empty() {
+        return Err(ToolError::bad_args("`query` is empty"));
+    }
+    let budget = ctx.grant.budget;
+    let limit = a.limit.map_or(budget.search_cards, |l| (l as usize).clamp(1, budget.search_cards));
+    // Roots: the `paths` filter (each one must be granted) or every granted source.
+    let roots: Vec<Target> = match &a.paths {
+        Some(paths) if !paths.is_empty() => paths
+            .iter()
+            .map(|p| access::authorize(&ctx.grant, &ctx.vault, p))
+            .collect::<Result<_, _>>()?,
+        _ => ctx
+            .grant
+            .sources
+            .iter()
+            .filter_map(|src| access::authorize(&ctx.grant, &ctx.vault, &src.path).ok())
+            .collect(),
+    };
+    let catalog = s.catalog(&ctx.vault);
+    let plan = plan(&ctx.vault, &catalog, &ctx.grant, &roots);
+
+    let mut cards: Vec<Card> = Vec::new();
+    if !plan.indexed.is_empty()
+        && let Some(index) = s.index(&ctx.vault)
+    {
+        let opts = SearchOptions {
+            limit,
+            excerpt_chars: budget.excerpt_chars,
+            lenient: true,
+            scope: Some(Scope {
+                files: plan.indexed.clone(),
+                dirs: Vec::new(),
+            }),
+        };
+        match index.search(query, &opts) {
+            Ok(found) => cards.extend(found),
+            Err(crate::vault::index::IndexError::BadQuery(m)) => return Err(ToolError::bad_args(m)),
+            Err(e) => {
+                tracing::warn!(error = %e, "index search failed");
+                return Err(ToolError::new("index_error", "the search index cannot be read right now"));
+            }
+        }
+    }
+    // Indexed sources the index could not open are searched in memory too.
+    let mut stale = plan.stale;
+    if s.index(&ctx.vault).is_none() {
+        for rel in &plan.indexed {
+            if let Ok(t) = access::authorize(&ctx.grant, &ctx.vault, rel) {
+                stale.push(t);
+            }
+        }
+    }
+    for t in &stale {
+        cards.extend(search_fresh(s, ctx, t, query, budget.excerpt_chars));
+    }
+    sort_cards(&mut cards);
+    cards.truncate(limit);
+    for c in &mut cards {
+        c.excerpt = cap_chars(&c.excerpt, budget.excerpt_chars);
+    }
+
+    // Fit the turn's remaining budget by dropping the weakest cards, and say so.
+    let mut truncated = false;
+    loop {
+        let (structured, text) = render(query, &cards, truncated);
+        if text.chars().count() <= ctx.remaining {
+            let uris = cards.iter().map(|c| c.citation_uri.clone()).collect();
+            return Ok(ToolOutput {
+                structured,
+                text,
+                citation_uris: uris,
+            });
+        }
+        if cards.pop().is_none() {
+            return Err(super::budget_exhausted(&ctx.grant));
+        }
+        truncated = true;
+        if cards.is_empty() {
+            return Err(super::budget_exhausted(&ctx.grant));
+        }
+    }
+}
+
+fn render(query: &str, cards: &[Card], truncated: bool) -> (Value, String) {
+    let structured = json!({ "cards": cards, "truncated": truncated });
+    let mut t = String::new();
+    if cards.is_empty() {
+        let _ = writeln!(t, "No matches for {query:?} in the granted sources.");
+    } else {
+        let _ = writeln!(t, "{} card(s) for {query:?}:", cards.len());
+    }
+    for (i, c) in cards.iter().enumerate() {
+        let place = match (c.page, c.lines) {
+            (Some(p), _) => match c.page_label.as_deref().filter(|l| *l != p.to_string()) {
+                Some(l) => format!("page {p} (\"{l}\")"),
+                None => format!("page {p}"),
+            },
+            (None, Some([a, b])) => format!("lines {a}-{b}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(t, "[{}] {} — {} ({}) {place}, score {:.2}", i + 1, c.title, c.path, c.kind.as_str(), c.score);
+        let _ = writeln!(t, "    {}", c.excerpt);
+        let _ = writeln!(t, "    citationUri: {}", c.citation_uri);
+    }
+    if truncated {
+        let _ = writeln!(t, "(more cards were left out: the turn's budget is nearly used up)");
+    }
+    (structured, t)
+}
+
+fn is_fresh(catalog: &Catalog, rel: &str, kind: EntryKind, meta: &std::fs::Metadata) -> bool {
+    catalog.entries.get(rel).is_some_and(|e| {
+        e.kind == kind && e.status != Status::Failed && e.size == meta.len() && e.mtime_ns == scan::mtime_ns(meta)
+    })
+}
+
+/// Splits the roots into what the index can answer and what must be read now.
+fn plan(vault: &Vault, catalog: &Catalog, grant: &crate::context::Grant, roots: &[Target]) -> Plan {
+    let mut indexed = BTreeSet::new();
+    let mut stale = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut consider = |t: Target, indexed: &mut BTreeSet<String>, stale: &mut Vec<Target>| {
+        if !seen.insert(t.rel.clone()) {
+            return;
+        }
+        match std::fs::metadata(&t.abs) {
+            Ok(m) if is_fresh(catalog, &t.rel, t.kind, &m) => {
+                indexed.insert(t.rel);
+            }
+            Ok(_) => stale.push(t),
+            Err(_) => {}
+        }
+    };
+    let mut walked = 0usize;
+    for root in roots {
+        match root.kind {
+            EntryKind::Directory => {
+                let mut stack = vec![root.rel.clone()];
+                while let Some(dir) = stack.pop() {
+                    let Ok(abs) = vault.resolve(&dir) else { continue };
+                    let Ok(entries) = crate::context::mention::listing(&abs.abs) else { continue };
+                    for e in entries {
+                        walked += 1;
+                        if walked > WALK_LIMIT {
+                            break;
+                        }
+                        let rel = format!("{dir}/{}", e.name);
+                        match e.kind {
+                            EntryKind::Directory => stack.push(rel),
+                            // Papers in a granted folder need a grant of their own.
+                            EntryKind::Paper => {}
+                            EntryKind::File => {
+                                if let Ok(t) = access::authorize(grant, vault, &rel) {
+                                    consider(t, &mut indexed, &mut stale);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            _ => consider(root.clone(), &mut indexed, &mut stale),
+        }
+    }
+    Plan {
+        indexed: indexed.into_iter().collect(),
+        stale,
+    }
+}
+
+/// Query words for the in-memory search (operators and one-letter words dropped).
+fn terms(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 2 && !matches!(*w, "AND" | "OR" | "NOT"))
+        .map(|w| w.to_lowercase())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Cards from one source read now (pages of a paper, chunks of a file).
+fn search_fresh(s: &mut ToolSession, ctx: &Ctx, t: &Target, query: &str, excerpt_chars: usize) -> Vec<Card> {
+    let words = terms(query);
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let mut cards = Vec::new();
+    match t.kind {
+        EntryKind::Paper => {
+            let Ok(p) = s.paper(&ctx.vault, t) else { return cards };
+            for page in &p.pages {
+                if let Some((score, excerpt)) = score_text(&page.text, &words, excerpt_chars) {
+                    cards.push(Card {
+                        path: t.rel.clone(),
+                        kind: EntryKind::Paper,
+                        title: p.record.meta.title.clone(),
+                        page: Some(page.number),
+                        page_label: page.label.clone(),
+                        lines: None,
+                        excerpt,
+                        citation_uri: uri::page_uri(&t.rel, page.number),
+                        score,
+                    });
+                }
+            }
+        }
+        _ => {
+            let Ok(text) = std::fs::read_to_string(&t.abs) else { return cards };
+            let title = textfile::title(&t.rel, &text);
+            for c in textfile::chunks(&text) {
+                if let Some((score, excerpt)) = score_text(&c.text, &words, excerpt_chars) {
+                    cards.push(Card {
+                        path: t.rel.clone(),
+                        kind: EntryKind::File,
+                        title: title.clone(),
+                        page: None,
+                        page_label: None,
+                        lines: Some([c.start, c.end]),
+                        excerpt,
+                        citation_uri: uri::lines_uri(&t.rel, c.start, c.end),
+                        score,
+                    });
+                }
+            }
+        }
+    }
+    cards
+}
+
+/// A simple term-frequency score (with a bonus for matching every word) and an excerpt around
+/// the first match with the matched words in `**`.
+fn score_text(text: &str, words: &[String], max: usize) -> Option<(f32, String)> {
+    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lower = folded.to_ascii_lowercase();
+    let mut score = 0f32;
+    let mut matched = 0;
+    let mut first: Option<usize> = None;
+    for w in words {
+        let hits: Vec<usize> = lower.match_indices(w.as_str()).map(|(i, _)| i).collect();
+        if hits.is_empty() {
+            continue;
+        }
+        matched += 1;
+        score += 1.0 + (hits.len() as f32).ln();
+        first = Some(first.map_or(hits[0], |f: usize| f.min(hits[0])));
+    }
+    let first = first?;
+    score *= matched as f32 / words.len() as f32;
+    let start = super::floor_boundary(&folded, first.saturating_sub(max / 3));
+    let end = super::floor_boundary(&folded, start + max);
+    let window = &folded[start..end];
+    let lower_window = &lower[start..end];
+    let mut marks: Vec<(usize, usize)> = Vec::new();
+    for w in words {
+        for (i, _) in lower_window.match_indices(w.as_str()) {
+            marks.push((i, i + w.len()));
+        }
+    }
+    marks.sort_unstable();
+    let mut out = String::from("…");
+    let mut pos = 0;
+    for (a, b) in marks {
+        if a < pos || !window.is_char_boundary(a) || !window.is_char_boundary(b) {
+            continue;
+        }
+        out.push_str(&window[pos..a]);
+        out.push_str("**");
+        out.push_str(&window[a..b]);
+        out.push_str("**");
+        pos = b;
+    }
+    out.push_str(&window[pos..]);
+    out.push('…');
+    Some(((score * 1000.0).round() / 1000.0, out))
+}
