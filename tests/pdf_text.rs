@@ -60,9 +60,10 @@ impl Builder {
 
     fn page(&mut self, operations: Vec<Operation>) -> lopdf::ObjectId {
         let content = Content { operations };
-        let content_id = self
-            .doc
-            .add_object(Stream::new(dictionary! {}, content.encode().expect("encode")));
+        let content_id = self.doc.add_object(Stream::new(
+            dictionary! {},
+            content.encode().expect("encode"),
+        ));
         let page_id = self.doc.add_object(dictionary! {
             "Type" => "Page",
             "Parent" => self.pages_id,
@@ -81,7 +82,9 @@ impl Builder {
             "Resources" => self.resources_id,
             "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
         };
-        self.doc.objects.insert(self.pages_id, Object::Dictionary(pages));
+        self.doc
+            .objects
+            .insert(self.pages_id, Object::Dictionary(pages));
         let mut catalog = dictionary! { "Type" => "Catalog", "Pages" => self.pages_id };
         for (k, v) in catalog_extra.iter() {
             catalog.set(k.clone(), v.clone());
@@ -148,12 +151,42 @@ fn td_and_tm_moves_break_lines_and_words() {
     let ops = vec![
         op("BT", vec![]),
         op("Tf", vec!["F1".into(), 10.into()]),
-        op("Tm", vec![1.into(), 0.into(), 0.into(), 1.into(), 72.into(), 700.into()]),
+        op(
+            "Tm",
+            vec![
+                1.into(),
+                0.into(),
+                0.into(),
+                1.into(),
+                72.into(),
+                700.into(),
+            ],
+        ),
         op("Tj", vec![Object::string_literal("First")]),
         // Same baseline, one word space further: a word break without any space character.
-        op("Tm", vec![1.into(), 0.into(), 0.into(), 1.into(), 101.into(), 700.into()]),
+        op(
+            "Tm",
+            vec![
+                1.into(),
+                0.into(),
+                0.into(),
+                1.into(),
+                101.into(),
+                700.into(),
+            ],
+        ),
         op("Tj", vec![Object::string_literal("line")]),
-        op("Tm", vec![1.into(), 0.into(), 0.into(), 1.into(), 72.into(), 688.into()]),
+        op(
+            "Tm",
+            vec![
+                1.into(),
+                0.into(),
+                0.into(),
+                1.into(),
+                72.into(),
+                688.into(),
+            ],
+        ),
         op("Tj", vec![Object::string_literal("second")]),
         op("Td", vec![0.into(), (-12).into()]),
         op("Tj", vec![Object::string_literal("third")]),
@@ -231,7 +264,10 @@ endcmap CMapName currentdict /CMap defineresource pop end end";
         op("BT", vec![]),
         op("Tf", vec!["F1".into(), 10.into()]),
         op("Td", vec![72.into(), 700.into()]),
-        op("Tj", vec![s(&[0, 0x10, 0, 0x11, 0, 0x12, 0, 3, 0, 0x20, 0, 0x21])]),
+        op(
+            "Tj",
+            vec![s(&[0, 0x10, 0, 0x11, 0, 0x12, 0, 3, 0, 0x20, 0, 0x21])],
+        ),
         op("ET", vec![]),
     ]);
     let out = extract(&b.finish(dictionary! {}), limits()).unwrap();
@@ -241,16 +277,43 @@ endcmap CMapName currentdict /CMap defineresource pop end end";
 #[test]
 fn two_columns_are_read_one_after_the_other() {
     let mut ops = text_at(150.0, 740.0, 16.0, "A Title Across Both Columns");
-    let left = ["left one", "left two", "left three", "left four", "left five", "left six"];
-    let right = ["right one", "right two", "right three", "right four", "right five", "right six"];
+    let left = [
+        "left one",
+        "left two",
+        "left three",
+        "left four",
+        "left five",
+        "left six",
+    ];
+    let right = [
+        "right one",
+        "right two",
+        "right three",
+        "right four",
+        "right five",
+        "right six",
+    ];
     for (i, (l, r)) in left.iter().zip(right).enumerate() {
         let y = 700.0 - 12.0 * i as f32;
         // Pad the lines to a realistic column width so the gutter is what separates them.
-        ops.extend(text_at(72.0, y, 10.0, &format!("{l} aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")));
-        ops.extend(text_at(320.0, y, 10.0, &format!("{r} bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")));
+        ops.extend(text_at(
+            72.0,
+            y,
+            10.0,
+            &format!("{l} aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+        ));
+        ops.extend(text_at(
+            320.0,
+            y,
+            10.0,
+            &format!("{r} bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"),
+        ));
     }
     let text = single_page(ops);
-    let pos = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s:?} missing in {text:?}"));
+    let pos = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s:?} missing in {text:?}"))
+    };
     assert!(pos("A Title") < pos("left one"));
     assert!(pos("left six") < pos("right one"), "{text}");
     assert!(pos("left one") < pos("left two"));
@@ -261,7 +324,10 @@ fn hyphenated_line_ends_are_joined() {
     let mut ops = text_at(72.0, 700.0, 10.0, "a well known hyphen-");
     ops.extend(text_at(72.0, 688.0, 10.0, "ated word and a Self-"));
     ops.extend(text_at(72.0, 676.0, 10.0, "Reference"));
-    assert_eq!(single_page(ops), "a well known hyphenated\nword and a Self-\nReference");
+    assert_eq!(
+        single_page(ops),
+        "a well known hyphenated\nword and a Self-\nReference"
+    );
 }
 
 #[test]
@@ -301,7 +367,9 @@ fn page_labels_and_outline() {
     );
     b.doc.objects.insert(
         outlines,
-        Object::Dictionary(dictionary! { "Type" => "Outlines", "First" => o1, "Last" => o2, "Count" => 3 }),
+        Object::Dictionary(
+            dictionary! { "Type" => "Outlines", "First" => o1, "Last" => o2, "Count" => 3 },
+        ),
     );
     let bytes = b.finish(dictionary! {
         "Outlines" => outlines,
@@ -314,10 +382,25 @@ fn page_labels_and_outline() {
         ] },
     });
     let doc = extract(&bytes, limits()).unwrap();
-    let labels: Vec<_> = doc.pages.iter().map(|p| p.label.clone().unwrap_or_default()).collect();
+    let labels: Vec<_> = doc
+        .pages
+        .iter()
+        .map(|p| p.label.clone().unwrap_or_default())
+        .collect();
     assert_eq!(labels, ["i", "ii", "A-7", "A-8"]);
-    let outline: Vec<_> = doc.outline.iter().map(|o| (o.title.as_str(), o.level, o.page)).collect();
-    assert_eq!(outline, [("Intro", 0, Some(2)), ("Süb", 1, Some(3)), ("End", 0, Some(4))]);
+    let outline: Vec<_> = doc
+        .outline
+        .iter()
+        .map(|o| (o.title.as_str(), o.level, o.page))
+        .collect();
+    assert_eq!(
+        outline,
+        [
+            ("Intro", 0, Some(2)),
+            ("Süb", 1, Some(3)),
+            ("End", 0, Some(4))
+        ]
+    );
 }
 
 #[test]
@@ -325,7 +408,11 @@ fn form_xobjects_are_followed_and_cycles_cut() {
     let mut b = Builder::helvetica();
     let form_id = b.doc.new_object_id();
     let form_content = Content {
-        operations: [text_at(0.0, 0.0, 10.0, "inside form"), vec![op("Do", vec!["X1".into()])]].concat(),
+        operations: [
+            text_at(0.0, 0.0, 10.0, "inside form"),
+            vec![op("Do", vec!["X1".into()])],
+        ]
+        .concat(),
     };
     let mut form = Stream::new(
         dictionary! {
@@ -349,12 +436,21 @@ fn form_xobjects_are_followed_and_cycles_cut() {
     ops.push(op("Do", vec!["X1".into()]));
     b.page(ops);
     let doc = extract(&b.finish(dictionary! {}), limits()).unwrap();
-    assert!(doc.pages[0].text.starts_with("on page\n\ninside form"), "{:?}", doc.pages[0].text);
+    assert!(
+        doc.pages[0].text.starts_with("on page\n\ninside form"),
+        "{:?}",
+        doc.pages[0].text
+    );
 }
 
 #[test]
 fn garbage_and_truncated_files_are_malformed() {
-    for bytes in [&b""[..], b"hello world", b"%PDF-1.4\n%%EOF", &[0xffu8; 3000][..]] {
+    for bytes in [
+        &b""[..],
+        b"hello world",
+        b"%PDF-1.4\n%%EOF",
+        &[0xffu8; 3000][..],
+    ] {
         match extract(bytes, limits()) {
             Err(PdfError::Malformed(reason)) => assert!(!reason.is_empty()),
             other => panic!("expected Malformed, got {other:?}"),
@@ -383,7 +479,10 @@ fn expired_deadline_is_a_timeout() {
 }
 
 fn qpdf_available() -> bool {
-    Command::new("qpdf").arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new("qpdf")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 #[test]
@@ -449,12 +548,21 @@ fn f1(ours: &HashMap<String, usize>, reference: &HashMap<String, usize>) -> f64 
         .sum();
     let p = common as f64 / total_ours as f64;
     let r = common as f64 / total_ref as f64;
-    if p + r == 0.0 { 0.0 } else { 2.0 * p * r / (p + r) }
+    if p + r == 0.0 {
+        0.0
+    } else {
+        2.0 * p * r / (p + r)
+    }
 }
 
 fn pdftotext(path: &Path) -> Option<(Vec<String>, Duration)> {
     let t = Instant::now();
-    let out = Command::new("pdftotext").args(["-enc", "UTF-8"]).arg(path).arg("-").output().ok()?;
+    let out = Command::new("pdftotext")
+        .args(["-enc", "UTF-8"])
+        .arg(path)
+        .arg("-")
+        .output()
+        .ok()?;
     let took = t.elapsed();
     if !out.status.success() {
         return None;
@@ -470,9 +578,6 @@ fn pdftotext(path: &Path) -> Option<(Vec<String>, Duration)> {
 
 /// The truncated aipsamp file is the one corpus entry allowed to fail.
 const MAY_FAIL: &str = "sample-title-with-forced-linebreak";
-/// pdftotext itself reads the lps Type 3 fonts wrongly (the fi ligature comes out as U+001C,
-/// splitting "modifies" into "modi" + "es"), so agreement with it is capped below our accuracy.
-const LOWER_BAR: &[(&str, f64)] = &[("the-lps-class-layout-for-the-logic-philosophy-of-science", 0.75)];
 
 #[test]
 fn corpus_matches_pdftotext() {
@@ -482,7 +587,11 @@ fn corpus_matches_pdftotext() {
     };
     let root = PathBuf::from(root);
     let papers = root.join("papers");
-    assert!(papers.is_dir(), "AGENTERO_CORPUS={} has no papers/ folder", root.display());
+    assert!(
+        papers.is_dir(),
+        "AGENTERO_CORPUS={} has no papers/ folder",
+        root.display()
+    );
     assert!(
         Command::new("pdftotext").arg("-v").output().is_ok(),
         "pdftotext is missing: install poppler-utils (apt-get install poppler-utils) to run the corpus test"
@@ -495,13 +604,25 @@ fn corpus_matches_pdftotext() {
         .filter(|p| p.is_file())
         .collect();
     entries.sort();
-    assert!(!entries.is_empty(), "no papers/*/paper.pdf under {}", papers.display());
+    assert!(
+        !entries.is_empty(),
+        "no papers/*/paper.pdf under {}",
+        papers.display()
+    );
 
     let mut scores = Vec::new();
     let mut failures = Vec::new();
-    println!("{:<62} {:>5} {:>7} {:>9} {:>11}", "document", "pages", "F1", "ours ms", "pdftotext ms");
+    println!(
+        "{:<62} {:>5} {:>7} {:>9} {:>11}",
+        "document", "pages", "F1", "ours ms", "pdftotext ms"
+    );
     for path in entries {
-        let slug = path.parent().and_then(Path::file_name).unwrap().to_string_lossy().into_owned();
+        let slug = path
+            .parent()
+            .and_then(Path::file_name)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let bytes = std::fs::read(&path).unwrap();
         let t = Instant::now();
         let result = extract(&bytes, limits());
@@ -509,7 +630,10 @@ fn corpus_matches_pdftotext() {
         let doc: PdfDocument = match result {
             Ok(doc) => doc,
             Err(e) => {
-                println!("{slug:<62} {:>5} {:>7} {ours_ms:>9} {:>11}  error: {e}", "-", "-", "-");
+                println!(
+                    "{slug:<62} {:>5} {:>7} {ours_ms:>9} {:>11}  error: {e}",
+                    "-", "-", "-"
+                );
                 if slug != MAY_FAIL {
                     failures.push(format!("{slug}: {e}"));
                 }
@@ -521,14 +645,22 @@ fn corpus_matches_pdftotext() {
             let _ = std::fs::write(dir.join(format!("{slug}.txt")), text.join("\n\u{c}"));
         }
         let Some((reference, ref_time)) = pdftotext(&path) else {
-            println!("{slug:<62} {:>5} {:>7} {ours_ms:>9} {:>11}  (pdftotext cannot read it)", doc.pages.len(), "-", "-");
+            println!(
+                "{slug:<62} {:>5} {:>7} {ours_ms:>9} {:>11}  (pdftotext cannot read it)",
+                doc.pages.len(),
+                "-",
+                "-"
+            );
             continue;
         };
         for (i, page) in reference.iter().enumerate() {
             if !words(page).is_empty() {
                 match doc.pages.get(i) {
                     Some(p) if !p.text.trim().is_empty() => {}
-                    _ => failures.push(format!("{slug}: page {} has no text but pdftotext finds words", i + 1)),
+                    _ => failures.push(format!(
+                        "{slug}: page {} has no text but pdftotext finds words",
+                        i + 1
+                    )),
                 }
             }
         }
@@ -549,14 +681,23 @@ fn corpus_matches_pdftotext() {
             doc.pages.len(),
             ref_time.as_millis()
         );
-        let bar = LOWER_BAR.iter().find(|(s, _)| *s == slug).map_or(0.85, |(_, b)| *b);
+        // pdftotext reads the lps Type 3 ligatures as U+001C ("modi\u{1c}es"), which costs that
+        // file a few points against us; it still clears the common bar.
+        let bar = 0.85;
         if score < bar {
             failures.push(format!("{slug}: F1 {score:.4} below {bar}"));
         }
         scores.push(score);
     }
     let average = scores.iter().sum::<f64>() / scores.len().max(1) as f64;
-    println!("average F1 over {} text documents: {average:.4}", scores.len());
-    assert!(failures.is_empty(), "corpus failures:\n{}", failures.join("\n"));
+    println!(
+        "average F1 over {} text documents: {average:.4}",
+        scores.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "corpus failures:\n{}",
+        failures.join("\n")
+    );
     assert!(average >= 0.95, "average F1 {average:.4} below 0.95");
 }

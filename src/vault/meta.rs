@@ -116,6 +116,12 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
     }))
 }
 
+/// Drops the footnote marks a title carries ("Title∗", "Title*†").
+fn strip_marks(s: &str) -> String {
+    s.trim_end_matches(|c: char| "∗*†‡§¶ ".contains(c))
+        .to_string()
+}
+
 fn clean(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -155,7 +161,12 @@ fn plausible_info_author(a: &str) -> bool {
 }
 
 static HEADER_NOISE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(arxiv:|preprint|proceedings|journal|vol\.|volume|submitted|accepted|received|published|copyright|©|\(c\)|https?://|www\.|doi|issn|isbn|page \d|\d+$|draft|manuscript|to appear|technical report|the \w+ journal)").expect("valid regex")
+    Regex::new(concat!(
+        r"(?i)(^(arxiv:|preprint|proceedings|journal|vol\.|volume|submitted|accepted|received|",
+        r"published|copyright|©|\(c\)|https?://|www\.|doi|issn|isbn|page \d|\d+$|draft|",
+        r"manuscript|to appear|technical report|the \w+ journal))|\bvol(ume|\.)\s*\d|\bno\.\s*\d"
+    ))
+    .expect("valid regex")
 });
 static ABSTRACT_HEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*(abstract|a b s t r a c t|summary)\s*[.:—–-]?\s*").expect("valid regex")
@@ -203,15 +214,16 @@ fn split_authors(line: &str) -> Vec<String> {
         .split(',')
         .map(|s| {
             s.trim()
-                .trim_end_matches(|c: char| {
-                    c.is_ascii_digit() || "*†‡§¶∗ ¹²³⁴⁵⁶⁷⁸⁹⁰,".contains(c)
-                })
+                .trim_end_matches(|c: char| c.is_ascii_digit() || "*†‡§¶∗ ¹²³⁴⁵⁶⁷⁸⁹⁰,".contains(c))
                 .trim()
                 .to_string()
         })
         .filter(|s| {
             let n = s.split_whitespace().count();
-            (2..=5).contains(&n) && s.chars().next().is_some_and(|c| c.is_uppercase())
+            let honorific = ["Member", "Fellow", "IEEE", "Student"]
+                .iter()
+                .any(|h| s.split_whitespace().any(|w| w == *h));
+            (2..=5).contains(&n) && !honorific && s.chars().next().is_some_and(|c| c.is_uppercase())
         })
         .collect()
 }
@@ -227,11 +239,20 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
     let abstract_at = lines.iter().position(|l| ABSTRACT_HEAD.is_match(l));
     let head_end = abstract_at.unwrap_or(lines.len().min(25));
     let mut title_end = 0;
-    if let Some(hint) = title_hint.map(clean).filter(|h| h.len() >= 4) {
-        meta.title = hint.clone();
-        if let Some(i) = lines
-            .iter()
-            .position(|l| hint.starts_with(&clean(l)) && !l.is_empty())
+    // The largest type on the page is the title only when it sits above the abstract (an IEEE
+    // drop cap is larger still, but it starts the body).
+    let hint_at = title_hint
+        .map(clean)
+        .filter(|h| h.len() >= 4)
+        .and_then(|hint| {
+            lines
+                .iter()
+                .take(head_end.max(1))
+                .position(|l| !l.is_empty() && hint.starts_with(&clean(l)))
+                .map(|i| (hint, i))
+        });
+    if let Some((hint, i)) = hint_at {
+        meta.title = strip_marks(&hint);
         {
             title_end = i + 1;
             while title_end < head_end
@@ -260,7 +281,7 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
                 title.push_str(lines[j]);
                 j += 1;
             }
-            meta.title = clean(&title);
+            meta.title = strip_marks(&clean(&title));
             title_end = j;
         }
     }
@@ -268,7 +289,7 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
         if line.is_empty() {
             continue;
         }
-        if looks_like_author_line(line) {
+        if looks_like_author_line(line) && !meta.title.contains(&strip_marks(&clean(line))) {
             meta.authors.extend(split_authors(line));
         } else if !meta.authors.is_empty() {
             break;
@@ -296,7 +317,13 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
     meta.year = lines
         .iter()
         .take(head_end.max(10))
-        .chain(lines.iter().rev().filter(|l| !l.is_empty()).take(FOOTER_LINES))
+        .chain(
+            lines
+                .iter()
+                .rev()
+                .filter(|l| !l.is_empty())
+                .take(FOOTER_LINES),
+        )
         .find_map(|l| YEAR.captures(l).and_then(|c| c[1].parse().ok()));
     meta
 }

@@ -244,73 +244,72 @@ impl CMap {
                         }
                     }
                 }
-                b"beginbfrange" => loop {
-                    let Some(Tok::Hex(lo)) = lx.next_tok() else {
-                        break;
-                    };
-                    let Some(Tok::Hex(hi)) = lx.next_tok() else {
-                        break;
-                    };
-                    let (Some(l), Some(h)) = (be(&lo), be(&hi)) else {
-                        continue;
-                    };
-                    let len = lo.len();
-                    match lx.next_tok() {
-                        Some(Tok::Hex(dst)) => {
-                            if h < l {
-                                continue;
-                            }
-                            let units: Vec<u16> = if dst.len() == 1 {
-                                vec![u16::from(dst[0])]
-                            } else {
-                                dst.chunks_exact(2)
-                                    .map(|c| u16::from_be_bytes([c[0], c[1]]))
-                                    .collect()
-                            };
-                            if units.is_empty() {
-                                continue;
-                            }
-                            let n = u64::from(h - l) + 1;
-                            if expanded + n <= MAX_EXPANDED {
-                                expanded += n;
-                                let mut u = units.clone();
-                                for code in l..=h {
-                                    cm.unicode.insert(key(len, code), units_text(&u).into());
-                                    if let Some(last) = u.last_mut() {
-                                        *last = last.wrapping_add(1);
-                                    }
+                b"beginbfrange" => {
+                    while let Some(Tok::Hex(lo)) = lx.next_tok() {
+                        let Some(Tok::Hex(hi)) = lx.next_tok() else {
+                            break;
+                        };
+                        let (Some(l), Some(h)) = (be(&lo), be(&hi)) else {
+                            continue;
+                        };
+                        let len = lo.len();
+                        match lx.next_tok() {
+                            Some(Tok::Hex(dst)) => {
+                                if h < l {
+                                    continue;
                                 }
-                            } else if cm.unicode_ranges.len() < MAX_RANGES {
-                                cm.unicode_ranges.push((key(len, l), key(len, h), units));
-                            }
-                        }
-                        Some(Tok::Open) => {
-                            let mut code = l;
-                            while let Some(t) = lx.next_tok() {
-                                match t {
-                                    Tok::Hex(d) => {
-                                        if code <= h && expanded < MAX_EXPANDED {
-                                            expanded += 1;
-                                            cm.unicode
-                                                .insert(key(len, code), utf16_text(&d).into());
+                                let units: Vec<u16> = if dst.len() == 1 {
+                                    vec![u16::from(dst[0])]
+                                } else {
+                                    dst.chunks_exact(2)
+                                        .map(|c| u16::from_be_bytes([c[0], c[1]]))
+                                        .collect()
+                                };
+                                if units.is_empty() {
+                                    continue;
+                                }
+                                let n = u64::from(h - l) + 1;
+                                if expanded + n <= MAX_EXPANDED {
+                                    expanded += n;
+                                    let mut u = units.clone();
+                                    for code in l..=h {
+                                        cm.unicode.insert(key(len, code), units_text(&u).into());
+                                        if let Some(last) = u.last_mut() {
+                                            *last = last.wrapping_add(1);
                                         }
-                                        code = code.saturating_add(1);
                                     }
-                                    Tok::Name(n) => {
-                                        if let Some(s) = super::encodings::glyph_to_unicode(
-                                            &String::from_utf8_lossy(n),
-                                        ) {
-                                            cm.unicode.insert(key(len, code), s.into());
-                                        }
-                                        code = code.saturating_add(1);
-                                    }
-                                    _ => break,
+                                } else if cm.unicode_ranges.len() < MAX_RANGES {
+                                    cm.unicode_ranges.push((key(len, l), key(len, h), units));
                                 }
                             }
+                            Some(Tok::Open) => {
+                                let mut code = l;
+                                while let Some(t) = lx.next_tok() {
+                                    match t {
+                                        Tok::Hex(d) => {
+                                            if code <= h && expanded < MAX_EXPANDED {
+                                                expanded += 1;
+                                                cm.unicode
+                                                    .insert(key(len, code), utf16_text(&d).into());
+                                            }
+                                            code = code.saturating_add(1);
+                                        }
+                                        Tok::Name(n) => {
+                                            if let Some(s) = super::encodings::glyph_to_unicode(
+                                                &String::from_utf8_lossy(n),
+                                            ) {
+                                                cm.unicode.insert(key(len, code), s.into());
+                                            }
+                                            code = code.saturating_add(1);
+                                        }
+                                        _ => break,
+                                    }
+                                }
+                            }
+                            _ => break,
                         }
-                        _ => break,
                     }
-                },
+                }
                 b"begincidchar" => {
                     while let Some(src) = lx.next_tok() {
                         let Tok::Hex(src) = src else { break };
@@ -322,24 +321,24 @@ impl CMap {
                         }
                     }
                 }
-                b"begincidrange" => loop {
-                    let Some(Tok::Hex(lo)) = lx.next_tok() else {
-                        break;
-                    };
-                    let Some(Tok::Hex(hi)) = lx.next_tok() else {
-                        break;
-                    };
-                    let Some(Tok::Int(cid)) = lx.next_tok() else {
-                        break;
-                    };
-                    let (Some(l), Some(h), Ok(cid)) = (be(&lo), be(&hi), u32::try_from(cid)) else {
-                        continue;
-                    };
-                    if h >= l && cm.cid_ranges.len() < MAX_RANGES {
-                        cm.cid_ranges
-                            .push((key(lo.len(), l), key(lo.len(), h), cid));
+                b"begincidrange" => {
+                    while let Some(Tok::Hex(lo)) = lx.next_tok() {
+                        let Some(Tok::Hex(hi)) = lx.next_tok() else {
+                            break;
+                        };
+                        let Some(Tok::Int(cid)) = lx.next_tok() else {
+                            break;
+                        };
+                        let (Some(l), Some(h), Ok(cid)) = (be(&lo), be(&hi), u32::try_from(cid))
+                        else {
+                            continue;
+                        };
+                        if h >= l && cm.cid_ranges.len() < MAX_RANGES {
+                            cm.cid_ranges
+                                .push((key(lo.len(), l), key(lo.len(), h), cid));
+                        }
                     }
-                },
+                }
                 b"usecmap" => {
                     if let Some(Tok::Name(n)) = &prev {
                         cm.use_cmap = Some(String::from_utf8_lossy(n).into_owned());

@@ -156,11 +156,7 @@ impl<'a> Interpreter<'a> {
     ) -> Result<(), PdfError> {
         let n = |i: usize| args.get(i).and_then(num).unwrap_or(0.0);
         match operator {
-            "q" => {
-                if self.stack.len() < MAX_GSTATE_DEPTH {
-                    self.stack.push(self.gs.clone());
-                }
-            }
+            "q" if self.stack.len() < MAX_GSTATE_DEPTH => self.stack.push(self.gs.clone()),
             "Q" => {
                 if let Some(g) = self.stack.pop() {
                     self.gs = g;
@@ -365,16 +361,6 @@ impl<'a> Interpreter<'a> {
         self.tm = saved_tm;
         self.tlm = saved_tlm;
         result
-    }
-
-    #[cfg(test)]
-    pub fn run_content(
-        mut self,
-        content: &[u8],
-        resources: Option<&'a Dictionary>,
-    ) -> Result<PageGlyphs, PdfError> {
-        self.run(content, resources)?;
-        Ok(self.out)
     }
 }
 

@@ -393,7 +393,9 @@ fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Font {
         }
         // A glyph name we cannot read is still a real mapping; only nameless control codes
         // (or numbered ones) fall back to TeX's layouts.
-        let nameless = name.as_deref().is_none_or(|n| numbered_name(n).is_some() || n == ".notdef");
+        let nameless = name
+            .as_deref()
+            .is_none_or(|n| numbered_name(n).is_some() || n == ".notdef");
         if t.as_deref().is_none_or(str::is_empty) && code < 0x20 && nameless {
             let s = tex_control(code as u8, flavor);
             if !s.is_empty() {

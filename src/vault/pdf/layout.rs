@@ -332,9 +332,12 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
     // Where both columns have text, lines crossing the gutter must be rare: otherwise this is a
     // single-column page with an accidental vertical gap (a table, a list of short items).
     let y_span = |keep: &dyn Fn(&Frag) -> bool| {
-        frags.iter().filter(|f| keep(f)).fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), f| {
-            (lo.min(f.y), hi.max(f.y))
-        })
+        frags
+            .iter()
+            .filter(|f| keep(f))
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), f| {
+                (lo.min(f.y), hi.max(f.y))
+            })
     };
     let is_left = |f: &Frag| f.x1 <= g0 + 1.0;
     let is_right = |f: &Frag| f.x0 >= g1 - 1.0;
@@ -344,12 +347,24 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
     if z_hi <= z_lo {
         return None;
     }
-    let lines_on = |keep: &dyn Fn(&Frag) -> bool| frags.iter().filter(|f| keep(f)).map(|f| f.size).sum::<f32>();
+    let lines_on = |keep: &dyn Fn(&Frag) -> bool| {
+        frags
+            .iter()
+            .filter(|f| keep(f))
+            .map(|f| f.size)
+            .sum::<f32>()
+    };
     if lines_on(&is_left) < 4.0 * median_size || lines_on(&is_right) < 4.0 * median_size {
         return None;
     }
-    let zone: Vec<&Frag> = frags.iter().filter(|f| f.y >= z_lo && f.y <= z_hi).collect();
-    let crossing = zone.iter().filter(|f| f.x0 < g0 - 1.0 && f.x1 > g1 + 1.0).count();
+    let zone: Vec<&Frag> = frags
+        .iter()
+        .filter(|f| f.y >= z_lo && f.y <= z_hi)
+        .collect();
+    let crossing = zone
+        .iter()
+        .filter(|f| f.x0 < g0 - 1.0 && f.x1 > g1 + 1.0)
+        .count();
     let sides = zone.iter().filter(|f| is_left(f) || is_right(f)).count();
     if crossing > 2 && crossing * 10 > sides {
         return None;

@@ -158,7 +158,11 @@ fn load(bytes: &[u8]) -> Result<Document, PdfError> {
     let doc = match loaded {
         Ok(doc) => doc,
         Err(lopdf::Error::InvalidPassword) => return Err(PdfError::PasswordRequired),
-        Err(e) => return Err(PdfError::Malformed(e.to_string())),
+        Err(e) => {
+            return Err(PdfError::Malformed(format!(
+                "{e} (the file may be truncated or damaged)"
+            )));
+        }
     };
     // lopdf leaves /Encrypt in the trailer (and no objects loaded) when the empty user
     // password does not open the file, instead of failing.

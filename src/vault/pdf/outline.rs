@@ -35,7 +35,7 @@ pub fn outline(doc: &Document, pages: &HashMap<ObjectId, u32>) -> Vec<OutlineIte
         seen: HashSet::new(),
         out: Vec::new(),
     };
-    if let Some(first) = root.get(b"First").ok() {
+    if let Ok(first) = root.get(b"First") {
         walk(&mut ctx, first, 0);
     }
     ctx.out
