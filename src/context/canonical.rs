@@ -118,6 +118,9 @@ mod tests {
         let v = json!({"b": [1, {"z": 1, "a": "x y"}], "a": null});
         assert_eq!(to_string(&v), r#"{"a":null,"b":[1,{"a":"x y","z":1}]}"#);
         assert!(to_pretty(&v).find("\"a\"").unwrap() < to_pretty(&v).find("\"b\"").unwrap());
-        assert_eq!(digest(&v), digest(&json!({"a": null, "b": [1, {"a": "x y", "z": 1}]})));
+        assert_eq!(
+            digest(&v),
+            digest(&json!({"a": null, "b": [1, {"a": "x y", "z": 1}]}))
+        );
     }
 }

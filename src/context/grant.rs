@@ -52,7 +52,10 @@ impl GrantFiles {
     /// The files beside a grant file.
     pub fn of_grant(grant_path: &Path) -> GrantFiles {
         GrantFiles {
-            dir: grant_path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            dir: grant_path
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
         }
     }
 
@@ -72,7 +75,11 @@ impl GrantFiles {
 
 /// Runtime and turn ids become folder names: letters, digits, `-` and `_` only.
 pub fn valid_id(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// A fresh id: time, process and a counter hashed, so two ids never collide in practice
@@ -80,16 +87,24 @@ pub fn valid_id(id: &str) -> bool {
 pub fn new_id(prefix: &str) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let t = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
     let seed = format!("{t}:{}:{n}", std::process::id());
     format!("{prefix}-{}", &sha256_hex(seed.as_bytes())[..16])
 }
 
 /// Writes this turn's grant for `plan` (with a new turn id) and its manifest, atomically.
 /// The host calls it at the start of every turn; the server re-reads it on every call.
-pub fn write(vault: &Vault, runtime_id: &str, plan: &ContextPlan) -> std::io::Result<(GrantFiles, Grant)> {
-    let files = GrantFiles::new(vault, runtime_id)
-        .ok_or_else(|| std::io::Error::other("invalid runtime id (letters, digits, - and _ only)"))?;
+pub fn write(
+    vault: &Vault,
+    runtime_id: &str,
+    plan: &ContextPlan,
+) -> std::io::Result<(GrantFiles, Grant)> {
+    let files = GrantFiles::new(vault, runtime_id).ok_or_else(|| {
+        std::io::Error::other("invalid runtime id (letters, digits, - and _ only)")
+    })?;
     let grant = Grant {
         version: GRANT_VERSION,
         runtime_id: runtime_id.to_string(),
@@ -107,21 +122,29 @@ pub fn write(vault: &Vault, runtime_id: &str, plan: &ContextPlan) -> std::io::Re
 
 /// Writes an explicit grant (the manifest first, so a reader that sees the new grant also
 /// finds its manifest).
-pub fn write_grant(files: &GrantFiles, grant: &Grant, manifest: &[ManifestEntry]) -> std::io::Result<()> {
+pub fn write_grant(
+    files: &GrantFiles,
+    grant: &Grant,
+    manifest: &[ManifestEntry],
+) -> std::io::Result<()> {
     let manifest = serde_json::json!({
         "runtimeId": grant.runtime_id,
         "turnId": grant.turn_id,
         "fingerprint": grant.fingerprint,
         "manifest": manifest,
     });
-    atomic_write(&files.manifest(), super::canonical::to_pretty(&manifest).as_bytes())?;
+    atomic_write(
+        &files.manifest(),
+        super::canonical::to_pretty(&manifest).as_bytes(),
+    )?;
     let bytes = serde_json::to_vec_pretty(grant).map_err(std::io::Error::other)?;
     atomic_write(&files.grant(), &bytes)
 }
 
 pub fn read(path: &Path) -> Result<Grant, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read the grant: {}", e.kind()))?;
-    let grant: Grant = serde_json::from_slice(&bytes).map_err(|_| "the grant file is not valid".to_string())?;
+    let grant: Grant =
+        serde_json::from_slice(&bytes).map_err(|_| "the grant file is not valid".to_string())?;
     if grant.version != GRANT_VERSION {
         return Err(format!("unsupported grant version {}", grant.version));
     }
@@ -149,7 +172,10 @@ pub struct UsageLine {
 pub fn append_usage(path: &Path, line: &UsageLine) -> std::io::Result<()> {
     let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
     text.push('\n');
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
     let n = f.write(text.as_bytes())?;
     if n != text.len() {
         return Err(std::io::Error::other("short write to usage.jsonl"));
@@ -162,7 +188,9 @@ pub fn read_usage(path: &Path) -> Vec<UsageLine> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
-    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
 }
 
 /// Running per-turn totals of a usage file, read incrementally: only bytes appended since the
@@ -226,12 +254,17 @@ pub fn read_attachment(files: &GrantFiles) -> Option<Attachment> {
 }
 
 pub fn write_attachment(files: &GrantFiles, a: &Attachment) -> std::io::Result<()> {
-    atomic_write(&files.attached(), &serde_json::to_vec_pretty(a).map_err(std::io::Error::other)?)
+    atomic_write(
+        &files.attached(),
+        &serde_json::to_vec_pretty(a).map_err(std::io::Error::other)?,
+    )
 }
 
 /// Current UTC time as RFC 3339 with milliseconds.
 pub fn now_rfc3339() -> String {
-    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     rfc3339(d.as_secs() as i64, d.subsec_millis())
 }
 

@@ -8,7 +8,7 @@
 //! turn setup); the `agentero-context` server only reads it and otherwise computes the scan in
 //! memory, because the server may write nothing but `usage.jsonl`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -61,7 +61,10 @@ pub fn arxiv_key(id: &str) -> Option<String> {
 
 /// Identity keys of a paper or reference.
 pub fn keys(doi: Option<&str>, arxiv: Option<&str>) -> Vec<String> {
-    doi.and_then(doi_key).into_iter().chain(arxiv.and_then(arxiv_key)).collect()
+    doi.and_then(doi_key)
+        .into_iter()
+        .chain(arxiv.and_then(arxiv_key))
+        .collect()
 }
 
 pub fn reference_keys(r: &Reference) -> Vec<String> {
@@ -73,7 +76,9 @@ fn indexed_papers(catalog: &Catalog) -> Vec<(&str, &str)> {
     catalog
         .entries
         .iter()
-        .filter(|(_, e)| e.kind == EntryKind::Paper && e.status != Status::Failed && !e.sha256.is_empty())
+        .filter(|(_, e)| {
+            e.kind == EntryKind::Paper && e.status != Status::Failed && !e.sha256.is_empty()
+        })
         .map(|(p, e)| (p.as_str(), e.sha256.as_str()))
         .collect()
 }
@@ -132,7 +137,12 @@ impl Library {
     /// Reads every indexed paper's record (reusing `previous` entries with the same hash).
     pub fn build(vault: &Vault, catalog: &Catalog, previous: Option<&Library>) -> Library {
         let reuse: HashMap<(&str, &str), &LibraryPaper> = previous
-            .map(|l| l.papers.iter().map(|p| ((p.path.as_str(), p.sha256.as_str()), p)).collect())
+            .map(|l| {
+                l.papers
+                    .iter()
+                    .map(|p| ((p.path.as_str(), p.sha256.as_str()), p))
+                    .collect()
+            })
             .unwrap_or_default();
         let mut papers = Vec::new();
         for (path, sha) in indexed_papers(catalog) {
@@ -155,7 +165,8 @@ impl Library {
 
     /// Stale cache contents regardless of key: a head start for [`Library::build`].
     fn load_any(vault: &Vault) -> Option<Library> {
-        let file: CacheFile = serde_json::from_slice(&std::fs::read(cache_path(vault)).ok()?).ok()?;
+        let file: CacheFile =
+            serde_json::from_slice(&std::fs::read(cache_path(vault)).ok()?).ok()?;
         (file.version == CACHE_VERSION).then(|| Library::from_papers(file.key, file.papers))
     }
 
@@ -165,7 +176,10 @@ impl Library {
             key: self.key.clone(),
             papers: self.papers.clone(),
         };
-        atomic_write(&cache_path(vault), &serde_json::to_vec(&file).map_err(std::io::Error::other)?)
+        atomic_write(
+            &cache_path(vault),
+            &serde_json::to_vec(&file).map_err(std::io::Error::other)?,
+        )
     }
 
     /// The in-library paper with one of these identity keys, other than `except`.
@@ -179,8 +193,17 @@ impl Library {
 
     /// In-library papers whose references name one of `keys`, sorted by path.
     pub fn citing(&self, keys: &[String], except: &str) -> Vec<&LibraryPaper> {
-        let idx: BTreeSet<usize> = keys.iter().filter_map(|k| self.citing.get(k)).flatten().copied().collect();
-        let mut out: Vec<&LibraryPaper> = idx.into_iter().map(|i| &self.papers[i]).filter(|p| p.path != except).collect();
+        let idx: BTreeSet<usize> = keys
+            .iter()
+            .filter_map(|k| self.citing.get(k))
+            .flatten()
+            .copied()
+            .collect();
+        let mut out: Vec<&LibraryPaper> = idx
+            .into_iter()
+            .map(|i| &self.papers[i])
+            .filter(|p| p.path != except)
+            .collect();
         out.sort_by(|a, b| a.path.cmp(&b.path));
         out
     }
@@ -189,35 +212,59 @@ impl Library {
     /// coupling (shared references) plus co-citation (cited together by a library paper),
     /// strongest first, ties by path. Papers it cites or that cite it are listed under those
     /// relations instead.
-    pub fn related(&self, path: &str, own: &[String], refs: &[String]) -> Vec<(&LibraryPaper, usize)> {
-        let mut score: BTreeMap<usize, usize> = BTreeMap::new();
-        let refs: BTreeSet<&String> = refs.iter().collect();
-        let cited: BTreeSet<usize> = refs.iter().filter_map(|k| self.by_identity.get(*k)).flatten().copied().collect();
-        let citing: BTreeSet<usize> = own.iter().filter_map(|k| self.citing.get(k)).flatten().copied().collect();
-        for (i, p) in self.papers.iter().enumerate() {
-            if p.path == path || cited.contains(&i) || citing.contains(&i) {
-                continue;
-            }
-            let shared = p.ref_keys.iter().filter(|k| refs.contains(k)).count();
-            if shared > 0 {
-                *score.entry(i).or_default() += shared;
+    pub fn related(
+        &self,
+        path: &str,
+        own: &[String],
+        refs: &[String],
+    ) -> Vec<(&LibraryPaper, usize)> {
+        let mut score: HashMap<usize, usize> = HashMap::new();
+        let refs: HashSet<&String> = refs.iter().collect();
+        let cited: HashSet<usize> = refs
+            .iter()
+            .filter_map(|k| self.by_identity.get(*k))
+            .flatten()
+            .copied()
+            .collect();
+        let citing: BTreeSet<usize> = own
+            .iter()
+            .filter_map(|k| self.citing.get(k))
+            .flatten()
+            .copied()
+            .collect();
+        let skip =
+            |i: usize| self.papers[i].path == path || cited.contains(&i) || citing.contains(&i);
+        // Bibliographic coupling, through the reverse index: only papers sharing a reference
+        // are touched.
+        for k in &refs {
+            for &i in self.citing.get(*k).into_iter().flatten() {
+                if !skip(i) {
+                    *score.entry(i).or_default() += 1;
+                }
             }
         }
-        for &c in &citing {
+        // Co-citation; a bounded number of citing papers keeps a heavily cited paper (or a
+        // library full of duplicates) from costing a scan of everything.
+        for &c in citing.iter().take(CO_CITATION_SAMPLE) {
             for k in &self.papers[c].ref_keys {
                 for &q in self.by_identity.get(k).into_iter().flatten() {
-                    let p = &self.papers[q];
-                    if p.path != path && !cited.contains(&q) && !citing.contains(&q) && q != c {
+                    if q != c && !skip(q) {
                         *score.entry(q).or_default() += 1;
                     }
                 }
             }
         }
-        let mut out: Vec<(&LibraryPaper, usize)> = score.into_iter().map(|(i, s)| (&self.papers[i], s)).collect();
+        let mut out: Vec<(&LibraryPaper, usize)> = score
+            .into_iter()
+            .map(|(i, s)| (&self.papers[i], s))
+            .collect();
         out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.path.cmp(&b.0.path)));
         out
     }
 }
+
+/// Citing papers sampled (in path order) for co-citation.
+const CO_CITATION_SAMPLE: usize = 64;
 
 /// Host side: the current library, from the on-disk cache when it is fresh, else rebuilt
 /// (reusing unchanged entries) and saved.
@@ -233,12 +280,18 @@ pub fn ensure_cache(vault: &Vault, catalog: &Catalog) -> std::io::Result<Library
 
 /// The URI to open an in-library paper, or an external one by DOI/arXiv; `None` when nothing
 /// can be opened (no dead links, SPEC §3).
-pub fn openable_uri(paper_path: Option<&str>, doi: Option<&str>, arxiv: Option<&str>) -> Option<String> {
+pub fn openable_uri(
+    paper_path: Option<&str>,
+    doi: Option<&str>,
+    arxiv: Option<&str>,
+) -> Option<String> {
     if let Some(p) = paper_path {
         return Some(uri::page_uri(p, 1));
     }
     if let Some(d) = doi.and_then(ids::normalize_doi) {
         return Some(uri::doi_uri(&d));
     }
-    arxiv.and_then(ids::normalize_arxiv).map(|a| uri::arxiv_uri(&a))
+    arxiv
+        .and_then(ids::normalize_arxiv)
+        .map(|a| uri::arxiv_uri(&a))
 }

@@ -48,7 +48,11 @@ pub fn has_percent_escape(s: &str) -> bool {
 
 /// Resolves a path safely and classifies it. `catalog` (when given) supplies content hashes for
 /// files whose size and mtime it already knows, so planning does not re-hash unchanged PDFs.
-pub fn verify(vault: &Vault, catalog: Option<&Catalog>, raw: &str) -> Result<Verified, &'static str> {
+pub fn verify(
+    vault: &Vault,
+    catalog: Option<&Catalog>,
+    raw: &str,
+) -> Result<Verified, &'static str> {
     let rel = clean(raw);
     if has_percent_escape(rel) {
         return Err(ENCODED);
@@ -64,7 +68,10 @@ pub fn verify(vault: &Vault, catalog: Option<&Catalog>, raw: &str) -> Result<Ver
 pub fn classify(resolved: &Resolved, catalog: Option<&Catalog>) -> Result<Verified, &'static str> {
     if resolved.is_dir {
         let listing = listing(&resolved.abs).map_err(|_| UNREADABLE)?;
-        let text: String = listing.iter().map(|e| format!("{}\n", e.display_name())).collect();
+        let text: String = listing
+            .iter()
+            .map(|e| format!("{}\n", e.display_name()))
+            .collect();
         return Ok(Verified {
             kind: EntryKind::Directory,
             path: resolved.rel.clone(),
@@ -75,12 +82,14 @@ pub fn classify(resolved: &Resolved, catalog: Option<&Catalog>) -> Result<Verifi
     }
     let kind = scan::classify_file(&resolved.abs).ok_or(UNSUPPORTED)?;
     let meta = std::fs::metadata(&resolved.abs).map_err(|_| UNREADABLE)?;
-    let known = catalog.and_then(|c| c.entries.get(&resolved.rel)).filter(|e| {
-        e.kind == kind
-            && e.size == meta.len()
-            && e.mtime_ns == scan::mtime_ns(&meta)
-            && !e.sha256.is_empty()
-    });
+    let known = catalog
+        .and_then(|c| c.entries.get(&resolved.rel))
+        .filter(|e| {
+            e.kind == kind
+                && e.size == meta.len()
+                && e.mtime_ns == scan::mtime_ns(&meta)
+                && !e.sha256.is_empty()
+        });
     let sha256 = match known {
         Some(e) => e.sha256.clone(),
         None => sha256_file(&resolved.abs).map_err(|_| UNREADABLE)?,
@@ -162,10 +171,16 @@ mod tests {
         std::fs::write(root.join("notes/pic.png"), [0u8, 1]).unwrap();
         let vault = Vault::open(root).unwrap();
         let v = verify(&vault, None, "@notes/a.md").unwrap();
-        assert_eq!((v.kind, v.path.as_str(), v.size), (EntryKind::File, "notes/a.md", 4));
+        assert_eq!(
+            (v.kind, v.path.as_str(), v.size),
+            (EntryKind::File, "notes/a.md", 4)
+        );
         assert_eq!(v.sha256, sha256_hex(b"# A\n"));
         let d = verify(&vault, None, "notes/").unwrap();
-        assert_eq!((d.kind, d.path.as_str(), d.size), (EntryKind::Directory, "notes", 2));
+        assert_eq!(
+            (d.kind, d.path.as_str(), d.size),
+            (EntryKind::Directory, "notes", 2)
+        );
         assert_eq!(d.sha256, sha256_hex(b"a.md\nsub/\n"));
         assert_eq!(verify(&vault, None, "notes%2fa.md"), Err(ENCODED));
         assert_eq!(verify(&vault, None, "notes/.hidden.md"), Err("hidden"));

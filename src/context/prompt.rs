@@ -70,7 +70,15 @@ pub fn context_block(plan: &ContextPlan) -> String {
             if let Some(s) = &e.section {
                 let _ = write!(place, ", section {s}");
             }
-            let _ = writeln!(o, "[{}] \"{}\" — {}{} <{}>", i + 1, e.title, e.path, place, e.citation_uri);
+            let _ = writeln!(
+                o,
+                "[{}] \"{}\" — {}{} <{}>",
+                i + 1,
+                e.title,
+                e.path,
+                place,
+                e.citation_uri
+            );
             match &e.quote {
                 Some(q) => {
                     for line in q.lines() {

@@ -90,7 +90,10 @@ pub fn find_in(hay: &Reduced, quote: &str) -> Option<Found> {
             exact: true,
         });
     }
-    anchored(hay, &needle).map(|range| Found { range, exact: false })
+    anchored(hay, &needle).map(|range| Found {
+        range,
+        exact: false,
+    })
 }
 
 const ANCHOR: usize = 12;
@@ -107,7 +110,12 @@ fn anchored(hay: &Reduced, needle: &str) -> Option<Range<usize>> {
         let from = chars[i * ANCHOR].0;
         let to = chars.get((i + 1) * ANCHOR).map_or(needle.len(), |c| c.0);
         let anchor = &needle[from..to];
-        let found: Vec<usize> = hay.text.match_indices(anchor).map(|(p, _)| p).take(65).collect();
+        let found: Vec<usize> = hay
+            .text
+            .match_indices(anchor)
+            .map(|(p, _)| p)
+            .take(65)
+            .collect();
         if found.len() > 64 {
             continue; // too common to say anything about where the quote is
         }
@@ -136,7 +144,10 @@ fn anchored(hay: &Reduced, needle: &str) -> Option<Range<usize>> {
     let (_, lo, hi) = best?;
     let window = &hits[lo..=hi];
     let start = window.iter().map(|h| h.0).min()?;
-    let end = (window.iter().map(|h| h.2).max()?).max(start + 1).min(hay.text.len());
+    // The quote's implied end covers a tail shorter than one anchor.
+    let end = (window.iter().map(|h| h.2).max()?)
+        .max(start + needle.len())
+        .min(hay.text.len());
     // Snap to character boundaries of the reduced text.
     let start = (0..=start).rev().find(|&i| hay.text.is_char_boundary(i))?;
     let end = (end..=hay.text.len()).find(|&i| hay.text.is_char_boundary(i))?;
@@ -150,7 +161,11 @@ mod tests {
     #[test]
     fn tolerant_of_layout_differences() {
         let text = "The ﬁrst re-\nsult shows that  “quoting first”\nmakes answers check-\nable at almost no cost.";
-        let f = find(text, "result shows that \"quoting first\" makes answers checkable").unwrap();
+        let f = find(
+            text,
+            "result shows that \"quoting first\" makes answers checkable",
+        )
+        .unwrap();
         assert!(f.exact);
         assert!(text[f.range.clone()].starts_with("re-\nsult"));
         assert!(text[f.range].ends_with("check-\nable"));
@@ -167,6 +182,9 @@ mod tests {
         let f = find(text, quote).unwrap();
         assert!(!f.exact);
         let got = &text[f.range];
-        assert!(got.contains("rank fusion") && got.contains("0.612"), "{got}");
+        assert!(
+            got.contains("rank fusion") && got.contains("0.612"),
+            "{got}"
+        );
     }
 }

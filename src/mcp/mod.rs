@@ -136,7 +136,10 @@ impl ServerHandler for ContextServer {
             Ok(Err(e)) => error_result(&e),
             Err(e) => {
                 tracing::error!(error = %e, "a tool call failed unexpectedly");
-                error_result(&ToolError::new("internal", "the tool failed unexpectedly; nothing was read"))
+                error_result(&ToolError::new(
+                    "internal",
+                    "the tool failed unexpectedly; nothing was read",
+                ))
             }
         };
         Ok(result.into())

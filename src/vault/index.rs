@@ -1,6 +1,7 @@
 //! The derived search index (tantivy, `{vault}/.agentero/index/`): one document per PDF page and
 //! per chunk of a text file. Queries return [`Card`]s in a fixed order.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +20,7 @@ use super::uri;
 
 /// Bumped whenever the schema or what goes into it changes; an index of another version is
 /// rebuilt from scratch.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -74,7 +75,7 @@ pub fn schema() -> (Schema, Fields) {
         authors_stored: b.add_text_field("authors_stored", STORED),
         page: b.add_u64_field("page", INDEXED | STORED | FAST),
         page_label: b.add_text_field("page_label", STORED),
-        line_start: b.add_u64_field("line_start", STORED),
+        line_start: b.add_u64_field("line_start", STORED | FAST),
         line_end: b.add_u64_field("line_end", STORED),
         text: b.add_text_field("text", stored_text),
         sha256: b.add_text_field("sha256", STRING | STORED),
@@ -319,15 +320,37 @@ impl SearchIndex {
         // Over-fetch so that ties at the cut are broken by path and page, not by segment order.
         let fetch = opts.limit.saturating_mul(2).saturating_add(16);
         let hits = searcher.search(&q, &TopDocs::with_limit(fetch).order_by_score())?;
+        // Order by the sort key read from fast fields, so that only the cards shown are loaded
+        // from the document store and get an excerpt (both cost far more than ranking).
+        let mut keyed = Vec::with_capacity(hits.len());
+        let mut columns: HashMap<u32, SortColumns> = HashMap::new();
+        for (score, addr) in hits {
+            let cols = match columns.entry(addr.segment_ord) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => e.insert(SortColumns::open(
+                    searcher.segment_reader(addr.segment_ord),
+                )?),
+            };
+            keyed.push((round_score(score), cols.key(addr.doc_id), addr));
+        }
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        keyed.truncate(opts.limit);
         let mut snippets = SnippetGenerator::create(&searcher, &*q, f.text)?;
         snippets.set_max_num_chars(opts.excerpt_chars.max(40));
-        let mut cards = Vec::with_capacity(hits.len());
-        for (score, addr) in hits {
+        let mut terms = Vec::new();
+        q.query_terms(&mut |term, _| {
+            if term.field() == f.text
+                && let Some(s) = term.value().as_str()
+            {
+                terms.push(s.to_string());
+            }
+        });
+        let mut cards = Vec::with_capacity(keyed.len());
+        for (score, _, addr) in keyed {
             let doc: TantivyDocument = searcher.doc(addr)?;
-            cards.push(self.card(&doc, score, &snippets, opts.excerpt_chars));
+            cards.push(self.card(&doc, score, &snippets, &terms, opts.excerpt_chars));
         }
         sort_cards(&mut cards);
-        cards.truncate(opts.limit);
         Ok(cards)
     }
 
@@ -336,6 +359,7 @@ impl SearchIndex {
         doc: &TantivyDocument,
         score: f32,
         snippets: &SnippetGenerator,
+        terms: &[String],
         max: usize,
     ) -> Card {
         let f = &self.fields;
@@ -359,7 +383,7 @@ impl SearchIndex {
         let page = num(f.page);
         let lines = num(f.line_start).zip(num(f.line_end)).map(|(a, b)| [a, b]);
         let text = text_of(f.text);
-        let snippet = snippets.snippet(&text);
+        let snippet = snippets.snippet(match_window(&text, terms, max));
         let excerpt = if snippet.highlighted().is_empty() {
             if text.trim().is_empty() {
                 "(no text layer on this page)".to_string()
@@ -383,7 +407,7 @@ impl SearchIndex {
             lines,
             excerpt,
             citation_uri,
-            score: (score * 1000.0).round() / 1000.0,
+            score,
             path,
         }
     }
@@ -469,6 +493,66 @@ pub struct StoredDoc {
     pub sha256: String,
 }
 
+/// Scores are shown with three decimals; ordering uses the same rounding, so two cards that
+/// look equal are ordered by path and page.
+fn round_score(score: f32) -> f32 {
+    (score * 1000.0).round() / 1000.0
+}
+
+/// The sort key of a hit (path, page, first line), read from fast fields.
+struct SortColumns {
+    path: Option<tantivy::columnar::StrColumn>,
+    page: tantivy::columnar::Column<u64>,
+    line: tantivy::columnar::Column<u64>,
+}
+
+impl SortColumns {
+    fn open(segment: &tantivy::SegmentReader) -> Result<SortColumns, IndexError> {
+        let ff = segment.fast_fields();
+        Ok(SortColumns {
+            path: ff.str("path")?,
+            page: ff.u64("page")?,
+            line: ff.u64("line_start")?,
+        })
+    }
+
+    fn key(&self, doc: tantivy::DocId) -> (String, Option<u64>, Option<u64>) {
+        let mut path = String::new();
+        if let Some(col) = &self.path
+            && let Some(ord) = col.term_ords(doc).next()
+        {
+            let _ = col.ord_to_str(ord, &mut path);
+        }
+        (path, self.page.first(doc), self.line.first(doc))
+    }
+}
+
+/// The part of `text` around the first place a query term appears: the excerpt is cut from
+/// it, and tokenizing a window instead of a 40,000-character page keeps search fast.
+fn match_window<'t>(text: &'t str, terms: &[String], max: usize) -> &'t str {
+    const SLACK: usize = 600;
+    if text.len() <= max * 2 + SLACK * 2 {
+        return text;
+    }
+    let lower = text.to_lowercase();
+    // Lower-casing can change byte lengths outside ASCII; then fall back to the whole text.
+    if lower.len() != text.len() {
+        return text;
+    }
+    let Some(at) = terms.iter().filter_map(|t| lower.find(t.as_str())).min() else {
+        return text;
+    };
+    let mut start = at.saturating_sub(SLACK);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (at + max + SLACK).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    &text[start..end]
+}
+
 /// Score descending, then path, page and first line ascending: equal scores never reorder.
 pub fn sort_cards(cards: &mut [Card]) {
     cards.sort_by(|a, b| {
@@ -550,5 +634,12 @@ mod tests {
             ]
         );
         assert_eq!(shorten("one two three four", 9), "one two…");
+        let long = format!("{}needle{}", "hay ".repeat(2000), " straw".repeat(2000));
+        let w = match_window(&long, &["needl".to_string()], 200);
+        assert!(w.contains("needle") && w.len() < 2000);
+        assert_eq!(
+            match_window("short needle", &["needl".to_string()], 200),
+            "short needle"
+        );
     }
 }

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use super::ToolError;
 use crate::context::grant::Grant;
 use crate::context::mention;
+use crate::vault::Vault;
 use crate::vault::paths::to_rel;
 use crate::vault::scan::{self, EntryKind};
 use crate::vault::uri::{self, Target as UriTarget};
-use crate::vault::Vault;
 
 /// A granted source (or an entry inside a granted directory) that a tool may read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +32,9 @@ fn refused(reason: &str) -> ToolError {
         "not_granted" => "it is not among the sources granted for this turn",
         "paper_in_directory" => "papers inside a granted directory must be granted by name",
         "encoded" => "percent-encoded dots, slashes or percent signs are not accepted in paths",
-        "external" => "external papers (DOI or arXiv links) cannot be read; only granted vault paths",
+        "external" => {
+            "external papers (DOI or arXiv links) cannot be read; only granted vault paths"
+        }
         "not_found" => "no such granted source",
         "traversal" => "'..' is not allowed",
         "absolute_path" => "absolute paths are not allowed; use a vault-relative path",
@@ -50,13 +52,19 @@ fn refused(reason: &str) -> ToolError {
 /// Escapes that could smuggle a dot, slash or another escape through decoding.
 fn dangerous_escape(s: &str) -> bool {
     let lower = s.to_ascii_lowercase();
-    ["%2e", "%2f", "%5c", "%25", "%00"].iter().any(|e| lower.contains(e))
+    ["%2e", "%2f", "%5c", "%25", "%00"]
+        .iter()
+        .any(|e| lower.contains(e))
 }
 
 /// Whether `rel` (a normalized vault path of `kind`) is covered by the grant. Exact sources of
 /// any kind; inside a granted directory, text files and folders only.
 pub fn covered(grant: &Grant, rel: &str, kind: EntryKind) -> Result<(), &'static str> {
-    if grant.sources.iter().any(|s| s.path == rel && s.kind == kind) {
+    if grant
+        .sources
+        .iter()
+        .any(|s| s.path == rel && s.kind == kind)
+    {
         return Ok(());
     }
     let in_dir = grant
@@ -73,18 +81,19 @@ pub fn covered(grant: &Grant, rel: &str, kind: EntryKind) -> Result<(), &'static
 /// Resolves a tool's `path` argument (a vault path or a citation URI) to a granted target.
 pub fn authorize(grant: &Grant, vault: &Vault, raw: &str) -> Result<Target, ToolError> {
     let raw = raw.trim();
-    let (path, page, lines) = if raw.contains('#') || mention::has_percent_escape(raw) || raw.contains("://") {
-        if dangerous_escape(raw) {
-            return Err(refused("encoded"));
-        }
-        match uri::parse(raw) {
-            Some(UriTarget::Vault { path, page, lines }) => (path, page, lines),
-            Some(UriTarget::External(_)) => return Err(refused("external")),
-            None => return Err(refused("bad_uri")),
-        }
-    } else {
-        (raw.to_string(), None, None)
-    };
+    let (path, page, lines) =
+        if raw.contains('#') || mention::has_percent_escape(raw) || raw.contains("://") {
+            if dangerous_escape(raw) {
+                return Err(refused("encoded"));
+            }
+            match uri::parse(raw) {
+                Some(UriTarget::Vault { path, page, lines }) => (path, page, lines),
+                Some(UriTarget::External(_)) => return Err(refused("external")),
+                None => return Err(refused("bad_uri")),
+            }
+        } else {
+            (raw.to_string(), None, None)
+        };
     let resolved = vault.resolve(&path).map_err(|r| refused(r.as_str()))?;
     if resolved.rel.is_empty() {
         return Err(refused("not_granted"));
@@ -95,10 +104,14 @@ pub fn authorize(grant: &Grant, vault: &Vault, raw: &str) -> Result<Target, Tool
         scan::classify_file(&resolved.abs).ok_or_else(|| refused("unsupported"))?
     };
     covered(grant, &resolved.rel, kind).map_err(refused)?;
-    let canonical_rel = to_rel(vault.root(), &resolved.abs).ok_or_else(|| refused("outside_vault"))?;
+    let canonical_rel =
+        to_rel(vault.root(), &resolved.abs).ok_or_else(|| refused("outside_vault"))?;
     // Behind a symlink, the real place must be granted too — unless the link itself was
     // granted by name (the user chose it when mentioning it).
-    let named_exactly = grant.sources.iter().any(|s| s.path == resolved.rel && s.kind == kind);
+    let named_exactly = grant
+        .sources
+        .iter()
+        .any(|s| s.path == resolved.rel && s.kind == kind);
     if canonical_rel != resolved.rel && !named_exactly {
         covered(grant, &canonical_rel, kind).map_err(refused)?;
     }
@@ -114,5 +127,8 @@ pub fn authorize(grant: &Grant, vault: &Vault, raw: &str) -> Result<Target, Tool
 
 /// Whether a library paper at `path` may be read in this turn (for `inGrant` on cards).
 pub fn paper_in_grant(grant: &Grant, path: &str) -> bool {
-    grant.sources.iter().any(|s| s.path == path && s.kind == EntryKind::Paper)
+    grant
+        .sources
+        .iter()
+        .any(|s| s.path == path && s.kind == EntryKind::Paper)
 }

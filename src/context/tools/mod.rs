@@ -140,7 +140,12 @@ impl ToolSession {
 
     /// The current grant, re-read when its file changed since the last call.
     pub fn grant(&mut self) -> Result<(Arc<Grant>, Vault), ToolError> {
-        let unavailable = || ToolError::new("grant_unavailable", "this turn's grant cannot be read; no source is readable");
+        let unavailable = || {
+            ToolError::new(
+                "grant_unavailable",
+                "this turn's grant cannot be read; no source is readable",
+            )
+        };
         let st = stamp(&self.grant_path).ok_or_else(unavailable)?;
         if let Some(g) = &self.grant
             && g.stamp == st
@@ -189,13 +194,10 @@ impl ToolSession {
     fn index(&mut self, vault: &Vault) -> Option<&SearchIndex> {
         let st = stamp(&vault.catalog_path());
         if self.index_for != Some(st) {
-            match &self.index {
-                Some(i) => {
-                    if i.reload().is_err() {
-                        self.index = None;
-                    }
-                }
-                None => {}
+            if let Some(i) = &self.index
+                && i.reload().is_err()
+            {
+                self.index = None;
             }
             if self.index.is_none() {
                 self.index = vault.open_index().ok();
@@ -208,11 +210,17 @@ impl ToolSession {
     /// Runs one tool call against the current grant.
     pub fn call(&mut self, tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
         if !super::TOOL_NAMES.contains(&tool) {
-            return Err(ToolError::new("unknown_tool", "no such tool; the tools are context_search, context_read and paper_relations"));
+            return Err(ToolError::new(
+                "unknown_tool",
+                "no such tool; the tools are context_search, context_read and paper_relations",
+            ));
         }
         let (grant, vault) = self.grant()?;
         if !grant.tools.iter().any(|t| t == tool) {
-            return Err(ToolError::new("tool_not_allowed", "this turn's grant does not allow this tool (prompt-only turn)"));
+            return Err(ToolError::new(
+                "tool_not_allowed",
+                "this turn's grant does not allow this tool (prompt-only turn)",
+            ));
         }
         let used = self.meter.used(&self.files.usage(), &grant.turn_id) as usize;
         let remaining = grant.budget.turn_chars.saturating_sub(used);
@@ -245,7 +253,10 @@ impl ToolSession {
         if let Err(e) = grant::append_usage(&self.files.usage(), &line) {
             // Unrecorded output would escape the turn's budget and its list of sources.
             tracing::error!(error = %e, "cannot append to usage.jsonl");
-            return Err(ToolError::new("usage_unwritable", "the result could not be recorded, so it is withheld"));
+            return Err(ToolError::new(
+                "usage_unwritable",
+                "the result could not be recorded, so it is withheld",
+            ));
         }
         Ok(out)
     }
@@ -253,19 +264,30 @@ impl ToolSession {
     /// A paper's record and pages: from the index when it is current for the file on disk,
     /// else extracted now (and kept for the rest of the process).
     fn paper(&mut self, vault: &Vault, target: &Target) -> Result<Arc<PaperData>, ToolError> {
-        let meta = std::fs::metadata(&target.abs).map_err(|_| ToolError::new("unreadable", "the paper cannot be read"))?;
-        let key = (target.rel.clone(), meta.len(), crate::vault::scan::mtime_ns(&meta));
+        let meta = std::fs::metadata(&target.abs)
+            .map_err(|_| ToolError::new("unreadable", "the paper cannot be read"))?;
+        let key = (
+            target.rel.clone(),
+            meta.len(),
+            crate::vault::scan::mtime_ns(&meta),
+        );
         if let Some(p) = self.papers.get(&key) {
             return Ok(p.clone());
         }
         let catalog = self.catalog(vault);
-        let fresh = [&target.rel, &target.canonical_rel].into_iter().find_map(|p| {
-            catalog
-                .entries
-                .get(p.as_str())
-                .filter(|e| e.size == key.1 && e.mtime_ns == key.2 && e.status != crate::vault::Status::Failed)
-                .map(|e| (p.clone(), e.sha256.clone()))
-        });
+        let fresh = [&target.rel, &target.canonical_rel]
+            .into_iter()
+            .find_map(|p| {
+                catalog
+                    .entries
+                    .get(p.as_str())
+                    .filter(|e| {
+                        e.size == key.1
+                            && e.mtime_ns == key.2
+                            && e.status != crate::vault::Status::Failed
+                    })
+                    .map(|e| (p.clone(), e.sha256.clone()))
+            });
         let mut data = None;
         if let Some((indexed_path, sha)) = fresh
             && let Some(record) = vault.record(&sha)
@@ -287,11 +309,19 @@ impl ToolSession {
             Some(d) => d,
             None => {
                 tracing::info!(path = %target.rel, "extracting a granted paper on demand");
-                let bytes = std::fs::read(&target.abs).map_err(|_| ToolError::new("unreadable", "the paper cannot be read"))?;
+                let bytes = std::fs::read(&target.abs)
+                    .map_err(|_| ToolError::new("unreadable", "the paper cannot be read"))?;
                 let sha = crate::vault::fsutil::sha256_hex(&bytes);
-                let (mut record, pages) =
-                    crate::vault::extract::extract_paper(&target.abs, &target.rel, bytes, sha, std::time::Duration::from_secs(60))
-                        .map_err(|_| ToolError::new("unreadable", "the paper's text cannot be extracted"))?;
+                let (mut record, pages) = crate::vault::extract::extract_paper(
+                    &target.abs,
+                    &target.rel,
+                    bytes,
+                    sha,
+                    std::time::Duration::from_secs(60),
+                )
+                .map_err(|_| {
+                    ToolError::new("unreadable", "the paper's text cannot be extracted")
+                })?;
                 record.path = target.rel.clone();
                 PaperData { record, pages }
             }
@@ -334,7 +364,11 @@ fn budget_exhausted(grant: &Grant) -> ToolError {
 
 /// Parses tool arguments strictly (unknown fields are an error).
 fn parse_args<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
-    let args = if args.is_null() { Value::Object(Default::default()) } else { args };
+    let args = if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args
+    };
     serde_json::from_value(args).map_err(|e| ToolError::bad_args(format!("invalid arguments: {e}")))
 }
 

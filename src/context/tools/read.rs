@@ -8,7 +8,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::access::{self, Target};
-use super::{Ctx, PaperData, ToolError, ToolOutput, ToolSession, byte_of_char, floor_boundary, parse_args};
+use super::{
+    Ctx, PaperData, ToolError, ToolOutput, ToolSession, byte_of_char, floor_boundary, parse_args,
+};
 use crate::context::{mention, quote};
 use crate::vault::pdf::PageText;
 use crate::vault::scan::EntryKind;
@@ -91,9 +93,9 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
         (None, Some(_)) => Mode::Region,
         _ => Mode::Metadata,
     });
-    let per_call = a
-        .max_chars
-        .map_or(ctx.grant.budget.read_chars, |m| (m as usize).clamp(1, ctx.grant.budget.read_chars));
+    let per_call = a.max_chars.map_or(ctx.grant.budget.read_chars, |m| {
+        (m as usize).clamp(1, ctx.grant.budget.read_chars)
+    });
     // The header (title, path, URI, continuation) is counted against the turn too.
     let title_guess = target.rel.len() * 3 + 320;
     let limit = per_call.min(ctx.remaining.saturating_sub(title_guess));
@@ -108,11 +110,20 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
             (title, read_paper(&target, &paper, mode, &a, limit)?)
         }
         EntryKind::File => {
-            let text = std::fs::read_to_string(&target.abs)
-                .map_err(|_| ToolError::new("unreadable", "the file cannot be read as UTF-8 text"))?;
-            (textfile::title(&target.rel, &text), read_file(&target, &text, mode, &a, limit)?)
+            let text = std::fs::read_to_string(&target.abs).map_err(|_| {
+                ToolError::new("unreadable", "the file cannot be read as UTF-8 text")
+            })?;
+            (
+                textfile::title(&target.rel, &text),
+                read_file(&target, &text, mode, &a, limit)?,
+            )
         }
     };
+    let mut piece = piece;
+    // The continuation keeps the caller's own cap.
+    if let (Some(m), Some(Value::Object(next))) = (a.max_chars, piece.next.as_mut()) {
+        next.insert("maxChars".into(), json!(m));
+    }
     Ok(render(&target, mode, &title, piece))
 }
 
@@ -120,7 +131,14 @@ fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
     let mut v = Map::new();
     v.insert("path".into(), json!(t.rel));
     v.insert("kind".into(), json!(t.kind.as_str()));
-    v.insert("mode".into(), json!(if t.kind == EntryKind::Directory { "metadata" } else { mode.as_str() }));
+    v.insert(
+        "mode".into(),
+        json!(if t.kind == EntryKind::Directory {
+            "metadata"
+        } else {
+            mode.as_str()
+        }),
+    );
     v.insert("title".into(), json!(title));
     if let Some(page) = p.page {
         v.insert("page".into(), json!(page));
@@ -150,7 +168,13 @@ fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
     if let Some([a, b]) = p.lines {
         let _ = write!(place, ", lines {a}-{b}");
     }
-    let _ = writeln!(o, "{title} — {} ({}), {}{place}", t.rel, t.kind.as_str(), v["mode"].as_str().unwrap_or(""));
+    let _ = writeln!(
+        o,
+        "{title} — {} ({}), {}{place}",
+        t.rel,
+        t.kind.as_str(),
+        v["mode"].as_str().unwrap_or("")
+    );
     if let Some(u) = &p.citation_uri {
         let _ = writeln!(o, "citationUri: {u}");
     }
@@ -163,7 +187,10 @@ fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
     if p.truncated {
         match &p.next {
             Some(n) => {
-                let _ = writeln!(o, "(truncated at the budget; continue with context_read {n})");
+                let _ = writeln!(
+                    o,
+                    "(truncated at the budget; continue with context_read {n})"
+                );
             }
             None => {
                 let _ = writeln!(o, "(truncated at the budget)");
@@ -178,7 +205,8 @@ fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
 }
 
 fn directory(t: &Target, limit: usize) -> Result<Piece, ToolError> {
-    let listing = mention::listing(&t.abs).map_err(|_| ToolError::new("unreadable", "the directory cannot be listed"))?;
+    let listing = mention::listing(&t.abs)
+        .map_err(|_| ToolError::new("unreadable", "the directory cannot be listed"))?;
     let mut text = String::new();
     let mut entries = Vec::new();
     let mut truncated = false;
@@ -211,13 +239,14 @@ fn take(text: &str, from: usize, limit: usize) -> (String, Option<usize>) {
     (taken, more.then_some(from + limit))
 }
 
-fn page_of<'a>(paper: &'a PaperData, n: Option<u32>) -> Result<&'a PageText, ToolError> {
+fn page_of(paper: &PaperData, n: Option<u32>) -> Result<&PageText, ToolError> {
     let n = n.ok_or_else(|| ToolError::bad_args("`page` is required for this mode"))?;
-    paper
-        .pages
-        .iter()
-        .find(|p| p.number == n)
-        .ok_or_else(|| ToolError::bad_args(format!("page {n} does not exist; the paper has {} pages", paper.pages.len())))
+    paper.pages.iter().find(|p| p.number == n).ok_or_else(|| {
+        ToolError::bad_args(format!(
+            "page {n} does not exist; the paper has {} pages",
+            paper.pages.len()
+        ))
+    })
 }
 
 fn no_text(s: &str) -> String {
@@ -228,7 +257,13 @@ fn no_text(s: &str) -> String {
     }
 }
 
-fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize) -> Result<Piece, ToolError> {
+fn read_paper(
+    t: &Target,
+    paper: &PaperData,
+    mode: Mode,
+    a: &Args,
+    limit: usize,
+) -> Result<Piece, ToolError> {
     let rel = &t.rel;
     let page_arg = a.page.or(t.page);
     match mode {
@@ -266,7 +301,11 @@ fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize)
                 let _ = writeln!(text, "Sections:");
                 for s in paper.record.sections.iter().take(60) {
                     let indent = "  ".repeat(s.level as usize + 1);
-                    let num = s.number.as_deref().map(|n| format!("{n} ")).unwrap_or_default();
+                    let num = s
+                        .number
+                        .as_deref()
+                        .map(|n| format!("{n} "))
+                        .unwrap_or_default();
                     let _ = writeln!(text, "{indent}{num}{} (page {})", s.title, s.page);
                 }
             }
@@ -293,7 +332,9 @@ fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize)
             p.page = Some(page.number);
             if let Some(next) = more {
                 p.truncated = true;
-                p.next = Some(json!({"path": rel, "mode": "region", "page": page.number, "start": next}));
+                p.next = Some(
+                    json!({"path": rel, "mode": "region", "page": page.number, "start": next}),
+                );
             }
             Ok(p)
         }
@@ -311,14 +352,19 @@ fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize)
             p.page = Some(page.number);
             if want > limit {
                 p.truncated = true;
-                p.next = Some(json!({"path": rel, "mode": "region", "page": page.number, "start": from + limit, "end": end}));
+                p.next = Some(
+                    json!({"path": rel, "mode": "region", "page": page.number, "start": from + limit, "end": end}),
+                );
             }
             Ok(p)
         }
         Mode::Full => {
             let first = page_arg.unwrap_or(1);
             if first == 0 || first as usize > paper.pages.len() {
-                return Err(ToolError::bad_args(format!("page {first} does not exist; the paper has {} pages", paper.pages.len())));
+                return Err(ToolError::bad_args(format!(
+                    "page {first} does not exist; the paper has {} pages",
+                    paper.pages.len()
+                )));
             }
             let mut from = a.start.unwrap_or(0) as usize;
             let mut text = String::new();
@@ -326,13 +372,14 @@ fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize)
             let mut next = None;
             for page in paper.pages.iter().filter(|p| p.number >= first) {
                 let marker = format!("[page {}]\n", page.number);
-                if used + marker.len() >= limit {
+                // Room for the marker, one character of text and the closing newline.
+                if used + marker.len() + 2 > limit {
                     next = Some((page.number, from));
                     break;
                 }
                 text.push_str(&marker);
                 used += marker.len();
-                let (chunk, more) = take(&page.text, from, limit - used);
+                let (chunk, more) = take(&page.text, from, limit - used - 1);
                 used += chunk.chars().count();
                 text.push_str(&chunk);
                 text.push('\n');
@@ -362,10 +409,17 @@ fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize)
                 joined.push('\n');
             }
             let found = quote::find(&joined, q).ok_or_else(|| {
-                ToolError::new("quote_not_found", "the quote was not found in this paper; check the wording or search for it")
+                ToolError::new(
+                    "quote_not_found",
+                    "the quote was not found in this paper; check the wording or search for it",
+                )
             })?;
-            let idx = starts.partition_point(|&s| s <= found.range.start).saturating_sub(1);
-            let last = starts.partition_point(|&s| s < found.range.end).saturating_sub(1);
+            let idx = starts
+                .partition_point(|&s| s <= found.range.start)
+                .saturating_sub(1);
+            let last = starts
+                .partition_point(|&s| s < found.range.end)
+                .saturating_sub(1);
             let lo = starts[idx];
             let hi = starts.get(last + 1).copied().unwrap_or(joined.len());
             let (ws, we, cut) = window(&joined, lo, hi, found.range.clone(), limit);
@@ -374,14 +428,21 @@ fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize)
             let mut p = Piece::new(text, Some(uri::page_uri(rel, page)));
             p.page = Some(page);
             p.truncated = cut;
-            p.extra.insert("match".into(), json!(if found.exact { "exact" } else { "approximate" }));
+            p.extra.insert(
+                "match".into(),
+                json!(if found.exact { "exact" } else { "approximate" }),
+            );
             Ok(p)
         }
         Mode::Section => {
             let wanted = match &a.section {
                 Some(Value::String(s)) => s.trim().to_string(),
                 Some(Value::Number(n)) => n.to_string(),
-                _ => return Err(ToolError::bad_args("`section` (a title or number) is required for section mode")),
+                _ => {
+                    return Err(ToolError::bad_args(
+                        "`section` (a title or number) is required for section mode",
+                    ));
+                }
             };
             let sections = &paper.record.sections;
             let norm = |s: &str| quote::reduce(s).text;
@@ -402,7 +463,11 @@ fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize)
             let mut joined = String::new();
             let mut starts = Vec::new();
             let last_page = next_sec.map_or(u32::MAX, |n| n.page.max(sec.page));
-            for page in paper.pages.iter().filter(|p| p.number >= sec.page && p.number <= last_page) {
+            for page in paper
+                .pages
+                .iter()
+                .filter(|p| p.number >= sec.page && p.number <= last_page)
+            {
                 starts.push(joined.len());
                 joined.push_str(&page.text);
                 joined.push('\n');
@@ -432,7 +497,8 @@ fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize)
             );
             if let Some(c) = more {
                 p.truncated = true;
-                p.next = Some(json!({"path": rel, "mode": "section", "section": wanted, "start": c}));
+                p.next =
+                    Some(json!({"path": rel, "mode": "section", "section": wanted, "start": c}));
             }
             Ok(p)
         }
@@ -441,7 +507,13 @@ fn read_paper(t: &Target, paper: &PaperData, mode: Mode, a: &Args, limit: usize)
 
 /// The byte span around `found` within `lo..hi`, at most `limit` characters, the match
 /// centred; and whether the match itself had to be cut.
-fn window(text: &str, lo: usize, hi: usize, found: std::ops::Range<usize>, limit: usize) -> (usize, usize, bool) {
+fn window(
+    text: &str,
+    lo: usize,
+    hi: usize,
+    found: std::ops::Range<usize>,
+    limit: usize,
+) -> (usize, usize, bool) {
     let match_chars = text[found.clone()].chars().count();
     if match_chars >= limit {
         let end = found.start + byte_of_char(&text[found.start..], limit);
@@ -461,7 +533,13 @@ fn window(text: &str, lo: usize, hi: usize, found: std::ops::Range<usize>, limit
     (start, end, false)
 }
 
-fn read_file(t: &Target, text: &str, mode: Mode, a: &Args, limit: usize) -> Result<Piece, ToolError> {
+fn read_file(
+    t: &Target,
+    text: &str,
+    mode: Mode,
+    a: &Args,
+    limit: usize,
+) -> Result<Piece, ToolError> {
     let rel = &t.rel;
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len().max(1) as u32;
@@ -494,19 +572,34 @@ fn read_file(t: &Target, text: &str, mode: Mode, a: &Args, limit: usize) -> Resu
             p.extra.insert("size".into(), json!(text.len()));
             Ok(p)
         }
-        Mode::Page => Err(ToolError::bad_args("page mode reads papers; for a file use region with line numbers (start, end) or full")),
-        Mode::Section => Err(ToolError::bad_args("section mode reads papers; for a file use excerpt, region or full")),
+        Mode::Page => Err(ToolError::bad_args(
+            "page mode reads papers; for a file use region with line numbers (start, end) or full",
+        )),
+        Mode::Section => Err(ToolError::bad_args(
+            "section mode reads papers; for a file use excerpt, region or full",
+        )),
         Mode::Region | Mode::Full => {
             let (from, to) = match mode {
                 Mode::Region => {
-                    let from = a.start.map(|s| s as u32).or(t.lines.map(|l| l.0)).unwrap_or(1).max(1);
-                    let to = a.end.map(|e| e as u32).or(t.lines.map(|l| l.1)).unwrap_or(total);
+                    let from = a
+                        .start
+                        .map(|s| s as u32)
+                        .or(t.lines.map(|l| l.0))
+                        .unwrap_or(1)
+                        .max(1);
+                    let to = a
+                        .end
+                        .map(|e| e as u32)
+                        .or(t.lines.map(|l| l.1))
+                        .unwrap_or(total);
                     (from, to)
                 }
                 _ => (a.start.map(|s| s as u32).unwrap_or(1).max(1), total),
             };
             if from > total {
-                return Err(ToolError::bad_args(format!("line {from} does not exist; the file has {total} lines")));
+                return Err(ToolError::bad_args(format!(
+                    "line {from} does not exist; the file has {total} lines"
+                )));
             }
             if to < from {
                 return Err(ToolError::bad_args("`end` is before `start`"));
@@ -528,7 +621,10 @@ fn read_file(t: &Target, text: &str, mode: Mode, a: &Args, limit: usize) -> Resu
             let q = a.quote.as_deref().map(str::trim).filter(|q| !q.is_empty());
             let q = q.ok_or_else(|| ToolError::bad_args("`quote` is required for excerpt mode"))?;
             let found = quote::find(text, q).ok_or_else(|| {
-                ToolError::new("quote_not_found", "the quote was not found in this file; check the wording or search for it")
+                ToolError::new(
+                    "quote_not_found",
+                    "the quote was not found in this file; check the wording or search for it",
+                )
             })?;
             let (ws, we, cut) = window(text, 0, text.len(), found.range.clone(), limit);
             let w = text[ws..we].to_string();
@@ -538,7 +634,10 @@ fn read_file(t: &Target, text: &str, mode: Mode, a: &Args, limit: usize) -> Resu
             let mut p = Piece::new(w, Some(uri::lines_uri(rel, first, last)));
             p.lines = Some([first, last]);
             p.truncated = cut;
-            p.extra.insert("match".into(), json!(if found.exact { "exact" } else { "approximate" }));
+            p.extra.insert(
+                "match".into(),
+                json!(if found.exact { "exact" } else { "approximate" }),
+            );
             Ok(p)
         }
     }

@@ -57,16 +57,27 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     let a: Args = parse_args(args)?;
     let target = access::authorize(&ctx.grant, &ctx.vault, &a.path)?;
     if target.kind != EntryKind::Paper {
-        return Err(ToolError::bad_args("paper_relations takes a granted paper (a PDF), not a file or directory"));
+        return Err(ToolError::bad_args(
+            "paper_relations takes a granted paper (a PDF), not a file or directory",
+        ));
     }
-    let limit = a.limit.map_or(DEFAULT_LIMIT, |l| (l as usize).clamp(1, MAX_LIMIT));
-    let kinds = a.kinds.unwrap_or_else(|| vec![Kind::Cites, Kind::CitedBy, Kind::Related]);
+    let limit = a
+        .limit
+        .map_or(DEFAULT_LIMIT, |l| (l as usize).clamp(1, MAX_LIMIT));
+    let kinds = a
+        .kinds
+        .unwrap_or_else(|| vec![Kind::Cites, Kind::CitedBy, Kind::Related]);
     let paper = s.paper(&ctx.vault, &target)?;
     let lib = s.library(&ctx.vault);
     let me = target.rel.as_str();
     let meta = &paper.record.meta;
     let own = library::keys(meta.doi.as_deref(), meta.arxiv.as_deref());
-    let ref_keys: Vec<String> = paper.record.references.iter().flat_map(library::reference_keys).collect();
+    let ref_keys: Vec<String> = paper
+        .record
+        .references
+        .iter()
+        .flat_map(library::reference_keys)
+        .collect();
 
     let mut cards: Vec<RelCard> = Vec::new();
     let mut counts = Vec::new();
@@ -89,12 +100,22 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
                     cards.push(RelCard {
                         relation: kind,
                         title,
-                        authors: if r.authors.is_empty() { hit.map(|p| p.authors.clone()).unwrap_or_default() } else { r.authors.clone() },
+                        authors: if r.authors.is_empty() {
+                            hit.map(|p| p.authors.clone()).unwrap_or_default()
+                        } else {
+                            r.authors.clone()
+                        },
                         year: r.year.or(hit.and_then(|p| p.year)),
                         doi: r.doi.clone(),
                         arxiv: r.arxiv.clone(),
-                        in_grant: path.as_deref().is_some_and(|p| paper_in_grant(&ctx.grant, p)),
-                        citation_uri: openable_uri(path.as_deref(), r.doi.as_deref(), r.arxiv.as_deref()),
+                        in_grant: path
+                            .as_deref()
+                            .is_some_and(|p| paper_in_grant(&ctx.grant, p)),
+                        citation_uri: openable_uri(
+                            path.as_deref(),
+                            r.doi.as_deref(),
+                            r.arxiv.as_deref(),
+                        ),
                         paper_path: path,
                     });
                     if cards.len() - before >= limit {
@@ -120,8 +141,15 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     loop {
         let (structured, text) = render(&target.rel, &meta.title, &cards, &counts, truncated);
         if text.chars().count() <= ctx.remaining {
-            let uris = cards.iter().filter_map(|c| c.citation_uri.clone()).collect();
-            return Ok(ToolOutput { structured, text, citation_uris: uris });
+            let uris = cards
+                .iter()
+                .filter_map(|c| c.citation_uri.clone())
+                .collect();
+            return Ok(ToolOutput {
+                structured,
+                text,
+                citation_uris: uris,
+            });
         }
         if cards.pop().is_none() {
             return Err(super::budget_exhausted(&ctx.grant));
@@ -152,7 +180,13 @@ fn label(k: Kind) -> &'static str {
     }
 }
 
-fn render(path: &str, title: &str, cards: &[RelCard], counts: &[(Kind, usize)], truncated: bool) -> (Value, String) {
+fn render(
+    path: &str,
+    title: &str,
+    cards: &[RelCard],
+    counts: &[(Kind, usize)],
+    truncated: bool,
+) -> (Value, String) {
     let structured = json!({"path": path, "title": title, "cards": cards, "truncated": truncated});
     let mut t = String::new();
     let _ = writeln!(t, "Relations of \"{title}\" ({path}):");
@@ -165,10 +199,27 @@ fn render(path: &str, title: &str, cards: &[RelCard], counts: &[(Kind, usize)], 
                 let _ = write!(line, " ({y})");
             }
             if !c.authors.is_empty() {
-                let _ = write!(line, " — {}", c.authors.iter().take(3).cloned().collect::<Vec<_>>().join(", "));
+                let _ = write!(
+                    line,
+                    " — {}",
+                    c.authors
+                        .iter()
+                        .take(3)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
             }
             if let Some(p) = &c.paper_path {
-                let _ = write!(line, " [library: {p}{}]", if c.in_grant { ", in grant" } else { ", not readable this turn" });
+                let _ = write!(
+                    line,
+                    " [library: {p}{}]",
+                    if c.in_grant {
+                        ", in grant"
+                    } else {
+                        ", not readable this turn"
+                    }
+                );
             }
             if let Some(u) = &c.citation_uri {
                 let _ = write!(line, " citationUri: {u}");
@@ -177,7 +228,10 @@ fn render(path: &str, title: &str, cards: &[RelCard], counts: &[(Kind, usize)], 
         }
     }
     if truncated {
-        let _ = writeln!(t, "(more cards were left out: the turn's budget is nearly used up)");
+        let _ = writeln!(
+            t,
+            "(more cards were left out: the turn's budget is nearly used up)"
+        );
     }
     (structured, t)
 }

@@ -42,7 +42,9 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
         return Err(ToolError::bad_args("`query` is empty"));
     }
     let budget = ctx.grant.budget;
-    let limit = a.limit.map_or(budget.search_cards, |l| (l as usize).clamp(1, budget.search_cards));
+    let limit = a.limit.map_or(budget.search_cards, |l| {
+        (l as usize).clamp(1, budget.search_cards)
+    });
     // Roots: the `paths` filter (each one must be granted) or every granted source.
     let roots: Vec<Target> = match &a.paths {
         Some(paths) if !paths.is_empty() => paths
@@ -74,10 +76,15 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
         };
         match index.search(query, &opts) {
             Ok(found) => cards.extend(found),
-            Err(crate::vault::index::IndexError::BadQuery(m)) => return Err(ToolError::bad_args(m)),
+            Err(crate::vault::index::IndexError::BadQuery(m)) => {
+                return Err(ToolError::bad_args(m));
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "index search failed");
-                return Err(ToolError::new("index_error", "the search index cannot be read right now"));
+                return Err(ToolError::new(
+                    "index_error",
+                    "the search index cannot be read right now",
+                ));
             }
         }
     }
@@ -138,19 +145,33 @@ fn render(query: &str, cards: &[Card], truncated: bool) -> (Value, String) {
             (None, Some([a, b])) => format!("lines {a}-{b}"),
             _ => String::new(),
         };
-        let _ = writeln!(t, "[{}] {} — {} ({}) {place}, score {:.2}", i + 1, c.title, c.path, c.kind.as_str(), c.score);
+        let _ = writeln!(
+            t,
+            "[{}] {} — {} ({}) {place}, score {:.2}",
+            i + 1,
+            c.title,
+            c.path,
+            c.kind.as_str(),
+            c.score
+        );
         let _ = writeln!(t, "    {}", c.excerpt);
         let _ = writeln!(t, "    citationUri: {}", c.citation_uri);
     }
     if truncated {
-        let _ = writeln!(t, "(more cards were left out: the turn's budget is nearly used up)");
+        let _ = writeln!(
+            t,
+            "(more cards were left out: the turn's budget is nearly used up)"
+        );
     }
     (structured, t)
 }
 
 fn is_fresh(catalog: &Catalog, rel: &str, kind: EntryKind, meta: &std::fs::Metadata) -> bool {
     catalog.entries.get(rel).is_some_and(|e| {
-        e.kind == kind && e.status != Status::Failed && e.size == meta.len() && e.mtime_ns == scan::mtime_ns(meta)
+        e.kind == kind
+            && e.status != Status::Failed
+            && e.size == meta.len()
+            && e.mtime_ns == scan::mtime_ns(meta)
     })
 }
 
@@ -177,8 +198,12 @@ fn plan(vault: &Vault, catalog: &Catalog, grant: &crate::context::Grant, roots: 
             EntryKind::Directory => {
                 let mut stack = vec![root.rel.clone()];
                 while let Some(dir) = stack.pop() {
-                    let Ok(abs) = vault.resolve(&dir) else { continue };
-                    let Ok(entries) = crate::context::mention::listing(&abs.abs) else { continue };
+                    let Ok(abs) = vault.resolve(&dir) else {
+                        continue;
+                    };
+                    let Ok(entries) = crate::context::mention::listing(&abs.abs) else {
+                        continue;
+                    };
                     for e in entries {
                         walked += 1;
                         if walked > WALK_LIMIT {
@@ -220,7 +245,13 @@ fn terms(query: &str) -> Vec<String> {
 }
 
 /// Cards from one source read now (pages of a paper, chunks of a file).
-fn search_fresh(s: &mut ToolSession, ctx: &Ctx, t: &Target, query: &str, excerpt_chars: usize) -> Vec<Card> {
+fn search_fresh(
+    s: &mut ToolSession,
+    ctx: &Ctx,
+    t: &Target,
+    query: &str,
+    excerpt_chars: usize,
+) -> Vec<Card> {
     let words = terms(query);
     if words.is_empty() {
         return Vec::new();
@@ -228,7 +259,9 @@ fn search_fresh(s: &mut ToolSession, ctx: &Ctx, t: &Target, query: &str, excerpt
     let mut cards = Vec::new();
     match t.kind {
         EntryKind::Paper => {
-            let Ok(p) = s.paper(&ctx.vault, t) else { return cards };
+            let Ok(p) = s.paper(&ctx.vault, t) else {
+                return cards;
+            };
             for page in &p.pages {
                 if let Some((score, excerpt)) = score_text(&page.text, &words, excerpt_chars) {
                     cards.push(Card {
@@ -246,7 +279,9 @@ fn search_fresh(s: &mut ToolSession, ctx: &Ctx, t: &Target, query: &str, excerpt
             }
         }
         _ => {
-            let Ok(text) = std::fs::read_to_string(&t.abs) else { return cards };
+            let Ok(text) = std::fs::read_to_string(&t.abs) else {
+                return cards;
+            };
             let title = textfile::title(&t.rel, &text);
             for c in textfile::chunks(&text) {
                 if let Some((score, excerpt)) = score_text(&c.text, &words, excerpt_chars) {
