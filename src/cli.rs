@@ -23,6 +23,9 @@ pub struct Cli {
     /// for an agent session; stdout is the protocol).
     #[arg(long, value_name = "GRANT", hide = true)]
     pub agentero_context_mcp: Option<PathBuf>,
+    /// Run the built-in ACP agent over stdio (started by the host; stdout is the protocol).
+    #[arg(long, hide = true)]
+    pub builtin_agent: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -48,6 +51,45 @@ pub enum Command {
         /// The query: words, "a phrase", title:word, -excluded, a AND b.
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
+    },
+    /// Ask an agent one question; `@path` tokens in the question are mentions. Streams the
+    /// answer and its sources (see `acp::ask` for the `--json` fields).
+    Ask {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// The agent (a name from the config file; default: the default agent).
+        #[arg(long)]
+        agent: Option<String>,
+        /// Continue this thread.
+        #[arg(long, conflicts_with = "new")]
+        thread: Option<String>,
+        /// Start a new thread (the default without --thread).
+        #[arg(long)]
+        new: bool,
+        /// The paper being read (vault-relative).
+        #[arg(long)]
+        paper: Option<String>,
+        /// The page being read (1-based).
+        #[arg(long, requires = "paper")]
+        page: Option<u32>,
+        /// Text selected on that page.
+        #[arg(long, requires = "paper")]
+        selection: Option<String>,
+        /// Treat the agent as remote: no MCP server, prompt only.
+        #[arg(long)]
+        remote: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Read this config file instead of ~/.config/agentero/config.toml.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Seconds before the turn is cancelled (default: turn_timeout_secs of the config).
+        #[arg(long)]
+        timeout: Option<u64>,
+        /// The question, with @mentions.
+        #[arg(required = true, num_args = 1..)]
+        question: Vec<String>,
     },
     /// Write the bundled demo vault into a folder (default: the app's data folder) and print it.
     Demo { dir: Option<PathBuf> },
@@ -79,6 +121,9 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     if let Some(grant) = &cli.agentero_context_mcp {
         return crate::mcp::run(grant);
+    }
+    if cli.builtin_agent {
+        return crate::agent::run();
     }
     match cli.command {
         None => {
@@ -120,6 +165,36 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         }) => {
             let vault = open_vault(vault.as_deref())?;
             plan(&vault, paper, page, selection, remote, grant, mentions)
+        }
+        Some(Command::Ask {
+            vault,
+            agent,
+            thread,
+            new,
+            paper,
+            page,
+            selection,
+            remote,
+            json,
+            config,
+            timeout,
+            question,
+        }) => {
+            let vault = open_vault(vault.as_deref())?;
+            let opts = crate::acp::ask::AskOptions {
+                agent,
+                thread,
+                new,
+                paper,
+                page,
+                selection,
+                remote,
+                json,
+                config,
+                timeout_secs: timeout,
+                question: question.join(" "),
+            };
+            crate::acp::ask::run(&vault, opts)
         }
         Some(Command::Demo { dir }) => {
             let dir = match dir {

@@ -1,1 +1,13 @@
 //! The ACP client: agent processes, the session state machine, turns, warm pool, transcripts.
+//!
+//! - [`session`]: the pure session state machine (resume by fingerprint, warm pool, fallback).
+//! - [`transcript`]: threads on disk (`transcript.jsonl`, `state.json`, `HANDOFF.md`).
+//! - [`client`]: one agent process (own process group) and its ACP connection; warm pool.
+//! - [`turn`]: the turn driver (plan → grant → session → prompt → stream → sources).
+//! - [`ask`]: `agentero ask`, one turn from the command line (its `--json` fields are there).
+
+pub mod ask;
+pub mod client;
+pub mod session;
+pub mod transcript;
+pub mod turn;

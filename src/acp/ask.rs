@@ -1,0 +1,254 @@
+//! `agentero ask`: one turn from the command line.
+//!
+//! `agentero ask [--vault V] [--agent NAME] [--thread ID | --new] [--paper P --page N]
+//! [--selection TEXT] [--remote] [--json] [--config FILE] [--timeout SECS]
+//! "question @papers/x/paper.pdf @notes/"`
+//!
+//! `@path` tokens in the question are the mentions. Without `--thread` a new thread is
+//! started; its id is printed on stderr (`thread: ID`) so the next `ask --thread ID` continues
+//! it. The answer streams to stdout and ends with the sources. Exit status is non-zero on
+//! failure, with the reason on stderr. Ctrl-C cancels the turn (`session/cancel`).
+//!
+//! Permission requests from the agent are answered by [`read_only_policy`]: allowed once only
+//! for reads of granted sources, rejected otherwise.
+//!
+//! `--json` prints one object:
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `answer` | the agent's message text of this turn |
+//! | `sources` | citation URIs: the prompt's evidence, then those the context tools returned this turn (`usage.jsonl`) |
+//! | `threadId` | the thread (`.agentero/chats/<threadId>/`) |
+//! | `sessionId` | the ACP session id |
+//! | `fingerprint` | the grant fingerprint of this turn's plan |
+//! | `mode` | `mcp` or `prompt_only` (the wording the agent got; `prompt_only` also while falling back) |
+//! | `stopReason` | the agent's stop reason (`end_turn`, `cancelled`, …) |
+//! | `session` | `new`, `resumed` or `loaded` |
+//! | `warm` | the session came from the warm pool |
+//! | `attached` | the agent attached the context server (absent when none was offered) |
+//! | `notices` | messages about the session (e.g. the attachment fallback) |
+//! | `agent` | the agent's name |
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::json;
+use tokio::sync::Notify;
+
+use super::client::AgentProcess;
+use super::transcript::Thread;
+use super::turn::{TurnEvent, TurnSpec, read_only_policy, run_turn};
+use crate::config::Config;
+use crate::context::grant::SESSIONS_DIR;
+use crate::context::{ContextRequest, CurrentPaper, Locality, Mode, Selection};
+use crate::vault::Vault;
+
+#[derive(Debug, Clone, Default)]
+pub struct AskOptions {
+    pub agent: Option<String>,
+    pub thread: Option<String>,
+    pub new: bool,
+    pub paper: Option<String>,
+    pub page: Option<u32>,
+    pub selection: Option<String>,
+    pub remote: bool,
+    pub json: bool,
+    pub config: Option<PathBuf>,
+    pub timeout_secs: Option<u64>,
+    pub question: String,
+}
+
+/// `@path` tokens of the question, without the `@` and trailing punctuation.
+pub fn mentions_of(question: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for token in question.split_whitespace() {
+        if let Some(m) = token.strip_prefix('@') {
+            let m = m.trim_end_matches([',', ';', ':', '?', '!', ')', '"', '\'']);
+            let m = m.strip_suffix('.').unwrap_or(m);
+            if !m.is_empty() && !out.iter().any(|o| o == m) {
+                out.push(m.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Runs `ask` on a runtime of its own and prints to stdout.
+pub fn run(vault: &Vault, opts: AskOptions) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let exe = std::env::current_exe().context("cannot locate the agentero executable")?;
+    let result = runtime.block_on(async {
+        let mut out = std::io::stdout();
+        ask(vault, &opts, &exe, &mut out).await
+    });
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    result.map(|_| ())
+}
+
+/// One `ask` turn; `exe` is the executable that serves the context MCP server and runs the
+/// built-in agent. Streams to `out` (text mode) or prints the JSON object at the end.
+pub async fn ask(
+    vault: &Vault,
+    opts: &AskOptions,
+    exe: &std::path::Path,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<super::turn::TurnOutcome> {
+    let config = Config::load(opts.config.as_deref(), exe)?;
+    let def = config.agent(opts.agent.as_deref())?.clone();
+    if opts.question.trim().is_empty() {
+        anyhow::bail!("the question is empty");
+    }
+    ensure_index(vault)?;
+    let mut thread = match (&opts.thread, opts.new) {
+        (Some(id), false) => {
+            Thread::open(vault, id).with_context(|| format!("cannot open thread {id}"))?
+        }
+        (Some(_), true) => anyhow::bail!("--thread and --new exclude each other"),
+        (None, _) => Thread::create(vault),
+    };
+    for w in &thread.warnings {
+        eprintln!("warning: {w}");
+    }
+    if !opts.json {
+        eprintln!("thread: {}", thread.id);
+    }
+    let remote = opts.remote || def.remote;
+    let request = ContextRequest {
+        text: opts.question.clone(),
+        mentions: mentions_of(&opts.question),
+        current: opts.paper.clone().map(|path| CurrentPaper {
+            path,
+            page: opts.page,
+        }),
+        selection: match (&opts.paper, &opts.selection) {
+            (Some(p), Some(text)) => Some(Selection {
+                path: p.clone(),
+                page: opts.page,
+                text: text.clone(),
+            }),
+            _ => None,
+        },
+        locality: if remote {
+            Locality::Remote
+        } else {
+            Locality::Local
+        },
+        budget: config.budget,
+        ..ContextRequest::default()
+    };
+    let granted: Vec<String> = crate::context::plan(vault, &request)
+        .sources
+        .iter()
+        .map(|s| s.path.clone())
+        .collect();
+    let mut agent = AgentProcess::start(&def).await?;
+    // A one-shot process never uses a refill.
+    agent.auto_refill = false;
+    if remote && def.warm_pool > 0 {
+        agent
+            .fill_pool(&vault.state_dir().join(SESSIONS_DIR), def.warm_pool)
+            .await;
+    }
+    let cancel = Arc::new(Notify::new());
+    let on_ctrl_c = cancel.clone();
+    let watcher = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_ctrl_c.notify_one();
+        }
+    });
+    let spec = TurnSpec {
+        request,
+        host_exe: exe.to_path_buf(),
+        timeout: Duration::from_secs(opts.timeout_secs.unwrap_or(config.turn_timeout_secs).max(1)),
+        cancel,
+        policy: read_only_policy(vault.root().to_path_buf(), granted),
+    };
+    let json_mode = opts.json;
+    let mut printer = |e: &TurnEvent| {
+        if json_mode {
+            return;
+        }
+        let mut o = std::io::stdout();
+        match e {
+            TurnEvent::MessageChunk(t) => {
+                let _ = write!(o, "{t}");
+                let _ = o.flush();
+            }
+            TurnEvent::ToolCall { title, .. } => eprintln!("· {title}"),
+            TurnEvent::ToolUpdate {
+                status: Some(s),
+                id,
+                ..
+            } if s == "failed" => eprintln!("· {id} failed"),
+            TurnEvent::Notice(n) => eprintln!("note: {n}"),
+            _ => {}
+        }
+    };
+    let result = run_turn(vault, &mut agent, &mut thread, spec, &mut printer).await;
+    watcher.abort();
+    agent.shutdown().await;
+    let outcome = result.map_err(|e| anyhow::anyhow!("{e} (thread {})", thread.id))?;
+    if opts.json {
+        let mut doc = serde_json::to_value(&outcome)?;
+        doc["agent"] = json!(def.name);
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        writeln!(out)?;
+        if outcome.mode == Mode::PromptOnly {
+            writeln!(
+                out,
+                "\n(prompt only: the agent could not read the vault beyond the evidence)"
+            )?;
+        }
+        writeln!(out, "\nSources:")?;
+        if outcome.sources.is_empty() {
+            writeln!(out, "  (none)")?;
+        }
+        for s in &outcome.sources {
+            writeln!(out, "  {s}")?;
+        }
+    }
+    if outcome.stop_reason == "cancelled" {
+        anyhow::bail!("the turn was cancelled (thread {})", thread.id);
+    }
+    Ok(outcome)
+}
+
+/// The context tools read the index: build it when it is missing, and the citing-scan cache
+/// (written by the host, never by the context server).
+fn ensure_index(vault: &Vault) -> anyhow::Result<()> {
+    use crate::vault::VaultError;
+    use crate::vault::index::IndexError;
+    match vault.open_index() {
+        Ok(_) => {}
+        Err(VaultError::Index(IndexError::Missing)) => {
+            eprintln!("No index yet: indexing {} first…", vault.root().display());
+            crate::vault::indexer::index_vault(vault, &Default::default(), &mut |_| {})?;
+        }
+        Err(e) => return Err(e).context("cannot open the search index (run `agentero index`)"),
+    }
+    if let Err(e) = crate::context::library::ensure_cache(vault, &vault.catalog()) {
+        tracing::warn!(error = %e, "cannot write the citing-scan cache");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mentions_come_from_at_tokens() {
+        assert_eq!(
+            mentions_of("Compare @papers/a/paper.pdf, and @notes/ — also @papers/a/paper.pdf?"),
+            vec!["papers/a/paper.pdf".to_string(), "notes/".to_string()]
+        );
+        assert!(mentions_of("no mentions here, mail me at x@y.z").is_empty());
+    }
+}

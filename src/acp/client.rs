@@ -1,0 +1,645 @@
+//! One agent process and its ACP connection; many sessions over it.
+//!
+//! The child is started by the SDK's `AcpAgent` in its own process group: a clean stop closes
+//! its stdin and ends the whole group after a short grace, and dropping the connection (abort,
+//! crash, time limit) kills the group at once — some adapters leave children running after
+//! stdin closes. Its stderr goes to the log (and a short tail is kept for error messages).
+//!
+//! The client advertises no fs and no terminal capability: the agent reads the vault only
+//! through the `agentero-context` MCP server of its session, and only what the grant allows.
+//! Session notifications and permission requests are routed per session id to the turn that
+//! owns the session (see [`super::turn`]).
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AuthMethod, ClientCapabilities, Implementation, InitializeRequest, LoadSessionRequest,
+    McpServer, McpServerStdio, NewSessionRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, RequestPermissionResponse, ResumeSessionRequest, SessionId,
+    SessionNotification, SessionUpdate,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::config::AgentDef;
+use crate::context::grant::new_id;
+
+/// How long `initialize` may take (adapters fetched by `npx` can be slow the first time).
+pub const INIT_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long opening a session may take.
+pub const OPEN_TIMEOUT: Duration = Duration::from_secs(60);
+const STDERR_TAIL_LINES: usize = 20;
+/// The MCP server every local session gets (SPEC §5).
+pub const CONTEXT_SERVER_NAME: &str = "agentero-context";
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("cannot start agent {agent}: command {command:?} was not found. {hint}")]
+    NotFound {
+        agent: String,
+        command: String,
+        hint: String,
+    },
+    #[error("agent {agent} ({command}) exited before it was ready{tail}")]
+    Exited {
+        agent: String,
+        command: String,
+        tail: String,
+    },
+    #[error("agent {agent} refused `initialize`: {message}{tail}")]
+    Initialize {
+        agent: String,
+        message: String,
+        tail: String,
+    },
+    #[error("agent {agent} requires authentication before it can start a session:\n{methods}")]
+    AuthRequired { agent: String, methods: String },
+    #[error("agent {agent} stopped during the turn{tail}")]
+    Crashed { agent: String, tail: String },
+    #[error("agent {agent}: {message}")]
+    Protocol { agent: String, message: String },
+    #[error("agent {agent} did not answer within {secs} s")]
+    TimedOut { agent: String, secs: u64 },
+}
+
+/// What the agent said it can do (`initialize`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentInfo {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub load_session: bool,
+    pub resume: bool,
+    pub prompt_image: bool,
+    pub prompt_audio: bool,
+    pub prompt_embedded_context: bool,
+    pub mcp_http: bool,
+    pub mcp_sse: bool,
+    /// Human-readable authentication methods (description, env vars or command).
+    pub auth_methods: Vec<String>,
+}
+
+/// Something the agent sent about a session.
+#[allow(clippy::large_enum_variant)] // short-lived messages; boxing the responder buys nothing
+pub enum Inbound {
+    Update(Box<SessionUpdate>),
+    Permission(
+        Box<RequestPermissionRequest>,
+        Responder<RequestPermissionResponse>,
+    ),
+}
+
+#[derive(Default)]
+struct Route {
+    tx: Option<mpsc::UnboundedSender<Inbound>>,
+    /// Updates that arrived before anyone listened (e.g. commands announced right after
+    /// `session/new`).
+    early: Vec<Inbound>,
+    /// Drop updates (the replay of `session/load`: the transcript already has it).
+    suppress: bool,
+    suppressed: usize,
+}
+
+#[derive(Clone, Default)]
+struct Routes(Arc<Mutex<HashMap<String, Route>>>);
+
+impl Routes {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Route>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn deliver(&self, session: &str, msg: Inbound) {
+        let mut map = self.lock();
+        let route = map.entry(session.to_string()).or_default();
+        if route.suppress {
+            route.suppressed += 1;
+            if let Inbound::Permission(_, responder) = msg {
+                let _ = responder.respond(RequestPermissionResponse::new(
+                    RequestPermissionOutcome::Cancelled,
+                ));
+            }
+            return;
+        }
+        match &route.tx {
+            Some(tx) => {
+                if let Err(mpsc::error::SendError(Inbound::Permission(_, responder))) = tx.send(msg)
+                {
+                    let _ = responder.respond(RequestPermissionResponse::new(
+                        RequestPermissionOutcome::Cancelled,
+                    ));
+                }
+            }
+            None => route.early.push(msg),
+        }
+    }
+}
+
+/// A ready prompt-only session from the warm pool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarmSession {
+    pub session_id: String,
+    pub runtime_id: String,
+}
+
+#[derive(Default)]
+struct Pool {
+    ready: Vec<WarmSession>,
+    filling: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// An agent process with an initialized ACP connection.
+pub struct AgentProcess {
+    pub def: AgentDef,
+    pub info: AgentInfo,
+    cx: ConnectionTo<Agent>,
+    routes: Routes,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<Result<(), agent_client_protocol::Error>>>,
+    pool: Arc<tokio::sync::Mutex<Pool>>,
+    /// Refill the pool in the background after a warm session is taken (off for one-shot
+    /// processes, which would never use the refill).
+    pub auto_refill: bool,
+}
+
+/// Why a session could not be opened.
+#[derive(Debug)]
+pub enum OpenError {
+    /// The agent answered with an error (e.g. an unknown session on resume).
+    Refused(String),
+    Agent(AgentError),
+}
+
+fn find_command(command: &Path) -> Option<PathBuf> {
+    if command.components().count() > 1 {
+        return command.is_file().then(|| command.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(command))
+        .find(|p| p.is_file())
+}
+
+fn install_hint(def: &AgentDef) -> String {
+    match &def.install_hint {
+        Some(h) => format!("Install: {h}."),
+        None => {
+            let presets: Vec<String> = crate::config::presets()
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} (`{} {}`: {})",
+                        p.name,
+                        p.command,
+                        p.args.join(" "),
+                        p.install
+                    )
+                })
+                .collect();
+            format!(
+                "Check `command` in [agents.{}] of the config file. Known ACP agents: {}.",
+                def.name,
+                presets.join("; ")
+            )
+        }
+    }
+}
+
+fn describe_auth(m: &AuthMethod) -> String {
+    let mut s = format!("- {} ({})", m.name(), m.id().0);
+    if let Some(d) = m.description() {
+        s.push_str(&format!(": {d}"));
+    }
+    if let Ok(v) = serde_json::to_value(m) {
+        if let Some(env) = v
+            .get("env")
+            .and_then(|e| e.as_object())
+            .filter(|e| !e.is_empty())
+        {
+            let names: Vec<&str> = env.keys().map(String::as_str).collect();
+            s.push_str(&format!(" [environment: {}]", names.join(", ")));
+        }
+        if let Some(args) = v
+            .get("args")
+            .and_then(|a| a.as_array())
+            .filter(|a| !a.is_empty())
+        {
+            let args: Vec<&str> = args.iter().filter_map(|a| a.as_str()).collect();
+            s.push_str(&format!(" [run: {}]", args.join(" ")));
+        }
+    }
+    s
+}
+
+impl AgentProcess {
+    /// Starts the agent and runs `initialize` (protocol v1, no fs, no terminal).
+    pub async fn start(def: &AgentDef) -> Result<AgentProcess, AgentError> {
+        let agent = def.name.clone();
+        let command = def.command_line();
+        let Some(exe) = find_command(&def.command) else {
+            return Err(AgentError::NotFound {
+                agent,
+                command: def.command.display().to_string(),
+                hint: install_hint(def),
+            });
+        };
+        let stderr: Arc<Mutex<VecDeque<String>>> = Arc::default();
+        let tail = stderr.clone();
+        let name = def.name.clone();
+        let config = AcpAgentConfig::new(exe)
+            .args(def.args.clone())
+            .envs(def.env.clone());
+        let transport = AcpAgent::new(config).with_debug(move |line, dir| match dir {
+            LineDirection::Stderr => {
+                tracing::info!(agent = %name, "stderr: {line}");
+                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                if t.len() == STDERR_TAIL_LINES {
+                    t.pop_front();
+                }
+                t.push_back(line.to_string());
+            }
+            LineDirection::Stdin => tracing::trace!(agent = %name, "-> {line}"),
+            LineDirection::Stdout => tracing::trace!(agent = %name, "<- {line}"),
+        });
+        let routes = Routes::default();
+        let (r_notif, r_perm) = (routes.clone(), routes.clone());
+        let (cx_tx, cx_rx) = oneshot::channel::<ConnectionTo<Agent>>();
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            Client
+                .v1()
+                .name("agentero")
+                .on_receive_notification(
+                    async move |n: SessionNotification, _cx| {
+                        r_notif.deliver(&n.session_id.0, Inbound::Update(Box::new(n.update)));
+                        Ok(())
+                    },
+                    agent_client_protocol::on_receive_notification!(),
+                )
+                .on_receive_request(
+                    async move |r: RequestPermissionRequest,
+                                responder: Responder<RequestPermissionResponse>,
+                                _cx| {
+                        let sid = r.session_id.0.to_string();
+                        r_perm.deliver(&sid, Inbound::Permission(Box::new(r), responder));
+                        Ok(())
+                    },
+                    agent_client_protocol::on_receive_request!(),
+                )
+                .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
+                    let _ = cx_tx.send(cx);
+                    // The connection lives until the owner stops it (or the agent exits).
+                    let _ = stop_rx.await;
+                    Ok(())
+                })
+                .await
+        });
+        let mut process = AgentProcess {
+            def: def.clone(),
+            info: AgentInfo::default(),
+            cx: match cx_rx.await {
+                Ok(cx) => cx,
+                Err(_) => {
+                    let detail = match task.await {
+                        Ok(Err(e)) => format!(": {}", e.message),
+                        _ => String::new(),
+                    };
+                    return Err(AgentError::Exited {
+                        agent,
+                        command,
+                        tail: format!("{detail}{}", tail_of(&stderr)),
+                    });
+                }
+            },
+            routes,
+            stderr,
+            stop: Some(stop_tx),
+            task: Some(task),
+            pool: Arc::default(),
+            auto_refill: true,
+        };
+        process.initialize().await?;
+        Ok(process)
+    }
+
+    async fn initialize(&mut self) -> Result<(), AgentError> {
+        let req = InitializeRequest::new(ProtocolVersion::V1)
+            .client_capabilities(ClientCapabilities::new())
+            .client_info(Implementation::new("agentero", env!("CARGO_PKG_VERSION")));
+        let sent = self.cx.send_request(req).block_task();
+        let resp = match tokio::time::timeout(INIT_TIMEOUT, sent).await {
+            Err(_) => {
+                return Err(AgentError::TimedOut {
+                    agent: self.def.name.clone(),
+                    secs: INIT_TIMEOUT.as_secs(),
+                });
+            }
+            Ok(Err(e)) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                return Err(if self.has_exited() {
+                    AgentError::Exited {
+                        agent: self.def.name.clone(),
+                        command: self.def.command_line(),
+                        tail: self.tail(),
+                    }
+                } else {
+                    AgentError::Initialize {
+                        agent: self.def.name.clone(),
+                        message: error_text(&e),
+                        tail: self.tail(),
+                    }
+                });
+            }
+            Ok(Ok(r)) => r,
+        };
+        let caps = &resp.agent_capabilities;
+        self.info = AgentInfo {
+            name: resp.agent_info.as_ref().map(|i| i.name.clone()),
+            version: resp.agent_info.as_ref().map(|i| i.version.clone()),
+            load_session: caps.load_session,
+            resume: caps.session_capabilities.resume.is_some(),
+            prompt_image: caps.prompt_capabilities.image,
+            prompt_audio: caps.prompt_capabilities.audio,
+            prompt_embedded_context: caps.prompt_capabilities.embedded_context,
+            mcp_http: caps.mcp_capabilities.http,
+            mcp_sse: caps.mcp_capabilities.sse,
+            auth_methods: resp.auth_methods.iter().map(describe_auth).collect(),
+        };
+        tracing::info!(agent = %self.def.name, info = ?self.info, "agent initialized");
+        Ok(())
+    }
+
+    pub fn connection(&self) -> &ConnectionTo<Agent> {
+        &self.cx
+    }
+
+    pub fn has_exited(&self) -> bool {
+        self.task.as_ref().is_none_or(|t| t.is_finished())
+    }
+
+    /// The last lines the agent wrote to stderr, for error messages.
+    pub fn tail(&self) -> String {
+        tail_of(&self.stderr)
+    }
+
+    /// The error for a request that failed because the connection ended.
+    pub fn failure(&self, e: &agent_client_protocol::Error) -> AgentError {
+        if self.has_exited() || connection_lost(e) {
+            AgentError::Crashed {
+                agent: self.def.name.clone(),
+                tail: self.tail(),
+            }
+        } else {
+            AgentError::Protocol {
+                agent: self.def.name.clone(),
+                message: error_text(e),
+            }
+        }
+    }
+
+    fn open_error(&self, e: agent_client_protocol::Error) -> OpenError {
+        if e.code == ErrorCode::AUTH_REQUIRED {
+            let methods = if self.info.auth_methods.is_empty() {
+                format!("- (the agent named no method) {}", error_text(&e))
+            } else {
+                self.info.auth_methods.join("\n")
+            };
+            return OpenError::Agent(AgentError::AuthRequired {
+                agent: self.def.name.clone(),
+                methods,
+            });
+        }
+        if self.has_exited() || connection_lost(&e) {
+            return OpenError::Agent(self.failure(&e));
+        }
+        OpenError::Refused(error_text(&e))
+    }
+
+    async fn timed<T>(
+        &self,
+        fut: impl Future<Output = Result<T, agent_client_protocol::Error>>,
+    ) -> Result<T, OpenError> {
+        match tokio::time::timeout(OPEN_TIMEOUT, fut).await {
+            Err(_) => Err(OpenError::Agent(AgentError::TimedOut {
+                agent: self.def.name.clone(),
+                secs: OPEN_TIMEOUT.as_secs(),
+            })),
+            Ok(Err(e)) => {
+                // Let a dying process finish exiting so the error says "stopped".
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                Err(self.open_error(e))
+            }
+            Ok(Ok(v)) => Ok(v),
+        }
+    }
+
+    /// `session/new` in `cwd` with `mcp` servers.
+    pub async fn new_session(&self, cwd: &Path, mcp: Vec<McpServer>) -> Result<String, OpenError> {
+        let req = NewSessionRequest::new(cwd).mcp_servers(mcp);
+        let resp = self.timed(self.cx.send_request(req).block_task()).await?;
+        Ok(resp.session_id.0.to_string())
+    }
+
+    /// `session/resume`.
+    pub async fn resume(&self, id: &str, cwd: &Path, mcp: Vec<McpServer>) -> Result<(), OpenError> {
+        let req = ResumeSessionRequest::new(SessionId::new(id), cwd).mcp_servers(mcp);
+        self.timed(self.cx.send_request(req).block_task())
+            .await
+            .map(|_| ())
+    }
+
+    /// `session/load`, its replay suppressed (the transcript is already on disk). Returns how
+    /// many replayed updates were dropped.
+    pub async fn load(
+        &self,
+        id: &str,
+        cwd: &Path,
+        mcp: Vec<McpServer>,
+    ) -> Result<usize, OpenError> {
+        self.routes
+            .lock()
+            .entry(id.to_string())
+            .or_default()
+            .suppress = true;
+        let req = LoadSessionRequest::new(SessionId::new(id), cwd).mcp_servers(mcp);
+        let result = self.timed(self.cx.send_request(req).block_task()).await;
+        let suppressed = {
+            let mut map = self.routes.lock();
+            let r = map.entry(id.to_string()).or_default();
+            r.suppress = false;
+            std::mem::take(&mut r.suppressed)
+        };
+        result.map(|_| suppressed)
+    }
+
+    /// Routes this session's updates to a new channel (with anything that arrived early).
+    pub fn listen(&self, session: &str) -> mpsc::UnboundedReceiver<Inbound> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut map = self.routes.lock();
+        let route = map.entry(session.to_string()).or_default();
+        for m in route.early.drain(..) {
+            let _ = tx.send(m);
+        }
+        route.tx = Some(tx);
+        rx
+    }
+
+    pub fn unlisten(&self, session: &str) {
+        if let Some(r) = self.routes.lock().get_mut(session) {
+            r.tx = None;
+        }
+    }
+
+    /// Creates `n` prompt-only sessions (no MCP server) in fresh folders under `sessions_dir`,
+    /// in the background.
+    pub async fn fill_pool(&self, sessions_dir: &Path, n: usize) {
+        let mut pool = self.pool.lock().await;
+        let missing = n.saturating_sub(pool.ready.len());
+        if missing == 0 || pool.filling.as_ref().is_some_and(|h| !h.is_finished()) {
+            return;
+        }
+        let cx = self.cx.clone();
+        let dir = sessions_dir.to_path_buf();
+        let shared = self.pool.clone();
+        let agent = self.def.name.clone();
+        pool.filling = Some(tokio::spawn(async move {
+            for _ in 0..missing {
+                let runtime_id = new_id("rt");
+                let cwd = dir.join(&runtime_id);
+                if let Err(e) = std::fs::create_dir_all(&cwd) {
+                    tracing::warn!(error = %e, "cannot create a warm session folder");
+                    return;
+                }
+                let req = NewSessionRequest::new(cwd).mcp_servers(Vec::new());
+                match tokio::time::timeout(OPEN_TIMEOUT, cx.send_request(req).block_task()).await {
+                    Ok(Ok(r)) => shared.lock().await.ready.push(WarmSession {
+                        session_id: r.session_id.0.to_string(),
+                        runtime_id,
+                    }),
+                    other => {
+                        tracing::warn!(agent = %agent, outcome = ?other.map(|r| r.map(|_| ())), "cannot pre-create a warm session");
+                        return;
+                    }
+                }
+            }
+        }));
+    }
+
+    /// A warm session is ready or being created.
+    pub async fn warm_available(&self) -> bool {
+        let pool = self.pool.lock().await;
+        !pool.ready.is_empty() || pool.filling.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
+    /// Takes a warm session (waiting for a fill in progress), refilling in the background when
+    /// `auto_refill` is on. A taken session never returns to the pool.
+    pub async fn take_warm(&self, sessions_dir: &Path) -> Option<WarmSession> {
+        let filling = {
+            let mut pool = self.pool.lock().await;
+            if pool.ready.is_empty() {
+                pool.filling.take()
+            } else {
+                None
+            }
+        };
+        if let Some(h) = filling {
+            let _ = h.await;
+        }
+        let taken = {
+            let mut pool = self.pool.lock().await;
+            if pool.ready.is_empty() {
+                None
+            } else {
+                Some(pool.ready.remove(0))
+            }
+        };
+        if taken.is_some() && self.auto_refill {
+            self.fill_pool(sessions_dir, self.def.warm_pool).await;
+        }
+        taken
+    }
+
+    /// Waits until a background fill has finished (benchmarks, tests).
+    pub async fn pool_settled(&self) -> usize {
+        let h = self.pool.lock().await.filling.take();
+        if let Some(h) = h {
+            let _ = h.await;
+        }
+        self.pool.lock().await.ready.len()
+    }
+
+    /// Ends the connection: stdin closed, a short grace, then the whole process group is
+    /// ended by the SDK; if that takes too long the connection is dropped (group killed).
+    pub async fn shutdown(mut self) {
+        self.stop_now(Duration::from_secs(3)).await;
+    }
+
+    /// Kills the agent's process group now (after a crash or an ignored cancel).
+    pub fn kill(&mut self) {
+        if let Some(t) = self.task.take() {
+            t.abort();
+        }
+        self.stop.take();
+    }
+
+    async fn stop_now(&mut self, grace: Duration) {
+        if let Some(pool) = self.pool.try_lock().ok().and_then(|mut p| p.filling.take()) {
+            pool.abort();
+        }
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(mut t) = self.task.take()
+            && tokio::time::timeout(grace, &mut t).await.is_err()
+        {
+            t.abort();
+        }
+    }
+}
+
+impl Drop for AgentProcess {
+    fn drop(&mut self) {
+        // Dropping the connection task kills the agent's process group (SIGKILL).
+        self.kill();
+    }
+}
+
+/// The request failed because the agent's side of the connection went away.
+fn connection_lost(e: &agent_client_protocol::Error) -> bool {
+    agent_client_protocol::is_connection_terminated(e)
+        || agent_client_protocol::is_incoming_transport_closed(e)
+}
+
+fn tail_of(stderr: &Mutex<VecDeque<String>>) -> String {
+    let t = stderr.lock().unwrap_or_else(|e| e.into_inner());
+    if t.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; its last stderr lines:\n  {}",
+            t.iter().cloned().collect::<Vec<_>>().join("\n  ")
+        )
+    }
+}
+
+fn error_text(e: &agent_client_protocol::Error) -> String {
+    match &e.data {
+        Some(serde_json::Value::String(s)) => format!("{} ({s})", e.message),
+        Some(v) if !v.is_null() => format!("{} ({v})", e.message),
+        _ => e.message.clone(),
+    }
+}
+
+/// The `agentero-context` server for a grant: the host's own executable.
+pub fn context_server(host_exe: &Path, grant: &Path) -> McpServer {
+    McpServer::Stdio(
+        McpServerStdio::new(CONTEXT_SERVER_NAME, host_exe).args(vec![
+            "--agentero-context-mcp".into(),
+            grant.display().to_string(),
+        ]),
+    )
+}

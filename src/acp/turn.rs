@@ -1,0 +1,729 @@
+//! The turn driver: the thin IO shell around the session state machine.
+//!
+//! plan → choose the session (state machine) → write the grant in the session's folder →
+//! open/resume/load/take warm → `session/prompt` with the rendered context block and the user's
+//! text → stream `session/update`s into the thread → at the end the turn's `usage.jsonl` lines
+//! and the prompt's evidence are its sources.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agent_client_protocol::v1::schema::{
+    CancelNotification, ContentBlock, PermissionOptionKind, PromptRequest,
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+    SelectedPermissionOutcome, SessionId, SessionUpdate, StopReason, TextContent, ToolCallStatus,
+    ToolKind,
+};
+use serde::Serialize;
+use tokio::sync::Notify;
+
+use super::client::{AgentError, AgentProcess, Inbound, OpenError, context_server};
+use super::session::{
+    Caps, Effect, Event, Open, Opening, Seed, SessionMachine, TurnInput, conversation_seed,
+};
+use super::transcript::{Line, Thread};
+use crate::context::grant::{self, GrantFiles, SESSIONS_DIR, new_id, now_rfc3339};
+use crate::context::{ContextPlan, ContextRequest, Mode, prompt};
+use crate::vault::Vault;
+
+/// Something that happened in a turn, as it happens (for streaming to a terminal or the UI).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnEvent {
+    MessageChunk(String),
+    ThoughtChunk(String),
+    ToolCall {
+        id: String,
+        title: String,
+        status: String,
+    },
+    ToolUpdate {
+        id: String,
+        title: Option<String>,
+        status: Option<String>,
+    },
+    Plan(Vec<String>),
+    Commands(Vec<String>),
+    SessionTitle(String),
+    Notice(String),
+}
+
+/// How permission requests are answered. The decision is made per request; `ask` uses
+/// [`read_only_policy`]; the UI answers with the user's choice.
+pub type PermissionPolicy =
+    Arc<dyn Fn(&RequestPermissionRequest) -> PermissionDecision + Send + Sync>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PermissionDecision {
+    AllowOnce,
+    AllowAlways,
+    RejectOnce,
+    RejectAlways,
+    Cancelled,
+}
+
+/// Allows a request only when it is a read whose every location lies inside a granted source
+/// of `vault_root`; everything else is rejected once (the ACP agent asked to do something the
+/// grant does not cover).
+pub fn read_only_policy(vault_root: PathBuf, granted: Vec<String>) -> PermissionPolicy {
+    Arc::new(move |r: &RequestPermissionRequest| {
+        let fields = &r.tool_call.fields;
+        let locations = fields.locations.as_deref().unwrap_or(&[]);
+        let inside = |p: &Path| {
+            let rel = p.strip_prefix(&vault_root).unwrap_or(p);
+            let rel = rel.to_string_lossy();
+            granted.iter().any(|g| {
+                rel == g.as_str() || rel.starts_with(&format!("{}/", g.trim_end_matches('/')))
+            })
+        };
+        let is_read = fields.kind == Some(ToolKind::Read);
+        if is_read && !locations.is_empty() && locations.iter().all(|l| inside(&l.path)) {
+            PermissionDecision::AllowOnce
+        } else {
+            PermissionDecision::RejectOnce
+        }
+    })
+}
+
+fn outcome_for(r: &RequestPermissionRequest, d: PermissionDecision) -> RequestPermissionOutcome {
+    let kind = match d {
+        PermissionDecision::AllowOnce => PermissionOptionKind::AllowOnce,
+        PermissionDecision::AllowAlways => PermissionOptionKind::AllowAlways,
+        PermissionDecision::RejectOnce => PermissionOptionKind::RejectOnce,
+        PermissionDecision::RejectAlways => PermissionOptionKind::RejectAlways,
+        PermissionDecision::Cancelled => return RequestPermissionOutcome::Cancelled,
+    };
+    // A reject falls back to the other reject kind; never to an allow.
+    let fallback = match kind {
+        PermissionOptionKind::RejectOnce => Some(PermissionOptionKind::RejectAlways),
+        PermissionOptionKind::RejectAlways => Some(PermissionOptionKind::RejectOnce),
+        _ => None,
+    };
+    r.options
+        .iter()
+        .find(|o| o.kind == kind)
+        .or_else(|| fallback.and_then(|f| r.options.iter().find(|o| o.kind == f)))
+        .map(|o| {
+            RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(o.option_id.clone()))
+        })
+        .unwrap_or(RequestPermissionOutcome::Cancelled)
+}
+
+pub struct TurnSpec {
+    pub request: ContextRequest,
+    /// The executable that serves `--agentero-context-mcp` (normally the current one).
+    pub host_exe: PathBuf,
+    pub timeout: Duration,
+    /// Notified to cancel the turn (`session/cancel`).
+    pub cancel: Arc<Notify>,
+    pub policy: PermissionPolicy,
+}
+
+/// Milestones of a turn, measured from the start of [`run_turn`].
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timing {
+    /// Plan, grant and thread bookkeeping (host work, agent round trips excluded).
+    pub host_ms: f64,
+    /// Until `session/prompt` was sent (includes opening the session).
+    pub prompt_sent_ms: f64,
+    pub first_chunk_ms: Option<f64>,
+    pub total_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnOutcome {
+    pub answer: String,
+    pub sources: Vec<String>,
+    pub thread_id: String,
+    pub session_id: String,
+    pub fingerprint: String,
+    pub mode: Mode,
+    pub stop_reason: String,
+    pub session: Opening,
+    pub warm: bool,
+    /// Whether the agent attached the context server (absent: none was offered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attached: Option<bool>,
+    pub notices: Vec<String>,
+    #[serde(skip)]
+    pub timing: Timing,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TurnError {
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+    #[error("{0}")]
+    Io(String),
+    #[error("agent {agent} refused the session: {message}")]
+    Refused { agent: String, message: String },
+}
+
+fn io(what: &str, e: std::io::Error) -> TurnError {
+    TurnError::Io(format!("{what}: {e}"))
+}
+
+fn stop_name(s: StopReason) -> String {
+    serde_json::to_value(s)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{s:?}"))
+}
+
+fn status_name(s: ToolCallStatus) -> String {
+    serde_json::to_value(s)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn text_of(block: &ContentBlock) -> Option<&str> {
+    match block {
+        ContentBlock::Text(t) => Some(&t.text),
+        _ => None,
+    }
+}
+
+/// Collects a turn's agent text and writes it to the transcript in pieces: at tool calls and
+/// paragraph ends, so a kill loses at most the paragraph being streamed.
+struct Writer<'a> {
+    thread: &'a mut Thread,
+    turn: String,
+    pending: String,
+    answer: String,
+}
+
+impl Writer<'_> {
+    fn line(&mut self, line: Line) {
+        if let Err(e) = self.thread.append(line) {
+            tracing::warn!(error = %e, "cannot append to the transcript");
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let text = std::mem::take(&mut self.pending);
+            self.line(Line::Agent {
+                ts: now_rfc3339(),
+                turn: self.turn.clone(),
+                text,
+            });
+        }
+    }
+
+    fn chunk(&mut self, text: &str) {
+        self.answer.push_str(text);
+        self.pending.push_str(text);
+        if let Some(i) = self.pending.rfind("\n\n") {
+            let rest = self.pending.split_off(i + 2);
+            let done = std::mem::replace(&mut self.pending, rest);
+            self.line(Line::Agent {
+                ts: now_rfc3339(),
+                turn: self.turn.clone(),
+                text: done,
+            });
+        }
+    }
+}
+
+fn handle_update(
+    w: &mut Writer<'_>,
+    update: SessionUpdate,
+    on_event: &mut (dyn FnMut(&TurnEvent) + Send),
+) {
+    let ts = now_rfc3339;
+    match update {
+        SessionUpdate::AgentMessageChunk(c) => {
+            if let Some(t) = text_of(&c.content) {
+                w.chunk(t);
+                on_event(&TurnEvent::MessageChunk(t.to_string()));
+            }
+        }
+        SessionUpdate::AgentThoughtChunk(c) => {
+            if let Some(t) = text_of(&c.content) {
+                w.line(Line::Thought {
+                    ts: ts(),
+                    turn: w.turn.clone(),
+                    text: t.to_string(),
+                });
+                on_event(&TurnEvent::ThoughtChunk(t.to_string()));
+            }
+        }
+        SessionUpdate::ToolCall(tc) => {
+            w.flush();
+            let (id, title, status) = (
+                tc.tool_call_id.0.to_string(),
+                tc.title.clone(),
+                status_name(tc.status),
+            );
+            w.line(Line::Tool {
+                ts: ts(),
+                turn: w.turn.clone(),
+                id: id.clone(),
+                title: title.clone(),
+                status: status.clone(),
+            });
+            on_event(&TurnEvent::ToolCall { id, title, status });
+        }
+        SessionUpdate::ToolCallUpdate(u) => {
+            let id = u.tool_call_id.0.to_string();
+            let status = u.fields.status.map(status_name);
+            let title = u.fields.title.clone();
+            // Only status changes make a transcript line: content is fetched on demand.
+            if let Some(s) = &status {
+                let known = w
+                    .thread
+                    .lines
+                    .iter()
+                    .rev()
+                    .find_map(|l| match l {
+                        Line::Tool { id: i, title, .. } if *i == id => Some(title.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
+                w.line(Line::Tool {
+                    ts: ts(),
+                    turn: w.turn.clone(),
+                    id: id.clone(),
+                    title: title.clone().unwrap_or(known),
+                    status: s.clone(),
+                });
+            }
+            on_event(&TurnEvent::ToolUpdate { id, title, status });
+        }
+        SessionUpdate::Plan(p) => {
+            let entries: Vec<String> = p.entries.iter().map(|e| e.content.clone()).collect();
+            w.line(Line::Plan {
+                ts: ts(),
+                turn: w.turn.clone(),
+                entries: entries.clone(),
+            });
+            on_event(&TurnEvent::Plan(entries));
+        }
+        SessionUpdate::AvailableCommandsUpdate(c) => {
+            on_event(&TurnEvent::Commands(
+                c.available_commands
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect(),
+            ));
+        }
+        SessionUpdate::SessionInfoUpdate(i) => {
+            if let agent_client_protocol::schema::MaybeUndefined::Value(t) = i.title.clone() {
+                on_event(&TurnEvent::SessionTitle(t));
+            }
+        }
+        other => tracing::debug!(update = ?other, "session update not shown"),
+    }
+}
+
+/// Runs one turn of `thread` on `agent`. The thread's state and transcript are updated on
+/// every path; on error the transcript gets an error line.
+pub async fn run_turn(
+    vault: &Vault,
+    agent: &mut AgentProcess,
+    thread: &mut Thread,
+    spec: TurnSpec,
+    on_event: &mut (dyn FnMut(&TurnEvent) + Send),
+) -> Result<TurnOutcome, TurnError> {
+    let t0 = Instant::now();
+    let plan = crate::context::plan(vault, &spec.request);
+    let sessions_dir = vault.state_dir().join(SESSIONS_DIR);
+    let prior = thread.conversation();
+    let mut machine = SessionMachine::new(thread.state.session.clone());
+    let input = TurnInput {
+        agent: agent.def.name.clone(),
+        fingerprint: plan.fingerprint.clone(),
+        mode: plan.mode,
+        caps: Caps {
+            load_session: agent.info.load_session,
+            resume: agent.info.resume,
+        },
+        live: None,
+        warm_available: agent.warm_available().await,
+        has_handoff: thread.handoff().is_some(),
+        has_history: !prior.is_empty(),
+    };
+    let mut effects = machine.handle(Event::TurnRequested(input));
+    let mut notices = Vec::new();
+    let mut host;
+    let mut rpc = Duration::ZERO;
+
+    // Open the session; a refused resume/load loops once more with `session/new`.
+    let (session_id, files, grant, opening, warm, attach_mcp, seed, prompt_mode) = loop {
+        let Some((how, attach_mcp, seed, prompt_mode)) = effects.iter().find_map(|e| match e {
+            Effect::Open {
+                how,
+                attach_mcp,
+                seed,
+                prompt_mode,
+            } => Some((how.clone(), *attach_mcp, *seed, *prompt_mode)),
+            _ => None,
+        }) else {
+            return Err(TurnError::Io("the session machine chose no session".into()));
+        };
+        apply_side_effects(&effects, thread, &machine, &mut notices);
+        let started = Instant::now();
+        let (runtime_id, warm_session) = match &how {
+            Open::Live { .. } | Open::Resume { .. } | Open::Load { .. } => (
+                machine
+                    .record
+                    .runtime_id
+                    .clone()
+                    .unwrap_or_else(|| new_id("rt")),
+                None,
+            ),
+            Open::New => (new_id("rt"), None),
+            Open::Warm => match agent.take_warm(&sessions_dir).await {
+                Some(w) => (w.runtime_id.clone(), Some(w)),
+                None => (new_id("rt"), None),
+            },
+        };
+        let (files, grant) =
+            grant::write(vault, &runtime_id, &plan).map_err(|e| io("cannot write the grant", e))?;
+        let cwd = files.dir.clone();
+        let mcp = if attach_mcp {
+            vec![context_server(&spec.host_exe, &files.grant())]
+        } else {
+            Vec::new()
+        };
+        let opened: Result<(String, Opening), OpenError> = match (&how, warm_session) {
+            (_, Some(w)) => Ok((w.session_id, Opening::New)),
+            (Open::Live { session_id }, _) => Ok((session_id.clone(), Opening::Resumed)),
+            (Open::Resume { session_id, .. }, _) => agent
+                .resume(session_id, &cwd, mcp)
+                .await
+                .map(|_| (session_id.clone(), Opening::Resumed)),
+            (Open::Load { session_id, .. }, _) => {
+                agent.load(session_id, &cwd, mcp).await.map(|n| {
+                    tracing::info!(suppressed = n, "session/load replay suppressed");
+                    (session_id.clone(), Opening::Loaded)
+                })
+            }
+            _ => agent
+                .new_session(&cwd, mcp)
+                .await
+                .map(|id| (id, Opening::New)),
+        };
+        rpc += started.elapsed();
+        host = t0.elapsed() - rpc;
+        match opened {
+            Ok((id, opening)) => {
+                let is_warm = matches!(how, Open::Warm) && opening == Opening::New && !attach_mcp;
+                effects = machine.handle(Event::Opened {
+                    session_id: id.clone(),
+                    runtime_id: runtime_id.clone(),
+                    opening,
+                });
+                apply_side_effects(&effects, thread, &machine, &mut notices);
+                break (
+                    id,
+                    files,
+                    grant,
+                    opening,
+                    is_warm,
+                    attach_mcp,
+                    seed,
+                    prompt_mode,
+                );
+            }
+            Err(OpenError::Refused(message)) => {
+                let refused = match &how {
+                    Open::Resume { session_id, .. } | Open::Load { session_id, .. } => {
+                        session_id.clone()
+                    }
+                    _ => {
+                        let e = TurnError::Refused {
+                            agent: agent.def.name.clone(),
+                            message,
+                        };
+                        record_failure(
+                            thread,
+                            &mut machine,
+                            &grant.turn_id,
+                            &spec.request.text,
+                            &e,
+                        );
+                        return Err(e);
+                    }
+                };
+                tracing::info!(session = %refused, %message, "the agent refused to reopen the session");
+                effects = machine.handle(Event::OpenRefused {
+                    session_id: refused,
+                });
+            }
+            Err(OpenError::Agent(e)) => {
+                let e = TurnError::Agent(e);
+                record_failure(thread, &mut machine, &grant.turn_id, &spec.request.text, &e);
+                return Err(e);
+            }
+        }
+    };
+    let turn = grant.turn_id.clone();
+
+    // The prompt: seed (new sessions only), the context block, the user's words.
+    let mut text = String::new();
+    match seed {
+        Seed::Conversation => {
+            let quotes: Vec<&str> = plan
+                .evidence
+                .iter()
+                .filter_map(|e| e.quote.as_deref())
+                .collect();
+            text.push_str(&conversation_seed(&prior, &quotes));
+        }
+        Seed::Handoff => {
+            if let Some(h) = thread.handoff() {
+                text.push_str(&format!("<handoff>\n{}\n</handoff>\n", h.trim_end()));
+            }
+        }
+        Seed::None => {}
+    }
+    let shown: ContextPlan = if prompt_mode == plan.mode {
+        plan.clone()
+    } else {
+        ContextPlan {
+            mode: prompt_mode,
+            tools: Vec::new(),
+            ..plan.clone()
+        }
+    };
+    text.push_str(&prompt::render(&shown, &spec.request.text));
+    if let Err(e) = thread.append(Line::User {
+        ts: now_rfc3339(),
+        turn: turn.clone(),
+        text: spec.request.text.clone(),
+        mentions: spec.request.mentions.clone(),
+    }) {
+        return Err(io("cannot write the transcript", e));
+    }
+    for n in &notices {
+        let _ = thread.append(Line::Notice {
+            ts: now_rfc3339(),
+            turn: turn.clone(),
+            text: n.clone(),
+        });
+    }
+    if thread.state.title.is_empty() {
+        thread.state.title = spec.request.text.chars().take(80).collect();
+    }
+    thread.state.summary = spec
+        .request
+        .text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(120)
+        .collect();
+    thread.state.session = machine.record.clone();
+    let _ = thread.save_state();
+
+    let mut rx = agent.listen(&session_id);
+    let cx = agent.connection().clone();
+    let request = PromptRequest::new(
+        SessionId::new(session_id.as_str()),
+        vec![ContentBlock::Text(TextContent::new(text))],
+    );
+    let prompt_sent = t0.elapsed();
+    let mut response = Box::pin(cx.send_request(request).block_task());
+    let mut w = Writer {
+        thread,
+        turn: turn.clone(),
+        pending: String::new(),
+        answer: String::new(),
+    };
+    let mut first_chunk = None;
+    let deadline = tokio::time::sleep(spec.timeout);
+    tokio::pin!(deadline);
+    let mut cancelled_at: Option<Instant> = None;
+    let grace = Duration::from_secs(3);
+    let result = loop {
+        let grace_left = cancelled_at.map(|t| grace.saturating_sub(t.elapsed()));
+        tokio::select! {
+            // Updates before the response: they were sent first, and the first-chunk time
+            // must be taken when a chunk is seen, not when the queue is drained.
+            biased;
+            Some(msg) = rx.recv() => match msg {
+                Inbound::Update(u) => {
+                    if first_chunk.is_none() && matches!(*u, SessionUpdate::AgentMessageChunk(_)) {
+                        first_chunk = Some(t0.elapsed());
+                    }
+                    handle_update(&mut w, *u, on_event);
+                }
+                Inbound::Permission(req, responder) => {
+                    let d = if cancelled_at.is_some() { PermissionDecision::Cancelled } else { (spec.policy)(&req) };
+                    tracing::info!(decision = ?d, title = ?req.tool_call.fields.title, "permission request");
+                    let _ = responder.respond(RequestPermissionResponse::new(outcome_for(&req, d)));
+                }
+            },
+            r = &mut response => break r.map_err(|e| agent.failure(&e)),
+            _ = &mut deadline, if cancelled_at.is_none() => {
+                let _ = cx.send_notification(CancelNotification::new(SessionId::new(session_id.as_str())));
+                cancelled_at = Some(Instant::now());
+                w.line(Line::Notice { ts: now_rfc3339(), turn: turn.clone(), text: format!("The turn hit its time limit of {} s; asked the agent to stop.", spec.timeout.as_secs()) });
+            }
+            _ = spec.cancel.notified(), if cancelled_at.is_none() => {
+                let _ = cx.send_notification(CancelNotification::new(SessionId::new(session_id.as_str())));
+                cancelled_at = Some(Instant::now());
+            }
+            _ = tokio::time::sleep(grace_left.unwrap_or(Duration::MAX)), if grace_left.is_some() => {
+                break Err(AgentError::TimedOut { agent: agent.def.name.clone(), secs: spec.timeout.as_secs() });
+            }
+        }
+    };
+    // Updates sent before the response are already queued: take them all.
+    while let Ok(msg) = rx.try_recv() {
+        match msg {
+            Inbound::Update(u) => handle_update(&mut w, *u, on_event),
+            Inbound::Permission(_, responder) => {
+                let _ = responder.respond(RequestPermissionResponse::new(
+                    RequestPermissionOutcome::Cancelled,
+                ));
+            }
+        }
+    }
+    agent.unlisten(&session_id);
+    w.flush();
+    let answer = std::mem::take(&mut w.answer);
+    let thread = w.thread;
+    let response = match result {
+        Ok(r) => r,
+        Err(e) => {
+            if matches!(e, AgentError::TimedOut { .. } | AgentError::Crashed { .. }) {
+                // An agent that ignores cancel or died is not trusted with the next turn.
+                agent.kill();
+            }
+            let e = TurnError::Agent(e);
+            record_failure(thread, &mut machine, &turn, "", &e);
+            return Err(e);
+        }
+    };
+
+    let mut sources: Vec<String> = plan
+        .evidence
+        .iter()
+        .map(|e| e.citation_uri.clone())
+        .filter(|u| !u.is_empty())
+        .collect();
+    for u in grant::read_usage(&files.usage())
+        .into_iter()
+        .filter(|u| u.turn_id == turn)
+    {
+        for uri in u.citation_uris {
+            if !sources.contains(&uri) {
+                sources.push(uri);
+            }
+        }
+    }
+    let attached = attach_mcp.then(|| attached(&files));
+    let stop_reason = stop_name(response.stop_reason);
+    let _ = thread.append(Line::Sources {
+        ts: now_rfc3339(),
+        turn: turn.clone(),
+        uris: sources.clone(),
+    });
+    let effects = machine.handle(Event::TurnEnded { attached });
+    let mut end_notices = Vec::new();
+    apply_side_effects(&effects, thread, &machine, &mut end_notices);
+    for n in &end_notices {
+        on_event(&TurnEvent::Notice(n.clone()));
+        let _ = thread.append(Line::Notice {
+            ts: now_rfc3339(),
+            turn: turn.clone(),
+            text: n.clone(),
+        });
+    }
+    notices.extend(end_notices);
+    let _ = thread.append(Line::End {
+        ts: now_rfc3339(),
+        turn: turn.clone(),
+        stop_reason: stop_reason.clone(),
+        mode: prompt_mode.as_str().into(),
+        session_id: session_id.clone(),
+    });
+    thread.state.session = machine.record.clone();
+    thread
+        .save_state()
+        .map_err(|e| io("cannot save the thread state", e))?;
+    let total = t0.elapsed();
+    Ok(TurnOutcome {
+        answer,
+        sources,
+        thread_id: thread.id.clone(),
+        session_id,
+        fingerprint: plan.fingerprint.clone(),
+        mode: prompt_mode,
+        stop_reason,
+        session: opening,
+        warm,
+        attached,
+        notices,
+        timing: Timing {
+            host_ms: host.as_secs_f64() * 1e3,
+            prompt_sent_ms: prompt_sent.as_secs_f64() * 1e3,
+            first_chunk_ms: first_chunk.map(|d| d.as_secs_f64() * 1e3),
+            total_ms: total.as_secs_f64() * 1e3,
+        },
+    })
+}
+
+/// The context server recorded a client that initialized it and listed its tools.
+fn attached(files: &GrantFiles) -> bool {
+    grant::read_attachment(files)
+        .is_some_and(|a| a.initialized_at.is_some() && a.tools_listed_at.is_some())
+}
+
+fn apply_side_effects(
+    effects: &[Effect],
+    thread: &mut Thread,
+    machine: &SessionMachine,
+    notices: &mut Vec<String>,
+) {
+    for e in effects {
+        match e {
+            Effect::Persist => {
+                thread.state.session = machine.record.clone();
+                if let Err(e) = thread.save_state() {
+                    tracing::warn!(error = %e, "cannot save the thread state");
+                }
+            }
+            Effect::Notice(n) => notices.push(n.clone()),
+            Effect::ConsumeHandoff => {
+                if let Err(e) = thread.consume_handoff() {
+                    tracing::warn!(error = %e, "cannot remove HANDOFF.md");
+                }
+            }
+            Effect::Open { .. } => {}
+        }
+    }
+}
+
+fn record_failure(
+    thread: &mut Thread,
+    machine: &mut SessionMachine,
+    turn: &str,
+    user_text: &str,
+    e: &TurnError,
+) {
+    if !user_text.is_empty() {
+        let _ = thread.append(Line::User {
+            ts: now_rfc3339(),
+            turn: turn.to_string(),
+            text: user_text.to_string(),
+            mentions: Vec::new(),
+        });
+    }
+    let _ = thread.append(Line::Error {
+        ts: now_rfc3339(),
+        turn: turn.to_string(),
+        message: e.to_string(),
+    });
+    machine.handle(Event::TurnFailed);
+    thread.state.session = machine.record.clone();
+    if let Err(e) = thread.save_state() {
+        tracing::warn!(error = %e, "cannot save the thread state");
+    }
+}
