@@ -1,8 +1,9 @@
 //! Vault-core benchmarks, side by side with the references the issue names, in one run:
-//!   1. page-text extraction over the corpus vs `pdftotext` on the same files;
-//!   2. full index of the corpus and of a 1,000-paper vault made from it (unique bytes and slugs),
-//!      and the re-index of the unchanged 1,000-paper vault;
-//!   3. search latency p50/p99 over the 1,000-paper vault, and peak RSS of indexing.
+//! page-text extraction over the corpus vs `pdftotext` on the same files; full index of the
+//! corpus and of a 1,000-paper vault made from it (unique bytes and slugs) and the re-index of
+//! the unchanged 1,000-paper vault; search latency p50/p99 over the 1,000-paper vault and the
+//! peak RSS of indexing it.
+//!
 //! Run: `AGENTERO_CORPUS=../shared/corpus cargo bench --bench vault` (release build).
 
 use std::path::{Path, PathBuf};

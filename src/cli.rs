@@ -19,6 +19,10 @@ use crate::vault::{Card, SearchOptions, Vault, VaultError};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The vault to open in the terminal app (default: the current folder if it is a vault,
+    /// else the bundled demo vault).
+    #[arg(value_name = "VAULT")]
+    pub vault: Option<PathBuf>,
     /// Serve the `agentero-context` MCP server over stdio for a grant file (started by the host
     /// for an agent session; stdout is the protocol).
     #[arg(long, value_name = "GRANT", hide = true)]
@@ -87,8 +91,12 @@ pub enum Command {
         /// Seconds before the turn is cancelled (default: turn_timeout_secs of the config).
         #[arg(long)]
         timeout: Option<u64>,
+        /// Ask the agent for the thread's handoff summary (written to its HANDOFF.md; the
+        /// thread's next turn starts a fresh session seeded from it) instead of a question.
+        #[arg(long, requires = "thread")]
+        handoff: bool,
         /// The question, with @mentions.
-        #[arg(required = true, num_args = 1..)]
+        #[arg(required_unless_present = "handoff", num_args = 1..)]
         question: Vec<String>,
     },
     /// Write the bundled demo vault into a folder (default: the app's data folder) and print it.
@@ -127,12 +135,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     }
     match cli.command {
         None => {
-            let vault = open_vault(None)?;
-            println!(
-                "agentero: vault {}\nTry `agentero search QUERY` or `agentero index`.",
-                vault.root().display()
-            );
-            Ok(())
+            let path = crate::paths::choose_vault(cli.vault.as_deref())?;
+            crate::tui::run(&path)
         }
         Some(Command::Index { vault, time_limit }) => {
             let vault = open_vault(vault.as_deref())?;
@@ -178,6 +182,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             json,
             config,
             timeout,
+            handoff,
             question,
         }) => {
             let vault = open_vault(vault.as_deref())?;
@@ -192,6 +197,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 json,
                 config,
                 timeout_secs: timeout,
+                handoff,
                 question: question.join(" "),
             };
             crate::acp::ask::run(&vault, opts)
@@ -362,11 +368,19 @@ fn plan(
     let request = ContextRequest {
         mentions,
         selection: match (&paper, selection) {
-            (Some(p), Some(text)) => Some(Selection { path: p.clone(), page, text }),
+            (Some(p), Some(text)) => Some(Selection {
+                path: p.clone(),
+                page,
+                text,
+            }),
             _ => None,
         },
         current: paper.map(|path| CurrentPaper { path, page }),
-        locality: if remote { Locality::Remote } else { Locality::Local },
+        locality: if remote {
+            Locality::Remote
+        } else {
+            Locality::Local
+        },
         ..ContextRequest::default()
     };
     let catalog = vault.catalog();

@@ -61,7 +61,7 @@ fn names_module(code: &str, module: &str) -> bool {
     ]
     .iter()
     .any(|p| code.contains(p.as_str()))
-        || code.contains(&format!("crate::{{")) && code.contains(&format!(" {module}::"))
+        || code.contains("crate::{") && code.contains(&format!(" {module}::"))
 }
 
 fn names_crate(code: &str, krate: &str) -> bool {

@@ -12,6 +12,10 @@
 //! Permission requests from the agent are answered by [`read_only_policy`]: allowed once only
 //! for reads of granted sources, rejected otherwise.
 //!
+//! `--handoff --thread ID` asks the agent for the thread's summary (goal, findings, open
+//! questions, sources) instead of a question, writes it to the thread's `HANDOFF.md` and prints
+//! it; the thread's next turn starts a fresh session seeded from it.
+//!
 //! `--json` prints one object:
 //!
 //! | field | meaning |
@@ -39,6 +43,7 @@ use serde_json::json;
 use tokio::sync::Notify;
 
 use super::client::AgentProcess;
+use super::handoff::{handoff_request, run_handoff};
 use super::transcript::Thread;
 use super::turn::{TurnEvent, TurnSpec, read_only_policy, run_turn};
 use crate::config::Config;
@@ -58,6 +63,8 @@ pub struct AskOptions {
     pub json: bool,
     pub config: Option<PathBuf>,
     pub timeout_secs: Option<u64>,
+    /// Ask the agent for the thread's handoff summary instead of a question.
+    pub handoff: bool,
     pub question: String,
 }
 
@@ -101,7 +108,10 @@ pub async fn ask(
 ) -> anyhow::Result<super::turn::TurnOutcome> {
     let config = Config::load(opts.config.as_deref(), exe)?;
     let def = config.agent(opts.agent.as_deref())?.clone();
-    if opts.question.trim().is_empty() {
+    if opts.handoff && opts.thread.is_none() {
+        anyhow::bail!("--handoff needs --thread ID (the thread to hand off)");
+    }
+    if !opts.handoff && opts.question.trim().is_empty() {
         anyhow::bail!("the question is empty");
     }
     ensure_index(vault)?;
@@ -119,28 +129,40 @@ pub async fn ask(
         eprintln!("thread: {}", thread.id);
     }
     let remote = opts.remote || def.remote;
-    let request = ContextRequest {
-        text: opts.question.clone(),
-        mentions: mentions_of(&opts.question),
-        current: opts.paper.clone().map(|path| CurrentPaper {
-            path,
-            page: opts.page,
-        }),
-        selection: match (&opts.paper, &opts.selection) {
-            (Some(p), Some(text)) => Some(Selection {
-                path: p.clone(),
+    let request = if opts.handoff {
+        ContextRequest {
+            locality: if remote {
+                Locality::Remote
+            } else {
+                Locality::Local
+            },
+            budget: config.budget,
+            ..handoff_request(&thread)
+        }
+    } else {
+        ContextRequest {
+            text: opts.question.clone(),
+            mentions: mentions_of(&opts.question),
+            current: opts.paper.clone().map(|path| CurrentPaper {
+                path,
                 page: opts.page,
-                text: text.clone(),
             }),
-            _ => None,
-        },
-        locality: if remote {
-            Locality::Remote
-        } else {
-            Locality::Local
-        },
-        budget: config.budget,
-        ..ContextRequest::default()
+            selection: match (&opts.paper, &opts.selection) {
+                (Some(p), Some(text)) => Some(Selection {
+                    path: p.clone(),
+                    page: opts.page,
+                    text: text.clone(),
+                }),
+                _ => None,
+            },
+            locality: if remote {
+                Locality::Remote
+            } else {
+                Locality::Local
+            },
+            budget: config.budget,
+            ..ContextRequest::default()
+        }
     };
     let granted: Vec<String> = crate::context::plan(vault, &request)
         .sources
@@ -190,10 +212,34 @@ pub async fn ask(
             _ => {}
         }
     };
-    let result = run_turn(vault, &mut agent, &mut thread, spec, &mut printer).await;
+    let (result, handoff) = if opts.handoff {
+        // The summary streams like any answer; the file's text is printed at the end.
+        match run_handoff(vault, &mut agent, &mut thread, spec, &mut printer).await {
+            Ok((h, o)) => (Ok(o), Some(h)),
+            Err(e) => (Err(e), None),
+        }
+    } else {
+        (
+            run_turn(vault, &mut agent, &mut thread, spec, &mut printer).await,
+            None,
+        )
+    };
     watcher.abort();
     agent.shutdown().await;
     let outcome = result.map_err(|e| anyhow::anyhow!("{e} (thread {})", thread.id))?;
+    if let Some(h) = handoff {
+        if opts.json {
+            let mut doc = serde_json::to_value(&outcome)?;
+            doc["agent"] = json!(def.name);
+            doc["handoff"] = json!(h.to_markdown());
+            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        } else {
+            writeln!(out, "\n")?;
+            write!(out, "{}", h.to_markdown())?;
+            eprintln!("handoff: {}", thread.handoff_path().display());
+        }
+        return Ok(outcome);
+    }
     if opts.json {
         let mut doc = serde_json::to_value(&outcome)?;
         doc["agent"] = json!(def.name);

@@ -4,10 +4,12 @@
 //! - [`transcript`]: threads on disk (`transcript.jsonl`, `state.json`, `HANDOFF.md`).
 //! - [`client`]: one agent process (own process group) and its ACP connection; warm pool.
 //! - [`turn`]: the turn driver (plan → grant → session → prompt → stream → sources).
+//! - [`handoff`]: the agent-written summary that seeds the next session (`HANDOFF.md`).
 //! - [`ask`]: `agentero ask`, one turn from the command line (its `--json` fields are there).
 
 pub mod ask;
 pub mod client;
+pub mod handoff;
 pub mod session;
 pub mod transcript;
 pub mod turn;

@@ -267,6 +267,17 @@ impl Thread {
         atomic_write(&self.handoff_path(), handoff.to_markdown().as_bytes())
     }
 
+    /// Writes HANDOFF.md and forgets the thread's agent session, so that the next turn opens
+    /// a fresh session seeded from the handoff instead of resuming the old one.
+    pub fn hand_off(&mut self, handoff: &Handoff) -> std::io::Result<()> {
+        self.write_handoff(handoff)?;
+        let s = &mut self.state.session;
+        s.session_id = None;
+        s.runtime_id = None;
+        s.fingerprint = None;
+        self.save_state()
+    }
+
     pub fn consume_handoff(&self) -> std::io::Result<()> {
         match std::fs::remove_file(self.handoff_path()) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),

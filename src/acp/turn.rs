@@ -5,7 +5,9 @@
 //! text → stream `session/update`s into the thread → at the end the turn's `usage.jsonl` lines
 //! and the prompt's evidence are its sources.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,7 +18,7 @@ use agent_client_protocol::v1::schema::{
     ToolKind,
 };
 use serde::Serialize;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
 
 use super::client::{AgentError, AgentProcess, Inbound, OpenError, context_server};
 use super::session::{
@@ -48,10 +50,32 @@ pub enum TurnEvent {
     Notice(String),
 }
 
+/// A permission decision that may take a while (the UI waits for the user's answer).
+pub type PermissionFuture = Pin<Box<dyn Future<Output = PermissionDecision> + Send>>;
+
 /// How permission requests are answered. The decision is made per request; `ask` uses
-/// [`read_only_policy`]; the UI answers with the user's choice.
+/// [`read_only_policy`]; the UI answers with the user's choice. The future is awaited in a
+/// task of its own, never on the ACP dispatch loop nor in the turn's update loop, so updates
+/// keep streaming and `session/cancel` still works while a question is open; a cancelled or
+/// finished turn answers whatever is still pending `cancelled`.
 pub type PermissionPolicy =
-    Arc<dyn Fn(&RequestPermissionRequest) -> PermissionDecision + Send + Sync>;
+    Arc<dyn Fn(&RequestPermissionRequest) -> PermissionFuture + Send + Sync>;
+
+/// Allows a request only when it is a read whose every location lies inside a granted
+/// source of `vault_root` (the synchronous rule behind [`read_only_policy`]).
+pub fn grant_covers(vault_root: &Path, granted: &[String], r: &RequestPermissionRequest) -> bool {
+    let fields = &r.tool_call.fields;
+    let locations = fields.locations.as_deref().unwrap_or(&[]);
+    let inside = |p: &Path| {
+        let rel = p.strip_prefix(vault_root).unwrap_or(p);
+        let rel = rel.to_string_lossy();
+        granted
+            .iter()
+            .any(|g| rel == g.as_str() || rel.starts_with(&format!("{}/", g.trim_end_matches('/'))))
+    };
+    let is_read = fields.kind == Some(ToolKind::Read);
+    is_read && !locations.is_empty() && locations.iter().all(|l| inside(&l.path))
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PermissionDecision {
@@ -67,21 +91,12 @@ pub enum PermissionDecision {
 /// grant does not cover).
 pub fn read_only_policy(vault_root: PathBuf, granted: Vec<String>) -> PermissionPolicy {
     Arc::new(move |r: &RequestPermissionRequest| {
-        let fields = &r.tool_call.fields;
-        let locations = fields.locations.as_deref().unwrap_or(&[]);
-        let inside = |p: &Path| {
-            let rel = p.strip_prefix(&vault_root).unwrap_or(p);
-            let rel = rel.to_string_lossy();
-            granted.iter().any(|g| {
-                rel == g.as_str() || rel.starts_with(&format!("{}/", g.trim_end_matches('/')))
-            })
-        };
-        let is_read = fields.kind == Some(ToolKind::Read);
-        if is_read && !locations.is_empty() && locations.iter().all(|l| inside(&l.path)) {
+        let d = if grant_covers(&vault_root, &granted, r) {
             PermissionDecision::AllowOnce
         } else {
             PermissionDecision::RejectOnce
-        }
+        };
+        Box::pin(std::future::ready(d))
     })
 }
 
@@ -540,6 +555,9 @@ pub async fn run_turn(
     tokio::pin!(deadline);
     let mut cancelled_at: Option<Instant> = None;
     let grace = Duration::from_secs(3);
+    // Permission questions being answered; `stop` answers the pending ones `cancelled`.
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut asking = tokio::task::JoinSet::new();
     let result = loop {
         let grace_left = cancelled_at.map(|t| grace.saturating_sub(t.elapsed()));
         tokio::select! {
@@ -554,18 +572,29 @@ pub async fn run_turn(
                     handle_update(&mut w, *u, on_event);
                 }
                 Inbound::Permission(req, responder) => {
-                    let d = if cancelled_at.is_some() { PermissionDecision::Cancelled } else { (spec.policy)(&req) };
-                    tracing::info!(decision = ?d, title = ?req.tool_call.fields.title, "permission request");
-                    let _ = responder.respond(RequestPermissionResponse::new(outcome_for(&req, d)));
+                    let decision = (spec.policy)(&req);
+                    let mut stop = stop_rx.clone();
+                    asking.spawn(async move {
+                        // Cancel (or the end of the turn) wins over an answer still awaited.
+                        let d = tokio::select! {
+                            biased;
+                            _ = stop.wait_for(|s| *s) => PermissionDecision::Cancelled,
+                            d = decision => d,
+                        };
+                        tracing::info!(decision = ?d, title = ?req.tool_call.fields.title, "permission request");
+                        let _ = responder.respond(RequestPermissionResponse::new(outcome_for(&req, d)));
+                    });
                 }
             },
             r = &mut response => break r.map_err(|e| agent.failure(&e)),
             _ = &mut deadline, if cancelled_at.is_none() => {
+                let _ = stop_tx.send(true);
                 let _ = cx.send_notification(CancelNotification::new(SessionId::new(session_id.as_str())));
                 cancelled_at = Some(Instant::now());
                 w.line(Line::Notice { ts: now_rfc3339(), turn: turn.clone(), text: format!("The turn hit its time limit of {} s; asked the agent to stop.", spec.timeout.as_secs()) });
             }
             _ = spec.cancel.notified(), if cancelled_at.is_none() => {
+                let _ = stop_tx.send(true);
                 let _ = cx.send_notification(CancelNotification::new(SessionId::new(session_id.as_str())));
                 cancelled_at = Some(Instant::now());
             }
@@ -585,6 +614,9 @@ pub async fn run_turn(
             }
         }
     }
+    // Questions nobody answered before the turn ended are answered `cancelled`.
+    let _ = stop_tx.send(true);
+    while asking.join_next().await.is_some() {}
     agent.unlisten(&session_id);
     w.flush();
     let answer = std::mem::take(&mut w.answer);

@@ -1,1 +1,122 @@
 //! The terminal UI: the only module that touches the terminal (ratatui, crossterm, textarea).
+//!
+//! House style (DESIGN.md): one [`app::AppState`] updated by `update(Msg) -> Vec<Effect>`, a
+//! pure [`view::view`], one event channel fed by the terminal, the indexer, page loads and the
+//! agent; effects run in tasks ([`runtime::Runner`]) and report back as messages.
+
+pub mod action;
+pub mod app;
+pub mod browser;
+pub mod chat;
+pub mod headless;
+pub mod keymap;
+pub mod markdown;
+pub mod mention;
+pub mod paper;
+pub mod runtime;
+pub mod text;
+pub mod theme;
+pub mod view;
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::vault::Vault;
+
+/// Settings the UI reads from the config and the user's folder.
+pub struct Setup {
+    pub keymap: keymap::Keymap,
+    pub theme: theme::Theme,
+    pub agent: app::AgentState,
+}
+
+impl Setup {
+    /// Keymap layer and theme by name, the user's `keymap.toml` and themes from `config_dir()`.
+    pub fn load(layer: &str, theme_name: &str, truecolor: bool) -> Setup {
+        let dir = crate::paths::config_dir();
+        let user_file = dir.join("keymap.toml");
+        let user = std::fs::read_to_string(&user_file).ok();
+        let label = user_file.display().to_string();
+        let keymap = keymap::Keymap::load(layer, user.as_deref().map(|t| (label.as_str(), t)));
+        let source = move |name: &str| -> Option<(String, String)> {
+            let f = dir.join("themes").join(format!("{name}.toml"));
+            match std::fs::read_to_string(&f) {
+                Ok(t) => Some((f.display().to_string(), t)),
+                Err(_) => theme::shipped(name),
+            }
+        };
+        let theme = theme::Theme::load(theme_name, &source, truecolor);
+        Setup {
+            keymap,
+            theme,
+            // `run` replaces this once the config names an agent.
+            agent: app::AgentState::Unavailable("no agent is configured".into()),
+        }
+    }
+}
+
+/// The config's default agent and turn settings; the error is the reason shown in the chat.
+pub fn agent_setup(
+    config: Result<&crate::config::Config, String>,
+    host_exe: &Path,
+) -> Result<runtime::AgentSetup, String> {
+    let config = config.map_err(|e| format!("cannot read the config: {e}"))?;
+    let def = config.agent(None).map_err(|e| e.to_string())?;
+    Ok(runtime::AgentSetup {
+        def: def.clone(),
+        host_exe: host_exe.to_path_buf(),
+        budget: config.budget,
+        timeout: std::time::Duration::from_secs(config.turn_timeout_secs.max(1)),
+    })
+}
+
+/// `agentero [VAULT]`: the interactive app on a vault.
+pub fn run(vault_path: &Path) -> anyhow::Result<()> {
+    let vault = Vault::open(vault_path)?;
+    if let Ok(dir) = vault.ensure_state_dir() {
+        crate::logging::init(&dir);
+    }
+    let exe = std::env::current_exe().unwrap_or_default();
+    let loaded = crate::config::Config::load(None, &exe);
+    let agent = agent_setup(loaded.as_ref().map_err(|e| e.to_string()), &exe);
+    let config = loaded.ok();
+    let (layer, theme_name) = config
+        .as_ref()
+        .map(|c| (c.keymap.clone(), c.theme.clone()))
+        .unwrap_or_else(|| ("default".into(), "default".into()));
+    let mut setup = Setup::load(&layer, &theme_name, theme::truecolor_from_env());
+    let mut errors = setup.theme.errors.clone();
+    let name = vault_name(&vault);
+    setup.agent = match &agent {
+        Ok(a) => app::AgentState::Starting {
+            name: a.def.name.clone(),
+        },
+        Err(why) => app::AgentState::Unavailable(why.clone()),
+    };
+    let mut app = app::AppState::new(name, setup.keymap, setup.agent);
+    errors.append(&mut app.errors);
+    app.errors = errors;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let (runner, rx) = runtime::Runner::new(vault);
+    if let Ok(a) = agent {
+        runner.set_agent(a);
+    }
+    let result = rt.block_on(runtime::run_terminal(app, setup.theme, runner, rx));
+    // The agent's process group is killed when the runner's last handle drops; do not wait
+    // for tasks still blocked on it.
+    rt.shutdown_timeout(std::time::Duration::from_millis(500));
+    result
+}
+
+pub fn vault_name(vault: &Vault) -> String {
+    vault
+        .root()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "vault".into())
+}

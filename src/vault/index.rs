@@ -603,7 +603,10 @@ mod tests {
 
     #[test]
     fn marks_and_orders() {
-        assert_eq!(mark("a  reading\norder", &[3..10]), "…a **reading** order…");
+        assert_eq!(
+            mark("a  reading\norder", &[3..10, 11..16]),
+            "…a **reading** **order**…"
+        );
         let card = |path: &str, page, score| Card {
             path: path.into(),
             kind: EntryKind::Paper,

@@ -286,9 +286,8 @@ pub fn index_vault(
         drop(tx);
 
         let records_dir = vault.records_dir();
-        let mut done = 0;
-        for (entry, outcome) in rx {
-            done += 1;
+        for (n, (entry, outcome)) in rx.into_iter().enumerate() {
+            let done = n + 1;
             apply(
                 &index,
                 &writer,

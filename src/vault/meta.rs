@@ -209,8 +209,7 @@ fn looks_like_author_line(line: &str) -> bool {
 
 fn split_authors(line: &str) -> Vec<String> {
     line.replace(" and ", ",")
-        .replace('·', ",")
-        .replace(';', ",")
+        .replace(['·', ';'], ",")
         .split(',')
         .map(|s| {
             s.trim()

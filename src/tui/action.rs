@@ -1,0 +1,102 @@
+//! The action registry: one enum whose serde names are the keymap vocabulary and whose
+//! descriptions are the help overlay's text (helix's command registry).
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! actions {
+    ($($variant:ident => $name:literal, $help:literal;)*) => {
+        /// Everything a key can do. The snake_case name is what keymap files use.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Action { $($variant,)* }
+
+        impl Action {
+            pub const ALL: &'static [Action] = &[$(Action::$variant,)*];
+
+            pub fn name(self) -> &'static str {
+                match self { $(Action::$variant => $name,)* }
+            }
+
+            pub fn description(self) -> &'static str {
+                match self { $(Action::$variant => $help,)* }
+            }
+
+            pub fn from_name(name: &str) -> Option<Action> {
+                match name { $($name => Some(Action::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+actions! {
+    Quit => "quit", "Quit agentero";
+    Help => "help", "Show this help";
+    Suspend => "suspend", "Suspend to the shell (fg resumes)";
+    Cancel => "cancel", "Close the overlay, leave the mode, or clear the pending keys";
+    FocusNext => "focus_next", "Focus the next pane";
+    FocusPrev => "focus_prev", "Focus the previous pane";
+    FocusVault => "focus_vault", "Focus the vault browser";
+    FocusPaper => "focus_paper", "Focus the paper pane";
+    FocusChat => "focus_chat", "Focus the chat pane";
+    MoveDown => "move_down", "Down one line or item";
+    MoveUp => "move_up", "Up one line or item";
+    MoveLeft => "move_left", "Cursor left one character";
+    MoveRight => "move_right", "Cursor right one character";
+    HalfPageDown => "half_page_down", "Down half a screen";
+    HalfPageUp => "half_page_up", "Up half a screen";
+    NextPage => "next_page", "Next page of the paper";
+    PrevPage => "prev_page", "Previous page of the paper";
+    GotoTop => "goto_top", "First page / first item";
+    GotoPage => "goto_page", "Page [count] (no count: last page / last item)";
+    Open => "open", "Open the selected entry, source or outline item";
+    Filter => "filter", "Filter the vault browser incrementally";
+    TogglePaths => "toggle_paths", "Show paths instead of titles in the browser";
+    Rescan => "rescan", "Re-scan the vault for changes";
+    Search => "search", "Search in the paper";
+    SearchNext => "search_next", "Next search match";
+    SearchPrev => "search_prev", "Previous search match";
+    Outline => "outline", "Section outline of the paper";
+    Metadata => "metadata", "Metadata of the paper";
+    SetMark => "set_mark", "Set a mark (then a letter)";
+    JumpMark => "jump_mark", "Jump to a mark (then a letter)";
+    JumpBack => "jump_back", "Back in the jump list";
+    JumpForward => "jump_forward", "Forward in the jump list";
+    VisualChar => "visual_char", "Select characters (visual mode)";
+    VisualLine => "visual_line", "Select lines (visual mode)";
+    UseSelection => "use_selection", "Use the selection as the next question's context";
+    QuickChat => "quick_chat", "Quick Chat about the selection or page";
+    Compose => "compose", "Write a message to the agent";
+    Send => "send", "Send the message";
+    Newline => "newline", "New line in the message";
+    RemoveChip => "remove_chip", "Remove the last context chip";
+    NewThread => "new_thread", "Start a new chat thread";
+    Threads => "threads", "List chat threads";
+    NextThread => "next_thread", "Next chat thread";
+    PrevThread => "prev_thread", "Previous chat thread";
+    ToggleExpand => "toggle_expand", "Expand or fold a thought or tool call";
+    CancelTurn => "cancel_turn", "Cancel the running turn";
+    Handoff => "handoff", "Hand the thread off to a fresh session (writes HANDOFF.md)";
+    OpenExternal => "open_external", "Open the selected external source with $BROWSER";
+    Promote => "promote", "Turn the Quick Chat into a chat thread";
+    MentionNext => "mention_next", "Next completion";
+    MentionPrev => "mention_prev", "Previous completion";
+    MentionAccept => "mention_accept", "Accept the completion as a chip";
+    AllowOnce => "allow_once", "Allow this once";
+    AllowAlways => "allow_always", "Always allow";
+    RejectOnce => "reject_once", "Reject this once";
+    RejectAlways => "reject_always", "Always reject";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_names_are_the_registry_names() {
+        for a in Action::ALL {
+            let json = serde_json::to_string(a).unwrap();
+            assert_eq!(json, format!("\"{}\"", a.name()));
+            assert_eq!(Action::from_name(a.name()), Some(*a));
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! The paper pane's state: one paper (or note) page by page, a cursor, search hits, the cited
+//! quote or line range to highlight, and a visual selection.
+
+use crate::vault::{EntryKind, Section};
+
+use super::text::{self, Row};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Slot {
+    Missing,
+    Loading,
+    Text(String),
+    Failed(String),
+}
+
+/// What is known about the open document besides its page texts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocInfo {
+    pub title: String,
+    pub authors: Vec<String>,
+    pub year: Option<i32>,
+    pub doi: Option<String>,
+    pub arxiv: Option<String>,
+    pub abstract_text: Option<String>,
+    pub labels: Vec<Option<String>>,
+    pub sections: Vec<Section>,
+    pub pages_without_text: Vec<u32>,
+    /// Why the text came from the PDF directly (not indexed yet), when it did.
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub page: u32,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchState {
+    pub query: String,
+    pub hits: Vec<Hit>,
+    pub current: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Visual {
+    pub lines: bool,
+    /// Byte offset in the page text where the selection started.
+    pub anchor: usize,
+}
+
+#[derive(Debug)]
+pub struct PaperView {
+    pub path: String,
+    pub kind: EntryKind,
+    pub req: u64,
+    pub loaded: bool,
+    pub info: DocInfo,
+    pub pages: Vec<Slot>,
+    /// 1-based physical page.
+    pub page: u32,
+    pub cursor_row: usize,
+    pub cursor_col: usize,
+    pub scroll: usize,
+    pub search: SearchState,
+    /// Highlighted quote: (page, byte range).
+    pub quote: Option<(u32, usize, usize)>,
+    /// Quote text still to be located once its page arrives.
+    pub pending_quote: Option<(u32, String)>,
+    /// Highlighted line range of a file (1-based, inclusive).
+    pub lines: Option<(u32, u32)>,
+    pub visual: Option<Visual>,
+}
+
+impl PaperView {
+    pub fn new(path: String, kind: EntryKind, req: u64) -> PaperView {
+        PaperView {
+            path,
+            kind,
+            req,
+            loaded: false,
+            info: DocInfo::default(),
+            pages: Vec::new(),
+            page: 1,
+            cursor_row: 0,
+            cursor_col: 0,
+            scroll: 0,
+            search: SearchState::default(),
+            quote: None,
+            pending_quote: None,
+            lines: None,
+            visual: None,
+        }
+    }
+
+    pub fn page_count(&self) -> u32 {
+        self.pages.len() as u32
+    }
+
+    pub fn text(&self, page: u32) -> Option<&str> {
+        match self.pages.get(page.checked_sub(1)? as usize) {
+            Some(Slot::Text(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub fn slot(&self) -> Option<&Slot> {
+        self.pages.get(self.page.saturating_sub(1) as usize)
+    }
+
+    pub fn label(&self, page: u32) -> Option<&str> {
+        self.info
+            .labels
+            .get(page.checked_sub(1)? as usize)
+            .and_then(|l| l.as_deref())
+    }
+
+    /// `p. 12 / 40 · "283"` (the label only when it differs from the number).
+    pub fn page_header(&self) -> String {
+        if self.kind == EntryKind::File {
+            return match &self.lines {
+                Some((a, b)) => format!("lines {a}–{b}"),
+                None => String::new(),
+            };
+        }
+        if self.pages.is_empty() {
+            return String::new();
+        }
+        let mut s = format!("p. {} / {}", self.page, self.page_count());
+        if let Some(l) = self.label(self.page)
+            && l != self.page.to_string()
+        {
+            s.push_str(&format!(" · \"{l}\""));
+        }
+        s
+    }
+
+    /// Width of the text column: files get a line-number gutter.
+    pub fn text_width(&self, pane_width: usize) -> usize {
+        if self.kind == EntryKind::File {
+            pane_width.saturating_sub(self.gutter() + 1)
+        } else {
+            pane_width
+        }
+    }
+
+    pub fn gutter(&self) -> usize {
+        let lines = self.text(1).map_or(1, |t| t.split('\n').count());
+        lines.to_string().len().max(3)
+    }
+
+    pub fn rows(&self, pane_width: usize) -> Vec<Row> {
+        match self.text(self.page) {
+            Some(t) => text::wrap(t, self.text_width(pane_width)),
+            None => Vec::new(),
+        }
+    }
+
+    /// Byte offset of the cursor in the page text.
+    pub fn cursor_offset(&self, rows: &[Row]) -> usize {
+        let Some(t) = self.text(self.page) else {
+            return 0;
+        };
+        let Some(r) = rows.get(self.cursor_row) else {
+            return 0;
+        };
+        t[r.start..r.end]
+            .char_indices()
+            .nth(self.cursor_col)
+            .map(|(i, _)| r.start + i)
+            .unwrap_or(r.end)
+    }
+
+    /// Moves the cursor to the row holding a byte offset.
+    pub fn cursor_to_offset(&mut self, rows: &[Row], offset: usize) {
+        if let Some(i) = rows.iter().rposition(|r| r.start <= offset) {
+            self.cursor_row = i;
+            let t = self.text(self.page).unwrap_or("");
+            let r = rows[i];
+            self.cursor_col = t[r.start..offset.min(r.end).max(r.start)].chars().count();
+        }
+    }
+
+    /// Keeps the cursor inside the viewport.
+    pub fn follow(&mut self, height: usize) {
+        let h = height.max(1);
+        if self.cursor_row < self.scroll {
+            self.scroll = self.cursor_row;
+        } else if self.cursor_row >= self.scroll + h {
+            self.scroll = self.cursor_row + 1 - h;
+        }
+    }
+
+    /// Selected byte range on the current page, if visual mode is on.
+    pub fn selection(&self, rows: &[Row]) -> Option<(usize, usize)> {
+        let v = self.visual?;
+        let t = self.text(self.page)?;
+        let cur = self.cursor_offset(rows);
+        let (a, b) = if v.anchor <= cur {
+            (v.anchor, cur)
+        } else {
+            (cur, v.anchor)
+        };
+        if v.lines {
+            let start = t[..a].rfind('\n').map_or(0, |i| i + 1);
+            let end = t[b..].find('\n').map_or(t.len(), |i| b + i);
+            Some((start, end))
+        } else {
+            let end = b + t[b..].chars().next().map_or(0, char::len_utf8);
+            Some((a, end))
+        }
+    }
+
+    pub fn selected_text(&self, rows: &[Row]) -> Option<String> {
+        let (a, b) = self.selection(rows)?;
+        Some(self.text(self.page)?[a..b].to_string())
+    }
+
+    /// Re-runs the search over every loaded page.
+    pub fn research(&mut self) {
+        let q = self.search.query.clone();
+        let mut hits = Vec::new();
+        for (i, slot) in self.pages.iter().enumerate() {
+            if let Slot::Text(t) = slot {
+                for (s, e) in text::find_all(t, &q) {
+                    hits.push(Hit {
+                        page: i as u32 + 1,
+                        start: s,
+                        end: e,
+                    });
+                }
+            }
+        }
+        self.search.hits = hits;
+        if self
+            .search
+            .current
+            .is_some_and(|c| c >= self.search.hits.len())
+        {
+            self.search.current = None;
+        }
+    }
+
+    /// The section the page belongs to (for the header).
+    pub fn section_of(&self, page: u32) -> Option<&Section> {
+        self.info.sections.iter().rev().find(|s| s.page <= page)
+    }
+
+    /// Places a pending quote once its page text is here.
+    pub fn settle_quote(&mut self) {
+        if let Some((page, q)) = &self.pending_quote
+            && let Some(t) = self.text(*page)
+        {
+            let page = *page;
+            self.quote = text::locate_quote(t, q).map(|(s, e)| (page, s, e));
+            self.pending_quote = None;
+        }
+    }
+}

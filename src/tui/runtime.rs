@@ -1,0 +1,942 @@
+//! Runs effects in tasks that report back on the one event channel, and owns the terminal loop.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use agent_client_protocol::v1::schema::{PermissionOptionKind, RequestPermissionRequest};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::{Notify, oneshot};
+
+use crate::acp::client::AgentProcess;
+use crate::acp::transcript::{self, Thread as Transcript};
+use crate::acp::turn::{
+    PermissionDecision, PermissionPolicy, TurnError, TurnEvent, TurnOutcome, TurnSpec,
+    grant_covers, run_turn,
+};
+use crate::config::AgentDef;
+use crate::context::{Budget, ContextRequest};
+
+use crate::vault::indexer::{self, IndexOptions};
+use crate::vault::pdf::{self, Limits};
+use crate::vault::{EntryKind, SearchIndex, Vault};
+
+use super::app::{AgentState, Effect, Msg, PlanPreview};
+use super::chat::{
+    self, ChatEvent, PermissionKind, PermissionOption, PermissionRequest, SessionInfo, SourceRef,
+    ToolStatus,
+};
+use super::paper::DocInfo;
+
+/// Pages sent per message while a paper loads in the background.
+const PAGE_BATCH: usize = 16;
+
+/// Page texts of the last paper read straight from its PDF: (path, pages).
+type Extracted = (String, Vec<String>);
+
+/// The agent the chat talks to and how turns run (from the config).
+#[derive(Debug, Clone)]
+pub struct AgentSetup {
+    pub def: AgentDef,
+    /// The executable that serves `--agentero-context-mcp` (normally the current one).
+    pub host_exe: PathBuf,
+    pub budget: Budget,
+    pub timeout: Duration,
+}
+
+/// Answers for permission questions on screen, by question id.
+type Answers = Arc<Mutex<HashMap<String, oneshot::Sender<Option<String>>>>>;
+
+/// Executes effects; every task ends by sending messages, never by touching the state.
+#[derive(Clone)]
+pub struct Runner {
+    pub vault: Vault,
+    tx: UnboundedSender<Msg>,
+    index: Arc<Mutex<Option<Arc<SearchIndex>>>>,
+    /// Papers extracted straight from the PDF (not indexed yet), by path.
+    extracted: Arc<Mutex<Option<Extracted>>>,
+    inflight: Arc<AtomicUsize>,
+    setup: Arc<Mutex<Option<AgentSetup>>>,
+    /// The agent process; a turn holds the lock for its whole length (one turn at a time).
+    agent: Arc<tokio::sync::Mutex<Option<AgentProcess>>>,
+    /// Threads by the chat pane's id (new threads have a local id until their first turn).
+    threads: Arc<Mutex<HashMap<String, Transcript>>>,
+    cancels: Arc<Mutex<HashMap<u64, Arc<Notify>>>>,
+    answers: Answers,
+}
+
+impl Runner {
+    pub fn new(vault: Vault) -> (Runner, UnboundedReceiver<Msg>) {
+        let (tx, rx) = unbounded_channel();
+        (
+            Runner {
+                vault,
+                tx,
+                index: Arc::new(Mutex::new(None)),
+                extracted: Arc::new(Mutex::new(None)),
+                inflight: Arc::new(AtomicUsize::new(0)),
+                setup: Arc::new(Mutex::new(None)),
+                agent: Arc::new(tokio::sync::Mutex::new(None)),
+                threads: Arc::new(Mutex::new(HashMap::new())),
+                cancels: Arc::new(Mutex::new(HashMap::new())),
+                answers: Arc::new(Mutex::new(HashMap::new())),
+            },
+            rx,
+        )
+    }
+
+    /// The agent `Effect::StartAgent` starts and turns run on.
+    pub fn set_agent(&self, setup: AgentSetup) {
+        if let Ok(mut g) = self.setup.lock() {
+            *g = Some(setup);
+        }
+    }
+
+    fn agent_setup(&self) -> Option<AgentSetup> {
+        self.setup.lock().ok()?.clone()
+    }
+
+    /// An async task counted in [`Runner::busy`].
+    fn task(&self, work: impl Future<Output = ()> + Send + 'static) {
+        let inflight = self.inflight.clone();
+        inflight.fetch_add(1, Ordering::SeqCst);
+        tokio::spawn(async move {
+            work.await;
+            inflight.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+
+    pub fn sender(&self) -> UnboundedSender<Msg> {
+        self.tx.clone()
+    }
+
+    /// Tasks still running (the headless driver waits for zero).
+    pub fn busy(&self) -> usize {
+        self.inflight.load(Ordering::SeqCst)
+    }
+
+    fn blocking(&self, work: impl FnOnce(&Runner) + Send + 'static) {
+        let me = self.clone();
+        self.inflight.fetch_add(1, Ordering::SeqCst);
+        tokio::task::spawn_blocking(move || {
+            work(&me);
+            me.inflight.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+
+    fn search_index(&self) -> Option<Arc<SearchIndex>> {
+        let mut guard = self.index.lock().ok()?;
+        if guard.is_none() {
+            *guard = self.vault.open_index().ok().map(Arc::new);
+        }
+        guard.clone()
+    }
+
+    pub fn run(&self, effect: Effect) {
+        match effect {
+            Effect::Scan => self.blocking(|r| {
+                let _ =
+                    r.tx.send(Msg::Scanned(super::browser::entries_from(&r.vault)));
+            }),
+            Effect::Index => self.blocking(|r| {
+                let tx = r.tx.clone();
+                let result = indexer::index_vault(&r.vault, &IndexOptions::default(), &mut |p| {
+                    let _ = tx.send(Msg::Index(p));
+                });
+                if let Ok(mut g) = r.index.lock() {
+                    *g = None;
+                }
+                let _ = r.tx.send(Msg::IndexDone(
+                    result
+                        .map(|s| {
+                            format!(
+                                "indexed: {} updated, {} unchanged, {} failed",
+                                s.updated,
+                                s.unchanged,
+                                s.failed.len()
+                            )
+                        })
+                        .map_err(|e| e.to_string()),
+                ));
+            }),
+            Effect::OpenPaper { req, path, kind } => self.blocking(move |r| {
+                let result = r.open(&path, kind);
+                let _ = r.tx.send(Msg::PaperOpened { req, result });
+            }),
+            Effect::LoadPages { req, path, pages } => self.blocking(move |r| {
+                for chunk in pages.chunks(PAGE_BATCH) {
+                    let loaded = chunk.iter().map(|n| (*n, r.page_text(&path, *n))).collect();
+                    if r.tx.send(Msg::Pages { req, pages: loaded }).is_err() {
+                        return;
+                    }
+                }
+            }),
+            Effect::Plan { seq, mut request } => self.blocking(move |r| {
+                // The budget the turn will use, so the preview is the grant.
+                if let Some(s) = r.agent_setup() {
+                    request.budget = s.budget;
+                }
+                let plan = crate::context::plan(&r.vault, &request);
+                let preview = PlanPreview {
+                    mode: plan.mode.as_str().to_string(),
+                    sources: plan.sources.len(),
+                    omitted: plan.omitted.len(),
+                    fingerprint: plan.fingerprint.clone(),
+                };
+                let _ = r.tx.send(Msg::Plan { seq, preview });
+            }),
+            Effect::StartAgent => {
+                let me = self.clone();
+                self.task(async move { me.start_agent().await });
+            }
+            Effect::LoadThreads => self.blocking(|r| {
+                let _ = r.tx.send(Msg::Threads(r.load_threads()));
+            }),
+            Effect::StartTurn {
+                turn,
+                thread,
+                request,
+            } => {
+                let me = self.clone();
+                self.task(async move { me.turn(turn, thread, request, false).await });
+            }
+            Effect::Handoff { turn, thread } => {
+                let me = self.clone();
+                self.task(
+                    async move { me.turn(turn, thread, ContextRequest::default(), true).await },
+                );
+            }
+            Effect::CancelTurn { turn } => {
+                if let Some(c) = self.cancels.lock().ok().and_then(|m| m.get(&turn).cloned()) {
+                    // notify_one keeps the permit if the driver is not waiting yet.
+                    c.notify_one();
+                }
+            }
+            Effect::AnswerPermission {
+                request, option, ..
+            } => {
+                if let Some(tx) = self
+                    .answers
+                    .lock()
+                    .ok()
+                    .and_then(|mut m| m.remove(&request))
+                {
+                    let _ = tx.send(option);
+                }
+            }
+            Effect::OpenUrl(url) => {
+                if let Some(browser) = std::env::var_os("BROWSER") {
+                    let spawned = std::process::Command::new(browser)
+                        .arg(&url)
+                        .stdin(std::process::Stdio::null())
+                        .stdout(std::process::Stdio::null())
+                        .stderr(std::process::Stdio::null())
+                        .spawn();
+                    if let Err(e) = spawned {
+                        let _ = self
+                            .tx
+                            .send(Msg::Status(format!("cannot start $BROWSER: {e}")));
+                    }
+                }
+            }
+            Effect::Suspend | Effect::Quit => {}
+        }
+    }
+
+    /// Starts the agent process; the chat's status line follows (starting → ready/failed).
+    async fn start_agent(&self) {
+        let Some(setup) = self.agent_setup() else {
+            let _ = self.tx.send(Msg::Agent(AgentState::Unavailable(
+                "no agent is configured".into(),
+            )));
+            return;
+        };
+        let mut slot = self.agent.lock().await;
+        let state = match self.spawn_agent(&setup).await {
+            Ok(a) => {
+                *slot = Some(a);
+                AgentState::Ready {
+                    name: setup.def.name.clone(),
+                    remote: setup.def.remote,
+                }
+            }
+            Err(why) => AgentState::Unavailable(why),
+        };
+        let _ = self.tx.send(Msg::Agent(state));
+    }
+
+    async fn spawn_agent(&self, setup: &AgentSetup) -> Result<AgentProcess, String> {
+        match AgentProcess::start(&setup.def).await {
+            Ok(a) => {
+                if setup.def.remote && setup.def.warm_pool > 0 {
+                    let dir = self
+                        .vault
+                        .state_dir()
+                        .join(crate::context::grant::SESSIONS_DIR);
+                    a.fill_pool(&dir, setup.def.warm_pool).await;
+                }
+                Ok(a)
+            }
+            Err(e) => Err(format!("{} failed to start: {e}", setup.def.name)),
+        }
+    }
+
+    /// Every thread in `.agentero/chats/`, oldest first (the most recent ends up current).
+    fn load_threads(&self) -> Vec<chat::Thread> {
+        let Ok(dir) = std::fs::read_dir(transcript::chats_dir(&self.vault)) else {
+            return Vec::new();
+        };
+        let mut found: Vec<(String, Transcript)> = Vec::new();
+        for e in dir.flatten() {
+            let id = e.file_name().to_string_lossy().into_owned();
+            match Transcript::open(&self.vault, &id) {
+                Ok(t) => found.push((t.state.updated.clone(), t)),
+                Err(err) => tracing::warn!(thread = id, error = %err, "cannot load the thread"),
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let out = found
+            .iter()
+            .map(|(_, t)| chat::from_transcript(t))
+            .collect();
+        if let Ok(mut m) = self.threads.lock() {
+            for (_, t) in found {
+                m.entry(t.id.clone()).or_insert(t);
+            }
+        }
+        out
+    }
+
+    /// The thread behind the chat pane's id: in memory, else on disk, else a new one (whose
+    /// folder appears with its first line).
+    fn take_thread(&self, id: &str) -> Transcript {
+        if let Some(t) = self.threads.lock().ok().and_then(|mut m| m.remove(id)) {
+            return t;
+        }
+        if crate::context::grant::valid_id(id)
+            && transcript::chats_dir(&self.vault).join(id).is_dir()
+            && let Ok(t) = Transcript::open(&self.vault, id)
+        {
+            return t;
+        }
+        Transcript::create(&self.vault)
+    }
+
+    /// The UI's permission policy: a read inside the grant is allowed (the chips granted it);
+    /// anything else becomes the modal, and the user's option goes back to the agent. The
+    /// future only waits on a oneshot, so the ACP dispatch loop is never blocked; an
+    /// unanswered question (turn cancelled, app quit) is rejected.
+    fn ui_policy(&self, turn: u64, granted: Vec<String>) -> PermissionPolicy {
+        let root = self.vault.root().to_path_buf();
+        let tx = self.tx.clone();
+        let answers = self.answers.clone();
+        let next = Arc::new(AtomicUsize::new(0));
+        Arc::new(move |r: &RequestPermissionRequest| {
+            if grant_covers(&root, &granted, r) {
+                return Box::pin(std::future::ready(PermissionDecision::AllowOnce));
+            }
+            let id = format!("{turn}-{}", next.fetch_add(1, Ordering::SeqCst));
+            let request = permission_request(&id, r);
+            let (answer_tx, answer_rx) = oneshot::channel();
+            if let Ok(mut m) = answers.lock() {
+                m.insert(id.clone(), answer_tx);
+            }
+            let shown = tx
+                .send(Msg::Chat {
+                    turn,
+                    event: ChatEvent::Permission(request.clone()),
+                })
+                .is_ok();
+            let answers = answers.clone();
+            Box::pin(async move {
+                let chosen = if shown {
+                    answer_rx.await.ok().flatten()
+                } else {
+                    None
+                };
+                if let Ok(mut m) = answers.lock() {
+                    m.remove(&id);
+                }
+                decision_for(&request, chosen.as_deref())
+            })
+        })
+    }
+
+    /// One turn (or the handoff turn) on the agent, streamed into the chat as `ChatEvent`s.
+    async fn turn(&self, turn: u64, thread_id: String, mut request: ContextRequest, handoff: bool) {
+        let send = {
+            let tx = self.tx.clone();
+            move |event: ChatEvent| {
+                let _ = tx.send(Msg::Chat { turn, event });
+            }
+        };
+        let Some(setup) = self.agent_setup() else {
+            send(ChatEvent::TurnFailed("no agent is configured".into()));
+            let _ = self.tx.send(Msg::TurnDone { turn });
+            return;
+        };
+        let cancel = Arc::new(Notify::new());
+        if let Ok(mut m) = self.cancels.lock() {
+            m.insert(turn, cancel.clone());
+        }
+        let mut thread = self.take_thread(&thread_id);
+        if handoff {
+            let locality = request.locality;
+            request = crate::acp::handoff::handoff_request(&thread);
+            request.locality = locality;
+            if setup.def.remote {
+                request.locality = crate::context::Locality::Remote;
+            }
+        }
+        request.budget = setup.budget;
+        // The host's side of the context tools (the citing-scan cache) and the grant's sources,
+        // off the async threads: both read the vault.
+        let (vault, req) = (self.vault.clone(), request.clone());
+        let planned = tokio::task::spawn_blocking(move || {
+            if let Err(e) = crate::context::library::ensure_cache(&vault, &vault.catalog()) {
+                tracing::warn!(error = %e, "cannot write the citing-scan cache");
+            }
+            crate::context::plan(&vault, &req)
+        })
+        .await;
+        let plan = match planned {
+            Ok(p) => p,
+            Err(e) => {
+                send(ChatEvent::TurnFailed(format!(
+                    "cannot plan the context: {e}"
+                )));
+                self.finish(turn, thread_id, thread);
+                return;
+            }
+        };
+        let granted: Vec<String> = plan.sources.iter().map(|s| s.path.clone()).collect();
+        let mut slot = self.agent.lock().await;
+        // An agent that was killed (time limit, crash) is started again for this turn.
+        if slot.as_ref().is_none_or(|a| a.has_exited()) {
+            *slot = None;
+            match self.spawn_agent(&setup).await {
+                Ok(a) => *slot = Some(a),
+                Err(why) => {
+                    let _ = self
+                        .tx
+                        .send(Msg::Agent(AgentState::Unavailable(why.clone())));
+                    send(ChatEvent::TurnFailed(why));
+                    drop(slot);
+                    self.finish(turn, thread_id, thread);
+                    return;
+                }
+            }
+        }
+        let agent = slot.as_mut().expect("started above");
+        let spec = TurnSpec {
+            request,
+            host_exe: setup.host_exe.clone(),
+            timeout: setup.timeout,
+            cancel,
+            policy: self.ui_policy(turn, granted),
+        };
+        let mut on_event = {
+            let send = send.clone();
+            move |e: &TurnEvent| {
+                if let Some(ev) = chat_event(e) {
+                    send(ev);
+                }
+            }
+        };
+        let result: Result<(TurnOutcome, Option<String>), TurnError> = if handoff {
+            crate::acp::handoff::run_handoff(&self.vault, agent, &mut thread, spec, &mut on_event)
+                .await
+                .map(|(_, o)| {
+                    let path = thread.handoff_path();
+                    let shown = path
+                        .strip_prefix(self.vault.root())
+                        .unwrap_or(&path)
+                        .display()
+                        .to_string();
+                    (o, Some(shown))
+                })
+        } else {
+            run_turn(&self.vault, agent, &mut thread, spec, &mut on_event)
+                .await
+                .map(|o| (o, None))
+        };
+        let exited = agent.has_exited();
+        drop(slot);
+        match result {
+            Ok((o, handoff_file)) => {
+                send(ChatEvent::Session(SessionInfo {
+                    agent: setup.def.name.clone(),
+                    mode: o.mode.as_str().to_string(),
+                    grant_sources: plan.sources.len(),
+                    fingerprint: o.fingerprint.clone(),
+                    tools_attached: o.attached == Some(true),
+                    session: session_name(o.session).into(),
+                }));
+                send(ChatEvent::Sources(
+                    o.sources
+                        .iter()
+                        .map(|uri| SourceRef {
+                            uri: uri.clone(),
+                            quote: plan
+                                .evidence
+                                .iter()
+                                .find(|e| &e.citation_uri == uri)
+                                .and_then(|e| e.quote.clone())
+                                .or_else(|| chat::quote_for(&o.answer, uri)),
+                        })
+                        .collect(),
+                ));
+                if let Some(file) = handoff_file {
+                    send(ChatEvent::Notice(format!(
+                        "handoff written to {file}: the next question starts a fresh session seeded from it"
+                    )));
+                    let _ = self
+                        .tx
+                        .send(Msg::Status(format!("handoff written to {file}")));
+                }
+                send(ChatEvent::TurnEnded {
+                    stop_reason: o.stop_reason,
+                });
+            }
+            Err(e) => {
+                send(ChatEvent::TurnFailed(e.to_string()));
+                if exited {
+                    let _ = self.tx.send(Msg::Status(format!(
+                        "agent {} stopped; it starts again with the next question",
+                        setup.def.name
+                    )));
+                }
+            }
+        }
+        self.finish(turn, thread_id, thread);
+    }
+
+    fn finish(&self, turn: u64, thread_id: String, thread: Transcript) {
+        if let Ok(mut m) = self.threads.lock() {
+            m.insert(thread_id, thread);
+        }
+        if let Ok(mut m) = self.cancels.lock() {
+            m.remove(&turn);
+        }
+        // Questions of this turn that ended unanswered (the turn answered them `cancelled`).
+        if let Ok(mut m) = self.answers.lock() {
+            let prefix = format!("{turn}-");
+            m.retain(|id, _| !id.starts_with(&prefix));
+        }
+        let _ = self.tx.send(Msg::TurnDone { turn });
+    }
+
+    /// Page count and metadata: from the index's record, else straight from the PDF.
+    fn open(&self, path: &str, kind: EntryKind) -> Result<(u32, DocInfo), String> {
+        if kind != EntryKind::Paper {
+            let text = std::fs::read_to_string(self.vault.root().join(path))
+                .map_err(|e| format!("cannot read {path}: {e}"))?;
+            if let Ok(mut g) = self.extracted.lock() {
+                *g = Some((path.to_string(), vec![text]));
+            }
+            let title = path.rsplit('/').next().unwrap_or(path).to_string();
+            return Ok((
+                1,
+                DocInfo {
+                    title,
+                    ..DocInfo::default()
+                },
+            ));
+        }
+        if let Some(rec) = self.vault.record_for(path)
+            && self.search_index().is_some()
+        {
+            let m = rec.meta;
+            return Ok((
+                rec.pages,
+                DocInfo {
+                    title: m.title,
+                    authors: m.authors,
+                    year: m.year,
+                    doi: m.doi,
+                    arxiv: m.arxiv,
+                    abstract_text: m.abstract_text,
+                    labels: rec.page_labels,
+                    sections: rec.sections,
+                    pages_without_text: rec.pages_without_text,
+                    note: None,
+                },
+            ));
+        }
+        // Not indexed yet: extract the PDF in this task (isolated from parser panics).
+        let bytes = std::fs::read(self.vault.root().join(path))
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
+        let limit = Duration::from_secs(60);
+        let doc = crate::vault::extract::isolated(limit, move || {
+            pdf::extract(
+                &bytes,
+                Limits {
+                    deadline: Instant::now() + limit,
+                },
+            )
+        })
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+        let pages: Vec<String> = doc.pages.iter().map(|p| p.text.clone()).collect();
+        let info = DocInfo {
+            title: doc
+                .title_hint
+                .clone()
+                .or(doc.info.title.clone())
+                .unwrap_or_else(|| path.to_string()),
+            labels: doc.pages.iter().map(|p| p.label.clone()).collect(),
+            sections: doc
+                .outline
+                .iter()
+                .filter_map(|o| {
+                    Some(crate::vault::Section {
+                        number: None,
+                        title: o.title.clone(),
+                        level: o.level + 1,
+                        page: o.page?,
+                    })
+                })
+                .collect(),
+            pages_without_text: doc
+                .pages
+                .iter()
+                .filter(|p| p.text.trim().is_empty())
+                .map(|p| p.number)
+                .collect(),
+            note: Some("not indexed yet: text read from the PDF directly".into()),
+            ..DocInfo::default()
+        };
+        let n = pages.len() as u32;
+        if let Ok(mut g) = self.extracted.lock() {
+            *g = Some((path.to_string(), pages));
+        }
+        Ok((n, info))
+    }
+
+    fn page_text(&self, path: &str, n: u32) -> Result<String, String> {
+        if let Ok(g) = self.extracted.lock()
+            && let Some((p, pages)) = g.as_ref()
+            && p == path
+        {
+            return pages
+                .get(n as usize - 1)
+                .cloned()
+                .ok_or_else(|| format!("no page {n}"));
+        }
+        let index = self.search_index().ok_or("the index is not available")?;
+        match index.page(path, n) {
+            Ok(Some(doc)) => Ok(doc.text),
+            // Pages without text are not stored: an empty page says so on screen.
+            Ok(None) => Ok(String::new()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// Restores the terminal when the loop ends by any path (ratatui's panic hook covers panics).
+struct RestoreGuard;
+
+impl Drop for RestoreGuard {
+    fn drop(&mut self) {
+        ratatui::restore();
+    }
+}
+
+/// The interactive loop: one channel, drain, update, draw at most every 16 ms.
+pub async fn run_terminal(
+    mut app: super::app::AppState,
+    theme: super::theme::Theme,
+    runner: Runner,
+    mut rx: UnboundedReceiver<Msg>,
+) -> anyhow::Result<()> {
+    let mut terminal = ratatui::init();
+    let _guard = RestoreGuard;
+    let size = terminal.size()?;
+    app.size = (size.width, size.height);
+    let tx = runner.sender();
+    // Terminal input on its own thread, blocked in read(): no polling timer, no wake-ups
+    // while nothing happens. Only built here, on the interactive path (it needs a tty).
+    std::thread::Builder::new()
+        .name("agentero-input".into())
+        .spawn(move || {
+            while let Ok(ev) = ratatui::crossterm::event::read() {
+                if tx.send(Msg::Term(ev)).is_err() {
+                    break;
+                }
+            }
+        })?;
+    for e in app.start() {
+        runner.run(e);
+    }
+    let frame = Duration::from_millis(16);
+    let mut last_draw = Instant::now() - frame;
+    terminal.draw(|f| super::view::view(&app, &theme, f))?;
+    let mut dirty = false;
+    'outer: loop {
+        let msg = if dirty {
+            let wait = frame.saturating_sub(last_draw.elapsed());
+            match tokio::time::timeout(wait, rx.recv()).await {
+                Ok(m) => m,
+                Err(_) => {
+                    terminal.draw(|f| super::view::view(&app, &theme, f))?;
+                    last_draw = Instant::now();
+                    dirty = false;
+                    continue;
+                }
+            }
+        } else {
+            rx.recv().await
+        };
+        let Some(msg) = msg else { break };
+        let mut batch = vec![msg];
+        while let Ok(m) = rx.try_recv() {
+            batch.push(m);
+        }
+        for m in batch {
+            for e in app.update(m) {
+                match e {
+                    Effect::Quit => break 'outer,
+                    Effect::Suspend => {
+                        suspend()?;
+                        terminal = ratatui::init();
+                        terminal.clear()?;
+                    }
+                    other => runner.run(other),
+                }
+            }
+        }
+        if app.quit {
+            break;
+        }
+        dirty = true;
+        if last_draw.elapsed() >= frame {
+            terminal.draw(|f| super::view::view(&app, &theme, f))?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+    }
+    Ok(())
+}
+
+/// ctrl-z: give the terminal back, stop until `fg`, then take it again.
+fn suspend() -> anyhow::Result<()> {
+    ratatui::restore();
+    // SIGTSTP to ourselves via kill(1): std has no raise(), and the job-control shell then
+    // sees us stopped exactly as with a ctrl-z in cooked mode.
+    let pid = std::process::id().to_string();
+    std::process::Command::new("kill")
+        .args(["-TSTP", &pid])
+        .status()?;
+    Ok(())
+}
+
+fn session_name(o: crate::acp::session::Opening) -> &'static str {
+    use crate::acp::session::Opening;
+    match o {
+        Opening::New => "new",
+        Opening::Resumed => "resumed",
+        Opening::Loaded => "loaded",
+    }
+}
+
+/// A turn event as the chat shows it (`None`: nothing to show).
+pub fn chat_event(e: &TurnEvent) -> Option<ChatEvent> {
+    Some(match e {
+        TurnEvent::MessageChunk(t) => ChatEvent::MessageChunk(t.clone()),
+        TurnEvent::ThoughtChunk(t) => ChatEvent::ThoughtChunk(t.clone()),
+        TurnEvent::ToolCall { id, title, status } => ChatEvent::ToolCall {
+            id: id.clone(),
+            title: title.clone(),
+            status: ToolStatus::from_key(status).unwrap_or(ToolStatus::Pending),
+        },
+        TurnEvent::ToolUpdate { id, title, status } => ChatEvent::ToolCallUpdate {
+            id: id.clone(),
+            status: status.as_deref().and_then(ToolStatus::from_key),
+            title: title.clone(),
+            detail: None,
+        },
+        TurnEvent::Plan(entries) => ChatEvent::Notice(format!("plan: {}", entries.join("; "))),
+        TurnEvent::Notice(n) => ChatEvent::Notice(n.clone()),
+        TurnEvent::Commands(_) | TurnEvent::SessionTitle(_) => return None,
+    })
+}
+
+/// The modal's view of an ACP permission request.
+pub fn permission_request(id: &str, r: &RequestPermissionRequest) -> PermissionRequest {
+    let fields = &r.tool_call.fields;
+    let mut title = fields.title.clone().unwrap_or_else(|| "a tool call".into());
+    let places: Vec<String> = fields
+        .locations
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .map(|l| l.path.display().to_string())
+        .collect();
+    if !places.is_empty() {
+        title.push_str(&format!(" ({})", places.join(", ")));
+    }
+    PermissionRequest {
+        id: id.to_string(),
+        title,
+        options: r
+            .options
+            .iter()
+            .map(|o| PermissionOption {
+                id: o.option_id.0.to_string(),
+                name: o.name.clone(),
+                kind: match o.kind {
+                    PermissionOptionKind::AllowOnce => PermissionKind::AllowOnce,
+                    PermissionOptionKind::AllowAlways => PermissionKind::AllowAlways,
+                    PermissionOptionKind::RejectAlways => PermissionKind::RejectAlways,
+                    _ => PermissionKind::RejectOnce,
+                },
+            })
+            .collect(),
+    }
+}
+
+/// The user's option as a decision; no answer (dismissed, no such option) is a reject.
+pub fn decision_for(request: &PermissionRequest, chosen: Option<&str>) -> PermissionDecision {
+    let kind = chosen.and_then(|id| request.options.iter().find(|o| o.id == id).map(|o| o.kind));
+    match kind {
+        Some(PermissionKind::AllowOnce) => PermissionDecision::AllowOnce,
+        Some(PermissionKind::AllowAlways) => PermissionDecision::AllowAlways,
+        Some(PermissionKind::RejectAlways) => PermissionDecision::RejectAlways,
+        Some(PermissionKind::RejectOnce) | None => PermissionDecision::RejectOnce,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_client_protocol::v1::schema::{
+        PermissionOption as AcpOption, ToolCallLocation, ToolCallUpdate, ToolCallUpdateFields,
+        ToolKind,
+    };
+
+    use super::*;
+
+    fn request(root: &std::path::Path, kind: ToolKind, path: &str) -> RequestPermissionRequest {
+        RequestPermissionRequest::new(
+            "s1",
+            ToolCallUpdate::new(
+                "call-1",
+                ToolCallUpdateFields::new()
+                    .kind(kind)
+                    .title("edit".to_string())
+                    .locations(vec![ToolCallLocation::new(root.join(path))]),
+            ),
+            vec![
+                AcpOption::new("yes", "Allow", PermissionOptionKind::AllowOnce),
+                AcpOption::new("no", "Reject", PermissionOptionKind::RejectOnce),
+                AcpOption::new("never", "Never", PermissionOptionKind::RejectAlways),
+            ],
+        )
+    }
+
+    /// The policy's question shows as the modal; the user's option comes back through
+    /// `Effect::AnswerPermission` while the policy future waits (no blocking anywhere).
+    #[test]
+    fn permission_questions_wait_for_the_users_answer() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("papers/a")).unwrap();
+        let vault = Vault::open(dir.path()).unwrap();
+        let root = vault.root().to_path_buf();
+        let _g = rt.enter();
+        let (runner, mut rx) = Runner::new(vault);
+        let policy = runner.ui_policy(7, vec!["papers/a/paper.pdf".into()]);
+
+        // A read inside the grant needs no question.
+        let read = request(&root, ToolKind::Read, "papers/a/paper.pdf");
+        assert_eq!(rt.block_on(policy(&read)), PermissionDecision::AllowOnce);
+        assert!(rx.try_recv().is_err());
+
+        // A write: the modal, then the user's "allow once".
+        let write = request(&root, ToolKind::Edit, "papers/a/paper.pdf");
+        let pending = policy(&write);
+        let Ok(Msg::Chat {
+            turn: 7,
+            event: ChatEvent::Permission(shown),
+        }) = rx.try_recv()
+        else {
+            panic!("no permission question");
+        };
+        assert!(shown.title.starts_with("edit ("), "{}", shown.title);
+        assert_eq!(shown.options.len(), 3);
+        runner.run(Effect::AnswerPermission {
+            turn: 7,
+            request: shown.id.clone(),
+            option: Some("yes".into()),
+        });
+        let d = rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), pending).await });
+        assert_eq!(d.unwrap(), PermissionDecision::AllowOnce);
+
+        // Dismissed (no option) and a question nobody can answer any more: reject.
+        let pending = policy(&write);
+        let Ok(Msg::Chat {
+            event: ChatEvent::Permission(shown),
+            ..
+        }) = rx.try_recv()
+        else {
+            panic!("no permission question");
+        };
+        runner.run(Effect::AnswerPermission {
+            turn: 7,
+            request: shown.id,
+            option: None,
+        });
+        let d = rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), pending).await });
+        assert_eq!(d.unwrap(), PermissionDecision::RejectOnce);
+        let pending = policy(&write);
+        runner.answers.lock().unwrap().clear();
+        let d = rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), pending).await });
+        assert_eq!(d.unwrap(), PermissionDecision::RejectOnce);
+    }
+
+    #[test]
+    fn the_chosen_option_maps_to_its_kind() {
+        let r = PermissionRequest {
+            id: "1".into(),
+            title: "t".into(),
+            options: vec![PermissionOption {
+                id: "x".into(),
+                name: "Always".into(),
+                kind: PermissionKind::RejectAlways,
+            }],
+        };
+        assert_eq!(
+            decision_for(&r, Some("x")),
+            PermissionDecision::RejectAlways
+        );
+        assert_eq!(
+            decision_for(&r, Some("other")),
+            PermissionDecision::RejectOnce
+        );
+    }
+
+    #[test]
+    fn turn_events_become_chat_events() {
+        let e = chat_event(&TurnEvent::ToolUpdate {
+            id: "c".into(),
+            title: None,
+            status: Some("completed".into()),
+        });
+        assert_eq!(
+            e,
+            Some(ChatEvent::ToolCallUpdate {
+                id: "c".into(),
+                status: Some(ToolStatus::Completed),
+                title: None,
+                detail: None
+            })
+        );
+        assert_eq!(chat_event(&TurnEvent::Commands(vec![])), None);
+    }
+}

@@ -1,0 +1,177 @@
+//! Text layout helpers: display-width word wrapping (wide characters take two cells),
+//! case-insensitive finding that keeps byte offsets, and whitespace-tolerant quote location.
+
+use unicode_width::UnicodeWidthChar;
+
+/// One display row of a text: byte range `[start, end)` into the whole text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// Index of the source line (split on '\n').
+    pub line: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+pub fn char_width(c: char) -> usize {
+    if c == '\t' { 4 } else { c.width().unwrap_or(0) }
+}
+
+pub fn str_width(s: &str) -> usize {
+    s.chars().map(char_width).sum()
+}
+
+/// Wraps `text` to `width` cells, breaking after spaces where possible. Every source line
+/// gives at least one row (so blank lines stay visible).
+pub fn wrap(text: &str, width: usize) -> Vec<Row> {
+    let width = width.max(4);
+    let mut rows = Vec::new();
+    let mut offset = 0;
+    for (line_no, line) in text.split('\n').enumerate() {
+        let mut row_start = 0;
+        let mut used = 0;
+        let mut last_space: Option<usize> = None;
+        for (i, c) in line.char_indices() {
+            let w = char_width(c);
+            // A space may hang past the edge: it is never drawn at the start of a row.
+            if used + w > width && i > row_start && c != ' ' {
+                let cut = match last_space {
+                    Some(s) if s > row_start => s,
+                    _ => i,
+                };
+                rows.push(Row {
+                    line: line_no,
+                    start: offset + row_start,
+                    end: offset + cut,
+                });
+                row_start = cut;
+                used = str_width(&line[row_start..i]);
+                last_space = None;
+            }
+            used += w;
+            if c == ' ' {
+                last_space = Some(i + 1);
+            }
+        }
+        rows.push(Row {
+            line: line_no,
+            start: offset + row_start,
+            end: offset + line.len(),
+        });
+        offset += line.len() + 1;
+    }
+    rows
+}
+
+/// Byte ranges of case-insensitive matches of `needle` in `hay`.
+pub fn find_all(hay: &str, needle: &str) -> Vec<(usize, usize)> {
+    let needle: Vec<char> = needle.chars().flat_map(char::to_lowercase).collect();
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    let chars: Vec<(usize, char)> = hay
+        .char_indices()
+        .map(|(i, c)| (i, c.to_lowercase().next().unwrap_or(c)))
+        .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + needle.len() <= chars.len() {
+        if chars[i..i + needle.len()]
+            .iter()
+            .zip(&needle)
+            .all(|((_, a), b)| a == b)
+        {
+            let end = chars
+                .get(i + needle.len())
+                .map(|(b, _)| *b)
+                .unwrap_or(hay.len());
+            out.push((chars[i].0, end));
+            i += needle.len();
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Where a quote appears in a page, comparing case-insensitively with runs of whitespace (line
+/// breaks included) treated as one space and hyphenated line breaks joined. Falls back to the
+/// longest prefix of the quote's words that is found, so a truncated quote still lands.
+pub fn locate_quote(page: &str, quote: &str) -> Option<(usize, usize)> {
+    let mut norm: Vec<char> = Vec::new();
+    let mut map: Vec<usize> = Vec::new();
+    let mut prev_space = true;
+    let mut it = page.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        if c == '-' && it.peek().is_some_and(|(_, n)| *n == '\n') {
+            it.next();
+            continue;
+        }
+        if c.is_whitespace() {
+            if !prev_space {
+                norm.push(' ');
+                map.push(i);
+            }
+            prev_space = true;
+        } else {
+            norm.push(c.to_lowercase().next().unwrap_or(c));
+            map.push(i);
+            prev_space = false;
+        }
+    }
+    let words: Vec<String> = quote
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| c == '…' || c == '"')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    for take in (1..=words.len()).rev() {
+        if take < words.len().min(4) {
+            break;
+        }
+        let q: Vec<char> = words[..take].join(" ").chars().collect();
+        if q.is_empty() || q.len() > norm.len() {
+            continue;
+        }
+        if let Some(pos) = norm.windows(q.len()).position(|w| w == q.as_slice()) {
+            let start = map[pos];
+            let last = map[pos + q.len() - 1];
+            let end = last + page[last..].chars().next().map_or(1, char::len_utf8);
+            return Some((start, end));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_by_display_width() {
+        let rows = wrap("漢字漢字漢字 abc", 6);
+        let text = "漢字漢字漢字 abc";
+        let parts: Vec<&str> = rows.iter().map(|r| &text[r.start..r.end]).collect();
+        assert_eq!(parts, vec!["漢字漢", "字漢字 ", "abc"]);
+        for p in &parts {
+            assert!(str_width(p.trim_end()) <= 6);
+        }
+    }
+
+    #[test]
+    fn wraps_at_spaces_and_keeps_blank_lines() {
+        let t = "the quick brown fox\n\njumps";
+        let rows = wrap(t, 10);
+        let parts: Vec<&str> = rows.iter().map(|r| &t[r.start..r.end]).collect();
+        assert_eq!(parts, vec!["the quick ", "brown fox", "", "jumps"]);
+    }
+
+    #[test]
+    fn quote_across_lines_and_hyphens() {
+        let page = "We show that atten-\ntion is all\nyou need.";
+        let (s, e) = locate_quote(page, "attention is all you need").unwrap();
+        assert_eq!(&page[s..e], "atten-\ntion is all\nyou need");
+        assert_eq!(find_all("Ab ab AB", "ab").len(), 3);
+    }
+}

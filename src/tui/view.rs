@@ -1,0 +1,1022 @@
+//! `view(&AppState, &Theme, &mut Frame)`: a pure function of the state.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use super::action::Action;
+use super::app::{AgentState, AppState, Overlay, Pane, PromptKind};
+use super::chat::{Item, ItemKind};
+use super::keymap::Mode;
+use super::paper::{PaperView, Slot};
+use super::text::{Row, str_width};
+use super::theme::Theme;
+use crate::vault::EntryKind;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Areas {
+    pub vault: Rect,
+    pub paper: Rect,
+    pub paper_text: Rect,
+    pub chat: Rect,
+    pub status: Rect,
+}
+
+/// Three panes when wide; two (the focused one and its neighbour) below 140 columns.
+pub fn layout(area: Rect, st: &AppState) -> Areas {
+    let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    let mut a = Areas {
+        status,
+        ..Areas::default()
+    };
+    if area.width >= 140 {
+        let [v, p, c] = Layout::horizontal([
+            Constraint::Percentage(24),
+            Constraint::Fill(1),
+            Constraint::Percentage(36),
+        ])
+        .areas(main);
+        (a.vault, a.paper, a.chat) = (v, p, c);
+    } else if st.focus == Pane::Vault {
+        let [v, p] =
+            Layout::horizontal([Constraint::Percentage(42), Constraint::Fill(1)]).areas(main);
+        (a.vault, a.paper) = (v, p);
+    } else {
+        let [p, c] =
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Fill(1)]).areas(main);
+        (a.paper, a.chat) = (p, c);
+    }
+    let inner = Block::bordered().inner(a.paper);
+    a.paper_text = Rect {
+        y: inner.y + 1,
+        height: inner.height.saturating_sub(1),
+        ..inner
+    };
+    a
+}
+
+pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
+    let a = layout(f.area(), st);
+    f.render_widget(Block::default().style(theme.style("ui.text")), f.area());
+    if a.vault.width > 0 {
+        vault(st, theme, f, a.vault);
+    }
+    if a.paper.width > 0 {
+        paper(st, theme, f, a.paper, a.paper_text);
+    }
+    if a.chat.width > 0 {
+        chat(st, theme, f, a.chat);
+    }
+    status(st, theme, f, a.status);
+    if !st.pending.is_empty() {
+        which_key(st, theme, f, a.status);
+    }
+    match &st.overlay {
+        Some(Overlay::Help { scroll }) => help(st, theme, f, *scroll),
+        Some(Overlay::Outline { selected }) => outline(st, theme, f, *selected),
+        Some(Overlay::Metadata) => metadata(st, theme, f),
+        Some(Overlay::Threads { selected }) => threads(st, theme, f, *selected),
+        Some(Overlay::Permission { request, .. }) => permission(theme, f, request),
+        None => {}
+    }
+}
+
+fn pane_block<'a>(title: String, focused: bool, theme: &Theme) -> Block<'a> {
+    Block::bordered()
+        .title(Span::styled(title, theme.style("ui.title")))
+        .border_style(theme.style(if focused {
+            "ui.border.focus"
+        } else {
+            "ui.border"
+        }))
+}
+
+fn truncate(s: &str, width: usize) -> String {
+    if str_width(s) <= width {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = super::text::char_width(c);
+        if w + cw + 1 > width {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out.push('…');
+    out
+}
+
+fn vault(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
+    let b = &st.browser;
+    let mut title = format!(" Vault · {} ", st.vault_name);
+    if !b.filter.is_empty() {
+        title = format!(" Vault · filter: {} ({}) ", b.filter, b.visible.len());
+    }
+    let block = pane_block(title, st.focus == Pane::Vault, theme);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if b.visible.is_empty() {
+        let msg = if !b.scanned {
+            "scanning…"
+        } else if b.entries.is_empty() {
+            "This vault is empty. Put PDFs under papers/ and notes anywhere."
+        } else {
+            "Nothing matches the filter."
+        };
+        f.render_widget(
+            Paragraph::new(msg)
+                .style(theme.style("ui.dim"))
+                .wrap(Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
+    let h = inner.height as usize;
+    let start = b
+        .selected
+        .saturating_sub(h.saturating_sub(1).min(h / 2))
+        .min(b.visible.len().saturating_sub(h));
+    let w = inner.width as usize;
+    let lines: Vec<Line> = b.visible[start..]
+        .iter()
+        .take(h)
+        .enumerate()
+        .map(|(i, &ix)| {
+            let e = &b.entries[ix];
+            let indent = "  ".repeat(e.depth.min(4));
+            let (icon, style) = match e.kind {
+                EntryKind::Paper => ("▤ ", theme.style("browser.paper")),
+                EntryKind::File => ("≡ ", theme.style("browser.file")),
+                EntryKind::Directory => ("▸ ", theme.style("browser.directory")),
+            };
+            let name = if b.show_paths || e.kind != EntryKind::Paper {
+                e.path.rsplit('/').next().unwrap_or(&e.path).to_string()
+            } else {
+                e.title.clone()
+            };
+            let name = if b.show_paths { e.path.clone() } else { name };
+            let meta = match (e.authors.is_empty(), e.year) {
+                (false, Some(y)) => format!(" {} {y}", e.authors),
+                (false, None) => format!(" {}", e.authors),
+                (true, Some(y)) => format!(" {y}"),
+                _ => String::new(),
+            };
+            let head = format!("{indent}{icon}");
+            let room = w.saturating_sub(str_width(&head));
+            let name = truncate(&name, room);
+            let meta = truncate(&meta, room.saturating_sub(str_width(&name)));
+            let mut line = Line::from(vec![
+                Span::raw(head),
+                Span::styled(name, style),
+                Span::styled(meta, theme.style("browser.meta")),
+            ]);
+            if start + i == b.selected {
+                line = line.style(theme.style("ui.selection"));
+            }
+            line
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+fn paper(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect, text_area: Rect) {
+    let focused = st.focus == Pane::Paper;
+    let Some(p) = &st.paper else {
+        let block = pane_block(" Paper ".into(), focused, theme);
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        f.render_widget(
+            Paragraph::new("No paper open. Choose one in the vault browser (space f, then enter).")
+                .style(theme.style("ui.dim"))
+                .wrap(Wrap { trim: true }),
+            inner,
+        );
+        return;
+    };
+    let title = if p.info.title.is_empty() {
+        p.path.clone()
+    } else {
+        p.info.title.clone()
+    };
+    let block = pane_block(
+        format!(
+            " {} ",
+            truncate(&title, area.width.saturating_sub(4) as usize)
+        ),
+        focused,
+        theme,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    // Header line: page, label, section, visual mode.
+    let mut header = p.page_header();
+    if let Some(s) = p.section_of(p.page).filter(|_| p.kind == EntryKind::Paper) {
+        let num = s
+            .number
+            .as_deref()
+            .map(|n| format!("{n} "))
+            .unwrap_or_default();
+        header.push_str(&format!(" · {num}{}", s.title));
+    }
+    if let Some(v) = p.visual {
+        header.push_str(if v.lines {
+            " · VISUAL LINE"
+        } else {
+            " · VISUAL"
+        });
+    }
+    let header_area = Rect { height: 1, ..inner };
+    f.render_widget(
+        Paragraph::new(truncate(&header, inner.width as usize)).style(theme.style("paper.header")),
+        header_area,
+    );
+    let msg = match p.slot() {
+        _ if !p.loaded => Some(("opening…".to_string(), "ui.dim")),
+        Some(Slot::Loading) | Some(Slot::Missing) => {
+            Some((format!("loading page {}…", p.page), "ui.dim"))
+        }
+        Some(Slot::Failed(e)) => Some((e.clone(), "chat.error")),
+        Some(Slot::Text(t)) if t.trim().is_empty() => Some((
+            format!(
+                "Page {} has no text layer (a scanned image without OCR): nothing to show or search here.",
+                p.page
+            ),
+            "paper.notext",
+        )),
+        _ => None,
+    };
+    if let Some((m, style)) = msg {
+        f.render_widget(
+            Paragraph::new(m)
+                .style(theme.style(style))
+                .wrap(Wrap { trim: true }),
+            text_area,
+        );
+        return;
+    }
+    let lines = page_lines(
+        p,
+        theme,
+        text_area.width as usize,
+        text_area.height as usize,
+        focused,
+    );
+    f.render_widget(Paragraph::new(lines), text_area);
+}
+
+/// The visible rows of the page with search hits, the cited quote or lines, the visual
+/// selection and the cursor styled.
+pub fn page_lines(
+    p: &PaperView,
+    theme: &Theme,
+    width: usize,
+    height: usize,
+    focused: bool,
+) -> Vec<Line<'static>> {
+    let Some(text) = p.text(p.page) else {
+        return Vec::new();
+    };
+    let rows: Vec<Row> = p.rows(width);
+    let mut marks: Vec<(usize, usize, Style)> = Vec::new();
+    for (i, h) in p.search.hits.iter().enumerate() {
+        if h.page == p.page {
+            let key = if p.search.current == Some(i) {
+                "paper.match.current"
+            } else {
+                "paper.match"
+            };
+            marks.push((h.start, h.end, theme.style(key)));
+        }
+    }
+    if let Some((page, s, e)) = p.quote
+        && page == p.page
+    {
+        marks.push((s, e, theme.style("paper.quote")));
+    }
+    if let Some((s, e)) = p.selection(&rows) {
+        marks.push((s, e, theme.style("paper.visual")));
+    }
+    let cursor = focused.then(|| {
+        let c = p.cursor_offset(&rows);
+        (c, c + text[c..].chars().next().map_or(0, char::len_utf8))
+    });
+    let gutter = (p.kind == EntryKind::File).then(|| p.gutter());
+    let mut out = Vec::with_capacity(height);
+    for (ri, r) in rows.iter().enumerate().skip(p.scroll).take(height) {
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        let in_lines = p
+            .lines
+            .is_some_and(|(a, b)| (r.line + 1) as u32 >= a && (r.line + 1) as u32 <= b);
+        if let Some(g) = gutter {
+            let first = ri == 0 || rows[ri - 1].line != r.line;
+            let num = if first {
+                format!("{:>g$} ", r.line + 1)
+            } else {
+                " ".repeat(g + 1)
+            };
+            spans.push(Span::styled(num, theme.style("paper.lineno")));
+        }
+        let base = if in_lines {
+            theme.style("paper.quote")
+        } else {
+            Style::default()
+        };
+        // Split the row at every mark boundary.
+        let mut cuts = vec![r.start, r.end];
+        for (s, e, _) in &marks {
+            for x in [*s, *e] {
+                if x > r.start && x < r.end {
+                    cuts.push(x);
+                }
+            }
+        }
+        if let Some((s, e)) = cursor
+            && ri == p.cursor_row
+        {
+            for x in [s, e] {
+                if x > r.start && x < r.end {
+                    cuts.push(x);
+                }
+            }
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        for w in cuts.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let mut style = base;
+            for (s, e, st) in &marks {
+                if a >= *s && b <= *e && a < b {
+                    style = style.patch(*st);
+                }
+            }
+            if let Some((s, e)) = cursor
+                && ri == p.cursor_row
+                && a >= s
+                && b <= e
+            {
+                style = style.patch(theme.style("ui.cursor"));
+            }
+            spans.push(Span::styled(text[a..b].replace('\t', "    "), style));
+        }
+        if r.start == r.end && ri == p.cursor_row && cursor.is_some() {
+            spans.push(Span::styled(" ", theme.style("ui.cursor")));
+        }
+        out.push(Line::from(spans));
+    }
+    out
+}
+
+/// Rendered lines of one chat item (cached per width).
+fn item_lines(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    if let Some((w, exp, lines)) = item.cache.borrow().as_ref()
+        && *w == width
+        && *exp == item.expanded
+    {
+        return lines.clone();
+    }
+    let lines = match &item.kind {
+        ItemKind::User { text, chips } => {
+            let mut l = vec![Line::styled("you", theme.style("chat.user"))];
+            if !chips.is_empty() {
+                l.push(Line::styled(
+                    truncate(&format!("  [{}]", chips.join("] [")), width),
+                    theme.style("ui.dim"),
+                ));
+            }
+            for line in text.lines() {
+                l.extend(super::markdown::wrap_segments(
+                    &[(line.to_string(), Style::default())],
+                    width,
+                    "  ",
+                    "  ",
+                    Style::default(),
+                ));
+            }
+            l
+        }
+        ItemKind::Agent { text } => {
+            let mut l = vec![Line::styled("agent", theme.style("chat.user"))];
+            for line in super::markdown::render(
+                text,
+                width.saturating_sub(2),
+                theme,
+                theme.style("chat.agent"),
+            ) {
+                let mut spans = vec![Span::raw("  ")];
+                spans.extend(line.spans);
+                l.push(Line::from(spans));
+            }
+            l
+        }
+        ItemKind::Thought { text } => {
+            let style = theme.style("chat.thought");
+            if item.expanded {
+                let mut l = vec![Line::styled("▾ thought", style)];
+                for line in text.lines() {
+                    l.extend(super::markdown::wrap_segments(
+                        &[(line.to_string(), style)],
+                        width,
+                        "  ",
+                        "  ",
+                        style,
+                    ));
+                }
+                l
+            } else {
+                let first = text.lines().next().unwrap_or("");
+                vec![Line::styled(
+                    truncate(&format!("▸ thought: {first}"), width),
+                    style,
+                )]
+            }
+        }
+        ItemKind::Tool {
+            title,
+            status,
+            detail,
+            ..
+        } => {
+            let style = theme.style(&format!("chat.tool.{}", status.key()));
+            let mut l = vec![Line::from(vec![
+                Span::styled(format!("{} ", status.glyph()), style),
+                Span::styled(
+                    truncate(title, width.saturating_sub(14)),
+                    theme.style("chat.tool"),
+                ),
+                Span::styled(format!(" · {}", status.key().replace('_', " ")), style),
+            ])];
+            if item.expanded && !detail.is_empty() {
+                for line in detail.lines() {
+                    l.extend(super::markdown::wrap_segments(
+                        &[(line.to_string(), theme.style("ui.dim"))],
+                        width,
+                        "    ",
+                        "    ",
+                        Style::default(),
+                    ));
+                }
+            }
+            l
+        }
+        ItemKind::Source(s) => {
+            let mut text = format!("  → {}", s.uri);
+            if let Some(q) = &s.quote {
+                text.push_str(&format!(
+                    "  \"{}\"",
+                    q.split_whitespace().collect::<Vec<_>>().join(" ")
+                ));
+            }
+            vec![Line::styled(
+                truncate(&text, width),
+                theme.style("chat.source"),
+            )]
+        }
+        ItemKind::Error(e) => super::markdown::wrap_segments(
+            &[(format!("error: {e}"), theme.style("chat.error"))],
+            width,
+            "",
+            "  ",
+            Style::default(),
+        ),
+        ItemKind::Notice(n) => vec![Line::styled(truncate(n, width), theme.style("chat.notice"))],
+    };
+    *item.cache.borrow_mut() = Some((width, item.expanded, lines.clone()));
+    lines
+}
+
+fn chat(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
+    let c = &st.chat;
+    let thread = c.thread();
+    let title = format!(
+        " Chat · {} ({}/{}) ",
+        thread.map_or("", |t| t.title.as_str()),
+        c.current + 1,
+        c.threads.len()
+    );
+    let block = pane_block(
+        truncate(&title, area.width.saturating_sub(2) as usize),
+        st.focus == Pane::Chat,
+        theme,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let input_h = (c.input.lines().len() as u16 + 2).clamp(3, 6);
+    let chips_h = if c.chips.is_empty() { 0 } else { 1 };
+    let [status_a, msgs_a, chips_a, input_a] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(chips_h),
+        Constraint::Length(input_h),
+    ])
+    .areas(inner);
+    // Status line: agent · mode · grant · fingerprint · tools · session.
+    let status = match (
+        &c.agent,
+        thread.and_then(|t| t.session.as_ref()),
+        &c.preview,
+    ) {
+        (AgentState::Unavailable(why), _, _) => format!("agent unavailable: {why}"),
+        (AgentState::Starting { name }, _, _) => format!("{name} · starting…"),
+        (AgentState::Ready { name, .. }, session, preview) => {
+            let mut s = name.clone();
+            if let Some(p) = preview {
+                s.push_str(&format!(
+                    " · {} · grant {} source{}",
+                    p.mode,
+                    p.sources,
+                    if p.sources == 1 { "" } else { "s" }
+                ));
+                if p.omitted > 0 {
+                    s.push_str(&format!(" ({} omitted)", p.omitted));
+                }
+                s.push_str(&format!(
+                    " · fp {}",
+                    &p.fingerprint[..p.fingerprint.len().min(8)]
+                ));
+            }
+            if let Some(info) = session {
+                s.push_str(&format!(
+                    " · tools {} · session {}",
+                    if info.tools_attached {
+                        "attached"
+                    } else {
+                        "not attached"
+                    },
+                    info.session
+                ));
+            }
+            if c.turn.is_some() {
+                s.push_str(" · answering…");
+            }
+            s
+        }
+    };
+    f.render_widget(
+        Paragraph::new(truncate(&status, status_a.width as usize)).style(theme.style("ui.dim")),
+        status_a,
+    );
+    // Messages: render from the end upwards until the pane is full (500-message threads
+    // cost only what is visible).
+    let w = msgs_a.width as usize;
+    let h = msgs_a.height as usize;
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    if let Some(t) = thread {
+        if t.items.is_empty() {
+            lines.extend(super::markdown::wrap_segments(
+                &[(
+                    "No messages yet. i to write, @ to mention papers, notes or folders."
+                        .to_string(),
+                    theme.style("ui.dim"),
+                )],
+                w,
+                "",
+                "",
+                Style::default(),
+            ));
+        } else {
+            // Which item must be visible: the selection, else the end.
+            let anchor = c.selected.unwrap_or(t.items.len() - 1);
+            let mut budget = h + c.scroll_from_end;
+            let mut blocks: Vec<Vec<Line<'static>>> = Vec::new();
+            let last = if c.selected.is_some() {
+                (anchor + 3).min(t.items.len() - 1)
+            } else {
+                t.items.len() - 1
+            };
+            for i in (0..=last).rev() {
+                let item = &t.items[i];
+                let mut l = item_lines(item, theme, w);
+                if Some(i) == c.selected {
+                    let sel = theme.style(match item.kind {
+                        ItemKind::Source(_) => "chat.source.selected",
+                        _ => "chat.selected",
+                    });
+                    if let Some(first) = l.first_mut() {
+                        *first = first.clone().patch_style(sel);
+                    }
+                }
+                let separate = matches!(item.kind, ItemKind::User { .. } | ItemKind::Agent { .. });
+                if separate {
+                    l.insert(0, Line::default());
+                }
+                let n = l.len();
+                blocks.push(l);
+                if n >= budget {
+                    break;
+                }
+                budget -= n;
+            }
+            for b in blocks.into_iter().rev() {
+                lines.extend(b);
+            }
+            while lines.first().is_some_and(|l| l.width() == 0) {
+                lines.remove(0);
+            }
+            let skip = lines.len().saturating_sub(h + c.scroll_from_end);
+            lines = lines.into_iter().skip(skip).take(h).collect();
+        }
+    }
+    f.render_widget(Paragraph::new(lines), msgs_a);
+    if chips_h > 0 {
+        let mut spans = Vec::new();
+        for chip in &c.chips {
+            let key = if matches!(chip, super::app::Chip::Selection { .. }) {
+                "ui.chip.selection"
+            } else {
+                "ui.chip"
+            };
+            spans.push(Span::styled(
+                format!(" {} ✕ ", chip.label()),
+                theme.style(key),
+            ));
+            spans.push(Span::raw(" "));
+        }
+        f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
+    }
+    let mut input = c.input.clone();
+    let hint = st.keymap.hint(&[Mode::Input], Action::RemoveChip);
+    input.set_block(
+        Block::bordered()
+            .border_style(theme.style(if c.composing && st.focus == Pane::Chat {
+                "ui.border.focus"
+            } else {
+                "ui.border"
+            }))
+            .title(Span::styled(
+                if c.chips.is_empty() {
+                    " message ".to_string()
+                } else {
+                    format!(" message · {hint} removes a chip ")
+                },
+                theme.style("ui.dim"),
+            )),
+    );
+    if !(c.composing && st.focus == Pane::Chat) {
+        input.set_cursor_style(Style::default());
+    }
+    f.render_widget(&input, input_a);
+    if let Some(m) = &c.mention {
+        let hgt = (m.items.len().clamp(1, 8) + 2) as u16;
+        let popup = Rect {
+            x: input_a.x,
+            y: input_a.y.saturating_sub(hgt),
+            width: input_a.width,
+            height: hgt.min(input_a.y),
+        };
+        f.render_widget(Clear, popup);
+        let lines: Vec<Line> = if m.items.is_empty() {
+            vec![Line::styled("no match", theme.style("ui.dim"))]
+        } else {
+            let start = m.selected.saturating_sub(7);
+            m.items
+                .iter()
+                .enumerate()
+                .skip(start)
+                .take(8)
+                .map(|(i, (_, d))| {
+                    let l = Line::raw(truncate(d, popup.width.saturating_sub(2) as usize));
+                    if i == m.selected {
+                        l.style(theme.style("ui.selection"))
+                    } else {
+                        l
+                    }
+                })
+                .collect()
+        };
+        f.render_widget(
+            Paragraph::new(lines).block(
+                Block::bordered()
+                    .border_style(theme.style("ui.border.focus"))
+                    .title(format!(" @{} ", m.query)),
+            ),
+            popup,
+        );
+    }
+}
+
+fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
+    let mode = match (&st.overlay, st.focus_mode()) {
+        (Some(_), _) => "OVERLAY",
+        (None, Mode::Vault) => "VAULT",
+        (None, Mode::Paper) => "PAPER",
+        (None, Mode::Visual) => "VISUAL",
+        (None, Mode::Chat) => "CHAT",
+        (None, Mode::Input) => "INSERT",
+        (None, Mode::Mention) => "MENTION",
+        _ => "",
+    };
+    let mut left = format!(" {mode} ");
+    if let Some(c) = st.count {
+        left.push_str(&format!("{c} "));
+    }
+    if !st.pending.is_empty() {
+        left.push_str(&format!("{} ", super::keymap::chord_text(&st.pending)));
+    }
+    let (msg, style) = if let Some(p) = &st.prompt {
+        let lead = if p.kind == PromptKind::Search {
+            "/"
+        } else {
+            "filter: "
+        };
+        (format!("{lead}{}█", p.text), theme.style("ui.status"))
+    } else if let Some((done, total)) = st.index {
+        (
+            format!("indexing {done}/{total}…"),
+            theme.style("ui.status.progress"),
+        )
+    } else if !st.status.is_empty() {
+        let err = st.status.starts_with("agent unavailable")
+            || st.status.contains("cannot")
+            || st.status.contains("failed");
+        (
+            st.status.clone(),
+            theme.style(if err { "ui.status.error" } else { "ui.status" }),
+        )
+    } else if let Some(e) = st.errors.first() {
+        (
+            format!("{e} (+{} more, see ?)", st.errors.len() - 1),
+            theme.style("ui.status.error"),
+        )
+    } else {
+        (
+            "? help · space f vault · space c chat · q quit".to_string(),
+            theme.style("ui.status"),
+        )
+    };
+    let right = format!(" {} ", st.vault_name);
+    let room = (area.width as usize).saturating_sub(str_width(&left) + str_width(&right));
+    let line = Line::from(vec![
+        Span::styled(
+            left,
+            theme
+                .style("ui.status")
+                .patch(Style::default().add_modifier(ratatui::style::Modifier::BOLD)),
+        ),
+        Span::styled(format!("{:<room$}", truncate(&msg, room)), style),
+        Span::styled(right, theme.style("ui.status")),
+    ]);
+    f.render_widget(Paragraph::new(line).style(theme.style("ui.status")), area);
+}
+
+fn which_key(st: &AppState, theme: &Theme, f: &mut Frame, status: Rect) {
+    let conts = st.keymap.continuations(&st.mode_chain(), &st.pending);
+    if conts.is_empty() {
+        return;
+    }
+    let mut spans = Vec::new();
+    for (k, a) in &conts {
+        spans.push(Span::styled(
+            format!(" {k} "),
+            theme.style("ui.whichkey.key"),
+        ));
+        spans.push(Span::styled(
+            format!("{}  ", a.name()),
+            theme.style("ui.whichkey"),
+        ));
+    }
+    let width = status.width.max(1) as usize;
+    let total: usize = spans.iter().map(|s| s.width()).sum();
+    let h = total.div_ceil(width).clamp(1, 4) as u16;
+    let area = Rect {
+        x: status.x,
+        y: status.y.saturating_sub(h),
+        width: status.width,
+        height: h,
+    };
+    f.render_widget(Clear, area);
+    f.render_widget(
+        Paragraph::new(Line::from(spans))
+            .style(theme.style("ui.whichkey"))
+            .wrap(Wrap { trim: false }),
+        area,
+    );
+}
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height.saturating_sub(1));
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height.saturating_sub(1) - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// The help text: every action bound in the live keymap, by mode (from the registry).
+pub fn help_lines(st: &AppState) -> Vec<(String, String, Action)> {
+    let mut out = Vec::new();
+    for mode in Mode::ALL {
+        for a in Action::ALL {
+            let keys = st.keymap.keys_for(mode, *a);
+            if !keys.is_empty() {
+                out.push((mode.name().to_string(), keys.join(", "), *a));
+            }
+        }
+    }
+    out
+}
+
+fn help(st: &AppState, theme: &Theme, f: &mut Frame, scroll: usize) {
+    let area = centered(
+        f.area(),
+        f.area().width.saturating_sub(6).min(100),
+        f.area().height.saturating_sub(2),
+    );
+    f.render_widget(Clear, area);
+    let block = Block::bordered()
+        .title(Span::styled(
+            " Help · j/k scroll · esc closes ",
+            theme.style("ui.title"),
+        ))
+        .border_style(theme.style("ui.border.focus"));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let mut lines: Vec<Line> = Vec::new();
+    for e in &st.errors {
+        lines.push(Line::styled(
+            truncate(e, inner.width as usize),
+            theme.style("chat.error"),
+        ));
+    }
+    let rows = help_lines(st);
+    let kw = 16usize;
+    let mut last_mode = String::new();
+    for (mode, keys, a) in rows.iter().skip(scroll) {
+        if *mode != last_mode {
+            lines.push(Line::styled(
+                format!("[{mode}]"),
+                theme.style("ui.help.mode"),
+            ));
+            last_mode = mode.clone();
+        }
+        let desc = truncate(
+            a.description(),
+            (inner.width as usize).saturating_sub(kw + 2),
+        );
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("  {:<kw$}", truncate(keys, kw - 1)),
+                theme.style("ui.help.key"),
+            ),
+            Span::raw(desc),
+        ]));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+fn list_popup(theme: &Theme, f: &mut Frame, title: &str, items: Vec<String>, selected: usize) {
+    let area = centered(
+        f.area(),
+        f.area().width.saturating_sub(8).min(90),
+        (items.len() as u16 + 2).min(f.area().height.saturating_sub(2)),
+    );
+    f.render_widget(Clear, area);
+    let block = Block::bordered()
+        .title(Span::styled(format!(" {title} "), theme.style("ui.title")))
+        .border_style(theme.style("ui.border.focus"));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let h = inner.height as usize;
+    let start = selected.saturating_sub(h.saturating_sub(1));
+    let lines: Vec<Line> = items
+        .into_iter()
+        .enumerate()
+        .skip(start)
+        .take(h)
+        .map(|(i, s)| {
+            let l = Line::raw(truncate(&s, inner.width as usize));
+            if i == selected {
+                l.style(theme.style("ui.selection"))
+            } else {
+                l
+            }
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+fn outline(st: &AppState, theme: &Theme, f: &mut Frame, selected: usize) {
+    let Some(p) = &st.paper else { return };
+    let items = p
+        .info
+        .sections
+        .iter()
+        .map(|s| {
+            let ind = "  ".repeat(s.level.saturating_sub(1).min(4) as usize);
+            let num = s
+                .number
+                .as_deref()
+                .map(|n| format!("{n} "))
+                .unwrap_or_default();
+            format!("{ind}{num}{}  · p. {}", s.title, s.page)
+        })
+        .collect();
+    list_popup(theme, f, "Outline · enter jumps", items, selected);
+}
+
+fn threads(st: &AppState, theme: &Theme, f: &mut Frame, selected: usize) {
+    let items = st
+        .chat
+        .threads
+        .iter()
+        .map(|t| format!("{} · {} items", t.title, t.items.len()))
+        .collect();
+    list_popup(theme, f, "Threads · enter switches", items, selected);
+}
+
+fn metadata(st: &AppState, theme: &Theme, f: &mut Frame) {
+    let Some(p) = &st.paper else { return };
+    let i = &p.info;
+    let mut lines = vec![
+        Line::styled(i.title.clone(), theme.style("ui.title")),
+        Line::raw(format!("path     {}", p.path)),
+    ];
+    if !i.authors.is_empty() {
+        lines.push(Line::raw(format!("authors  {}", i.authors.join(", "))));
+    }
+    if let Some(y) = i.year {
+        lines.push(Line::raw(format!("year     {y}")));
+    }
+    if let Some(d) = &i.doi {
+        lines.push(Line::raw(format!("doi      {d}")));
+    }
+    if let Some(a) = &i.arxiv {
+        lines.push(Line::raw(format!("arXiv    {a}")));
+    }
+    lines.push(Line::raw(format!("pages    {}", p.page_count())));
+    if !i.pages_without_text.is_empty() {
+        lines.push(Line::raw(format!(
+            "no text  pages {:?}",
+            i.pages_without_text
+        )));
+    }
+    if let Some(n) = &i.note {
+        lines.push(Line::styled(n.clone(), theme.style("ui.dim")));
+    }
+    if let Some(a) = &i.abstract_text {
+        lines.push(Line::default());
+        lines.push(Line::raw(a.clone()));
+    }
+    let area = centered(
+        f.area(),
+        f.area().width.saturating_sub(8).min(90),
+        f.area().height.saturating_sub(4).min(20),
+    );
+    f.render_widget(Clear, area);
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(
+            Block::bordered()
+                .title(Span::styled(
+                    " Metadata · esc closes ",
+                    theme.style("ui.title"),
+                ))
+                .border_style(theme.style("ui.border.focus")),
+        ),
+        area,
+    );
+}
+
+fn permission(theme: &Theme, f: &mut Frame, req: &super::chat::PermissionRequest) {
+    use super::chat::PermissionKind as K;
+    let mut lines = vec![
+        Line::styled(
+            "The agent asks for permission:",
+            theme.style("permission.title"),
+        ),
+        Line::raw(req.title.clone()),
+        Line::default(),
+    ];
+    for o in &req.options {
+        let key = match o.kind {
+            K::AllowOnce => "a",
+            K::AllowAlways => "A",
+            K::RejectOnce => "r",
+            K::RejectAlways => "R",
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {key}  "), theme.style("ui.help.key")),
+            Span::raw(o.name.clone()),
+        ]));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled("esc rejects once", theme.style("ui.dim")));
+    let area = centered(f.area(), 60, lines.len() as u16 + 2);
+    f.render_widget(Clear, area);
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(
+            Block::bordered()
+                .title(Span::styled(
+                    " Permission ",
+                    theme.style("permission.title"),
+                ))
+                .border_style(theme.style("ui.border.focus")),
+        ),
+        area,
+    );
+}

@@ -1,0 +1,576 @@
+//! Key-sequence tests: the headless app driven from key strings on a generated demo vault,
+//! with real effect tasks (scan, index, page loads) and, for the chat, the real built-in agent
+//! (`agentero --builtin-agent`) as a child process.
+
+use std::path::Path;
+use std::time::Duration;
+
+use agentero::acp::transcript::{Line, Thread as Transcript};
+use agentero::config::AgentDef;
+use agentero::tui::app::{AgentState, Msg, Pane, PlanPreview};
+use agentero::tui::chat::ItemKind;
+use agentero::tui::headless::Headless;
+use agentero::tui::runtime::AgentSetup;
+use agentero::vault::Vault;
+use agentero::vault::uri::{self, Target};
+
+/// Every wait on the agent ends: a turn of the built-in agent takes well under a second.
+const TURN: Duration = Duration::from_secs(60);
+
+/// A demo vault, indexed, and the built-in agent with HOME and XDG folders in the tempdir.
+fn with_agent() -> (tempfile::TempDir, Headless) {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let h = open_agent(dir.path(), &vault);
+    (dir, h)
+}
+
+fn open_agent(tmp: &Path, vault: &Path) -> Headless {
+    open_agent_with(tmp, vault, &[])
+}
+
+/// `env` goes to the agent process (e.g. the built-in agent's `AGENTERO_BUILTIN_FAULT`).
+fn open_agent_with(tmp: &Path, vault: &Path, env: &[(&str, &str)]) -> Headless {
+    let exe = Path::new(env!("CARGO_BIN_EXE_agentero"));
+    let home = tmp.join("home");
+    let mut def = AgentDef::builtin(exe);
+    for (k, v) in env {
+        def.env.insert(k.to_string(), v.to_string());
+    }
+    for (k, v) in [
+        ("HOME", home.clone()),
+        ("XDG_CONFIG_HOME", home.join("config")),
+        ("XDG_DATA_HOME", home.join("data")),
+    ] {
+        def.env.insert(k.into(), v.display().to_string());
+    }
+    let setup = AgentSetup {
+        def,
+        host_exe: exe.to_path_buf(),
+        budget: Default::default(),
+        timeout: TURN,
+    };
+    let mut h = Headless::open_with_agent(vault, 120, 40, setup).unwrap();
+    let ready = h.wait_until(TURN, |a| {
+        !matches!(a.chat.agent, AgentState::Starting { .. })
+    });
+    assert!(ready, "the agent did not start in time");
+    assert!(
+        matches!(h.app.chat.agent, AgentState::Ready { .. }),
+        "{:?}",
+        h.app.chat.agent
+    );
+    h.settle();
+    h
+}
+
+/// Types a question with one @-mention accepted from the popup, sends it and waits for the end.
+/// Returns the grant preview the status line showed when it was sent.
+fn ask(h: &mut Headless, question: &str, mention: &str, expect: &str) -> PlanPreview {
+    h.keys("i");
+    h.type_text(&format!("{question} @{mention}"));
+    let m = h.app.chat.mention.as_ref().expect("mention popup");
+    assert_eq!(m.items[0].0, expect, "{:?}", m.items);
+    h.keys("enter");
+    assert!(
+        h.app
+            .context_request()
+            .mentions
+            .contains(&expect.to_string())
+    );
+    let preview = h.app.chat.preview.clone().expect("grant preview");
+    // keys() settles: the turn (a task) may well be over when it returns.
+    h.keys("enter");
+    let sent = h
+        .app
+        .chat
+        .thread()
+        .unwrap()
+        .items
+        .iter()
+        .any(|i| matches!(&i.kind, ItemKind::User { text, .. } if text.starts_with(question)));
+    assert!(sent, "not sent: {}", h.app.status);
+    let done = h.wait_until(TURN, |a| a.chat.turn.is_none());
+    assert!(done, "the turn did not end in time");
+    h.settle();
+    preview
+}
+
+fn demo() -> (tempfile::TempDir, Headless) {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let mut h = Headless::open(&vault, 120, 40).unwrap();
+    h.settle();
+    (dir, h)
+}
+
+/// Moves the browser selection onto `path` with j presses (as a user would).
+fn select(h: &mut Headless, path: &str) {
+    h.keys("space f g g");
+    let pos = h
+        .app
+        .browser
+        .visible
+        .iter()
+        .position(|&i| h.app.browser.entries[i].path == path);
+    let pos = pos.unwrap_or_else(|| panic!("{path} not listed"));
+    for _ in 0..pos {
+        h.keys("j");
+    }
+}
+
+#[test]
+fn start_scans_and_indexes_in_the_background() {
+    let (_d, mut h) = demo();
+    assert!(
+        h.app
+            .browser
+            .entries
+            .iter()
+            .any(|e| e.path == "papers/dense-vs-sparse/paper.pdf")
+    );
+    // Titles come from the records once indexing is done.
+    let e = h
+        .app
+        .browser
+        .entries
+        .iter()
+        .find(|e| e.path == "papers/citeweave/paper.pdf")
+        .unwrap();
+    assert!(!e.title.ends_with(".pdf"), "title: {}", e.title);
+    let screen = h.render();
+    assert!(screen.contains("Vault"), "{screen}");
+}
+
+#[test]
+fn open_paper_jump_pages_search_outline_and_back() {
+    let (_d, mut h) = demo();
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter");
+    assert_eq!(h.app.focus, Pane::Paper);
+    let p = h.app.paper.as_ref().unwrap();
+    assert_eq!(p.path, "papers/dense-vs-sparse/paper.pdf");
+    let pages = p.page_count();
+    assert!(pages >= 2, "pages: {pages}");
+    let screen = h.render();
+    assert!(screen.contains(&format!("p. 1 / {pages}")), "{screen}");
+
+    // [count]G goes to a page; gg back to the first; ctrl-o undoes the jump.
+    h.keys("2 G");
+    assert_eq!(h.app.paper.as_ref().unwrap().page, 2);
+    h.keys("g g");
+    assert_eq!(h.app.paper.as_ref().unwrap().page, 1);
+    h.keys("ctrl-o");
+    assert_eq!(h.app.paper.as_ref().unwrap().page, 2);
+    h.keys("ctrl-i");
+    assert_eq!(h.app.paper.as_ref().unwrap().page, 1);
+
+    // Search: / query enter, n moves on, matches are counted in the status bar.
+    h.keys("/");
+    h.type_text("retrieval");
+    h.keys("enter");
+    let p = h.app.paper.as_ref().unwrap();
+    assert!(
+        !p.search.hits.is_empty(),
+        "no hits; status {:?}",
+        h.app.status
+    );
+    assert!(h.app.status.starts_with("match 1 of"), "{}", h.app.status);
+    h.keys("n");
+    assert!(h.app.status.starts_with("match 2 of"), "{}", h.app.status);
+
+    // Outline: t, pick the last section, enter jumps there; ctrl-o comes back.
+    let before = h.app.paper.as_ref().unwrap().page;
+    h.keys("t G enter");
+    let p = h.app.paper.as_ref().unwrap();
+    let last = p.info.sections.last().expect("sections").page;
+    assert_eq!(p.page, last);
+    h.keys("ctrl-o");
+    assert_eq!(h.app.paper.as_ref().unwrap().page, before);
+}
+
+#[test]
+fn marks_visual_selection_and_chips() {
+    let (_d, mut h) = demo();
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter m a 2 G ' a");
+    assert_eq!(h.app.paper.as_ref().unwrap().page, 1);
+    h.keys("V j enter");
+    assert_eq!(h.app.focus, Pane::Chat);
+    let labels: Vec<String> = h.app.chat.chips.iter().map(|c| c.label()).collect();
+    assert!(
+        labels
+            .iter()
+            .any(|l| l.starts_with("reading papers/dense-vs-sparse/paper.pdf")),
+        "{labels:?}"
+    );
+    assert!(
+        labels.iter().any(|l| l.starts_with("selection p.1")),
+        "{labels:?}"
+    );
+    let req = h.app.context_request();
+    assert_eq!(
+        req.current.as_ref().unwrap().path,
+        "papers/dense-vs-sparse/paper.pdf"
+    );
+    assert!(req.selection.as_ref().unwrap().text.len() > 10);
+    // The grant preview is computed from exactly these chips.
+    let preview = h.app.chat.preview.clone().expect("plan preview");
+    assert_eq!(preview.sources, 1);
+    assert_eq!(preview.mode, "mcp");
+}
+
+#[test]
+fn mention_popup_makes_a_chip_and_removal_changes_the_grant() {
+    let (_d, mut h) = demo();
+    h.keys("i");
+    h.type_text("compare @recqapdf");
+    let m = h.app.chat.mention.as_ref().expect("popup open");
+    assert_eq!(
+        m.items[0].0, "papers/receipts-qa/paper.pdf",
+        "{:?}",
+        m.items
+    );
+    h.keys("enter");
+    assert!(h.app.chat.mention.is_none());
+    assert_eq!(h.app.chat.input.lines()[0], "compare ");
+    assert_eq!(
+        h.app.context_request().mentions,
+        vec!["papers/receipts-qa/paper.pdf".to_string()]
+    );
+    assert_eq!(h.app.chat.preview.as_ref().unwrap().sources, 1);
+    h.keys("ctrl-x");
+    assert!(h.app.context_request().mentions.is_empty());
+    // Without an agent, sending says so and fakes nothing.
+    h.type_text("hello");
+    h.keys("enter");
+    assert!(
+        h.app.status.starts_with("agent unavailable"),
+        "{}",
+        h.app.status
+    );
+    assert!(h.app.chat.thread().unwrap().items.is_empty());
+}
+
+#[test]
+fn note_opens_with_line_numbers_and_citation_lines() {
+    let (_d, mut h) = demo();
+    use agentero::tui::chat::{ChatEvent, SourceRef};
+    // Simulate a finished turn's sources (the events a driver sends) and jump to one.
+    h.app.chat.turn = Some(99);
+    h.send(Msg::Chat {
+        turn: 99,
+        event: ChatEvent::Sources(vec![SourceRef {
+            uri: "notes/reading-list.md#line=2,3".into(),
+            quote: None,
+        }]),
+    });
+    h.keys("space c k enter");
+    h.settle();
+    let p = h.app.paper.as_ref().expect("note open");
+    assert_eq!(p.path, "notes/reading-list.md");
+    assert_eq!(p.lines, Some((2, 3)));
+    let screen = h.render();
+    assert!(screen.contains("  1 "), "{screen}");
+    h.keys("ctrl-o");
+    assert!(h.app.status.contains("start of the jump list") || h.app.paper.is_some());
+}
+
+#[test]
+fn resize_and_filter() {
+    let (_d, mut h) = demo();
+    h.resize(80, 24);
+    h.keys("space f /");
+    h.type_text("notes");
+    assert!(h.app.browser.visible.iter().all(|&i| {
+        h.app.browser.entries[i]
+            .haystack()
+            .to_lowercase()
+            .contains("notes")
+    }));
+    h.keys("esc");
+    assert!(h.app.browser.filter.is_empty());
+    let screen = h.render();
+    assert_eq!(screen.lines().count(), 24);
+}
+
+#[test]
+fn search_scrolls_to_the_match() {
+    let (_d, mut h) = demo();
+    h.resize(80, 24);
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter /");
+    h.type_text("retrieval");
+    h.keys("enter");
+    let p = h.app.paper.as_ref().unwrap();
+    let hit = &p.search.hits[p.search.current.unwrap()];
+    let text = p.text(hit.page).unwrap();
+    assert_eq!(text[hit.start..hit.end].to_lowercase(), "retrieval");
+    let (_, height) = (
+        h.app.areas().paper_text.width,
+        h.app.areas().paper_text.height as usize,
+    );
+    assert!(
+        p.cursor_row >= p.scroll && p.cursor_row < p.scroll + height,
+        "cursor {} scroll {} h {height}",
+        p.cursor_row,
+        p.scroll
+    );
+}
+
+#[test]
+fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
+    let (dir, mut h) = with_agent();
+    // Reading one paper, asking about another.
+    select(&mut h, "papers/layoutflow/paper.pdf");
+    h.keys("enter");
+    assert_eq!(h.app.paper.as_ref().unwrap().page, 1);
+    let reading = h.app.location().unwrap();
+    let shown = ask(
+        &mut h,
+        "What is the reading order of a page?",
+        "densesparsepdf",
+        "papers/dense-vs-sparse/paper.pdf",
+    );
+    let t = h.app.chat.thread().unwrap();
+    let answer: String = t
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Agent { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(answer.contains("> \""), "no quoted evidence: {answer}");
+    let errors: Vec<&String> = t
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Error(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let sources: Vec<String> = t
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Source(s) => Some(s.uri.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(!sources.is_empty(), "no sources; answer: {answer}");
+    // Sources are the prompt's evidence and what the tools returned: the answer cites some.
+    assert!(
+        sources.iter().any(|s| answer.contains(s.as_str())),
+        "{sources:?} not cited in: {answer}"
+    );
+    let info = t.session.clone().expect("session info");
+    assert_eq!(info.agent, "builtin");
+    assert_eq!(info.mode, "mcp");
+    assert_eq!(info.session, "new");
+    assert!(info.tools_attached, "{info:?}");
+    assert_eq!(info.grant_sources, 2, "{info:?}");
+    // What the chips showed is what the turn was granted.
+    assert_eq!(
+        (shown.sources, shown.fingerprint.as_str()),
+        (info.grant_sources, info.fingerprint.as_str())
+    );
+    // The chat's status line (wide enough to be shown whole): the next question's grant (the
+    // reading chip alone now) and the last turn's session.
+    h.resize(260, 40);
+    let screen = h.render();
+    let next = h.app.chat.preview.clone().unwrap();
+    assert_eq!(next.sources, 1);
+    let fp = &next.fingerprint[..8];
+    assert!(
+        screen.contains(&format!(
+            "builtin · mcp · grant 1 source · fp {fp} · tools attached · session new"
+        )),
+        "{screen}"
+    );
+    h.resize(120, 40);
+
+    // The turn is in the thread's transcript on disk, with its sources.
+    let vault = Vault::open(&dir.path().join("vault")).unwrap();
+    let id = Transcript::latest(&vault).expect("a thread on disk");
+    let on_disk = Transcript::open(&vault, &id).unwrap();
+    assert!(on_disk.lines.iter().any(
+        |l| matches!(l, Line::User { text, .. } if text.starts_with("What is the reading order"))
+    ));
+    assert!(
+        on_disk
+            .lines
+            .iter()
+            .any(|l| matches!(l, Line::Sources { uris, .. } if *uris == sources))
+    );
+
+    // The last source: k selects it, enter opens the paper at the cited page.
+    h.keys("esc k");
+    let sel = h.app.chat.selected.expect("a source selected");
+    let uri_text = match &h.app.chat.thread().unwrap().items[sel].kind {
+        ItemKind::Source(s) => s.uri.clone(),
+        other => panic!("selected {other:?}"),
+    };
+    let Some(Target::Vault { path, page, .. }) = uri::parse(&uri_text) else {
+        panic!("not a vault source: {uri_text}");
+    };
+    h.keys("enter");
+    h.settle();
+    assert_eq!(h.app.focus, Pane::Paper);
+    let p = h.app.paper.as_ref().unwrap();
+    assert_eq!(p.path, path);
+    assert_eq!(Some(p.page), page);
+    let screen = h.render();
+    assert!(
+        screen.contains(&format!("p. {} / ", page.unwrap())),
+        "{screen}"
+    );
+    // ctrl-o: back to the paper being read.
+    h.keys("ctrl-o");
+    h.settle();
+    let back = h.app.location().unwrap();
+    assert_eq!((back.path, back.page), (reading.path, reading.page));
+
+    // The same chips again: the same grant, the session is resumed.
+    h.keys("space c");
+    ask(
+        &mut h,
+        "Which model wins on definitional questions?",
+        "densesparsepdf",
+        "papers/dense-vs-sparse/paper.pdf",
+    );
+    let info = h.app.chat.thread().unwrap().session.clone().unwrap();
+    assert_eq!(info.session, "resumed", "{info:?}");
+}
+
+#[test]
+fn handoff_writes_the_summary_and_threads_are_restored() {
+    let (dir, mut h) = with_agent();
+    ask(
+        &mut h,
+        "How are receipts read?",
+        "recqapdf",
+        "papers/receipts-qa/paper.pdf",
+    );
+    let vault = Vault::open(&dir.path().join("vault")).unwrap();
+    let id = Transcript::latest(&vault).expect("a thread on disk");
+    h.keys("esc space h");
+    assert!(
+        h.wait_until(TURN, |a| a.chat.turn.is_none()),
+        "handoff did not end"
+    );
+    h.settle();
+    assert!(
+        h.app.status.starts_with("handoff written"),
+        "{}",
+        h.app.status
+    );
+    let t = Transcript::open(&vault, &id).unwrap();
+    let handoff = t.handoff().expect("HANDOFF.md");
+    for section in ["## Goal", "## Findings", "## Open questions", "## Sources"] {
+        assert!(handoff.contains(section), "{handoff}");
+    }
+    assert!(handoff.contains("How are receipts read?"), "{handoff}");
+    assert!(
+        handoff.contains("papers/receipts-qa/paper.pdf#page="),
+        "{handoff}"
+    );
+    assert!(
+        t.state.session.session_id.is_none(),
+        "the session is not forgotten"
+    );
+
+    // The next question opens a fresh session seeded from the handoff, which is consumed.
+    ask(
+        &mut h,
+        "And the totals?",
+        "recqapdf",
+        "papers/receipts-qa/paper.pdf",
+    );
+    let info = h.app.chat.thread().unwrap().session.clone().unwrap();
+    assert_eq!(info.session, "new");
+    assert!(Transcript::open(&vault, &id).unwrap().handoff().is_none());
+    let items = h.app.chat.thread().unwrap().items.len();
+    drop(h);
+
+    // A restart restores the thread from disk, current and complete; space n starts another.
+    let mut h = open_agent(dir.path(), &dir.path().join("vault"));
+    let t = h.app.chat.thread().unwrap();
+    assert_eq!(t.id, id);
+    assert!(
+        t.items.iter().any(
+            |i| matches!(&i.kind, ItemKind::User { text, .. } if text.starts_with("How are receipts read?"))
+        )
+    );
+    assert!(
+        t.items
+            .iter()
+            .any(|i| matches!(i.kind, ItemKind::Source(_)))
+    );
+    assert!(t.items.len() >= items / 2, "{} of {items}", t.items.len());
+    h.keys("space n");
+    assert_eq!(h.app.chat.threads.len(), 2);
+    assert!(h.app.chat.thread().unwrap().items.is_empty());
+    h.keys("esc space t");
+    h.keys("g g enter");
+    assert_eq!(h.app.chat.thread().unwrap().id, id);
+}
+
+#[test]
+fn ctrl_x_cancels_a_running_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    // The built-in agent's test hook: it stops after the first chunk and never finishes.
+    let mut h = open_agent_with(dir.path(), &vault, &[("AGENTERO_BUILTIN_FAULT", "hang")]);
+    h.keys("i");
+    h.type_text("What is the reading order of a page?");
+    // Sent without settling (keys() would wait for the hanging turn).
+    let enter = agentero::tui::keymap::Key::parse("enter").unwrap();
+    h.send(Msg::Key(enter.to_event()));
+    assert!(h.app.chat.turn.is_some(), "{}", h.app.status);
+    let streaming = h.wait_until(TURN, |a| {
+        a.chat
+            .thread()
+            .unwrap()
+            .items
+            .iter()
+            .any(|i| matches!(i.kind, ItemKind::Agent { .. }))
+    });
+    assert!(streaming, "no first chunk");
+    let started = std::time::Instant::now();
+    let ctrl_x = agentero::tui::keymap::Key::parse("ctrl-x").unwrap();
+    h.send(Msg::Key(ctrl_x.to_event()));
+    assert!(h.app.chat.turn.is_none());
+    let t = h.app.chat.thread().unwrap();
+    assert!(matches!(&t.items.last().unwrap().kind, ItemKind::Notice(n) if n == "turn cancelled"));
+    // The driver sent session/cancel and gave up after its grace period — long before the
+    // turn's 60 s time limit.
+    while h.runner.busy() > 0 && started.elapsed() < TURN {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
+    let id = Transcript::latest(&v).expect("a thread on disk");
+    let lines = Transcript::open(&v, &id).unwrap().lines;
+    assert!(
+        !lines
+            .iter()
+            .any(|l| matches!(l, Line::Notice { text, .. } if text.contains("time limit"))),
+        "{lines:?}"
+    );
+    assert!(
+        matches!(lines.last(), Some(Line::Error { .. })),
+        "{lines:?}"
+    );
+}

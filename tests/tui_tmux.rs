@@ -1,0 +1,164 @@
+//! End to end: the real binary in a tmux session on a generated demo vault — open a paper,
+//! see its text, ask the built-in agent (the default agent of an empty config) a question with
+//! an @-mention, see the answer and its sources, jump to the cited page, quit with q, and
+//! check the terminal is restored (no alternate screen).
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux").args(args).output().expect("tmux runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+struct Session(String);
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .status();
+    }
+}
+
+fn wait_for(target: &str, what: &str, secs: u64) -> String {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let screen = tmux(&["capture-pane", "-p", "-t", target]);
+        if screen.contains(what) || Instant::now() > deadline {
+            return screen;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn real_binary_in_tmux() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let exe = env!("CARGO_BIN_EXE_agentero");
+    let name = format!("agentero-e2e-{}", std::process::id());
+    let session = Session(name.clone());
+    let h = home.display();
+    let env_args = [
+        format!("HOME={h}"),
+        format!("XDG_CONFIG_HOME={h}/.config"),
+        format!("XDG_DATA_HOME={h}/.local/share"),
+        "PS1=READY$ ".to_string(),
+        "sh".to_string(),
+    ];
+    let status = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-s",
+            &name,
+            "env",
+            "-i",
+            "PATH=/usr/bin:/bin",
+            "TERM=xterm-256color",
+        ])
+        .args(&env_args)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let target = format!("{}:0", session.0);
+    wait_for(&target, "READY$", 10);
+    let cmd = format!("{exe} {}", vault.display());
+    tmux(&["send-keys", "-t", &target, &cmd, "Enter"]);
+    let screen = wait_for(&target, "Vault", 20);
+    assert!(screen.contains("Vault"), "{screen}");
+    // Wait for the background index so titles are shown, then open the first paper.
+    let screen = wait_for(&target, "indexed:", 60);
+    assert!(screen.contains("indexed:"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "/"]);
+    tmux(&["send-keys", "-t", &target, "-l", "Dense or Sparse"]);
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    let screen = wait_for(&target, "Lena Fischbach", 20);
+    assert!(screen.contains("p. 1 / "), "{screen}");
+    assert!(screen.contains("Lena Fischbach"), "{screen}");
+    // The agent started in the background: the chat's status line names it and the grant.
+    let screen = wait_for(&target, "builtin · mcp", 30);
+    assert!(screen.contains("builtin · mcp"), "{screen}");
+    // Ask with a mention taken from the popup.
+    tmux(&["send-keys", "-t", &target, "i"]);
+    tmux(&[
+        "send-keys",
+        "-t",
+        &target,
+        "-l",
+        "What is the reading order of a page? @layoutflowpdf",
+    ]);
+    // The popup lists the paper by its title.
+    let screen = wait_for(&target, "LayoutFlow: Recovering", 10);
+    assert!(screen.contains("LayoutFlow: Recovering"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    // The chip is in the grant: the paper being read and the mentioned one.
+    let screen = wait_for(&target, "grant 2 sources", 10);
+    assert!(screen.contains("grant 2 sources"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    let screen = wait_for(&target, "sources (", 60);
+    assert!(screen.contains("sources ("), "{screen}");
+    // The built-in agent's answer: verbatim quotes, each with its citation.
+    assert!(screen.contains("quoted verbatim"), "no answer:\n{screen}");
+    assert!(screen.contains("\" —"), "no quoted evidence:\n{screen}");
+    // The last source: its cited page opens in the paper pane.
+    let page: u32 = screen
+        .lines()
+        .filter_map(|l| l.split("→ papers/").nth(1))
+        .filter_map(|rest| rest.split("#page=").nth(1))
+        .filter_map(|n| {
+            n.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .ok()
+        })
+        .next_back()
+        .unwrap_or_else(|| panic!("no paper source on screen:\n{screen}"));
+    tmux(&["send-keys", "-t", &target, "Escape"]);
+    std::thread::sleep(Duration::from_millis(200));
+    tmux(&["send-keys", "-t", &target, "k"]);
+    std::thread::sleep(Duration::from_millis(200));
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    let want = format!("p. {page} / ");
+    let screen = wait_for(&target, &want, 20);
+    assert!(screen.contains(&want), "{screen}");
+    // Quit: the shell prompt is back and the alternate screen is gone.
+    tmux(&["send-keys", "-t", &target, "q"]);
+    let screen = {
+        // The prompt printed again after the app exits (the first READY$ is the command line).
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let s = tmux(&["capture-pane", "-p", "-t", &target]);
+            if s.lines().filter(|l| l.contains("READY$")).count() >= 2 || Instant::now() > deadline
+            {
+                break s;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let alt = tmux(&["display-message", "-p", "-t", &target, "#{alternate_on}"]);
+    assert_eq!(alt.trim(), "0", "still in the alternate screen:\n{screen}");
+    assert!(
+        !screen.contains("p. 1 / "),
+        "the app's screen was left behind:\n{screen}"
+    );
+    assert!(
+        screen.lines().filter(|l| l.contains("READY$")).count() >= 2,
+        "{screen}"
+    );
+}
