@@ -5,7 +5,6 @@
 //! kill at any moment loses at most the line being written; a torn or corrupt line is skipped
 //! with a warning on load, never the whole thread. `state.json` is replaced atomically.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -13,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::session::{PriorMessage, SessionRecord};
 use crate::context::grant::{new_id, now_rfc3339, valid_id};
 use crate::vault::Vault;
-use crate::vault::fsutil::atomic_write;
+use crate::vault::fsutil::{append_whole, atomic_write};
 
 pub const CHATS_DIR: &str = "chats";
 pub const TRANSCRIPT_FILE: &str = "transcript.jsonl";
@@ -296,15 +295,7 @@ pub fn append_line(path: &Path, line: &Line, after_torn: bool) -> std::io::Resul
     };
     text.push_str(&serde_json::to_string(line).map_err(std::io::Error::other)?);
     text.push('\n');
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    let n = f.write(text.as_bytes())?;
-    if n != text.len() {
-        return Err(std::io::Error::other("short write to transcript.jsonl"));
-    }
-    Ok(())
+    append_whole(path, &text)
 }
 
 /// Every well-formed line; torn or corrupt lines become warnings.
@@ -398,6 +389,7 @@ impl Handoff {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn vault() -> (tempfile::TempDir, Vault) {
         let dir = tempfile::tempdir().unwrap();

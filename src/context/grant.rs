@@ -2,7 +2,6 @@
 //! with the manifest beside it, `usage.jsonl` (one line per successful tool call) and
 //! `attached.json` (when a client initialized the server and listed its tools).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -12,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::budget::Budget;
 use super::plan::{ContextPlan, ManifestEntry, Mode, Source};
 use crate::vault::Vault;
-use crate::vault::fsutil::{atomic_write, sha256_hex};
+use crate::vault::fsutil::{append_whole, atomic_write, sha256_hex};
 
 pub const GRANT_VERSION: u32 = 1;
 pub const SESSIONS_DIR: &str = "context-sessions";
@@ -166,21 +165,11 @@ pub struct UsageLine {
     pub chars: u64,
 }
 
-/// Appends one line with a single `write` on a file opened with `O_APPEND`: the kernel then
-/// places each line whole at the end, so concurrent writers never interleave (lines are far
-/// below the size where a regular-file append could be split).
+/// Appends one line whole (see [`append_whole`]): concurrent servers never interleave.
 pub fn append_usage(path: &Path, line: &UsageLine) -> std::io::Result<()> {
     let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
     text.push('\n');
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    let n = f.write(text.as_bytes())?;
-    if n != text.len() {
-        return Err(std::io::Error::other("short write to usage.jsonl"));
-    }
-    Ok(())
+    append_whole(path, &text)
 }
 
 /// Every well-formed line of a usage file (a torn or foreign line is skipped).

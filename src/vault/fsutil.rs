@@ -24,6 +24,25 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     })
 }
 
+/// Appends `text` (one or more whole lines) with a single `write` on a file opened with
+/// `O_APPEND`: the kernel places it whole at the end, so concurrent writers never interleave
+/// and a kill leaves at worst a torn last line (lines are far below the size where a
+/// regular-file append could be split).
+pub fn append_whole(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let n = f.write(text.as_bytes())?;
+    if n != text.len() {
+        return Err(std::io::Error::other(format!(
+            "short write to {}",
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("file")
+        )));
+    }
+    Ok(())
+}
+
 pub fn to_hex(bytes: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
