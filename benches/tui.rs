@@ -1,6 +1,7 @@
 //! TUI benchmarks (release): frame render time at 200x60 with a 500-message thread and a
 //! dense page; start to first frame and to a listed vault on 1,000 papers with an existing
-//! index; keystroke-to-frame while an answer streams; RSS with that vault open.
+//! index; keystroke-to-frame while an answer streams; RSS with that vault open; idle wake-ups
+//! of the real app loop with nothing happening.
 //! Run: `cargo bench --bench tui` (AGENTERO_BENCH_PAPERS overrides the 1,000).
 
 use std::time::{Duration, Instant};
@@ -127,6 +128,75 @@ fn main() {
         h.app.browser.entries.len()
     );
     println!("RSS with the {n}-paper vault open: {:.1} MB", rss_mb());
+    drop(h);
+
+    // 4. Idle: the real app loop, on a TestBackend, once start-up work is done.
+    idle(&demo);
+}
+
+/// Runs `run_loop` (the loop the terminal app runs) with no input for 2 s after the start-up
+/// tasks (scan, index check, threads) have finished, and counts its wake-ups and draws from
+/// the runtime's counters. The goal is zero: the loop sleeps in `recv` and the terminal's
+/// input thread sleeps in `read()`, so nothing should wake it.
+fn idle(vault: &std::path::Path) {
+    use agentero::tui::runtime::{LOOP_DRAWS, LOOP_WAKEUPS, Runner, run_loop};
+    use std::sync::atomic::Ordering;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let vault = agentero::vault::Vault::open(vault).unwrap();
+    let app = agentero::tui::app::AppState::new(
+        "demo".into(),
+        agentero::tui::keymap::Keymap::load("default", None),
+        AgentState::Unavailable("idle benchmark".into()),
+    );
+    let theme =
+        agentero::tui::theme::Theme::try_load("default", &agentero::tui::theme::shipped, false)
+            .unwrap();
+    let window = Duration::from_secs(2);
+    let (wakeups, draws, startup) = rt.block_on(async {
+        let (runner, rx) = Runner::new(vault);
+        let tx = runner.sender();
+        let mut terminal =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+        // A TestBackend cannot suspend; ctrl-z is not pressed here.
+        let mut no_suspend = |_: &mut ratatui::Terminal<ratatui::backend::TestBackend>| Ok(());
+        let app_loop = run_loop(app, &theme, &runner, rx, &mut terminal, &mut no_suspend);
+        let measure = async {
+            let t = Instant::now();
+            // Start-up: its tasks report, the loop draws the frame it owes, then silence.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            while runner.busy() > 0 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let startup = (
+                LOOP_WAKEUPS.load(Ordering::Relaxed),
+                LOOP_DRAWS.load(Ordering::Relaxed),
+                t.elapsed(),
+            );
+            let (w0, d0) = (
+                LOOP_WAKEUPS.load(Ordering::Relaxed),
+                LOOP_DRAWS.load(Ordering::Relaxed),
+            );
+            tokio::time::sleep(window).await;
+            let (w1, d1) = (
+                LOOP_WAKEUPS.load(Ordering::Relaxed),
+                LOOP_DRAWS.load(Ordering::Relaxed),
+            );
+            let _ = tx.send(Msg::Key(Key::plain('q').to_event()));
+            (w1 - w0, d1 - d0, startup)
+        };
+        let (r, m) = tokio::join!(app_loop, measure);
+        r.unwrap();
+        m
+    });
+    println!(
+        "idle {window:?} with nothing happening (real app loop, TestBackend): {wakeups} loop wake-ups, {draws} draws (start-up before it: {} wake-ups, {} draws in {:?})",
+        startup.0, startup.1, startup.2
+    );
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

@@ -574,3 +574,149 @@ fn ctrl_x_cancels_a_running_turn() {
         "{lines:?}"
     );
 }
+
+/// The sources of a Quick Chat answer, in order.
+fn quick_sources(h: &Headless) -> Vec<String> {
+    h.app
+        .quick
+        .as_ref()
+        .map(|q| {
+            q.thread
+                .items
+                .iter()
+                .filter_map(|i| match &i.kind {
+                    ItemKind::Source(s) => Some(s.uri.clone()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
+    let (dir, mut h) = with_agent();
+    let vault = Vault::open(&dir.path().join("vault")).unwrap();
+    select(&mut h, "papers/layoutflow/paper.pdf");
+    h.keys("enter");
+    let reading = h.app.location().unwrap();
+
+    // Lines selected in the paper, then space q: the popup, with the page and the selection.
+    h.keys("V j space q");
+    let q = h.app.quick.as_ref().expect("Quick Chat popup");
+    assert!(q.composing());
+    let labels: Vec<String> = q.chips.iter().map(|c| c.label()).collect();
+    assert!(
+        labels[0].starts_with("reading papers/layoutflow/paper.pdf p.1"),
+        "{labels:?}"
+    );
+    assert!(labels[1].starts_with("selection p.1"), "{labels:?}");
+    assert_eq!(h.app.focus, Pane::Paper, "the paper keeps the focus");
+    h.type_text("What does this passage say about reading order?");
+    let req = h.app.quick_request().unwrap();
+    assert_eq!(req.surface, agentero::context::Surface::Quick);
+    assert_eq!(
+        req.current.as_ref().unwrap().path,
+        "papers/layoutflow/paper.pdf"
+    );
+    assert!(req.selection.as_ref().unwrap().text.len() > 10);
+    // Typed text stays text: `q` and `space` did not quit or start a chord.
+    assert!(!h.app.quit);
+    h.keys("enter");
+    assert!(
+        h.wait_until(TURN, |a| a.quick.as_ref().is_some_and(|q| q.turn.is_none())),
+        "the Quick Chat turn did not end; status {}",
+        h.app.status
+    );
+    h.settle();
+    let q = h.app.quick.as_ref().unwrap();
+    let answer: String = q
+        .thread
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Agent { text } => Some(text.as_str()),
+            ItemKind::Error(e) => panic!("turn failed: {e}"),
+            _ => None,
+        })
+        .collect();
+    assert!(answer.contains("> \""), "no quoted evidence: {answer}");
+    let info = q.thread.session.clone().expect("session info");
+    assert_eq!(
+        (info.agent.as_str(), info.mode.as_str()),
+        ("builtin", "mcp")
+    );
+    let sources = quick_sources(&h);
+    assert!(!sources.is_empty(), "no sources; answer: {answer}");
+    let screen = h.render();
+    assert!(screen.contains("Quick Chat · builtin · mcp"), "{screen}");
+    assert!(screen.contains(&format!("→ {}", sources[0])), "{screen}");
+    // Not a chat thread: nothing in the chat pane, nothing in chats/.
+    assert!(Transcript::latest(&vault).is_none());
+    assert!(h.app.chat.thread().unwrap().items.is_empty());
+
+    // k selects the last source; enter closes the popup and opens its page; ctrl-o returns.
+    h.keys("k");
+    let uri_text = sources.last().unwrap().clone();
+    let Some(Target::Vault { path, page, .. }) = uri::parse(&uri_text) else {
+        panic!("not a vault source: {uri_text}");
+    };
+    h.keys("enter");
+    h.settle();
+    assert!(h.app.quick.is_none(), "the popup stays open");
+    let p = h.app.paper.as_ref().unwrap();
+    assert_eq!((p.path.as_str(), Some(p.page)), (path.as_str(), page));
+    h.keys("ctrl-o");
+    h.settle();
+    let back = h.app.location().unwrap();
+    assert_eq!((back.path, back.page), (reading.path.clone(), reading.page));
+
+    // Another Quick Chat about the page, promoted: a thread on disk, shown in the chat pane.
+    h.keys("space q");
+    assert_eq!(h.app.quick.as_ref().unwrap().chips.len(), 1);
+    h.type_text("How is the reading order of a page found?");
+    h.keys("enter");
+    assert!(h.wait_until(TURN, |a| a.quick.as_ref().is_some_and(|q| q.turn.is_none())));
+    h.settle();
+    let sources = quick_sources(&h);
+    assert!(!sources.is_empty());
+    h.keys("P");
+    h.settle();
+    assert!(h.app.quick.is_none());
+    assert_eq!(h.app.focus, Pane::Chat);
+    assert!(
+        h.app.status.starts_with("Quick Chat promoted"),
+        "{}",
+        h.app.status
+    );
+    let t = h.app.chat.thread().unwrap();
+    assert!(t.items.iter().any(
+        |i| matches!(&i.kind, ItemKind::User { text, .. } if text.starts_with("How is the reading order"))
+    ));
+    let id = Transcript::latest(&vault).expect("the promoted thread on disk");
+    assert_eq!(t.id, id);
+    let on_disk = Transcript::open(&vault, &id).unwrap();
+    assert!(on_disk.lines.iter().any(
+        |l| matches!(l, Line::User { text, .. } if text.starts_with("How is the reading order"))
+    ));
+    assert!(
+        on_disk
+            .lines
+            .iter()
+            .any(|l| matches!(l, Line::Sources { uris, .. } if *uris == sources))
+    );
+    assert!(on_disk.lines.iter().any(|l| matches!(l, Line::End { .. })));
+    // The scratch copies are gone: the promoted one moved, the first one was dropped.
+    let scratch = vault.state_dir().join("quick");
+    let left = std::fs::read_dir(&scratch).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "scratch Quick Chats left in {}", scratch.display());
+
+    // The promoted thread goes on in the chat: its session is resumed.
+    h.keys("i");
+    h.type_text("And for two columns?");
+    h.keys("enter");
+    assert!(h.wait_until(TURN, |a| a.chat.turn.is_none()));
+    h.settle();
+    let info = h.app.chat.thread().unwrap().session.clone().unwrap();
+    assert_eq!(info.session, "resumed", "{info:?}");
+}

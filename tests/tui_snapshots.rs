@@ -263,3 +263,122 @@ fn mention_popup() {
         snap("mention_chip", w, hh, h.render());
     }
 }
+
+/// The Quick Chat popup over the paper: the question being typed with the page and selection
+/// chips, then the streamed answer with its sources (one selected) and the keys that apply.
+#[test]
+fn quick_chat_popup() {
+    use agentero::tui::keymap::Key;
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        open_paper(&mut h, "papers/dense-vs-sparse/paper.pdf");
+        h.app.chat.agent = AgentState::Ready {
+            name: "builtin".into(),
+            remote: false,
+        };
+        h.keys("V j space q");
+        h.type_text("Why does dense retrieval lose on rare terms?");
+        snap("quick_chat_question", w, hh, h.render());
+        // Sent without running the effect: the events below stand in for the agent.
+        let enter = Key::parse("enter").unwrap().to_event();
+        let _ = h.app.update(Msg::Key(enter));
+        let turn = h.app.quick.as_ref().unwrap().turn.expect("quick turn");
+        let ev = |h: &mut Headless, event| h.send(Msg::Chat { turn, event });
+        ev(
+            &mut h,
+            ChatEvent::Session(SessionInfo {
+                agent: "builtin".into(),
+                mode: "mcp".into(),
+                grant_sources: 1,
+                fingerprint: "3fa9c1d2e4".into(),
+                tools_attached: true,
+                session: "new".into(),
+            }),
+        );
+        ev(
+            &mut h,
+            ChatEvent::MessageChunk(
+                "Rare terms are **exact ids**: a sparse index matches them, an embedding blurs them.\n\n> \"BM25 wins on exact identifiers\" — papers/dense-vs-sparse/paper.pdf#page=2\n".into(),
+            ),
+        );
+        ev(
+            &mut h,
+            ChatEvent::Sources(vec![
+                SourceRef {
+                    uri: "papers/dense-vs-sparse/paper.pdf#page=2".into(),
+                    quote: Some("BM25 wins on exact identifiers".into()),
+                },
+                SourceRef {
+                    uri: "https://doi.org/10.1000/dense.2021".into(),
+                    quote: None,
+                },
+                SourceRef {
+                    uri: "https://arxiv.org/abs/2104.08663".into(),
+                    quote: None,
+                },
+            ]),
+        );
+        ev(
+            &mut h,
+            ChatEvent::TurnEnded {
+                stop_reason: "end_turn".into(),
+            },
+        );
+        h.keys("g g");
+        snap("quick_chat_answer", w, hh, h.render());
+        external_sources_are_hyperlinks(&h);
+    }
+}
+
+/// The DOI and arXiv sources carry OSC 8 sequences: the opening one in the link's first cell,
+/// the closing one in its last, both forced to width 1, so ratatui's diff writes every
+/// following cell at its own column (nothing after the link shifts or is skipped).
+fn external_sources_are_hyperlinks(h: &Headless) {
+    use agentero::tui::view::{OSC8_CLOSE, osc8_open};
+    use ratatui::buffer::Buffer;
+    let buf = h.buffer();
+    for url in [
+        "https://doi.org/10.1000/dense.2021",
+        "https://arxiv.org/abs/2104.08663",
+    ] {
+        let open = osc8_open(url);
+        let (i, _) = buf
+            .content
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.symbol() == format!("{open}h"))
+            .unwrap_or_else(|| panic!("no OSC 8 link for {url}"));
+        let (x, y) = buf.pos_of(i);
+        let last = (x..buf.area.right())
+            .find(|&e| buf[(e, y)].symbol().ends_with(OSC8_CLOSE))
+            .expect("the link is closed on its row");
+        assert_eq!(
+            buf[(last, y)].symbol(),
+            format!("{}{OSC8_CLOSE}", url.chars().last().unwrap())
+        );
+        assert_eq!((last - x + 1) as usize, url.len(), "{url}");
+        // Drawn on a blank screen: every cell of the row from the link on is written at its
+        // own column, including the popup's right border.
+        let blank = Buffer::empty(buf.area);
+        let written: Vec<u16> = blank
+            .diff(buf)
+            .into_iter()
+            .filter(|(_, cy, _)| *cy == y)
+            .map(|(cx, _, _)| cx)
+            .collect();
+        for cx in [x + 1, last, last + 1] {
+            assert!(
+                written.contains(&cx) || buf[(cx, y)].symbol() == " ",
+                "cell {cx} of row {y} not written: {written:?}"
+            );
+        }
+        let border = (last..buf.area.right())
+            .find(|&e| buf[(e, y)].symbol() == "│")
+            .expect("the popup's border");
+        assert!(written.contains(&border));
+        let above = (x..buf.area.right())
+            .find(|&e| buf[(e, y - 1)].symbol() == "│")
+            .unwrap();
+        assert_eq!(border, above, "the border moved on the link's row");
+    }
+}

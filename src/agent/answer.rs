@@ -109,9 +109,45 @@ pub fn keywords(question: &str) -> Vec<String> {
 }
 
 /// Sentences of `text` with whitespace collapsed (so a quote is a substring of the text with
-/// its whitespace collapsed). A sentence ends at `.`, `?` or `!` followed by a space.
+/// its whitespace collapsed). A sentence ends at `.`, `?` or `!` followed by a space, and at a
+/// paragraph break: a title, an author block or a heading is never glued to the next sentence.
 pub fn sentences(text: &str) -> Vec<String> {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    text.split("\n\n")
+        .flat_map(split_headings)
+        .flat_map(|b| block_sentences(&b))
+        .collect()
+}
+
+/// Cuts a block after each heading-like line ("Abstract", "2.1 Scoring"): a short line without
+/// closing punctuation followed by a line that starts a new sentence.
+fn split_headings(block: &str) -> Vec<String> {
+    let lines: Vec<&str> = block.lines().collect();
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        cur.push_str(line);
+        cur.push('\n');
+        let t = line.trim();
+        let next_starts = lines
+            .get(i + 1)
+            .and_then(|n| n.trim().chars().next())
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
+        let heading = !t.is_empty()
+            && t.split_whitespace().count() <= 6
+            && !t.ends_with(['.', ',', ';', ':', '-', '?', '!'])
+            && next_starts;
+        if heading {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn block_sentences(block: &str) -> Vec<String> {
+    let flat = block.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = flat.as_bytes();
@@ -167,19 +203,29 @@ fn cut(sentence: &str) -> String {
     out
 }
 
-/// The best sentence of `text` for `keys` and its score (ties: the earlier sentence).
+/// A sentence shorter than this is a heading or a title more often than a statement.
+const STATEMENT_CHARS: usize = 60;
+
+/// The best sentence of `text` for `keys` and its score: most key words first; among equals a
+/// full statement over a heading or title, then the longer (more informative) one, then the
+/// earlier.
 pub fn best_sentence(text: &str, keys: &[String]) -> Option<(String, usize)> {
-    let mut best: Option<(String, usize)> = None;
+    let mut best: Option<((usize, bool, usize), String)> = None;
     for s in sentences(text) {
-        if s.chars().count() < 20 {
+        let chars = s.chars().count();
+        if chars < 20 {
             continue;
         }
         let sc = score(&s, keys);
-        if sc > 0 && best.as_ref().is_none_or(|(_, b)| sc > *b) {
-            best = Some((cut(&s), sc));
+        if sc == 0 {
+            continue;
+        }
+        let rank = (sc, chars >= STATEMENT_CHARS, chars.min(MAX_QUOTE));
+        if best.as_ref().is_none_or(|(b, _)| rank > *b) {
+            best = Some((rank, s));
         }
     }
-    best
+    best.map(|((sc, _, _), s)| (cut(&s), sc))
 }
 
 /// A quote line of an answer: `> "text" — uri`.
@@ -275,6 +321,24 @@ mod tests {
         let long = "word ".repeat(200) + "reading.";
         let (s, _) = best_sentence(&long, &keys).unwrap_or_else(|| (String::new(), 0));
         assert!(s.is_empty() || s.chars().count() <= MAX_QUOTE);
+    }
+
+    #[test]
+    fn a_statement_beats_the_title_block_it_shares_words_with() {
+        let page = "Passage-Level Retrieval over Scholarly Full Text\n\nMargit Halvorsen and Tobias \
+                    Renner\n\nAbstract\nOn SciPassage-1K, passage retrieval raises mean average \
+                    precision from 0.212 to 0.297. We conclude.";
+        let keys = keywords("What did passage retrieval improve?");
+        let (best, score) = best_sentence(page, &keys).unwrap();
+        assert_eq!(score, 2);
+        assert!(
+            best.starts_with("On SciPassage-1K, passage retrieval raises"),
+            "{best}"
+        );
+        assert_eq!(
+            sentences(page)[0],
+            "Passage-Level Retrieval over Scholarly Full Text"
+        );
     }
 
     #[test]

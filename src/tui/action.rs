@@ -68,13 +68,13 @@ actions! {
     Compose => "compose", "Write a message to the agent";
     Send => "send", "Send the message";
     Newline => "newline", "New line in the message";
-    RemoveChip => "remove_chip", "Remove the last context chip";
+    RemoveChip => "remove_chip", "Remove the last context chip; while a turn runs, cancel the turn instead";
     NewThread => "new_thread", "Start a new chat thread";
     Threads => "threads", "List chat threads";
     NextThread => "next_thread", "Next chat thread";
     PrevThread => "prev_thread", "Previous chat thread";
     ToggleExpand => "toggle_expand", "Expand or fold a thought or tool call";
-    CancelTurn => "cancel_turn", "Cancel the running turn";
+    CancelTurn => "cancel_turn", "Cancel the running turn (in the message input, remove_chip's key does too)";
     Handoff => "handoff", "Hand the thread off to a fresh session (writes HANDOFF.md)";
     OpenExternal => "open_external", "Open the selected external source with $BROWSER";
     Promote => "promote", "Turn the Quick Chat into a chat thread";

@@ -167,6 +167,30 @@ impl ChatState {
     }
 }
 
+/// The Quick Chat popup (`space q` on the paper): one question about the selection or page,
+/// asked through the same context pipeline (surface `quick`) without leaving the paper. Its
+/// turn runs on a scratch transcript; `promote` turns it into a chat thread.
+pub struct QuickChat {
+    pub input: TextArea<'static>,
+    /// The current page and the selection: exactly what the grant will contain.
+    pub chips: Vec<Chip>,
+    /// The question and its streamed answer, sources and tool cards (rendered like the chat).
+    pub thread: Thread,
+    /// The turn that is running.
+    pub turn: Option<u64>,
+    /// The turn whose answer is shown (what `promote` and closing refer to).
+    pub asked: Option<u64>,
+    /// Selected item of `thread` (sources, tool cards), `None` = follow the end.
+    pub selected: Option<usize>,
+}
+
+impl QuickChat {
+    /// Typing the question: until it is sent.
+    pub fn composing(&self) -> bool {
+        self.asked.is_none()
+    }
+}
+
 pub fn new_input() -> TextArea<'static> {
     let mut t = TextArea::default();
     t.set_placeholder_text("Ask about the paper… (@ to mention, enter to send)");
@@ -208,6 +232,8 @@ pub enum Msg {
     Agent(AgentState),
     /// Threads read from `.agentero/chats/`, oldest first.
     Threads(Vec<Thread>),
+    /// The Quick Chat became this thread on disk (or why it could not).
+    Promoted(Result<Thread, String>),
     Status(String),
 }
 
@@ -241,6 +267,19 @@ pub enum Effect {
     CancelTurn {
         turn: u64,
     },
+    /// A Quick Chat turn: like `StartTurn`, on a scratch transcript instead of a thread.
+    QuickTurn {
+        turn: u64,
+        request: ContextRequest,
+    },
+    /// Append the Quick Chat of `turn` to a new thread on disk (reports `Msg::Promoted`).
+    Promote {
+        turn: u64,
+    },
+    /// The Quick Chat of `turn` was closed without promoting: forget its scratch transcript.
+    DropQuick {
+        turn: u64,
+    },
     /// Ask the agent for the thread's summary and write its HANDOFF.md (a turn: it reports
     /// `Msg::Chat` events and `Msg::TurnDone`).
     Handoff {
@@ -265,6 +304,7 @@ pub struct AppState {
     pub browser: Browser,
     pub paper: Option<PaperView>,
     pub chat: ChatState,
+    pub quick: Option<QuickChat>,
     pub prompt: Option<Prompt>,
     pub awaiting: Option<Awaiting>,
     pub pending: Vec<Key>,
@@ -310,6 +350,7 @@ impl AppState {
                 preview: None,
                 agent,
             },
+            quick: None,
             prompt: None,
             awaiting: None,
             pending: Vec::new(),
@@ -352,7 +393,18 @@ impl AppState {
         match &self.overlay {
             Some(Overlay::Permission { .. }) => return vec![Mode::Permission, Mode::Global],
             Some(_) => chain.push(Mode::List),
-            None => {}
+            // The Quick Chat popup: the input's keys while the question is typed, then the
+            // list's (j/k over the sources, enter, promote, esc).
+            None => {
+                if let Some(q) = &self.quick {
+                    let mode = if q.composing() {
+                        Mode::Input
+                    } else {
+                        Mode::List
+                    };
+                    return vec![mode, Mode::Global];
+                }
+            }
         }
         if self.prompt.is_some() {
             chain.push(Mode::Prompt);
@@ -374,6 +426,11 @@ impl AppState {
     }
 
     fn typing(&self) -> bool {
+        if self.overlay.is_none()
+            && let Some(q) = &self.quick
+        {
+            return q.composing();
+        }
         self.overlay.is_none() && (self.prompt.is_some() || self.focus_mode().is_text())
     }
 
@@ -403,7 +460,9 @@ impl AppState {
             }
             Msg::Term(Event::FocusGained) => vec![Effect::Scan],
             Msg::Term(Event::Paste(text)) => {
-                if self.focus == Pane::Chat && self.chat.composing {
+                if let Some(q) = self.quick.as_mut().filter(|q| q.composing()) {
+                    q.input.insert_str(text);
+                } else if self.focus == Pane::Chat && self.chat.composing {
                     self.chat.input.insert_str(text);
                 }
                 Vec::new()
@@ -471,6 +530,11 @@ impl AppState {
             }
             Msg::Chat { turn, event } => self.on_chat(turn, event),
             Msg::TurnDone { turn } => {
+                if let Some(q) = self.quick.as_mut()
+                    && q.turn == Some(turn)
+                {
+                    q.turn = None;
+                }
                 if self.chat.turn == Some(turn) {
                     self.chat.turn = None;
                     self.chat.turn_thread = None;
@@ -489,6 +553,19 @@ impl AppState {
             }
             Msg::Threads(threads) => {
                 self.restore_threads(threads);
+                Vec::new()
+            }
+            Msg::Promoted(Ok(thread)) => {
+                self.status = format!("Quick Chat promoted to the thread \"{}\"", thread.title);
+                self.chat.threads.push(thread);
+                self.chat.current = self.chat.threads.len() - 1;
+                self.chat.selected = None;
+                self.chat.scroll_from_end = 0;
+                self.focus = Pane::Chat;
+                Vec::new()
+            }
+            Msg::Promoted(Err(e)) => {
+                self.status = format!("cannot promote the Quick Chat: {e}");
                 Vec::new()
             }
             Msg::Status(s) => {
@@ -570,6 +647,10 @@ impl AppState {
                 self.browser.filter = p.text.clone();
                 self.browser.refilter();
             }
+            return Vec::new();
+        }
+        if let Some(q) = self.quick.as_mut().filter(|q| q.composing()) {
+            q.input.input(ev);
             return Vec::new();
         }
         if self.focus == Pane::Chat && self.chat.composing {
@@ -799,6 +880,27 @@ impl AppState {
     }
 
     fn on_chat(&mut self, turn: u64, event: ChatEvent) -> Vec<Effect> {
+        if let Some(q) = self.quick.as_mut()
+            && q.turn == Some(turn)
+        {
+            match event {
+                ChatEvent::Permission(request) => {
+                    self.overlay = Some(Overlay::Permission { turn, request });
+                }
+                ev => {
+                    let end = matches!(ev, ChatEvent::TurnEnded { .. } | ChatEvent::TurnFailed(_));
+                    q.thread.apply(ev);
+                    if end {
+                        q.turn = None;
+                        if matches!(self.overlay, Some(Overlay::Permission { turn: t, .. }) if t == turn)
+                        {
+                            self.overlay = None;
+                        }
+                    }
+                }
+            }
+            return Vec::new();
+        }
         if self.chat.turn != Some(turn) {
             // A late event of a cancelled or replaced turn.
             return Vec::new();
@@ -915,6 +1017,9 @@ impl AppState {
         let (pw, ph) = self.paper_viewport();
         // Overlays take list navigation first.
         if let Some(fx) = self.dispatch_overlay(action, n, count) {
+            return fx;
+        }
+        if let Some(fx) = self.dispatch_quick(action, n) {
             return fx;
         }
         if let Some(p) = self.prompt.clone() {
@@ -1179,11 +1284,13 @@ impl AppState {
 
     fn unavailable(&mut self, action: Action) -> Vec<Effect> {
         match action {
-            Action::NewThread
-            | Action::Threads
-            | Action::Handoff
-            | Action::CancelTurn
-            | Action::QuickChat => self.dispatch_chat(action, 1, None),
+            Action::NewThread | Action::Threads | Action::Handoff | Action::CancelTurn => {
+                self.dispatch_chat(action, 1, None)
+            }
+            Action::QuickChat => {
+                let (pw, ph) = self.paper_viewport();
+                self.dispatch_paper(action, 1, None, pw, ph)
+            }
             Action::JumpBack | Action::JumpForward => self.dispatch_paper(action, 1, None, 0, 0),
             _ => Vec::new(),
         }
@@ -1352,7 +1459,21 @@ impl AppState {
                 }
                 return Vec::new();
             }
-            Action::UseSelection | Action::QuickChat => {
+            Action::QuickChat => {
+                let text = p.selected_text(&rows);
+                let (path, page, kind) = (p.path.clone(), p.page, p.kind);
+                p.visual = None;
+                let page = (kind == EntryKind::Paper).then_some(page);
+                let mut chips = vec![Chip::Reading {
+                    path: path.clone(),
+                    page,
+                }];
+                if let Some(text) = text.filter(|t| !t.trim().is_empty()) {
+                    chips.push(Chip::Selection { path, page, text });
+                }
+                return self.open_quick(chips);
+            }
+            Action::UseSelection => {
                 let text = p.selected_text(&rows);
                 let (path, page, kind) = (p.path.clone(), p.page, p.kind);
                 p.visual = None;
@@ -1545,10 +1666,10 @@ impl AppState {
                 None => self.status = "no turn is running".into(),
             },
             Action::Handoff => return self.handoff(),
+            // Quick Chat is about the paper (its page or selection), whichever pane has focus.
             Action::QuickChat => {
-                self.focus = Pane::Chat;
-                self.chat.composing = true;
-                return self.plan_effect();
+                let (pw, ph) = self.paper_viewport();
+                return self.dispatch_paper(action, n, None, pw, ph);
             }
             Action::MoveDown | Action::MoveUp | Action::GotoTop | Action::GotoPage => {
                 self.move_chat_selection(action, n)
@@ -1571,39 +1692,227 @@ impl AppState {
                 return self.dispatch_paper(action, n, None, 0, 0);
             }
             Action::Promote => {
-                self.status = "Quick Chat answers already live in the current thread".into()
+                self.status = "no Quick Chat to promote: space q on the paper asks one".into()
             }
             _ => {}
         }
         Vec::new()
     }
 
+    fn open_quick(&mut self, chips: Vec<Chip>) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        if let Some(old) = self.quick.take() {
+            fx.extend(self.close_quick(old));
+        }
+        let mut input = new_input();
+        input.set_placeholder_text("Ask about this page or selection… (enter to send, esc closes)");
+        self.quick = Some(QuickChat {
+            input,
+            chips,
+            thread: Thread::new("quick".into()),
+            turn: None,
+            asked: None,
+            selected: None,
+        });
+        fx
+    }
+
+    /// Effects for a Quick Chat that goes away: its running turn is cancelled and its scratch
+    /// transcript dropped (unless it was promoted, which took it already).
+    fn close_quick(&mut self, q: QuickChat) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        if let Some(turn) = q.turn {
+            if matches!(self.overlay, Some(Overlay::Permission { turn: t, .. }) if t == turn) {
+                self.overlay = None;
+            }
+            fx.push(Effect::CancelTurn { turn });
+        }
+        if let Some(turn) = q.asked {
+            fx.push(Effect::DropQuick { turn });
+        }
+        fx
+    }
+
+    /// The request the Quick Chat's chips describe (surface `quick`).
+    pub fn quick_request(&self) -> Option<ContextRequest> {
+        let q = self.quick.as_ref()?;
+        let mut req = ContextRequest {
+            surface: crate::context::Surface::Quick,
+            text: q.input.lines().join("\n"),
+            ..ContextRequest::default()
+        };
+        if let AgentState::Ready { remote: true, .. } = self.chat.agent {
+            req.locality = crate::context::Locality::Remote;
+        }
+        for chip in &q.chips {
+            match chip {
+                Chip::Mention(p) => req.mentions.push(p.clone()),
+                Chip::Reading { path, page } => {
+                    req.current = Some(CurrentPaper {
+                        path: path.clone(),
+                        page: *page,
+                    })
+                }
+                Chip::Selection { path, page, text } => {
+                    req.selection = Some(Selection {
+                        path: path.clone(),
+                        page: *page,
+                        text: text.clone(),
+                    })
+                }
+            }
+        }
+        Some(req)
+    }
+
+    /// Keys while the Quick Chat popup is up (and no other overlay over it). `None`: the
+    /// action is not the popup's (global ones like help and quit go on as usual).
+    fn dispatch_quick(&mut self, action: Action, n: usize) -> Option<Vec<Effect>> {
+        let q = self.quick.as_mut()?;
+        let fx = match action {
+            Action::Cancel => {
+                let q = self.quick.take()?;
+                self.status.clear();
+                self.close_quick(q)
+            }
+            Action::Send => return Some(self.send_quick()),
+            Action::Newline => {
+                q.input.insert_newline();
+                Vec::new()
+            }
+            // As in the chat's input: ctrl-x cancels while the answer streams, else it removes
+            // the last chip (the selection before the page).
+            Action::RemoveChip | Action::CancelTurn => match q.turn.take() {
+                Some(turn) => {
+                    q.thread
+                        .items
+                        .push(Item::new(ItemKind::Notice("turn cancelled".into())));
+                    if matches!(self.overlay, Some(Overlay::Permission { turn: t, .. }) if t == turn)
+                    {
+                        self.overlay = None;
+                    }
+                    vec![Effect::CancelTurn { turn }]
+                }
+                None if action == Action::RemoveChip => {
+                    if let Some(c) = q.chips.pop() {
+                        self.status = format!("removed {}", c.label());
+                    }
+                    Vec::new()
+                }
+                None => {
+                    self.status = "no turn is running".into();
+                    Vec::new()
+                }
+            },
+            Action::MoveDown | Action::MoveUp | Action::GotoTop | Action::GotoPage => {
+                q.selected = step_selection(&q.thread, q.selected, action, n);
+                Vec::new()
+            }
+            Action::Open | Action::OpenExternal => return Some(self.open_quick_source()),
+            Action::Promote => match (q.turn, q.asked) {
+                (None, Some(turn)) => {
+                    self.quick = None;
+                    self.status = "promoting the Quick Chat to a thread…".into();
+                    vec![Effect::Promote { turn }]
+                }
+                (Some(_), _) => {
+                    self.status = "the answer is still streaming (ctrl-x cancels it)".into();
+                    Vec::new()
+                }
+                (None, None) => {
+                    self.status = "ask a question first (enter sends it)".into();
+                    Vec::new()
+                }
+            },
+            // A second `space q` from the popup starts over on the same chips.
+            Action::QuickChat => {
+                let chips = q.chips.clone();
+                return Some(self.open_quick(chips));
+            }
+            Action::Help | Action::Quit | Action::Suspend => return None,
+            _ => Vec::new(),
+        };
+        Some(fx)
+    }
+
+    fn send_quick(&mut self) -> Vec<Effect> {
+        let Some(q) = self.quick.as_ref() else {
+            return Vec::new();
+        };
+        let text = q.input.lines().join("\n");
+        if text.trim().is_empty() {
+            self.status = "nothing to send".into();
+            return Vec::new();
+        }
+        if !self.agent_ready() {
+            return Vec::new();
+        }
+        let Some(request) = self.quick_request() else {
+            return Vec::new();
+        };
+        let turn = self.req();
+        let q = self.quick.as_mut().expect("checked above");
+        let chips = q.chips.iter().map(Chip::label).collect();
+        q.thread.title = text.lines().next().unwrap_or("").chars().take(40).collect();
+        q.thread
+            .items
+            .push(Item::new(ItemKind::User { text, chips }));
+        q.turn = Some(turn);
+        q.asked = Some(turn);
+        q.selected = None;
+        vec![Effect::QuickTurn { turn, request }]
+    }
+
+    /// Enter on a Quick Chat source: a vault source closes the popup and jumps (ctrl-o comes
+    /// back); an external one opens with $BROWSER and the popup stays.
+    fn open_quick_source(&mut self) -> Vec<Effect> {
+        let Some(q) = self.quick.as_ref() else {
+            return Vec::new();
+        };
+        let Some(i) = q.selected else {
+            self.status = "select a source with j/k first".into();
+            return Vec::new();
+        };
+        let Some(ItemKind::Source(SourceRef { uri: u, quote })) =
+            q.thread.items.get(i).map(|it| &it.kind)
+        else {
+            if let Some(q) = self.quick.as_mut()
+                && let Some(item) = q.thread.items.get_mut(i)
+            {
+                item.expanded = !item.expanded;
+                item.touch();
+            }
+            return Vec::new();
+        };
+        let (u, quote) = (u.clone(), quote.clone());
+        match uri::parse(&u) {
+            Some(Target::External(url)) => self.open_url(url),
+            Some(Target::Vault { path, page, lines }) => {
+                let Some(q) = self.quick.take() else {
+                    return Vec::new();
+                };
+                let mut fx = self.close_quick(q);
+                fx.extend(self.jump(
+                    Location {
+                        path,
+                        page: page.unwrap_or(1),
+                        row: 0,
+                    },
+                    quote,
+                    lines,
+                ));
+                fx
+            }
+            None => {
+                self.status = format!("cannot open {u}");
+                Vec::new()
+            }
+        }
+    }
+
     fn move_chat_selection(&mut self, action: Action, n: usize) {
         let Some(t) = self.chat.thread() else { return };
-        let sel: Vec<usize> = t
-            .items
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| i.selectable())
-            .map(|(i, _)| i)
-            .collect();
-        if sel.is_empty() {
-            return;
-        }
-        let pos = self
-            .chat
-            .selected
-            .and_then(|s| sel.iter().position(|&i| i == s));
-        let new = match (action, pos) {
-            (Action::GotoTop, _) => Some(0),
-            (Action::GotoPage, _) => None,
-            (Action::MoveUp, None) => Some(sel.len() - 1),
-            (Action::MoveUp, Some(p)) => Some(p.saturating_sub(n)),
-            (Action::MoveDown, Some(p)) if p + n < sel.len() => Some(p + n),
-            (Action::MoveDown, _) => None,
-            _ => pos,
-        };
-        self.chat.selected = new.map(|p| sel[p]);
+        self.chat.selected = step_selection(t, self.chat.selected, action, n);
         self.chat.scroll_from_end = 0;
     }
 
@@ -1691,8 +2000,12 @@ impl AppState {
                 self.status = format!("agent {name} is still starting");
                 false
             }
-            AgentState::Ready { .. } if self.chat.turn.is_some() => {
-                self.status = "a turn is running (ctrl-x cancels it)".into();
+            AgentState::Ready { .. }
+                if self.chat.turn.is_some()
+                    || self.quick.as_ref().is_some_and(|q| q.turn.is_some()) =>
+            {
+                let key = self.keymap.hint(&[Mode::Global], Action::CancelTurn);
+                self.status = format!("a turn is running ({key} cancels it)");
                 false
             }
             AgentState::Ready { .. } => true,
@@ -1766,4 +2079,30 @@ impl AppState {
             request,
         }]
     }
+}
+
+/// Moves a selection over a thread's selectable items (sources, tool cards, thoughts);
+/// `None` follows the end.
+fn step_selection(t: &Thread, current: Option<usize>, action: Action, n: usize) -> Option<usize> {
+    let sel: Vec<usize> = t
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.selectable())
+        .map(|(i, _)| i)
+        .collect();
+    if sel.is_empty() {
+        return current;
+    }
+    let pos = current.and_then(|s| sel.iter().position(|&i| i == s));
+    let new = match (action, pos) {
+        (Action::GotoTop, _) => Some(0),
+        (Action::GotoPage, _) => None,
+        (Action::MoveUp, None) => Some(sel.len() - 1),
+        (Action::MoveUp, Some(p)) => Some(p.saturating_sub(n)),
+        (Action::MoveDown, Some(p)) if p + n < sel.len() => Some(p + n),
+        (Action::MoveDown, _) => None,
+        _ => pos,
+    };
+    new.map(|p| sel[p])
 }

@@ -177,12 +177,36 @@ pub fn buffer_text(buf: &ratatui::buffer::Buffer) -> String {
                 skip -= 1;
                 continue;
             }
-            let sym = buf[(x, y)].symbol();
-            skip = super::text::str_width(sym).saturating_sub(1);
-            line.push_str(sym);
+            let cell = &buf[(x, y)];
+            // Hyperlink cells carry OSC 8 sequences with a forced width: the text is what
+            // the terminal shows.
+            let sym = strip_osc8(cell.symbol());
+            skip = match cell.diff_option {
+                ratatui::buffer::CellDiffOption::ForcedWidth(w) => w.get() as usize,
+                _ => super::text::str_width(&sym),
+            }
+            .saturating_sub(1);
+            line.push_str(&sym);
         }
         out.push_str(line.trim_end());
         out.push('\n');
     }
+    out
+}
+
+/// A cell symbol without its OSC 8 hyperlink sequences (`ESC ] 8 ; params ; uri ESC \`).
+pub fn strip_osc8(sym: &str) -> String {
+    let mut out = String::new();
+    let mut rest = sym;
+    while let Some(at) = rest.find("\x1b]8;") {
+        out.push_str(&rest[..at]);
+        match rest[at..].find("\x1b\\") {
+            Some(end) => rest = &rest[at + end + 2..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }

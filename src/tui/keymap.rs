@@ -359,8 +359,41 @@ impl Keymap {
     }
 
     /// A chord that is also the prefix of a longer one in the same mode can never complete:
-    /// report it and drop the longer one, so the shorter key keeps working.
+    /// report it and drop the longer one, so the shorter key keeps working. Across a mode and
+    /// [global] (looked up after it) the mode's binding wins, so the global chord it cuts
+    /// off is unreachable while that mode is active: reported, both kept.
     fn check_prefixes(&mut self) {
+        if let Some(global) = self.bindings.get(&Mode::Global) {
+            for (mode, map) in &self.bindings {
+                if *mode == Mode::Global {
+                    continue;
+                }
+                for short in map.keys() {
+                    for long in global.keys() {
+                        if long.len() > short.len() && long.starts_with(short) {
+                            self.errors.push(format!(
+                                "keymap: [{}] {:?} shadows [global] {:?} there",
+                                mode.name(),
+                                chord_text(short),
+                                chord_text(long)
+                            ));
+                        }
+                    }
+                }
+                for long in map.keys() {
+                    for short in global.keys() {
+                        if long.len() > short.len() && long.starts_with(short) {
+                            self.errors.push(format!(
+                                "keymap: [{}] {:?} makes [global] {:?} a prefix there",
+                                mode.name(),
+                                chord_text(long),
+                                chord_text(short)
+                            ));
+                        }
+                    }
+                }
+            }
+        }
         for (mode, map) in self.bindings.iter_mut() {
             let chords: Vec<Vec<Key>> = map.keys().cloned().collect();
             for short in &chords {
@@ -494,6 +527,75 @@ mod tests {
         );
         assert!(errs.contains("\"hyper-x\": unknown key"), "{errs}");
         assert!(errs.contains("unknown mode [nowhere]"), "{errs}");
+    }
+
+    /// Every action the default keymap binds is still bound with each layer.
+    #[test]
+    fn layers_keep_every_action_reachable() {
+        let bound = |k: &Keymap| -> std::collections::BTreeSet<Action> {
+            k.bindings
+                .values()
+                .flat_map(|m| m.values().copied())
+                .collect()
+        };
+        let all = bound(&km());
+        for layer in ["vim", "emacs"] {
+            let k = Keymap::load(layer, None);
+            let have = bound(&k);
+            let missing: Vec<_> = all.difference(&have).collect();
+            assert!(missing.is_empty(), "{layer}: {missing:?} unbound");
+        }
+    }
+
+    /// emacs: ctrl-x is a prefix (ctrl-x o, ctrl-x k, ctrl-x backspace in the input), and the
+    /// single key no longer cuts the chords off anywhere.
+    #[test]
+    fn emacs_ctrl_x_chords() {
+        let k = Keymap::load("emacs", None);
+        let keys = |s: &str| parse_chord(s).unwrap();
+        let paper = [Mode::Paper, Mode::Global];
+        let input = [Mode::Input, Mode::Global];
+        assert_eq!(k.lookup(&paper, &keys("ctrl-x")), Lookup::Pending);
+        assert_eq!(
+            k.lookup(&paper, &keys("ctrl-x o")),
+            Lookup::Action(Action::FocusNext)
+        );
+        assert_eq!(
+            k.lookup(&paper, &keys("ctrl-x k")),
+            Lookup::Action(Action::CancelTurn)
+        );
+        assert_eq!(
+            k.lookup(&input, &keys("ctrl-x k")),
+            Lookup::Action(Action::CancelTurn)
+        );
+        assert_eq!(
+            k.lookup(&input, &keys("ctrl-x backspace")),
+            Lookup::Action(Action::RemoveChip)
+        );
+        assert_eq!(
+            k.lookup(&input, &keys("ctrl-x o")),
+            Lookup::Action(Action::FocusNext)
+        );
+    }
+
+    /// A mode's key that cuts off a global chord (or a mode chord behind a global key) is
+    /// reported: e.g. the default's input ctrl-x under an emacs-style "ctrl-x o".
+    #[test]
+    fn cross_mode_prefix_conflict_is_reported() {
+        let k = Keymap::load(
+            "default",
+            Some((
+                "u.toml",
+                "[global]\n\"ctrl-x o\" = \"focus_next\"\n\"ctrl-x\" = \"none\"\n",
+            )),
+        );
+        assert!(
+            k.errors
+                .iter()
+                .any(|e| e.contains("[input] \"ctrl-x\" shadows [global] \"ctrl-x o\"")),
+            "{:?}",
+            k.errors
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -66,7 +66,22 @@ pub struct Runner {
     threads: Arc<Mutex<HashMap<String, Transcript>>>,
     cancels: Arc<Mutex<HashMap<u64, Arc<Notify>>>>,
     answers: Answers,
+    /// The last Quick Chat's scratch transcript, by turn, kept for `Effect::Promote`.
+    quick: Arc<Mutex<Option<(u64, Transcript)>>>,
 }
+
+/// What a turn is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TurnKind {
+    Chat,
+    Handoff,
+    /// A Quick Chat question: a scratch transcript outside `chats/`, so it is not a thread
+    /// until promoted.
+    Quick,
+}
+
+/// Where Quick Chat transcripts live until promoted or dropped (under `.agentero/`).
+const QUICK_DIR: &str = "quick";
 
 impl Runner {
     pub fn new(vault: Vault) -> (Runner, UnboundedReceiver<Msg>) {
@@ -83,6 +98,7 @@ impl Runner {
                 threads: Arc::new(Mutex::new(HashMap::new())),
                 cancels: Arc::new(Mutex::new(HashMap::new())),
                 answers: Arc::new(Mutex::new(HashMap::new())),
+                quick: Arc::new(Mutex::new(None)),
             },
             rx,
         )
@@ -193,7 +209,22 @@ impl Runner {
                 self.task(async move { me.start_agent().await });
             }
             Effect::LoadThreads => self.blocking(|r| {
+                // Quick Chats of an earlier run that were never promoted or closed (the app
+                // quit with the popup open): nothing refers to them any more.
+                let _ = std::fs::remove_dir_all(r.vault.state_dir().join(QUICK_DIR));
                 let _ = r.tx.send(Msg::Threads(r.load_threads()));
+            }),
+            Effect::QuickTurn { turn, request } => {
+                let me = self.clone();
+                self.task(
+                    async move { me.turn(turn, String::new(), request, TurnKind::Quick).await },
+                );
+            }
+            Effect::Promote { turn } => self.blocking(move |r| {
+                let _ = r.tx.send(Msg::Promoted(r.promote(turn)));
+            }),
+            Effect::DropQuick { turn } => self.blocking(move |r| {
+                r.drop_quick(turn);
             }),
             Effect::StartTurn {
                 turn,
@@ -201,13 +232,14 @@ impl Runner {
                 request,
             } => {
                 let me = self.clone();
-                self.task(async move { me.turn(turn, thread, request, false).await });
+                self.task(async move { me.turn(turn, thread, request, TurnKind::Chat).await });
             }
             Effect::Handoff { turn, thread } => {
                 let me = self.clone();
-                self.task(
-                    async move { me.turn(turn, thread, ContextRequest::default(), true).await },
-                );
+                self.task(async move {
+                    me.turn(turn, thread, ContextRequest::default(), TurnKind::Handoff)
+                        .await
+                });
             }
             Effect::CancelTurn { turn } => {
                 if let Some(c) = self.cancels.lock().ok().and_then(|m| m.get(&turn).cloned()) {
@@ -366,7 +398,14 @@ impl Runner {
     }
 
     /// One turn (or the handoff turn) on the agent, streamed into the chat as `ChatEvent`s.
-    async fn turn(&self, turn: u64, thread_id: String, mut request: ContextRequest, handoff: bool) {
+    async fn turn(
+        &self,
+        turn: u64,
+        thread_id: String,
+        mut request: ContextRequest,
+        kind: TurnKind,
+    ) {
+        let handoff = kind == TurnKind::Handoff;
         let send = {
             let tx = self.tx.clone();
             move |event: ChatEvent| {
@@ -382,7 +421,13 @@ impl Runner {
         if let Ok(mut m) = self.cancels.lock() {
             m.insert(turn, cancel.clone());
         }
-        let mut thread = self.take_thread(&thread_id);
+        let mut thread = if kind == TurnKind::Quick {
+            let mut t = Transcript::create(&self.vault);
+            t.dir = self.vault.state_dir().join(QUICK_DIR).join(&t.id);
+            t
+        } else {
+            self.take_thread(&thread_id)
+        };
         if handoff {
             let locality = request.locality;
             request = crate::acp::handoff::handoff_request(&thread);
@@ -408,7 +453,7 @@ impl Runner {
                 send(ChatEvent::TurnFailed(format!(
                     "cannot plan the context: {e}"
                 )));
-                self.finish(turn, thread_id, thread);
+                self.finish(turn, thread_id, thread, kind);
                 return;
             }
         };
@@ -425,7 +470,7 @@ impl Runner {
                         .send(Msg::Agent(AgentState::Unavailable(why.clone())));
                     send(ChatEvent::TurnFailed(why));
                     drop(slot);
-                    self.finish(turn, thread_id, thread);
+                    self.finish(turn, thread_id, thread, kind);
                     return;
                 }
             }
@@ -511,11 +556,21 @@ impl Runner {
                 }
             }
         }
-        self.finish(turn, thread_id, thread);
+        self.finish(turn, thread_id, thread, kind);
     }
 
-    fn finish(&self, turn: u64, thread_id: String, thread: Transcript) {
-        if let Ok(mut m) = self.threads.lock() {
+    fn finish(&self, turn: u64, thread_id: String, thread: Transcript, kind: TurnKind) {
+        if kind == TurnKind::Quick {
+            // One Quick Chat at a time: the one before it was closed or promoted already.
+            let old = self
+                .quick
+                .lock()
+                .ok()
+                .and_then(|mut q| q.replace((turn, thread)));
+            if let Some((_, old)) = old {
+                let _ = std::fs::remove_dir_all(&old.dir);
+            }
+        } else if let Ok(mut m) = self.threads.lock() {
             m.insert(thread_id, thread);
         }
         if let Ok(mut m) = self.cancels.lock() {
@@ -527,6 +582,48 @@ impl Runner {
             m.retain(|id, _| !id.starts_with(&prefix));
         }
         let _ = self.tx.send(Msg::TurnDone { turn });
+    }
+
+    /// The Quick Chat of `turn` as a new thread on disk: its lines appended through the
+    /// transcript API, its session kept (the next question there resumes it), the scratch
+    /// copy removed. Returns the thread as the chat pane shows it.
+    fn promote(&self, turn: u64) -> Result<chat::Thread, String> {
+        let quick = self
+            .quick
+            .lock()
+            .map_err(|_| "the Quick Chat is unavailable".to_string())?
+            .take_if(|(t, _)| *t == turn)
+            .map(|(_, q)| q)
+            .ok_or("this Quick Chat is gone (it was closed or replaced)")?;
+        let mut thread = Transcript::create(&self.vault);
+        thread.state.session = quick.state.session.clone();
+        thread.state.title = quick.state.title.clone();
+        thread.state.summary = quick.state.summary.clone();
+        for line in &quick.lines {
+            thread
+                .append(line.clone())
+                .map_err(|e| format!("cannot write the thread: {e}"))?;
+        }
+        thread
+            .save_state()
+            .map_err(|e| format!("cannot write the thread: {e}"))?;
+        let _ = std::fs::remove_dir_all(&quick.dir);
+        let shown = chat::from_transcript(&thread);
+        if let Ok(mut m) = self.threads.lock() {
+            m.insert(thread.id.clone(), thread);
+        }
+        Ok(shown)
+    }
+
+    fn drop_quick(&self, turn: u64) {
+        let dropped = self
+            .quick
+            .lock()
+            .ok()
+            .and_then(|mut q| q.take_if(|(t, _)| *t == turn));
+        if let Some((_, q)) = dropped {
+            let _ = std::fs::remove_dir_all(&q.dir);
+        }
     }
 
     /// Page count and metadata: from the index's record, else straight from the PDF.
@@ -645,12 +742,18 @@ impl Drop for RestoreGuard {
     }
 }
 
-/// The interactive loop: one channel, drain, update, draw at most every 16 ms.
+/// Wake-ups of the app loop (a message arrived or the frame timer fired), for the idle
+/// benchmark: with nothing happening it must not move.
+pub static LOOP_WAKEUPS: AtomicU64 = AtomicU64::new(0);
+/// Frames drawn by the app loop.
+pub static LOOP_DRAWS: AtomicU64 = AtomicU64::new(0);
+
+/// The interactive loop on the real terminal.
 pub async fn run_terminal(
     mut app: super::app::AppState,
     theme: super::theme::Theme,
     runner: Runner,
-    mut rx: UnboundedReceiver<Msg>,
+    rx: UnboundedReceiver<Msg>,
 ) -> anyhow::Result<()> {
     let mut terminal = ratatui::init();
     let _guard = RestoreGuard;
@@ -668,27 +771,56 @@ pub async fn run_terminal(
                 }
             }
         })?;
+    run_loop(app, &theme, &runner, rx, &mut terminal, &mut |t| {
+        suspend()?;
+        *t = ratatui::init();
+        t.clear()?;
+        Ok(())
+    })
+    .await
+}
+
+/// The app loop on any backend (the terminal, or a `TestBackend` for the idle benchmark):
+/// one channel, drain, update, draw at most every 16 ms. It sleeps in `recv` with nothing to
+/// do; the only timer is the one for a frame still owed after a burst of messages.
+pub async fn run_loop<B: ratatui::backend::Backend>(
+    mut app: super::app::AppState,
+    theme: &super::theme::Theme,
+    runner: &Runner,
+    mut rx: UnboundedReceiver<Msg>,
+    terminal: &mut ratatui::Terminal<B>,
+    on_suspend: &mut dyn FnMut(&mut ratatui::Terminal<B>) -> anyhow::Result<()>,
+) -> anyhow::Result<()>
+where
+    B::Error: Send + Sync + 'static,
+{
     for e in app.start() {
         runner.run(e);
     }
     let frame = Duration::from_millis(16);
     let mut last_draw = Instant::now() - frame;
-    terminal.draw(|f| super::view::view(&app, &theme, f))?;
+    terminal.draw(|f| super::view::view(&app, theme, f))?;
+    LOOP_DRAWS.fetch_add(1, Ordering::Relaxed);
     let mut dirty = false;
     'outer: loop {
         let msg = if dirty {
             let wait = frame.saturating_sub(last_draw.elapsed());
-            match tokio::time::timeout(wait, rx.recv()).await {
+            let m = tokio::time::timeout(wait, rx.recv()).await;
+            LOOP_WAKEUPS.fetch_add(1, Ordering::Relaxed);
+            match m {
                 Ok(m) => m,
                 Err(_) => {
-                    terminal.draw(|f| super::view::view(&app, &theme, f))?;
+                    terminal.draw(|f| super::view::view(&app, theme, f))?;
+                    LOOP_DRAWS.fetch_add(1, Ordering::Relaxed);
                     last_draw = Instant::now();
                     dirty = false;
                     continue;
                 }
             }
         } else {
-            rx.recv().await
+            let m = rx.recv().await;
+            LOOP_WAKEUPS.fetch_add(1, Ordering::Relaxed);
+            m
         };
         let Some(msg) = msg else { break };
         let mut batch = vec![msg];
@@ -699,11 +831,7 @@ pub async fn run_terminal(
             for e in app.update(m) {
                 match e {
                     Effect::Quit => break 'outer,
-                    Effect::Suspend => {
-                        suspend()?;
-                        terminal = ratatui::init();
-                        terminal.clear()?;
-                    }
+                    Effect::Suspend => on_suspend(terminal)?,
                     other => runner.run(other),
                 }
             }
@@ -713,7 +841,8 @@ pub async fn run_terminal(
         }
         dirty = true;
         if last_draw.elapsed() >= frame {
-            terminal.draw(|f| super::view::view(&app, &theme, f))?;
+            terminal.draw(|f| super::view::view(&app, theme, f))?;
+            LOOP_DRAWS.fetch_add(1, Ordering::Relaxed);
             last_draw = Instant::now();
             dirty = false;
         }

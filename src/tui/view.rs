@@ -78,8 +78,137 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
         Some(Overlay::Outline { selected }) => outline(st, theme, f, *selected),
         Some(Overlay::Metadata) => metadata(st, theme, f),
         Some(Overlay::Threads { selected }) => threads(st, theme, f, *selected),
-        Some(Overlay::Permission { request, .. }) => permission(theme, f, request),
-        None => {}
+        Some(Overlay::Permission { request, .. }) => {
+            // A Quick Chat's question is asked over its popup.
+            if let Some(q) = &st.quick {
+                quick_chat(st, q, theme, f);
+            }
+            permission(theme, f, request)
+        }
+        None => {
+            if let Some(q) = &st.quick {
+                quick_chat(st, q, theme, f);
+            }
+        }
+    }
+}
+
+/// The Quick Chat popup: its chips, the question and streamed answer with its sources, and
+/// the input while the question is typed (else the keys that apply).
+fn quick_chat(st: &AppState, q: &super::app::QuickChat, theme: &Theme, f: &mut Frame) {
+    let full = f.area();
+    let area = centered(
+        full,
+        full.width.saturating_sub(4).min(100),
+        full.height.saturating_sub(3).min(30),
+    );
+    f.render_widget(Clear, area);
+    let mut title = " Quick Chat ".to_string();
+    if q.turn.is_some() {
+        title = " Quick Chat · answering… ".into();
+    } else if let Some(info) = &q.thread.session {
+        title = format!(
+            " Quick Chat · {} · {} · grant {} · fp {} ",
+            info.agent,
+            info.mode,
+            info.grant_sources,
+            &info.fingerprint[..info.fingerprint.len().min(8)]
+        );
+    }
+    let block = Block::bordered()
+        .title(Span::styled(
+            truncate(&title, area.width.saturating_sub(2) as usize),
+            theme.style("ui.title"),
+        ))
+        .border_style(theme.style("ui.border.focus"));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let bottom_h = if q.composing() {
+        (q.input.lines().len() as u16 + 2).clamp(3, 6)
+    } else {
+        1
+    };
+    let [chips_a, msgs_a, bottom_a] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(bottom_h),
+    ])
+    .areas(inner);
+    let mut spans = Vec::new();
+    for chip in &q.chips {
+        let key = if matches!(chip, super::app::Chip::Selection { .. }) {
+            "ui.chip.selection"
+        } else {
+            "ui.chip"
+        };
+        spans.push(Span::styled(
+            format!(" {} ", chip.label()),
+            theme.style(key),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    if q.chips.is_empty() {
+        spans.push(Span::styled(
+            "no context: the question goes alone",
+            theme.style("ui.dim"),
+        ));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
+    let (w, h) = (msgs_a.width as usize, msgs_a.height as usize);
+    let lines = if q.thread.items.is_empty() {
+        super::markdown::wrap_segments(
+            &[(
+                "Ask about this page or the selection; the answer and its sources show here."
+                    .to_string(),
+                theme.style("ui.dim"),
+            )],
+            w,
+            "",
+            "",
+            Style::default(),
+        )
+    } else {
+        thread_lines(&q.thread, q.selected, 0, w, h, theme)
+    };
+    f.render_widget(Paragraph::new(lines), msgs_a);
+    link_sources(f.buffer_mut(), msgs_a, &q.thread);
+    let chain = st.mode_chain();
+    let key = |a: Action| st.keymap.hint(&chain, a);
+    if q.composing() {
+        let mut input = q.input.clone();
+        input.set_block(
+            Block::bordered()
+                .border_style(theme.style("ui.border.focus"))
+                .title(Span::styled(
+                    format!(
+                        " question · {} sends · {} removes a chip · {} closes ",
+                        key(Action::Send),
+                        key(Action::RemoveChip),
+                        key(Action::Cancel)
+                    ),
+                    theme.style("ui.dim"),
+                )),
+        );
+        f.render_widget(&input, bottom_a);
+    } else {
+        let hint = if q.turn.is_some() {
+            format!(
+                "{} cancels · {} closes",
+                key(Action::CancelTurn),
+                key(Action::Cancel)
+            )
+        } else {
+            format!(
+                "j/k sources · {} opens · {} promotes to a chat thread · {} closes",
+                key(Action::Open),
+                key(Action::Promote),
+                key(Action::Cancel)
+            )
+        };
+        f.render_widget(
+            Paragraph::new(truncate(&hint, bottom_a.width as usize)).style(theme.style("ui.dim")),
+            bottom_a,
+        );
     }
 }
 
@@ -371,6 +500,128 @@ pub fn page_lines(
     out
 }
 
+/// The OSC 8 sequences that open and close a hyperlink.
+pub fn osc8_open(url: &str) -> String {
+    format!("\x1b]8;;{url}\x1b\\")
+}
+pub const OSC8_CLOSE: &str = "\x1b]8;;\x1b\\";
+
+/// Makes the external sources (DOI, arXiv, any http(s) URI) shown in `area` OSC 8
+/// hyperlinks. The text is rendered as usual; then the opening sequence goes into the
+/// symbol of the link's first cell and the closing one into its last, each cell forced to
+/// width 1 so that ratatui's diff (which would otherwise measure the escape's printable
+/// bytes) keeps every following cell where it is. Terminals without OSC 8 ignore it.
+fn link_sources(buf: &mut ratatui::buffer::Buffer, area: Rect, t: &super::chat::Thread) {
+    let urls: Vec<&str> = t
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Source(s) => Some(s.uri.as_str()),
+            _ => None,
+        })
+        .filter(|u| {
+            matches!(
+                crate::vault::uri::parse(u),
+                Some(crate::vault::uri::Target::External(_))
+            )
+        })
+        .collect();
+    if urls.is_empty() {
+        return;
+    }
+    for y in area.top()..area.bottom() {
+        // A source line is drawn as "  → uri  \"quote\"": find the arrow, then the uri.
+        let Some(arrow) = (area.left()..area.right()).find(|&x| buf[(x, y)].symbol() == "→")
+        else {
+            continue;
+        };
+        let start = arrow + 2;
+        for url in &urls {
+            let mut end = start;
+            for c in url.chars() {
+                if end >= area.right() || buf[(end, y)].symbol() != c.encode_utf8(&mut [0; 4]) {
+                    break;
+                }
+                end += 1;
+            }
+            let matched = end - start;
+            let whole = matched as usize == url.chars().count();
+            // Cut short by the pane ("https://doi.org/10.1…"): the visible part links to
+            // the whole URI.
+            let cut = end < area.right() && buf[(end, y)].symbol() == "…" && matched >= 8;
+            if whole || cut {
+                set_link(buf, y, start, end - 1, url);
+                break;
+            }
+        }
+    }
+}
+
+fn set_link(buf: &mut ratatui::buffer::Buffer, y: u16, first: u16, last: u16, url: &str) {
+    use ratatui::buffer::CellDiffOption;
+    let one = CellDiffOption::ForcedWidth(std::num::NonZeroU16::MIN);
+    let open = format!("{}{}", osc8_open(url), buf[(first, y)].symbol());
+    buf[(first, y)].set_symbol(&open).set_diff_option(one);
+    let close = format!("{}{OSC8_CLOSE}", buf[(last, y)].symbol());
+    buf[(last, y)].set_symbol(&close).set_diff_option(one);
+}
+
+/// The visible lines of a thread: rendered from the end upwards until the area is full (a
+/// 500-message thread costs only what is visible), keeping the selection in view.
+fn thread_lines(
+    t: &super::chat::Thread,
+    selected: Option<usize>,
+    scroll_from_end: usize,
+    w: usize,
+    h: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    if t.items.is_empty() {
+        return lines;
+    }
+    // Which item must be visible: the selection, else the end.
+    let anchor = selected.unwrap_or(t.items.len() - 1);
+    let mut budget = h + scroll_from_end;
+    let mut blocks: Vec<Vec<Line<'static>>> = Vec::new();
+    let last = if selected.is_some() {
+        (anchor + 3).min(t.items.len() - 1)
+    } else {
+        t.items.len() - 1
+    };
+    for i in (0..=last).rev() {
+        let item = &t.items[i];
+        let mut l = item_lines(item, theme, w);
+        if Some(i) == selected {
+            let sel = theme.style(match item.kind {
+                ItemKind::Source(_) => "chat.source.selected",
+                _ => "chat.selected",
+            });
+            if let Some(first) = l.first_mut() {
+                *first = first.clone().patch_style(sel);
+            }
+        }
+        let separate = matches!(item.kind, ItemKind::User { .. } | ItemKind::Agent { .. });
+        if separate {
+            l.insert(0, Line::default());
+        }
+        let n = l.len();
+        blocks.push(l);
+        if n >= budget {
+            break;
+        }
+        budget -= n;
+    }
+    for b in blocks.into_iter().rev() {
+        lines.extend(b);
+    }
+    while lines.first().is_some_and(|l| l.width() == 0) {
+        lines.remove(0);
+    }
+    let skip = lines.len().saturating_sub(h + scroll_from_end);
+    lines.into_iter().skip(skip).take(h).collect()
+}
+
 /// Rendered lines of one chat item (cached per width).
 fn item_lines(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     if let Some((w, exp, lines)) = item.cache.borrow().as_ref()
@@ -579,49 +830,13 @@ fn chat(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
                 Style::default(),
             ));
         } else {
-            // Which item must be visible: the selection, else the end.
-            let anchor = c.selected.unwrap_or(t.items.len() - 1);
-            let mut budget = h + c.scroll_from_end;
-            let mut blocks: Vec<Vec<Line<'static>>> = Vec::new();
-            let last = if c.selected.is_some() {
-                (anchor + 3).min(t.items.len() - 1)
-            } else {
-                t.items.len() - 1
-            };
-            for i in (0..=last).rev() {
-                let item = &t.items[i];
-                let mut l = item_lines(item, theme, w);
-                if Some(i) == c.selected {
-                    let sel = theme.style(match item.kind {
-                        ItemKind::Source(_) => "chat.source.selected",
-                        _ => "chat.selected",
-                    });
-                    if let Some(first) = l.first_mut() {
-                        *first = first.clone().patch_style(sel);
-                    }
-                }
-                let separate = matches!(item.kind, ItemKind::User { .. } | ItemKind::Agent { .. });
-                if separate {
-                    l.insert(0, Line::default());
-                }
-                let n = l.len();
-                blocks.push(l);
-                if n >= budget {
-                    break;
-                }
-                budget -= n;
-            }
-            for b in blocks.into_iter().rev() {
-                lines.extend(b);
-            }
-            while lines.first().is_some_and(|l| l.width() == 0) {
-                lines.remove(0);
-            }
-            let skip = lines.len().saturating_sub(h + c.scroll_from_end);
-            lines = lines.into_iter().skip(skip).take(h).collect();
+            lines = thread_lines(t, c.selected, c.scroll_from_end, w, h, theme);
         }
     }
     f.render_widget(Paragraph::new(lines), msgs_a);
+    if let Some(t) = thread {
+        link_sources(f.buffer_mut(), msgs_a, t);
+    }
     if chips_h > 0 {
         let mut spans = Vec::new();
         for chip in &c.chips {
