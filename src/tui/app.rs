@@ -507,9 +507,12 @@ impl AppState {
                 let Some(p) = self.paper.as_mut().filter(|p| p.req == req) else {
                     return Vec::new();
                 };
+                let reflow = p.kind == EntryKind::Paper;
                 for (n, r) in pages {
                     if let Some(slot) = p.pages.get_mut(n as usize - 1) {
                         *slot = match r {
+                            // A PDF's line breaks are the printed column's, not the pane's.
+                            Ok(t) if reflow => Slot::Text(super::text::reflow(t)),
                             Ok(t) => Slot::Text(t),
                             Err(e) => Slot::Failed(e),
                         };

@@ -62,6 +62,45 @@ pub fn wrap(text: &str, width: usize) -> Vec<Row> {
     rows
 }
 
+/// Joins the lines of each paragraph of a PDF page so that it wraps to the pane instead of to
+/// the printed column. A line break stays where a line ends early (the last line of a
+/// paragraph, a heading, a title, a list item) or before a blank line. Every joining `\n`
+/// becomes a space, so byte offsets into the page (search hits, quotes, selections) still hold.
+pub fn reflow(text: String) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut widths: Vec<usize> = lines
+        .iter()
+        .map(|l| str_width(l.trim_end()))
+        .filter(|w| *w > 0)
+        .collect();
+    if widths.len() < 3 {
+        return text;
+    }
+    widths.sort_unstable();
+    // The printed column width: most full lines are about this long.
+    let column = widths[widths.len() * 3 / 4];
+    let mut joins = Vec::new();
+    let mut offset = 0;
+    for (i, line) in lines.iter().enumerate() {
+        offset += line.len();
+        let Some(next) = lines.get(i + 1) else { break };
+        let full = str_width(line.trim_end()) * 10 >= column * 8;
+        let next_starts_item = next
+            .trim_start()
+            .starts_with(['•', '–', '-', '*', '[', '(']);
+        if full && !next.trim().is_empty() && !next_starts_item {
+            joins.push(offset);
+        }
+        offset += 1;
+    }
+    let mut bytes = text.into_bytes();
+    for at in joins {
+        bytes[at] = b' ';
+    }
+    // Only ASCII newlines were replaced, so this stays valid UTF-8.
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
 /// Byte ranges of case-insensitive matches of `needle` in `hay`.
 pub fn find_all(hay: &str, needle: &str) -> Vec<(usize, usize)> {
     let needle: Vec<char> = needle.chars().flat_map(char::to_lowercase).collect();
@@ -147,6 +186,25 @@ pub fn locate_quote(page: &str, quote: &str) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reflow_joins_paragraph_lines_and_keeps_short_ones() {
+        let page = "A Title\n\n1 Introduction\nThis is a long line of body text that fills it\n\
+                    and its paragraph goes on to the next line of text\nwhere it ends.\n\n\
+                    Next paragraph starts here and is long enough too.\n\
+                    • an item line that is long enough to count as full\n\
+                    • another one";
+        let flowed = reflow(page.to_string());
+        assert_eq!(flowed.len(), page.len());
+        assert_eq!(
+            flowed,
+            "A Title\n\n1 Introduction\nThis is a long line of body text that fills it \
+             and its paragraph goes on to the next line of text where it ends.\n\n\
+             Next paragraph starts here and is long enough too.\n\
+             • an item line that is long enough to count as full\n\
+             • another one"
+        );
+    }
 
     #[test]
     fn wraps_by_display_width() {
