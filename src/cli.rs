@@ -32,6 +32,20 @@ pub struct Cli {
     pub builtin_agent: bool,
 }
 
+/// Where the user is reading: the current paper, page and selection of a turn.
+#[derive(Debug, clap::Args)]
+pub struct Reading {
+    /// The paper being read (vault-relative).
+    #[arg(long)]
+    pub paper: Option<String>,
+    /// The page being read (1-based).
+    #[arg(long, requires = "paper")]
+    pub page: Option<u32>,
+    /// Text selected on that page.
+    #[arg(long, requires = "paper")]
+    pub selection: Option<String>,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Index a vault (incremental: unchanged files are skipped).
@@ -70,15 +84,8 @@ pub enum Command {
         /// Start a new thread (the default without --thread).
         #[arg(long)]
         new: bool,
-        /// The paper being read (vault-relative).
-        #[arg(long)]
-        paper: Option<String>,
-        /// The page being read (1-based).
-        #[arg(long, requires = "paper")]
-        page: Option<u32>,
-        /// Text selected on that page.
-        #[arg(long, requires = "paper")]
-        selection: Option<String>,
+        #[command(flatten)]
+        reading: Reading,
         /// Treat the agent as remote: no MCP server, prompt only.
         #[arg(long)]
         remote: bool,
@@ -106,15 +113,8 @@ pub enum Command {
     Plan {
         #[arg(long)]
         vault: Option<PathBuf>,
-        /// The paper being read (vault-relative).
-        #[arg(long)]
-        paper: Option<String>,
-        /// The page being read (1-based).
-        #[arg(long, requires = "paper")]
-        page: Option<u32>,
-        /// Text selected on that page.
-        #[arg(long, requires = "paper")]
-        selection: Option<String>,
+        #[command(flatten)]
+        reading: Reading,
         /// Plan for a remote agent (prompt only, no tools).
         #[arg(long)]
         remote: bool,
@@ -160,9 +160,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::Plan {
             vault,
-            paper,
-            page,
-            selection,
+            reading:
+                Reading {
+                    paper,
+                    page,
+                    selection,
+                },
             remote,
             grant,
             mentions,
@@ -175,9 +178,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             agent,
             thread,
             new,
-            paper,
-            page,
-            selection,
+            reading:
+                Reading {
+                    paper,
+                    page,
+                    selection,
+                },
             remote,
             json,
             config,
