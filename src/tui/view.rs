@@ -134,19 +134,7 @@ fn quick_chat(st: &AppState, q: &super::app::QuickChat, theme: &Theme, f: &mut F
         Constraint::Length(bottom_h),
     ])
     .areas(inner);
-    let mut spans = Vec::new();
-    for chip in &q.chips {
-        let key = if matches!(chip, super::app::Chip::Selection { .. }) {
-            "ui.chip.selection"
-        } else {
-            "ui.chip"
-        };
-        spans.push(Span::styled(
-            format!(" {} ", chip.label()),
-            theme.style(key),
-        ));
-        spans.push(Span::raw(" "));
-    }
+    let mut spans = chip_spans(&q.chips, theme, "");
     if q.chips.is_empty() {
         spans.push(Span::styled(
             "no context: the question goes alone",
@@ -210,6 +198,24 @@ fn quick_chat(st: &AppState, q: &super::app::QuickChat, theme: &Theme, f: &mut F
             bottom_a,
         );
     }
+}
+
+/// The context chips of a question; `mark` follows each label (removable chips show `✕`).
+fn chip_spans(chips: &[super::app::Chip], theme: &Theme, mark: &str) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    for chip in chips {
+        let key = if matches!(chip, super::app::Chip::Selection { .. }) {
+            "ui.chip.selection"
+        } else {
+            "ui.chip"
+        };
+        spans.push(Span::styled(
+            format!(" {} {mark}", chip.label()),
+            theme.style(key),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    spans
 }
 
 fn pane_block<'a>(title: String, focused: bool, theme: &Theme) -> Block<'a> {
@@ -838,19 +844,7 @@ fn chat(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
         link_sources(f.buffer_mut(), msgs_a, t);
     }
     if chips_h > 0 {
-        let mut spans = Vec::new();
-        for chip in &c.chips {
-            let key = if matches!(chip, super::app::Chip::Selection { .. }) {
-                "ui.chip.selection"
-            } else {
-                "ui.chip"
-            };
-            spans.push(Span::styled(
-                format!(" {} ✕ ", chip.label()),
-                theme.style(key),
-            ));
-            spans.push(Span::raw(" "));
-        }
+        let spans = chip_spans(&c.chips, theme, "✕ ");
         f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
     }
     let mut input = c.input.clone();
