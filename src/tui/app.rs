@@ -321,6 +321,28 @@ pub struct AppState {
     plan_seq: u64,
 }
 
+/// Puts what the chips show into a request: the chips are the grant.
+fn add_chips(req: &mut ContextRequest, chips: &[Chip]) {
+    for chip in chips {
+        match chip {
+            Chip::Mention(p) => req.mentions.push(p.clone()),
+            Chip::Reading { path, page } => {
+                req.current = Some(CurrentPaper {
+                    path: path.clone(),
+                    page: *page,
+                })
+            }
+            Chip::Selection { path, page, text } => {
+                req.selection = Some(Selection {
+                    path: path.clone(),
+                    page: *page,
+                    text: text.clone(),
+                })
+            }
+        }
+    }
+}
+
 impl AppState {
     pub fn new(vault_name: String, keymap: Keymap, agent: AgentState) -> AppState {
         let errors = keymap.errors.clone();
@@ -986,24 +1008,7 @@ impl AppState {
         if let AgentState::Ready { remote: true, .. } = self.chat.agent {
             req.locality = crate::context::Locality::Remote;
         }
-        for chip in &self.chat.chips {
-            match chip {
-                Chip::Mention(p) => req.mentions.push(p.clone()),
-                Chip::Reading { path, page } => {
-                    req.current = Some(CurrentPaper {
-                        path: path.clone(),
-                        page: *page,
-                    })
-                }
-                Chip::Selection { path, page, text } => {
-                    req.selection = Some(Selection {
-                        path: path.clone(),
-                        page: *page,
-                        text: text.clone(),
-                    })
-                }
-            }
-        }
+        add_chips(&mut req, &self.chat.chips);
         req
     }
 
@@ -1747,24 +1752,7 @@ impl AppState {
         if let AgentState::Ready { remote: true, .. } = self.chat.agent {
             req.locality = crate::context::Locality::Remote;
         }
-        for chip in &q.chips {
-            match chip {
-                Chip::Mention(p) => req.mentions.push(p.clone()),
-                Chip::Reading { path, page } => {
-                    req.current = Some(CurrentPaper {
-                        path: path.clone(),
-                        page: *page,
-                    })
-                }
-                Chip::Selection { path, page, text } => {
-                    req.selection = Some(Selection {
-                        path: path.clone(),
-                        page: *page,
-                        text: text.clone(),
-                    })
-                }
-            }
-        }
+        add_chips(&mut req, &q.chips);
         Some(req)
     }
 
