@@ -701,3 +701,58 @@ fn corpus_matches_pdftotext() {
     );
     assert!(average >= 0.95, "average F1 {average:.4} below 0.95");
 }
+
+/// The REVTeX APS sample opens with a centred full-width block (title, authors, abstract) above
+/// two columns: the columns must still be read one after the other.
+#[test]
+fn corpus_columns_below_a_full_width_header_are_read_in_order() {
+    let Some(root) = std::env::var_os("AGENTERO_CORPUS") else {
+        eprintln!("AGENTERO_CORPUS is not set: skipping the corpus reading-order check");
+        return;
+    };
+    let root = PathBuf::from(root);
+    let papers = root.join("papers");
+    assert!(
+        papers.is_dir(),
+        "AGENTERO_CORPUS={} has no papers/ folder",
+        root.display()
+    );
+    let path = papers.join("manuscript-title-with-forced-linebreak/paper.pdf");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let doc = extract(&bytes, limits()).expect("extract apssamp");
+    let text = &doc.pages[0].text;
+    let pos = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s:?} missing in page 1:\n{text}"))
+    };
+    // Phrases from pdftotext's reading of page 1: the left column, then the right one.
+    let left = [
+        "This sample document demonstrates proper use of",
+        "submission to APS journals",
+        "When commands are referred to in this example file",
+        "for the title text of the author",
+        "word should appear in lowercase instead, you must escape",
+    ];
+    let right = [
+        "This file may be formatted in either the preprint or",
+        "reprint style",
+        "letter sized paper should be used",
+        "The widetext environment will make the text the",
+        "A citation in text uses the command",
+    ];
+    // The header block comes first, the end of the left column before the right column's top.
+    assert!(pos("(Dated: December 27, 2018)") < pos(left[0]), "{text}");
+    assert!(pos("the category of each item") < pos(left[0]), "{text}");
+    assert!(pos(left[4]) < pos(right[0]), "{text}");
+    for line in text.lines() {
+        let l = left.iter().find(|p| line.contains(*p));
+        let r = right.iter().find(|p| line.contains(*p));
+        assert!(
+            l.is_none() || r.is_none(),
+            "line mixes both columns ({l:?} and {r:?}): {line:?}"
+        );
+    }
+    for p in left.iter().chain(&right) {
+        pos(p);
+    }
+}

@@ -183,30 +183,138 @@ fn fragments(glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
 /// between them the left column followed by the right one; otherwise the whole page.
 fn regions(frags: &[Frag]) -> Vec<Vec<usize>> {
     let all: Vec<usize> = (0..frags.len()).collect();
-    let Some((g0, g1)) = find_gutter(frags) else {
-        return vec![all];
-    };
+    if let Some(gutter) = find_gutter(frags) {
+        return column_regions(frags, all, gutter);
+    }
+    // A full-width block on top (title, centred authors, abstract) can hide the gutter of the
+    // columns below it: read that block in place and the rest column by column.
+    if let Some(split) = split_header(frags) {
+        let mut out = vec![split.block];
+        out.extend(column_regions(frags, split.columns, split.gutter));
+        return out;
+    }
+    vec![all]
+}
+
+/// A page cut into a full-width block on top and two columns below it.
+struct HeaderSplit {
+    /// Fragments above the cut, read in place.
+    block: Vec<usize>,
+    /// Fragments below the cut, read column by column.
+    columns: Vec<usize>,
+    gutter: (f32, f32),
+}
+
+/// The topmost horizontal cut below which the page has a gutter over (almost) the page's full
+/// text width, lowered to the end of the block above the columns.
+fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
+    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
+    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let width = x1 - x0;
+    if !(width.is_finite() && width > 50.0) {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..frags.len()).collect();
+    order.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
+    // Both columns need several lines, so the cut leaves at least eight fragments below it.
+    for k in 1..order.len().saturating_sub(8) {
+        let (above, below) = (&frags[order[k - 1]], &frags[order[k]]);
+        // Only between lines: never between a line and its sub- or superscripts.
+        if above.y - below.y < 0.6 * above.size.max(below.size) {
+            continue;
+        }
+        let lower: Vec<Frag> = order[k..].iter().map(|&i| frags[i].clone()).collect();
+        let l0 = lower.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
+        let l1 = lower.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+        if l1 - l0 < 0.8 * width {
+            continue;
+        }
+        let Some((g0, g1)) = find_gutter(&lower) else {
+            continue;
+        };
+        // Below the cut most text sits in the two columns: not a single column beside a margin
+        // of notes or labels.
+        let mut amount = [0usize; 3];
+        for f in &lower {
+            let n = f.end - f.first;
+            if f.x1 <= g0 + 1.0 {
+                amount[0] += n;
+            } else if f.x0 >= g1 - 1.0 {
+                amount[1] += n;
+            } else if f.x0 < g0 - 1.0 && f.x1 > g1 + 1.0 {
+                amount[2] += n;
+            }
+        }
+        let total: usize = lower.iter().map(|f| f.end - f.first).sum();
+        if 4 * amount[0] < total || 4 * amount[1] < total || 100 * amount[2] > 15 * total {
+            continue;
+        }
+        // The block ends at its last line straddling the gutter above the columns' first full
+        // line; headings between the two belong to their columns.
+        let mid = (g0 + g1) / 2.0;
+        let (left_w, right_w) = (g0 - l0, l1 - g1);
+        let body_top = lower
+            .iter()
+            .filter(|f| {
+                let w = f.x1 - f.x0;
+                (f.x1 <= g0 + 1.0 && w >= 0.85 * left_w)
+                    || (f.x0 >= g1 - 1.0 && w >= 0.85 * right_w)
+            })
+            .map(|f| f.y)
+            .fold(f32::NEG_INFINITY, f32::max);
+        let mut cut = k;
+        for (j, &i) in order.iter().enumerate().skip(k) {
+            let f = &frags[i];
+            if f.y <= body_top {
+                break;
+            }
+            if side(f, mid) == 0 || (f.x0 < g0 && f.x1 > g1) {
+                cut = j + 1;
+            }
+        }
+        // Never between a line and its sub- or superscripts.
+        while cut > k
+            && cut < order.len()
+            && frags[order[cut - 1]].y - frags[order[cut]].y
+                < 0.6 * frags[order[cut - 1]].size.max(frags[order[cut]].size)
+        {
+            cut += 1;
+        }
+        return Some(HeaderSplit {
+            block: order[..cut].to_vec(),
+            columns: order[cut..].to_vec(),
+            gutter: (g0, g1),
+        });
+    }
+    None
+}
+
+/// Side of a fragment relative to the gutter's middle: -1 left, 1 right, 0 spanning it.
+fn side(f: &Frag, mid: f32) -> i8 {
+    if f.x1 <= mid {
+        return -1;
+    }
+    if f.x0 >= mid {
+        return 1;
+    }
+    let left = mid - f.x0;
+    let right = f.x1 - mid;
+    let width = (f.x1 - f.x0).max(1e-3);
+    // A column line that pokes into the gutter still belongs to its column.
+    if right < 0.15 * width {
+        -1
+    } else if left < 0.15 * width {
+        1
+    } else {
+        0
+    }
+}
+
+/// Reading-order regions of the fragments `all` around the gutter `(g0, g1)`: full-width bands
+/// and between them the left column followed by the right one.
+fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<Vec<usize>> {
     let mid = (g0 + g1) / 2.0;
-    // Side of each fragment: -1 left, 1 right, 0 spanning the gutter.
-    let side = |f: &Frag| -> i8 {
-        if f.x1 <= mid {
-            return -1;
-        }
-        if f.x0 >= mid {
-            return 1;
-        }
-        let left = mid - f.x0;
-        let right = f.x1 - mid;
-        let width = (f.x1 - f.x0).max(1e-3);
-        // A column line that pokes into the gutter still belongs to its column.
-        if right < 0.15 * width {
-            -1
-        } else if left < 0.15 * width {
-            1
-        } else {
-            0
-        }
-    };
+    let side = |f: &Frag| side(f, mid);
     let mut spanning: Vec<usize> = all
         .iter()
         .copied()
@@ -269,15 +377,25 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
 
     let bins = (width.ceil() as usize).clamp(1, 4000);
     let scale = bins as f32 / width;
-    let mut cov = vec![0f32; bins + 1];
     // Lines wider than a column (title, abstract) cross any gutter; they do not count here.
+    // Coverage is summed from per-bin differences, so its cost does not grow with line width.
+    let mut diff = vec![0f64; bins + 2];
     for f in frags.iter().filter(|f| f.x1 - f.x0 < 0.55 * width) {
         let a = (((f.x0 - x0) * scale).floor().max(0.0) as usize).min(bins);
         let b = (((f.x1 - x0) * scale).ceil().max(0.0) as usize).min(bins);
-        for c in cov.get_mut(a..b).unwrap_or(&mut []) {
-            *c += f.size;
+        if a < b {
+            diff[a] += f64::from(f.size);
+            diff[b] -= f64::from(f.size);
         }
     }
+    let mut run = 0f64;
+    let cov: Vec<f32> = diff[..=bins]
+        .iter()
+        .map(|d| {
+            run += d;
+            run as f32
+        })
+        .collect();
     let lo = (bins as f32 * 0.3) as usize;
     let hi = (bins as f32 * 0.7) as usize;
     if hi <= lo {
