@@ -1177,14 +1177,23 @@ fn metadata(st: &AppState, theme: &Theme, f: &mut Frame) {
         f.area().width.saturating_sub(8).min(90),
         f.area().height.saturating_sub(4).min(20),
     );
+    modal(f, theme, area, " Metadata · esc closes ", "ui.title", lines);
+}
+
+/// A bordered text box drawn over whatever is below it.
+fn modal(
+    f: &mut Frame,
+    theme: &Theme,
+    area: Rect,
+    title: &str,
+    title_style: &str,
+    lines: Vec<Line<'static>>,
+) {
     f.render_widget(Clear, area);
     f.render_widget(
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(
             Block::bordered()
-                .title(Span::styled(
-                    " Metadata · esc closes ",
-                    theme.style("ui.title"),
-                ))
+                .title(Span::styled(title.to_string(), theme.style(title_style)))
                 .border_style(theme.style("ui.border.focus")),
         ),
         area,
@@ -1216,16 +1225,5 @@ fn permission(theme: &Theme, f: &mut Frame, req: &super::chat::PermissionRequest
     lines.push(Line::default());
     lines.push(Line::styled("esc rejects once", theme.style("ui.dim")));
     let area = centered(f.area(), 60, lines.len() as u16 + 2);
-    f.render_widget(Clear, area);
-    f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: true }).block(
-            Block::bordered()
-                .title(Span::styled(
-                    " Permission ",
-                    theme.style("permission.title"),
-                ))
-                .border_style(theme.style("ui.border.focus")),
-        ),
-        area,
-    );
+    modal(f, theme, area, " Permission ", "permission.title", lines);
 }
