@@ -345,3 +345,22 @@ fn reference_lists_carry_the_cited_identifiers() {
         assert!(text.contains(id), "survey references lack {id}");
     }
 }
+
+#[test]
+fn a_title_set_on_two_lines_stays_one_paragraph() {
+    let (_dir, files) = demo();
+    let doc = extract_paper(&files, "papers/layoutflow/paper.pdf");
+    let first = &doc.pages[0].text;
+    assert!(
+        first.starts_with("LayoutFlow: Recovering Reading Order from Scholarly\nPDFs\n"),
+        "{}",
+        &first[..first.len().min(120)]
+    );
+    // The larger type of the title is not mistaken for a paragraph gap, but the gap to the
+    // authors still is one.
+    assert!(
+        first.contains("PDFs\n\nInês Carvalho"),
+        "{}",
+        &first[..first.len().min(160)]
+    );
+}

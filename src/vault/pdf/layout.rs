@@ -595,6 +595,9 @@ fn paragraphs(mut lines: Vec<Line>) -> String {
     // Line pitch inside paragraphs is the common case; one delta alone says nothing.
     let typical = (deltas.len() >= 2).then(|| deltas[(deltas.len() - 1) / 2]);
     let left = lines.iter().map(|l| l.x0).fold(f32::INFINITY, f32::min);
+    let mut sizes: Vec<f32> = lines.iter().map(|l| l.size).filter(|s| *s > 0.0).collect();
+    sizes.sort_by(f32::total_cmp);
+    let body_size = sizes.get(sizes.len() / 2).copied().unwrap_or(0.0);
 
     // Paragraph breaks first, so hyphenation never joins across them.
     let mut breaks = vec![false; lines.len()];
@@ -602,7 +605,14 @@ fn paragraphs(mut lines: Vec<Line>) -> String {
         let (p, l) = (&lines[i - 1], &lines[i]);
         let delta = p.y - l.y;
         let size = p.size.max(l.size);
-        let gap_break = match typical {
+        // Lines set larger than the body (a two-line title) are spaced wider in proportion.
+        let same_size = (p.size - l.size).abs() < 0.1 * size;
+        let scale = if same_size && body_size > 0.0 {
+            (size / body_size).max(1.0)
+        } else {
+            1.0
+        };
+        let gap_break = match typical.map(|t| t * scale) {
             Some(t) => delta > 1.45 * t && delta > t + 0.3 * size,
             None => delta > 1.8 * size,
         } || delta < -0.5 * size;
