@@ -242,9 +242,28 @@ impl PaperView {
         }
     }
 
-    /// The section the page belongs to (for the header).
-    pub fn section_of(&self, page: u32) -> Option<&Section> {
-        self.info.sections.iter().rev().find(|s| s.page <= page)
+    /// The section in effect at byte `offset` of `page` (for the header): the last heading of
+    /// this page found above the offset, else the last section begun on an earlier page.
+    pub fn section_at(&self, page: u32, offset: usize) -> Option<&Section> {
+        let mut current = self.info.sections.iter().rev().find(|s| s.page < page);
+        let text = self.text(page).unwrap_or("");
+        let mut from = 0;
+        for s in self.info.sections.iter().filter(|s| s.page == page) {
+            // Headings appear in order, so each is searched after the one before it.
+            match text
+                .get(from..)
+                .and_then(|t| t.find(&s.title))
+                .map(|i| i + from)
+            {
+                Some(at) if at <= offset => {
+                    current = Some(s);
+                    from = at + s.title.len();
+                }
+                Some(_) => break,
+                None => {}
+            }
+        }
+        current
     }
 
     /// Places a pending quote once its page text is here.

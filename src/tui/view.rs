@@ -350,7 +350,11 @@ fn paper(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect, text_area: Rec
     f.render_widget(block, area);
     // Header line: page, label, section, visual mode.
     let mut header = p.page_header();
-    if let Some(s) = p.section_of(p.page).filter(|_| p.kind == EntryKind::Paper) {
+    let at = p.cursor_offset(&p.rows(text_area.width as usize));
+    if let Some(s) = p
+        .section_at(p.page, at)
+        .filter(|_| p.kind == EntryKind::Paper)
+    {
         let num = s
             .number
             .as_deref()
