@@ -1,8 +1,8 @@
 //! Failing agents, as real processes (the built-in agent with its documented test hooks,
 //! `AGENTERO_BUILTIN_FAULT`): a missing command, a refused `initialize`, authentication, a
 //! crash mid-turn, a hang (cancel, then the time limit), one that never connects its MCP
-//! server (fallback), `session/load` when resume is not offered, and a kill of `ask` mid-turn
-//! followed by a restart. Each gives a clear error or the fallback, and the transcript stays
+//! server (fallback), `session/load` when resume is not offered, a kill of `ask` mid-turn
+//! followed by a restart, and an agent that asks permission to write outside the grant. Each gives a clear error or the fallback, and the transcript stays
 //! intact.
 
 mod common;
@@ -29,6 +29,7 @@ fn fixture() -> tempfile::TempDir {
         ("badinit", "init-fail"),
         ("locked", "auth"),
         ("loader", "load-only"),
+        ("asks", "ask-permission"),
     ];
     let mut cfg = String::from("[agents.missing]\ncommand = \"agentero-no-such-agent\"\n\n");
     for (name, fault) in agents {
@@ -326,4 +327,37 @@ fn a_killed_ask_leaves_a_thread_that_loads_and_continues() {
     let t = Thread::open(&vault, &id).unwrap();
     assert!(t.lines.len() > complete);
     assert!(t.warnings.is_empty());
+}
+
+/// `ask` answers the agent's `session/request_permission` with its read-only policy: a write
+/// outside the grant ("edit notes/x.md") is rejected once, the agent says so, and the turn
+/// still ends normally with quoted sources.
+#[test]
+fn asks_read_only_policy_rejects_a_write_outside_the_grant() {
+    let dir = fixture();
+    let v = json(&ask(dir.path(), &["--json", "--agent", "asks", QUESTION]));
+    assert_eq!(v["stopReason"], "end_turn", "{v}");
+    let answer = v["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with("permission: rejected (reject_once)"),
+        "{answer}"
+    );
+    assert!(!answer.contains("permission: allowed"), "{answer}");
+    assert!(answer.contains("From the granted sources"), "{answer}");
+    let sources = v["sources"].as_array().unwrap();
+    assert!(!sources.is_empty(), "{v}");
+    assert!(
+        sources.iter().any(|s| answer.contains(s.as_str().unwrap())),
+        "{v}"
+    );
+    // Nothing was written: the agent only asked.
+    assert!(!dir.path().join("notes/x.md").exists());
+    // The transcript holds the answer that reports the refusal.
+    let vault = Vault::open(dir.path()).unwrap();
+    let t = Thread::open(&vault, v["threadId"].as_str().unwrap()).unwrap();
+    assert!(
+        t.lines.iter().any(
+            |l| matches!(l, Line::Agent { text, .. } if text.contains("permission: rejected"))
+        )
+    );
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use agentero::acp::transcript::{Line, Thread as Transcript};
 use agentero::config::AgentDef;
-use agentero::tui::app::{AgentState, Msg, Pane, PlanPreview};
+use agentero::tui::app::{AgentState, Msg, Overlay, Pane, PlanPreview};
 use agentero::tui::chat::ItemKind;
 use agentero::tui::headless::Headless;
 use agentero::tui::runtime::AgentSetup;
@@ -573,6 +573,107 @@ fn ctrl_x_cancels_a_running_turn() {
         matches!(lines.last(), Some(Line::Error { .. })),
         "{lines:?}"
     );
+}
+
+/// Sends a question with one @-mention through the built-in agent's `ask-permission` test hook,
+/// waits for the permission modal, returns the screen showing it, presses `answer` and returns
+/// the agent's answer once the turn is over.
+fn answer_permission(answer: &str) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let mut h = open_agent_with(
+        dir.path(),
+        &vault,
+        &[("AGENTERO_BUILTIN_FAULT", "ask-permission")],
+    );
+    h.keys("i");
+    h.type_text("What is the reading order of a page? @densesparsepdf");
+    let m = h.app.chat.mention.as_ref().expect("mention popup");
+    assert_eq!(m.items[0].0, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter");
+    // Sent without settling: the turn waits on the modal, so keys() would wait too.
+    let enter = agentero::tui::keymap::Key::parse("enter").unwrap();
+    h.send(Msg::Key(enter.to_event()));
+    assert!(h.app.chat.turn.is_some(), "{}", h.app.status);
+    let asked = h.wait_until(TURN, |a| {
+        matches!(a.overlay, Some(Overlay::Permission { .. }))
+    });
+    assert!(asked, "no permission modal; status: {}", h.app.status);
+    // The turn waits for the user: no answer text yet, the turn still running.
+    assert!(h.app.chat.turn.is_some());
+    let screen = h.render();
+    h.keys(answer);
+    assert!(h.app.overlay.is_none(), "the modal stayed open");
+    let done = h.wait_until(TURN, |a| a.chat.turn.is_none());
+    assert!(done, "the turn did not end in time");
+    h.settle();
+    let t = h.app.chat.thread().unwrap();
+    let errors: Vec<&String> = t
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Error(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let text: String = t
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Agent { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    // The turn went on after the answer: quoted evidence and sources.
+    assert!(text.contains("> \""), "no quoted evidence: {text}");
+    assert!(
+        t.items
+            .iter()
+            .any(|i| matches!(&i.kind, ItemKind::Source(_))),
+        "no sources: {text}"
+    );
+    assert!(!vault.join("notes/x.md").exists());
+    (screen, text)
+}
+
+/// The agent's `session/request_permission` for a write outside the grant becomes the modal
+/// with the four options; `a` allows it once and the agent reports that.
+#[test]
+fn a_permission_request_shows_the_modal_and_a_allows_it() {
+    let (screen, answer) = answer_permission("a");
+    for want in [
+        "Permission",
+        "The agent asks for permission:",
+        "edit notes/x.md",
+        "a  Allow once",
+        "A  Allow always",
+        "r  Reject once",
+        "R  Reject always",
+        "esc rejects once",
+    ] {
+        assert!(screen.contains(want), "{want:?} not on screen:\n{screen}");
+    }
+    assert!(
+        answer.starts_with("permission: allowed (allow_once)"),
+        "{answer}"
+    );
+}
+
+/// `r` and esc reject once, `R` always; the agent reports the rejection and goes on.
+#[test]
+fn a_permission_request_rejected_with_r_or_esc() {
+    for (key, want) in [
+        ("r", "permission: rejected (reject_once)"),
+        ("esc", "permission: rejected (reject_once)"),
+        ("R", "permission: rejected (reject_always)"),
+    ] {
+        let (_, answer) = answer_permission(key);
+        assert!(answer.starts_with(want), "{key}: {answer}");
+    }
 }
 
 /// The sources of a Quick Chat answer, in order.

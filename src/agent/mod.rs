@@ -21,7 +21,11 @@
 //! `crash` (exit after the first chunk of a prompt), `hang` (stop after the first chunk and
 //! ignore `session/cancel`), `no-mcp` (never connect the MCP servers), `init-fail` (refuse
 //! `initialize`), `auth` (require authentication), `load-only` (advertise `loadSession` but
-//! not `resume`).
+//! not `resume`), `ask-permission` (before the first tool call of a prompt, send a real
+//! `session/request_permission` for a write outside any grant — "edit notes/x.md", options
+//! allow_once/allow_always/reject_once/reject_always — wait for the client's answer, start the
+//! answer with `permission: allowed|rejected|cancelled (<option kind>)`, then proceed as usual;
+//! nothing is ever written). Used by `tests/acp_failures.rs` and `tests/tui_keys.rs`.
 
 pub mod answer;
 
@@ -36,11 +40,12 @@ use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthMethodAgent, AvailableCommand, AvailableCommandInput,
     AvailableCommandsUpdate, CancelNotification, Content, ContentBlock, ContentChunk,
     Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    McpServer, McpServerStdio, NewSessionRequest, NewSessionResponse, PromptRequest,
-    PromptResponse, ResumeSessionRequest, ResumeSessionResponse, SessionCapabilities, SessionId,
-    SessionNotification, SessionResumeCapabilities, SessionUpdate, StopReason, TextContent,
-    ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
-    UnstructuredCommandInput,
+    McpServer, McpServerStdio, NewSessionRequest, NewSessionResponse, PermissionOption,
+    PermissionOptionKind, PromptRequest, PromptResponse, RequestPermissionOutcome,
+    RequestPermissionRequest, ResumeSessionRequest, ResumeSessionResponse, SessionCapabilities,
+    SessionId, SessionNotification, SessionResumeCapabilities, SessionUpdate, StopReason,
+    TextContent, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ToolKind, UnstructuredCommandInput,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error as AcpError};
@@ -68,6 +73,7 @@ enum Fault {
     InitFail,
     Auth,
     LoadOnly,
+    AskPermission,
 }
 
 impl Fault {
@@ -79,6 +85,7 @@ impl Fault {
             Ok("init-fail") => Fault::InitFail,
             Ok("auth") => Fault::Auth,
             Ok("load-only") => Fault::LoadOnly,
+            Ok("ask-permission") => Fault::AskPermission,
             _ => Fault::None,
         }
     }
@@ -665,7 +672,17 @@ async fn prompt(
         text: String::new(),
         fault: state.fault,
     };
-    let stop = match answer::slash(&parsed.question) {
+    let slash = answer::slash(&parsed.question);
+    let calls_tools = match &slash {
+        Some(Ok(_)) => client.is_some(),
+        Some(Err(_)) => false,
+        None => client.is_some() && !parsed.prompt_only,
+    };
+    if state.fault == Fault::AskPermission && calls_tools {
+        let outcome = ask_permission(cx, &session).await;
+        reply.say(&format!("permission: {outcome}\n\n"))?;
+    }
+    let stop = match slash {
         Some(Err(msg)) => {
             reply.say(&msg)?;
             StopReason::EndTurn
@@ -698,6 +715,66 @@ async fn prompt(
         },
     );
     Ok(PromptResponse::new(stop))
+}
+
+/// The `ask-permission` test hook: asks the client whether it may edit a note outside any
+/// grant and describes the answer (`allowed (allow_once)`, `rejected (reject_once)`,
+/// `cancelled`, ...). Runs in the prompt's spawned task, never on the dispatch loop, so
+/// waiting for the answer blocks nothing else.
+async fn ask_permission(cx: &ConnectionTo<Client>, session: &Session) -> String {
+    let id = format!("call-{}", session.calls.fetch_add(1, Ordering::SeqCst) + 1);
+    let options = [
+        ("allow-once", "Allow once", PermissionOptionKind::AllowOnce),
+        (
+            "allow-always",
+            "Allow always",
+            PermissionOptionKind::AllowAlways,
+        ),
+        (
+            "reject-once",
+            "Reject once",
+            PermissionOptionKind::RejectOnce,
+        ),
+        (
+            "reject-always",
+            "Reject always",
+            PermissionOptionKind::RejectAlways,
+        ),
+    ];
+    let req = RequestPermissionRequest::new(
+        session.id.clone(),
+        ToolCallUpdate::new(
+            id,
+            ToolCallUpdateFields::new()
+                .title("edit notes/x.md".to_string())
+                .kind(ToolKind::Edit)
+                .status(ToolCallStatus::Pending)
+                .raw_input(json!({"path": "notes/x.md", "text": "test hook: never written"})),
+        ),
+        options
+            .iter()
+            .map(|(id, name, kind)| PermissionOption::new(*id, *name, *kind))
+            .collect(),
+    );
+    match cx.send_request(req).block_task().await {
+        Ok(resp) => match resp.outcome {
+            RequestPermissionOutcome::Selected(sel) => {
+                let kind = options
+                    .iter()
+                    .find(|(id, _, _)| *id == &*sel.option_id.0)
+                    .map(|(_, _, k)| *k);
+                match kind {
+                    Some(PermissionOptionKind::AllowOnce) => "allowed (allow_once)".into(),
+                    Some(PermissionOptionKind::AllowAlways) => "allowed (allow_always)".into(),
+                    Some(PermissionOptionKind::RejectOnce) => "rejected (reject_once)".into(),
+                    Some(PermissionOptionKind::RejectAlways) => "rejected (reject_always)".into(),
+                    _ => format!("unknown option {:?}", sel.option_id.0),
+                }
+            }
+            _ => "cancelled".into(),
+        },
+        Err(e) => format!("failed ({})", e.message),
+    }
 }
 
 fn respond_later<T>(
