@@ -13,6 +13,7 @@ use agentero::tui::headless::Headless;
 use agentero::tui::runtime::AgentSetup;
 use agentero::vault::Vault;
 use agentero::vault::uri::{self, Target};
+use ratatui::crossterm::event::{Event, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 /// Every wait on the agent ends: a turn of the built-in agent takes well under a second.
 const TURN: Duration = Duration::from_secs(60);
@@ -144,6 +145,58 @@ fn start_scans_and_indexes_in_the_background() {
     assert!(!e.title.ends_with(".pdf"), "title: {}", e.title);
     let screen = h.render();
     assert!(screen.contains("Vault"), "{screen}");
+}
+
+fn mouse(h: &mut Headless, kind: MouseEventKind, column: u16, row: u16) {
+    h.send(Msg::Term(Event::Mouse(MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    })));
+    h.settle();
+}
+
+#[test]
+fn mouse_clicks_open_a_vault_entry_and_the_wheel_scrolls_the_paper() {
+    let (_d, mut h) = demo();
+    let path = "papers/reading-machines-survey/paper.pdf";
+    let pos = h
+        .app
+        .browser
+        .visible
+        .iter()
+        .position(|&i| h.app.browser.entries[i].path == path)
+        .unwrap();
+    let a = h.app.areas();
+    // The list starts at the top with the first entry selected: entry `pos` is row `pos`.
+    assert!(pos + 2 < a.vault.height as usize, "{pos}");
+    let (x, y) = (a.vault.x + 3, a.vault.y + 1 + pos as u16);
+    let click = MouseEventKind::Down(MouseButton::Left);
+    mouse(&mut h, click, x, y);
+    assert_eq!(h.app.browser.current().unwrap().path, path);
+    assert!(h.app.paper.is_none());
+    // The second click on the selected entry opens it, like enter.
+    mouse(&mut h, click, x, y);
+    assert_eq!(h.app.focus, Pane::Paper);
+    let p = h.app.paper.as_ref().expect("the paper opened");
+    assert_eq!(p.path, path);
+    assert!(p.loaded);
+    assert_eq!((p.page, p.scroll), (1, 0));
+
+    // The wheel over the paper scrolls it three rows (this page is longer than the pane).
+    let a = h.app.areas();
+    let (px, py) = (a.paper_text.x + 4, a.paper_text.y + 4);
+    mouse(&mut h, MouseEventKind::ScrollDown, px, py);
+    let p = h.app.paper.as_ref().unwrap();
+    assert_eq!((p.page, p.scroll), (1, 3));
+    assert!(p.cursor_row >= 3, "the cursor stays in view");
+    mouse(&mut h, MouseEventKind::ScrollUp, px, py);
+    let p = h.app.paper.as_ref().unwrap();
+    assert_eq!((p.page, p.scroll), (1, 0));
+    // A click on the chat focuses it.
+    mouse(&mut h, click, a.chat.x + 3, a.chat.y + 3);
+    assert_eq!(h.app.focus, Pane::Chat);
 }
 
 #[test]

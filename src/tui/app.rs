@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use ratatui::crossterm::event::{Event, KeyEvent, KeyEventKind};
+use ratatui::crossterm::event::{
+    Event, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind,
+};
 use ratatui::layout::Rect;
 use ratatui_textarea::TextArea;
 
@@ -489,6 +491,7 @@ impl AppState {
                 }
                 Vec::new()
             }
+            Msg::Term(Event::Mouse(m)) => self.on_mouse(m),
             Msg::Term(_) => Vec::new(),
             Msg::Key(k) => self.on_key(k),
             Msg::Scanned(Ok(entries)) => {
@@ -750,6 +753,107 @@ impl AppState {
             page: p.page,
             row: p.cursor_row,
         })
+    }
+
+    /// The mouse, a bonus on top of the keyboard: the wheel scrolls the pane under the
+    /// pointer, a left click focuses it and selects (or, selected already, opens) the vault
+    /// entry or chat source there. Overlays and the Quick Chat popup are keyboard-only.
+    fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+        use super::mouse::{Hit, WHEEL_ROWS};
+        if self.overlay.is_some() || self.quick.is_some() {
+            return Vec::new();
+        }
+        let hit = super::mouse::hit(self, m.column, m.row);
+        match m.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                let down = m.kind == MouseEventKind::ScrollDown;
+                match hit {
+                    Hit::Vault(_) => {
+                        let d = WHEEL_ROWS as isize;
+                        self.browser.move_by(if down { d } else { -d });
+                    }
+                    Hit::Paper => return self.wheel_paper(down),
+                    Hit::Chat(_) => {
+                        let s = &mut self.chat.scroll_from_end;
+                        *s = if down {
+                            s.saturating_sub(WHEEL_ROWS)
+                        } else {
+                            *s + WHEEL_ROWS
+                        };
+                    }
+                    Hit::Outside => {}
+                }
+                Vec::new()
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                let Some(pane) = hit.pane() else {
+                    return Vec::new();
+                };
+                let was = self.focus;
+                self.focus = pane;
+                let mut fx = match hit {
+                    Hit::Vault(Some(i)) if was == Pane::Vault && self.browser.selected == i => {
+                        return self.dispatch_vault(Action::Open, 1, None);
+                    }
+                    Hit::Vault(Some(i)) => {
+                        self.browser.selected = i;
+                        Vec::new()
+                    }
+                    Hit::Chat(Some(i)) => {
+                        if self
+                            .chat
+                            .thread()
+                            .and_then(|t| t.items.get(i))
+                            .is_some_and(|item| item.selectable())
+                        {
+                            self.chat.selected = Some(i);
+                        }
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
+                };
+                if was != pane {
+                    match pane {
+                        Pane::Vault => fx.push(Effect::Scan),
+                        Pane::Chat => fx.extend(self.plan_effect()),
+                        Pane::Paper => {}
+                    }
+                }
+                fx
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The wheel over the paper: three rows, the cursor kept in view; past the page's edge,
+    /// the next or previous page.
+    fn wheel_paper(&mut self, down: bool) -> Vec<Effect> {
+        use super::mouse::WHEEL_ROWS;
+        let (pw, ph) = self.paper_viewport();
+        let Some(p) = self.paper.as_mut() else {
+            return Vec::new();
+        };
+        let h = ph.max(1);
+        let rows = p.rows(pw).len();
+        let max = rows.saturating_sub(h);
+        if down && p.scroll >= max && p.page < p.page_count() {
+            return self.dispatch_paper(Action::NextPage, 1, None, pw, ph);
+        }
+        if !down && p.scroll == 0 && p.page > 1 {
+            // From the top row half a page up goes to the end of the previous page.
+            p.cursor_row = 0;
+            return self.dispatch_paper(Action::HalfPageUp, 1, None, pw, ph);
+        }
+        p.scroll = if down {
+            (p.scroll + WHEEL_ROWS).min(max)
+        } else {
+            p.scroll.saturating_sub(WHEEL_ROWS)
+        };
+        p.cursor_row = p
+            .cursor_row
+            .clamp(p.scroll, p.scroll + h - 1)
+            .min(rows.saturating_sub(1));
+        Vec::new()
     }
 
     fn paper_viewport(&self) -> (usize, usize) {

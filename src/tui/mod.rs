@@ -12,6 +12,7 @@ pub mod headless;
 pub mod keymap;
 pub mod markdown;
 pub mod mention;
+pub mod mouse;
 pub mod paper;
 pub mod runtime;
 pub mod text;

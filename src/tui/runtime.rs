@@ -733,13 +733,45 @@ impl Runner {
     }
 }
 
-/// Restores the terminal when the loop ends by any path (ratatui's panic hook covers panics).
+/// Restores the terminal when the loop ends by any path (ratatui's panic hook covers panics,
+/// [`init_terminal`]'s hook the mouse).
 struct RestoreGuard;
 
 impl Drop for RestoreGuard {
     fn drop(&mut self) {
-        ratatui::restore();
+        restore_terminal();
     }
+}
+
+/// `ratatui::init` with mouse capture (scrolling and clicking are a bonus on the keyboard).
+fn init_terminal() -> ratatui::DefaultTerminal {
+    let t = ratatui::init();
+    let _ = ratatui::crossterm::execute!(
+        std::io::stdout(),
+        ratatui::crossterm::event::EnableMouseCapture
+    );
+    t
+}
+
+/// `ratatui::restore` after giving the mouse back.
+fn restore_terminal() {
+    let _ = ratatui::crossterm::execute!(
+        std::io::stdout(),
+        ratatui::crossterm::event::DisableMouseCapture
+    );
+    ratatui::restore();
+}
+
+/// On a panic the mouse is given back too (ratatui's hook restores the rest).
+fn mouse_panic_hook() {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = ratatui::crossterm::execute!(
+            std::io::stdout(),
+            ratatui::crossterm::event::DisableMouseCapture
+        );
+        prev(info);
+    }));
 }
 
 /// Wake-ups of the app loop (a message arrived or the frame timer fired), for the idle
@@ -755,7 +787,8 @@ pub async fn run_terminal(
     runner: Runner,
     rx: UnboundedReceiver<Msg>,
 ) -> anyhow::Result<()> {
-    let mut terminal = ratatui::init();
+    let mut terminal = init_terminal();
+    mouse_panic_hook();
     let _guard = RestoreGuard;
     let size = terminal.size()?;
     app.size = (size.width, size.height);
@@ -773,7 +806,7 @@ pub async fn run_terminal(
         })?;
     run_loop(app, &theme, &runner, rx, &mut terminal, &mut |t| {
         suspend()?;
-        *t = ratatui::init();
+        *t = init_terminal();
         t.clear()?;
         Ok(())
     })
@@ -852,7 +885,7 @@ where
 
 /// ctrl-z: give the terminal back, stop until `fg`, then take it again.
 fn suspend() -> anyhow::Result<()> {
-    ratatui::restore();
+    restore_terminal();
     // SIGTSTP to ourselves via kill(1): std has no raise(), and the job-control shell then
     // sees us stopped exactly as with a ctrl-z in cooked mode.
     let pid = std::process::id().to_string();

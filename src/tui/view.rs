@@ -272,10 +272,7 @@ fn vault(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
         return;
     }
     let h = inner.height as usize;
-    let start = b
-        .selected
-        .saturating_sub(h.saturating_sub(1).min(h / 2))
-        .min(b.visible.len().saturating_sub(h));
+    let start = vault_start(b, h);
     let w = inner.width as usize;
     let lines: Vec<Line> = b.visible[start..]
         .iter()
@@ -317,6 +314,13 @@ fn vault(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
         })
         .collect();
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The first visible entry of the vault list `h` rows high: the selection stays in view.
+pub fn vault_start(b: &super::browser::Browser, h: usize) -> usize {
+    b.selected
+        .saturating_sub(h.saturating_sub(1).min(h / 2))
+        .min(b.visible.len().saturating_sub(h))
 }
 
 fn paper(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect, text_area: Rect) {
@@ -586,21 +590,7 @@ fn thread_lines(
     h: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line<'static>> = Vec::new();
-    if t.items.is_empty() {
-        return lines;
-    }
-    // Which item must be visible: the selection, else the end.
-    let anchor = selected.unwrap_or(t.items.len() - 1);
-    let mut budget = h + scroll_from_end;
-    let mut blocks: Vec<Vec<Line<'static>>> = Vec::new();
-    let last = if selected.is_some() {
-        (anchor + 3).min(t.items.len() - 1)
-    } else {
-        t.items.len() - 1
-    };
-    for i in (0..=last).rev() {
-        let item = &t.items[i];
+    thread_rows(t, selected, scroll_from_end, h, &mut |i, item| {
         let mut l = item_lines(item, theme, w);
         if Some(i) == selected {
             let sel = theme.style(match item.kind {
@@ -611,9 +601,67 @@ fn thread_lines(
                 *first = first.clone().patch_style(sel);
             }
         }
+        l
+    })
+    .into_iter()
+    .map(|(l, _)| l)
+    .collect()
+}
+
+/// Which item each visible line of the thread belongs to (`None`: a separator), the same
+/// walk as the view's: the mouse's hit-testing.
+pub fn thread_line_items(
+    t: &super::chat::Thread,
+    selected: Option<usize>,
+    scroll_from_end: usize,
+    w: usize,
+    h: usize,
+) -> Vec<Option<usize>> {
+    // Line counts do not depend on the styles: without the view's cache, a plain theme.
+    let plain = Theme::default();
+    thread_rows(t, selected, scroll_from_end, h, &mut |_, item| {
+        if let Some((cw, exp, lines)) = item.cache.borrow().as_ref()
+            && *cw == w
+            && *exp == item.expanded
+        {
+            return lines.clone();
+        }
+        render_item(item, &plain, w)
+    })
+    .into_iter()
+    .map(|(_, i)| i)
+    .collect()
+}
+
+fn thread_rows(
+    t: &super::chat::Thread,
+    selected: Option<usize>,
+    scroll_from_end: usize,
+    h: usize,
+    lines_of: &mut dyn FnMut(usize, &Item) -> Vec<Line<'static>>,
+) -> Vec<(Line<'static>, Option<usize>)> {
+    let mut lines: Vec<(Line<'static>, Option<usize>)> = Vec::new();
+    if t.items.is_empty() {
+        return lines;
+    }
+    // Which item must be visible: the selection, else the end.
+    let anchor = selected.unwrap_or(t.items.len() - 1);
+    let mut budget = h + scroll_from_end;
+    let mut blocks: Vec<Vec<(Line<'static>, Option<usize>)>> = Vec::new();
+    let last = if selected.is_some() {
+        (anchor + 3).min(t.items.len() - 1)
+    } else {
+        t.items.len() - 1
+    };
+    for i in (0..=last).rev() {
+        let item = &t.items[i];
+        let mut l: Vec<(Line<'static>, Option<usize>)> = lines_of(i, item)
+            .into_iter()
+            .map(|l| (l, Some(i)))
+            .collect();
         let separate = matches!(item.kind, ItemKind::User { .. } | ItemKind::Agent { .. });
         if separate {
-            l.insert(0, Line::default());
+            l.insert(0, (Line::default(), None));
         }
         let n = l.len();
         blocks.push(l);
@@ -625,7 +673,7 @@ fn thread_lines(
     for b in blocks.into_iter().rev() {
         lines.extend(b);
     }
-    while lines.first().is_some_and(|l| l.width() == 0) {
+    while lines.first().is_some_and(|(l, _)| l.width() == 0) {
         lines.remove(0);
     }
     let skip = lines.len().saturating_sub(h + scroll_from_end);
@@ -640,7 +688,13 @@ fn item_lines(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     {
         return lines.clone();
     }
-    let lines = match &item.kind {
+    let lines = render_item(item, theme, width);
+    *item.cache.borrow_mut() = Some((width, item.expanded, lines.clone()));
+    lines
+}
+
+fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    match &item.kind {
         ItemKind::User { text, chips } => {
             let mut l = vec![Line::styled("you", theme.style("chat.user"))];
             if !chips.is_empty() {
@@ -745,9 +799,20 @@ fn item_lines(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             Style::default(),
         ),
         ItemKind::Notice(n) => vec![Line::styled(truncate(n, width), theme.style("chat.notice"))],
-    };
-    *item.cache.borrow_mut() = Some((width, item.expanded, lines.clone()));
-    lines
+    }
+}
+
+/// The chat pane's inside: status line, messages, chips and the input.
+pub fn chat_areas(c: &super::app::ChatState, inner: Rect) -> [Rect; 4] {
+    let input_h = (c.input.lines().len() as u16 + 2).clamp(3, 6);
+    let chips_h = if c.chips.is_empty() { 0 } else { 1 };
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(chips_h),
+        Constraint::Length(input_h),
+    ])
+    .areas(inner)
 }
 
 fn chat(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
@@ -766,15 +831,8 @@ fn chat(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
     );
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let input_h = (c.input.lines().len() as u16 + 2).clamp(3, 6);
     let chips_h = if c.chips.is_empty() { 0 } else { 1 };
-    let [status_a, msgs_a, chips_a, input_a] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(1),
-        Constraint::Length(chips_h),
-        Constraint::Length(input_h),
-    ])
-    .areas(inner);
+    let [status_a, msgs_a, chips_a, input_a] = chat_areas(c, inner);
     // Status line: agent · mode · grant · fingerprint · tools · session.
     let status = match (
         &c.agent,
