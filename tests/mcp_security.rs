@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use agentero::context::budget::Budget;
@@ -14,10 +13,8 @@ use agentero::context::grant;
 use agentero::context::{ContextRequest, plan};
 use agentero::vault::Vault;
 use agentero::vault::indexer::{IndexOptions, index_vault};
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
 const SECRET_OUT: &str = "TOPSECRET-OUTSIDE-7f3a";
@@ -27,15 +24,7 @@ const SECRET_HIDDEN: &str = "TOPSECRET-HIDDEN-55d0";
 type Client = RunningService<RoleClient, ()>;
 
 async fn connect(grant_path: &Path) -> Client {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agentero"));
-    cmd.arg("--agentero-context-mcp")
-        .arg(grant_path)
-        .kill_on_drop(true);
-    let (transport, _stderr) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    ().serve(transport).await.unwrap()
+    common::mcp_client(grant_path).await
 }
 
 async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {

@@ -5,7 +5,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use agentero::context::budget::Budget;
@@ -13,10 +12,9 @@ use agentero::context::grant::{self, Grant, GrantFiles};
 use agentero::context::{ContextRequest, plan};
 use agentero::vault::Vault;
 use agentero::vault::indexer::{IndexOptions, index_vault};
+use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -77,17 +75,7 @@ fn fixture(mentions: &[&str], budget: Budget) -> Fixture {
 type Client = RunningService<RoleClient, ()>;
 
 async fn connect(grant_path: &Path) -> Client {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agentero"));
-    cmd.arg("--agentero-context-mcp")
-        .arg(grant_path)
-        .kill_on_drop(true);
-    let (transport, _stderr) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the server starts");
-    ().serve(transport)
-        .await
-        .expect("the MCP handshake succeeds")
+    common::mcp_client(grant_path).await
 }
 
 async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {

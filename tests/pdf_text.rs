@@ -1,6 +1,8 @@
 //! Page-text extraction: small PDFs built here with lopdf, and (with `AGENTERO_CORPUS` set) the
 //! real corpus compared word by word against poppler's `pdftotext`.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -581,17 +583,10 @@ const MAY_FAIL: &str = "sample-title-with-forced-linebreak";
 
 #[test]
 fn corpus_matches_pdftotext() {
-    let Some(root) = std::env::var_os("AGENTERO_CORPUS") else {
-        eprintln!("AGENTERO_CORPUS is not set: skipping the corpus comparison with pdftotext");
+    let Some(root) = common::corpus() else {
         return;
     };
-    let root = PathBuf::from(root);
     let papers = root.join("papers");
-    assert!(
-        papers.is_dir(),
-        "AGENTERO_CORPUS={} has no papers/ folder",
-        root.display()
-    );
     assert!(
         Command::new("pdftotext").arg("-v").output().is_ok(),
         "pdftotext is missing: install poppler-utils (apt-get install poppler-utils) to run the corpus test"
@@ -706,17 +701,10 @@ fn corpus_matches_pdftotext() {
 /// two columns: the columns must still be read one after the other.
 #[test]
 fn corpus_columns_below_a_full_width_header_are_read_in_order() {
-    let Some(root) = std::env::var_os("AGENTERO_CORPUS") else {
-        eprintln!("AGENTERO_CORPUS is not set: skipping the corpus reading-order check");
+    let Some(root) = common::corpus() else {
         return;
     };
-    let root = PathBuf::from(root);
     let papers = root.join("papers");
-    assert!(
-        papers.is_dir(),
-        "AGENTERO_CORPUS={} has no papers/ folder",
-        root.display()
-    );
     let path = papers.join("manuscript-title-with-forced-linebreak/paper.pdf");
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let doc = extract(&bytes, limits()).expect("extract apssamp");

@@ -62,6 +62,25 @@ pub fn agentero(args: &[&str], cwd: &Path) -> Output {
         .expect("the agentero binary runs")
 }
 
+/// An rmcp client connected to the real binary serving `agentero-context` for `grant`
+/// (stderr piped, so the server's logs never reach the test output; killed on drop).
+pub async fn mcp_client(
+    grant: &Path,
+) -> rmcp::service::RunningService<rmcp::service::RoleClient, ()> {
+    use rmcp::ServiceExt;
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agentero"));
+    cmd.arg("--agentero-context-mcp")
+        .arg(grant)
+        .kill_on_drop(true);
+    let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    ().serve(transport)
+        .await
+        .expect("the MCP handshake succeeds")
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
