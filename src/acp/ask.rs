@@ -34,6 +34,7 @@
 //! | `attached` | the agent attached the context server (absent when none was offered) |
 //! | `notices` | messages about the session (e.g. the attachment fallback) |
 //! | `agent` | the agent's name |
+//! | `timing` | milliseconds: `planMs`, `agentStartMs` (start + `initialize`), `hostMs` (grant and thread bookkeeping), `promptSentMs`, `firstChunkMs`, `totalMs` (the turn) |
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -171,8 +172,12 @@ pub async fn ask(
         }
     };
     let timeout = Duration::from_secs(opts.timeout_secs.unwrap_or(config.turn_timeout_secs).max(1));
+    let t_plan = std::time::Instant::now();
     let spec = TurnSpec::planned(vault, request, exe.to_path_buf(), timeout);
+    let plan_ms = t_plan.elapsed().as_secs_f64() * 1e3;
+    let t_start = std::time::Instant::now();
     let mut agent = AgentProcess::start(&def, &vault.state_dir()).await?;
+    let start_ms = t_start.elapsed().as_secs_f64() * 1e3;
     // A one-shot process never uses a refill.
     agent.auto_refill = false;
     if remote && def.warm_pool > 0 {
@@ -236,6 +241,8 @@ pub async fn ask(
     if opts.json {
         let mut doc = serde_json::to_value(&outcome)?;
         doc["agent"] = json!(def.name);
+        doc["timing"]["planMs"] = json!(plan_ms);
+        doc["timing"]["agentStartMs"] = json!(start_ms);
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
         writeln!(out)?;

@@ -230,6 +230,7 @@ impl ToolSession {
 
     /// Runs one tool call against the current grant.
     pub fn call(&mut self, tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
+        let started = std::time::Instant::now();
         if !super::TOOL_NAMES.contains(&tool) {
             return Err(ToolError::new(
                 "unknown_tool",
@@ -270,6 +271,7 @@ impl ToolSession {
             args_digest: digest,
             citation_uris: out.citation_uris.clone(),
             chars: chars as u64,
+            micros: started.elapsed().as_micros() as u64,
         };
         if let Err(e) = grant::append_usage(&self.files.usage(), &line) {
             // Unrecorded output would escape the turn's budget and its list of sources.
