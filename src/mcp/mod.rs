@@ -170,6 +170,9 @@ pub fn run(grant_path: &Path) -> anyhow::Result<()> {
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // Tool calls run on the blocking pool, which takes this size too: a generous stack is
+        // a second line of defence behind the bounds on query nesting and JSON depth.
+        .thread_stack_size(8 << 20)
         .enable_all()
         .build()?;
     let result = runtime.block_on(serve_stdio(grant_path));

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::query_grammar::{self, UserInputAst, UserInputLeaf, UserInputLiteral};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
     TextOptions, Value,
@@ -261,14 +262,33 @@ impl SearchIndex {
 
     fn parse(&self, query: &str, lenient: bool) -> Result<Box<dyn Query>, IndexError> {
         let f = &self.fields;
+        // The grammar and every pass over the parsed query recurse once per parenthesis: bound
+        // the nesting before tantivy sees it, so no query can overflow a thread's stack.
+        let depth = nesting_depth(query);
+        let flattened;
+        let query = if depth <= MAX_QUERY_NESTING {
+            query
+        } else if lenient {
+            flattened = query.replace(['(', ')'], " ");
+            flattened.as_str()
+        } else {
+            return Err(IndexError::BadQuery(format!(
+                "parentheses are nested {depth} deep; at most {MAX_QUERY_NESTING} levels are accepted"
+            )));
+        };
         let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.authors, f.text]);
         parser.set_field_boost(f.title, 2.0);
         parser.set_field_boost(f.authors, 1.5);
         if lenient {
-            Ok(parser.parse_query_lenient(query).0)
+            let (ast, _) = query_grammar::parse_query_lenient(query);
+            let ast = searchable_fields_only(ast, true).map_err(IndexError::BadQuery)?;
+            Ok(parser.build_query_from_user_input_ast_lenient(ast).0)
         } else {
+            let ast = query_grammar::parse_query(query)
+                .map_err(|_| IndexError::BadQuery(format!("syntax error in {query:?}")))?;
+            let ast = searchable_fields_only(ast, false).map_err(IndexError::BadQuery)?;
             parser
-                .parse_query(query)
+                .build_query_from_user_input_ast(ast)
                 .map_err(|e| IndexError::BadQuery(e.to_string()))
         }
     }
@@ -493,6 +513,100 @@ pub struct StoredDoc {
     pub sha256: String,
 }
 
+/// The fields a query may name (`author:` is accepted for `authors:`). The others (path, dir,
+/// kind, sha256, …) are bookkeeping: naming them either fails inside tantivy or reaches past
+/// what a reader means to search.
+const QUERY_FIELDS: &[&str] = &["title", "authors", "text"];
+
+fn query_field(name: &str) -> Option<&'static str> {
+    let name = if name == "author" { "authors" } else { name };
+    QUERY_FIELDS.iter().copied().find(|f| *f == name)
+}
+
+/// Checks every field a parsed query names. Strict: an unknown field is an error that lists
+/// the searchable ones. Lenient: a literal on an unknown field searches the default fields,
+/// anything else on one becomes the field's name as a word.
+fn searchable_fields_only(ast: UserInputAst, lenient: bool) -> Result<UserInputAst, String> {
+    let unknown = |f: &str| {
+        format!(
+            "cannot search the field {f:?}; the searchable fields are {}",
+            QUERY_FIELDS.join(", ")
+        )
+    };
+    let word = |f: String| {
+        UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(UserInputLiteral {
+            field_name: None,
+            phrase: f,
+            delimiter: query_grammar::Delimiter::None,
+            slop: 0,
+            prefix: false,
+        })))
+    };
+    Ok(match ast {
+        UserInputAst::Clause(clauses) => UserInputAst::Clause(
+            clauses
+                .into_iter()
+                .map(|(o, a)| searchable_fields_only(a, lenient).map(|a| (o, a)))
+                .collect::<Result<_, _>>()?,
+        ),
+        UserInputAst::Boost(a, b) => {
+            UserInputAst::Boost(Box::new(searchable_fields_only(*a, lenient)?), b)
+        }
+        UserInputAst::Leaf(leaf) => {
+            let named = match &*leaf {
+                UserInputLeaf::Literal(l) => l.field_name.clone(),
+                UserInputLeaf::Range { field, .. }
+                | UserInputLeaf::Set { field, .. }
+                | UserInputLeaf::Regex { field, .. } => field.clone(),
+                // `field:*` needs a fast field, and no searchable field is one.
+                UserInputLeaf::Exists { field } if !lenient => {
+                    return Err(format!(
+                        "`{field}:*` (any value) cannot be searched; search for words instead"
+                    ));
+                }
+                UserInputLeaf::Exists { field } => return Ok(word(field.clone())),
+                UserInputLeaf::All => None,
+            };
+            match named {
+                None => UserInputAst::Leaf(leaf),
+                Some(f) => match (query_field(&f), *leaf) {
+                    (Some(known), UserInputLeaf::Literal(mut l)) => {
+                        l.field_name = Some(known.to_string());
+                        UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(l)))
+                    }
+                    (Some(_), other) => UserInputAst::Leaf(Box::new(other)),
+                    (None, _) if !lenient => return Err(unknown(&f)),
+                    (None, UserInputLeaf::Literal(mut l)) => {
+                        l.field_name = None;
+                        UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(l)))
+                    }
+                    (None, _) => word(f),
+                },
+            }
+        }
+    })
+}
+
+/// Deepest parenthesis nesting a query may have (see [`nesting_depth`]).
+pub const MAX_QUERY_NESTING: usize = 24;
+
+/// How deep `(` nest in `query`, counted without regard to quotes or escapes (an unclosed
+/// quote or a `\(` must not hide a nesting from the bound): an over-estimate, never less.
+pub fn nesting_depth(query: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for c in query.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 /// Scores are shown with three decimals; ordering uses the same rounding, so two cards that
 /// look equal are ordered by path and page.
 fn round_score(score: f32) -> f32 {
@@ -600,6 +714,97 @@ pub fn shorten(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tiny_index(dir: &Path) -> SearchIndex {
+        let index = SearchIndex::create(dir).unwrap();
+        let mut w = index.writer().unwrap();
+        index
+            .add(
+                &w,
+                &IndexDoc {
+                    path: "notes/a.md",
+                    kind: EntryKind::File,
+                    title: "A",
+                    authors: "",
+                    carries_title: true,
+                    page: None,
+                    page_label: None,
+                    lines: Some((1, 1)),
+                    text: "nested parentheses everywhere",
+                    sha256: "0",
+                },
+            )
+            .unwrap();
+        w.commit().unwrap();
+        index.reload().unwrap();
+        index
+    }
+
+    #[test]
+    fn only_the_searchable_fields_can_be_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = tiny_index(dir.path());
+        let strict = SearchOptions::default();
+        let lenient = SearchOptions {
+            lenient: true,
+            ..SearchOptions::default()
+        };
+        for q in [
+            "sha256:*",
+            "path:notes",
+            "kind:file",
+            "text:*",
+            "dir:notes AND nested",
+        ] {
+            match index.search(q, &strict) {
+                Err(IndexError::BadQuery(m)) => assert!(!m.is_empty()),
+                other => panic!("{q}: {other:?}"),
+            }
+            assert!(index.search(q, &lenient).is_ok(), "{q}");
+        }
+        // Lenient: a literal on a bookkeeping field is a plain word.
+        assert_eq!(index.search("path:nested", &lenient).unwrap().len(), 1);
+        assert_eq!(index.search("text:nested", &strict).unwrap().len(), 1);
+        assert_eq!(index.search("title:a", &strict).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn deeply_nested_queries_are_bounded_not_recursed() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = tiny_index(dir.path());
+        let deep = format!("{}parentheses{}", "(".repeat(5000), ")".repeat(5000));
+        let unclosed = format!("{}parentheses", "(-".repeat(3000));
+        // A small stack: without the bound, these overflow it and abort the process.
+        let found = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(256 << 10)
+                .spawn_scoped(s, || {
+                    let lenient = SearchOptions {
+                        lenient: true,
+                        ..SearchOptions::default()
+                    };
+                    let a = index.search(&deep, &lenient).unwrap();
+                    let b = index.search(&unclosed, &lenient).unwrap();
+                    let strict = index.search(&deep, &SearchOptions::default());
+                    (a.len(), b.len(), strict.err().map(|e| e.to_string()))
+                })
+                .unwrap()
+                .join()
+                .unwrap()
+        });
+        assert_eq!(found.0, 1, "the lenient search still finds the word");
+        assert!(found.2.unwrap().contains("nested 5000 deep"));
+        let shallow = format!("{}parentheses{}", "(".repeat(5), ")".repeat(5));
+        assert_eq!(
+            index
+                .search(&shallow, &SearchOptions::default())
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(nesting_depth("a (b (c) d) (e)"), 2);
+        assert_eq!(nesting_depth(")))((("), 3);
+    }
 
     #[test]
     fn marks_and_orders() {
