@@ -85,8 +85,26 @@ impl Piece {
     }
 }
 
+/// The longest `quote` (excerpt mode) or `section` accepted: locating a passage needs a
+/// distinctive sentence, and the search for it grows with its length.
+pub const MAX_QUOTE_CHARS: usize = 2000;
+
 pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
+    let section_len = match &a.section {
+        Some(Value::String(t)) => t.chars().count(),
+        _ => 0,
+    };
+    if a.quote
+        .as_deref()
+        .map_or(0, |q| q.chars().count())
+        .max(section_len)
+        > MAX_QUOTE_CHARS
+    {
+        return Err(ToolError::bad_args(format!(
+            "`quote` and `section` take at most {MAX_QUOTE_CHARS} characters; quote a shorter, distinctive passage"
+        )));
+    }
     let target = access::authorize(&ctx.grant, &ctx.vault, &a.path)?;
     let mode = a.mode.unwrap_or(match (target.page, target.lines) {
         (Some(_), _) => Mode::Page,
@@ -579,6 +597,11 @@ fn read_file(
             "section mode reads papers; for a file use excerpt, region or full",
         )),
         Mode::Region | Mode::Full => {
+            if let Some(s) = a.start.filter(|&s| s > total as u64) {
+                return Err(ToolError::bad_args(format!(
+                    "line {s} does not exist; the file has {total} lines"
+                )));
+            }
             let (from, to) = match mode {
                 Mode::Region => {
                     let from = a
@@ -589,7 +612,7 @@ fn read_file(
                         .max(1);
                     let to = a
                         .end
-                        .map(|e| e as u32)
+                        .map(|e| e.min(u32::MAX as u64) as u32)
                         .or(t.lines.map(|l| l.1))
                         .unwrap_or(total);
                     (from, to)

@@ -26,6 +26,13 @@ struct Args {
     paths: Option<Vec<String>>,
 }
 
+/// The longest query accepted: a few sentences. Longer ones cost the parser and the scorer
+/// without finding anything better.
+pub const MAX_QUERY_CHARS: usize = 4000;
+
+/// Entries of `paths` accepted in one call.
+const MAX_PATHS: usize = 256;
+
 /// Files walked inside granted directories at most per call.
 const WALK_LIMIT: usize = 20_000;
 
@@ -40,6 +47,16 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     let query = a.query.trim();
     if query.is_empty() {
         return Err(ToolError::bad_args("`query` is empty"));
+    }
+    if query.chars().count() > MAX_QUERY_CHARS {
+        return Err(ToolError::bad_args(format!(
+            "`query` is too long; at most {MAX_QUERY_CHARS} characters (search for a few distinctive words)"
+        )));
+    }
+    if a.paths.as_ref().is_some_and(|p| p.len() > MAX_PATHS) {
+        return Err(ToolError::bad_args(format!(
+            "`paths` names too many sources; at most {MAX_PATHS}"
+        )));
     }
     let budget = ctx.grant.budget;
     let limit = a.limit.map_or(budget.search_cards, |l| {
