@@ -106,6 +106,7 @@ pub struct ToolSession {
     papers: HashMap<(String, u64, i128), Arc<PaperData>>,
     library: Option<Arc<Library>>,
     meter: UsageMeter,
+    seals: access::Seals,
 }
 
 /// Per-call view handed to the tools.
@@ -131,6 +132,7 @@ impl ToolSession {
             papers: HashMap::new(),
             library: None,
             meter: UsageMeter::default(),
+            seals: access::Seals::default(),
         }
     }
 
@@ -205,6 +207,29 @@ impl ToolSession {
             self.index_for = Some(st);
         }
         self.index.as_ref()
+    }
+
+    /// Resolves a tool's path argument against the grant ([`access::authorize`]) and checks
+    /// that a granted source still has the content the grant names.
+    pub fn authorize(&mut self, ctx: &Ctx, raw: &str) -> Result<Target, ToolError> {
+        let target = access::authorize(&ctx.grant, &ctx.vault, raw)?;
+        let catalog = self.catalog(&ctx.vault);
+        self.seals.check(&target, &catalog)?;
+        Ok(target)
+    }
+
+    /// A granted text file's content, refused when the bytes read are not the granted ones
+    /// (closing the window between the check in [`ToolSession::authorize`] and the read).
+    pub fn read_text(&mut self, target: &Target) -> Result<String, ToolError> {
+        let bytes = std::fs::read(&target.abs)
+            .map_err(|_| ToolError::new("unreadable", "the file cannot be read"))?;
+        if let Some(want) = &target.granted_sha
+            && crate::vault::fsutil::sha256_hex(&bytes) != *want
+        {
+            return Err(access::changed_since_grant(&target.rel));
+        }
+        String::from_utf8(bytes)
+            .map_err(|_| ToolError::new("unreadable", "the file cannot be read as UTF-8 text"))
     }
 
     /// Runs one tool call against the current grant.
@@ -287,7 +312,8 @@ impl ToolSession {
                             && e.status != crate::vault::Status::Failed
                     })
                     .map(|e| (p.clone(), e.sha256.clone()))
-            });
+            })
+            .filter(|(_, sha)| target.granted_sha.as_ref().is_none_or(|g| g == sha));
         let mut data = None;
         if let Some((indexed_path, sha)) = fresh
             && let Some(record) = vault.record(&sha)
@@ -312,6 +338,9 @@ impl ToolSession {
                 let bytes = std::fs::read(&target.abs)
                     .map_err(|_| ToolError::new("unreadable", "the paper cannot be read"))?;
                 let sha = crate::vault::fsutil::sha256_hex(&bytes);
+                if target.granted_sha.as_ref().is_some_and(|g| *g != sha) {
+                    return Err(access::changed_since_grant(&target.rel));
+                }
                 let (mut record, pages) = crate::vault::extract::extract_paper(
                     &target.abs,
                     &target.rel,

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::access::{self, Target};
+use super::access::Target;
 use super::{
     Ctx, PaperData, ToolError, ToolOutput, ToolSession, byte_of_char, floor_boundary, parse_args,
 };
@@ -105,7 +105,7 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
             "`quote` and `section` take at most {MAX_QUOTE_CHARS} characters; quote a shorter, distinctive passage"
         )));
     }
-    let target = access::authorize(&ctx.grant, &ctx.vault, &a.path)?;
+    let target = s.authorize(ctx, &a.path)?;
     let mode = a.mode.unwrap_or(match (target.page, target.lines) {
         (Some(_), _) => Mode::Page,
         (None, Some(_)) => Mode::Region,
@@ -128,9 +128,7 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
             (title, read_paper(&target, &paper, mode, &a, limit)?)
         }
         EntryKind::File => {
-            let text = std::fs::read_to_string(&target.abs).map_err(|_| {
-                ToolError::new("unreadable", "the file cannot be read as UTF-8 text")
-            })?;
+            let text = s.read_text(&target)?;
             (
                 textfile::title(&target.rel, &text),
                 read_file(&target, &text, mode, &a, limit)?,

@@ -63,17 +63,25 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
         (l as usize).clamp(1, budget.search_cards)
     });
     // Roots: the `paths` filter (each one must be granted) or every granted source.
+    // A granted source that changed since the grant is an error when named in `paths`, and
+    // otherwise left out and listed in the result.
+    let mut changed = Vec::new();
     let roots: Vec<Target> = match &a.paths {
         Some(paths) if !paths.is_empty() => paths
             .iter()
-            .map(|p| access::authorize(&ctx.grant, &ctx.vault, p))
+            .map(|p| s.authorize(ctx, p))
             .collect::<Result<_, _>>()?,
-        _ => ctx
-            .grant
-            .sources
-            .iter()
-            .filter_map(|src| access::authorize(&ctx.grant, &ctx.vault, &src.path).ok())
-            .collect(),
+        _ => {
+            let mut roots = Vec::new();
+            for src in &ctx.grant.sources {
+                match s.authorize(ctx, &src.path) {
+                    Ok(t) => roots.push(t),
+                    Err(e) if e.code == "changed_since_grant" => changed.push(src.path.clone()),
+                    Err(_) => {}
+                }
+            }
+            roots
+        }
     };
     let catalog = s.catalog(&ctx.vault);
     let plan = plan(&ctx.vault, &catalog, &ctx.grant, &roots);
@@ -109,7 +117,7 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     let mut stale = plan.stale;
     if s.index(&ctx.vault).is_none() {
         for rel in &plan.indexed {
-            if let Ok(t) = access::authorize(&ctx.grant, &ctx.vault, rel) {
+            if let Ok(t) = s.authorize(ctx, rel) {
                 stale.push(t);
             }
         }
@@ -126,7 +134,7 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     // Fit the turn's remaining budget by dropping the weakest cards, and say so.
     let mut truncated = false;
     loop {
-        let (structured, text) = render(query, &cards, truncated);
+        let (structured, text) = render(query, &cards, truncated, &changed);
         if text.chars().count() <= ctx.remaining {
             let uris = cards.iter().map(|c| c.citation_uri.clone()).collect();
             return Ok(ToolOutput {
@@ -145,8 +153,11 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     }
 }
 
-fn render(query: &str, cards: &[Card], truncated: bool) -> (Value, String) {
-    let structured = json!({ "cards": cards, "truncated": truncated });
+fn render(query: &str, cards: &[Card], truncated: bool, changed: &[String]) -> (Value, String) {
+    let mut structured = json!({ "cards": cards, "truncated": truncated });
+    if !changed.is_empty() {
+        structured["changedSinceGrant"] = json!(changed);
+    }
     let mut t = String::new();
     if cards.is_empty() {
         let _ = writeln!(t, "No matches for {query:?} in the granted sources.");
@@ -180,15 +191,24 @@ fn render(query: &str, cards: &[Card], truncated: bool) -> (Value, String) {
             "(more cards were left out: the turn's budget is nearly used up)"
         );
     }
+    if !changed.is_empty() {
+        let _ = writeln!(
+            t,
+            "(not searched: changed after this turn's grant was written, the user must mention them again: {})",
+            changed.join(", ")
+        );
+    }
     (structured, t)
 }
 
-fn is_fresh(catalog: &Catalog, rel: &str, kind: EntryKind, meta: &std::fs::Metadata) -> bool {
-    catalog.entries.get(rel).is_some_and(|e| {
-        e.kind == kind
+/// Whether the index holds `t` as it is on disk — and, for a granted source, as granted.
+fn is_fresh(catalog: &Catalog, t: &Target, meta: &std::fs::Metadata) -> bool {
+    catalog.entries.get(&t.rel).is_some_and(|e| {
+        e.kind == t.kind
             && e.status != Status::Failed
             && e.size == meta.len()
             && e.mtime_ns == scan::mtime_ns(meta)
+            && t.granted_sha.as_ref().is_none_or(|g| *g == e.sha256)
     })
 }
 
@@ -202,7 +222,7 @@ fn plan(vault: &Vault, catalog: &Catalog, grant: &crate::context::Grant, roots: 
             return;
         }
         match std::fs::metadata(&t.abs) {
-            Ok(m) if is_fresh(catalog, &t.rel, t.kind, &m) => {
+            Ok(m) if is_fresh(catalog, &t, &m) => {
                 indexed.insert(t.rel);
             }
             Ok(_) => stale.push(t),
@@ -296,7 +316,7 @@ fn search_fresh(
             }
         }
         _ => {
-            let Ok(text) = std::fs::read_to_string(&t.abs) else {
+            let Ok(text) = s.read_text(t) else {
                 return cards;
             };
             let title = textfile::title(&t.rel, &text);
