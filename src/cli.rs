@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 use crate::vault::index::IndexError;
 use crate::vault::indexer::{self, IndexOptions, IndexSummary, Progress};
+use crate::vault::visible::visible;
 use crate::vault::{Card, SearchOptions, Vault, VaultError};
 
 #[derive(Debug, Parser)]
@@ -218,7 +219,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 None => crate::paths::demo_vault()?,
             };
-            println!("{}", dir.display());
+            println!("{}", visible(&dir.display().to_string()));
             Ok(())
         }
     }
@@ -246,15 +247,19 @@ fn index_with_progress(vault: &Vault, opts: &IndexOptions) -> Result<IndexSummar
         Progress::Planned { to_process, .. } => bar.set_length(to_process as u64),
         Progress::Processed { path, done, .. } => {
             bar.set_position(done as u64);
-            bar.set_message(path);
+            bar.set_message(visible(&path).into_owned());
         }
     });
     bar.finish_and_clear();
     result
 }
 
+/// The index summary. Paths, reasons and warnings come from the vault's files: every one is
+/// shown through [`visible`].
 fn print_summary(vault: &Vault, s: &IndexSummary) {
     let mut out = std::io::stdout().lock();
+    let root = vault.root().display().to_string();
+    let root = visible(&root);
     let secs = s.elapsed.as_secs_f64();
     if s.up_to_date() {
         let _ = writeln!(
@@ -262,12 +267,12 @@ fn print_summary(vault: &Vault, s: &IndexSummary) {
             "Up to date: {} unchanged files checked in {:.0} ms ({}).",
             s.unchanged,
             secs * 1000.0,
-            vault.root().display()
+            root
         );
     } else {
-        let _ = writeln!(out, "Indexed {}", vault.root().display());
+        let _ = writeln!(out, "Indexed {}", root);
         if let Some(why) = &s.rebuilt {
-            let _ = writeln!(out, "  rebuilt from scratch: {why}");
+            let _ = writeln!(out, "  rebuilt from scratch: {}", visible(why));
         }
         let _ = writeln!(
             out,
@@ -291,17 +296,17 @@ fn print_summary(vault: &Vault, s: &IndexSummary) {
             "  no text layer (scanned; pages kept, nothing to search):"
         );
         for p in &s.no_text {
-            let _ = writeln!(out, "    {p}");
+            let _ = writeln!(out, "    {}", visible(p));
         }
     }
     if !s.failed.is_empty() {
         let _ = writeln!(out, "  failed:");
         for (p, why) in &s.failed {
-            let _ = writeln!(out, "    {p}: {why}");
+            let _ = writeln!(out, "    {}: {}", visible(p), visible(why));
         }
     }
     for (p, w) in &s.warnings {
-        let _ = writeln!(out, "  warning: {p}: {w}");
+        let _ = writeln!(out, "  warning: {}: {}", visible(p), visible(w));
     }
 }
 
@@ -309,7 +314,10 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
     let index = match vault.open_index() {
         Ok(i) => i,
         Err(VaultError::Index(IndexError::Missing)) => {
-            eprintln!("No index yet: indexing {} first…", vault.root().display());
+            eprintln!(
+                "No index yet: indexing {} first…",
+                visible(&vault.root().display().to_string())
+            );
             let summary = index_with_progress(vault, &IndexOptions::default())?;
             if !json {
                 print_summary(vault, &summary);
@@ -343,10 +351,16 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
         writeln!(out, "No matches for {query:?}.")?;
         return Ok(());
     }
+    // Titles, paths and excerpts are the vault's text: shown through `visible`.
     for (i, c) in cards.iter().enumerate() {
-        writeln!(out, "{:>2}. {}", i + 1, headline(c))?;
-        writeln!(out, "    {}", c.excerpt)?;
-        writeln!(out, "    {}  (score {:.2})", c.citation_uri, c.score)?;
+        writeln!(out, "{:>2}. {}", i + 1, visible(&headline(c)))?;
+        writeln!(out, "    {}", visible(&c.excerpt))?;
+        writeln!(
+            out,
+            "    {}  (score {:.2})",
+            visible(&c.citation_uri),
+            c.score
+        )?;
     }
     Ok(())
 }
@@ -399,7 +413,7 @@ fn plan(
         if let Err(e) = crate::context::library::ensure_cache(vault, &catalog) {
             tracing::warn!(error = %e, "cannot write the citing-scan cache");
         }
-        eprintln!("grant: {}", files.grant().display());
+        eprintln!("grant: {}", visible(&files.grant().display().to_string()));
     }
     println!("{}", plan.to_json_pretty());
     Ok(())

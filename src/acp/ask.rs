@@ -50,6 +50,7 @@ use crate::config::Config;
 use crate::context::grant::SESSIONS_DIR;
 use crate::context::{ContextRequest, CurrentPaper, Locality, Mode, Selection};
 use crate::vault::Vault;
+use crate::vault::visible::visible;
 
 #[derive(Debug, Clone, Default)]
 pub struct AskOptions {
@@ -123,7 +124,7 @@ pub async fn ask(
         (None, _) => Thread::create(vault),
     };
     for w in &thread.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", visible(w));
     }
     if !opts.json {
         eprintln!("thread: {}", thread.id);
@@ -197,18 +198,19 @@ pub async fn ask(
             return;
         }
         let mut o = std::io::stdout();
+        // The agent's text and titles: never raw control characters on the terminal.
         match e {
             TurnEvent::MessageChunk(t) => {
-                let _ = write!(o, "{t}");
+                let _ = write!(o, "{}", visible(t));
                 let _ = o.flush();
             }
-            TurnEvent::ToolCall { title, .. } => eprintln!("· {title}"),
+            TurnEvent::ToolCall { title, .. } => eprintln!("· {}", visible(title)),
             TurnEvent::ToolUpdate {
                 status: Some(s),
                 id,
                 ..
-            } if s == "failed" => eprintln!("· {id} failed"),
-            TurnEvent::Notice(n) => eprintln!("note: {n}"),
+            } if s == "failed" => eprintln!("· {} failed", visible(id)),
+            TurnEvent::Notice(n) => eprintln!("note: {}", visible(n)),
             _ => {}
         }
     };
@@ -235,8 +237,11 @@ pub async fn ask(
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         } else {
             writeln!(out, "\n")?;
-            write!(out, "{}", h.to_markdown())?;
-            eprintln!("handoff: {}", thread.handoff_path().display());
+            write!(out, "{}", visible(&h.to_markdown()))?;
+            eprintln!(
+                "handoff: {}",
+                visible(&thread.handoff_path().display().to_string())
+            );
         }
         return Ok(outcome);
     }
@@ -257,7 +262,7 @@ pub async fn ask(
             writeln!(out, "  (none)")?;
         }
         for s in &outcome.sources {
-            writeln!(out, "  {s}")?;
+            writeln!(out, "  {}", visible(s))?;
         }
     }
     if outcome.stop_reason == "cancelled" {
