@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 
-use crate::vault::index::IndexError;
 use crate::vault::indexer::{self, IndexOptions, IndexSummary, Progress};
 use crate::vault::visible::visible;
 use crate::vault::{Card, SearchOptions, Vault, VaultError};
@@ -234,7 +233,8 @@ fn open_vault(named: Option<&Path>) -> anyhow::Result<Vault> {
     Ok(vault)
 }
 
-fn index_with_progress(vault: &Vault, opts: &IndexOptions) -> Result<IndexSummary, VaultError> {
+/// A progress bar on stderr and the callback that drives it.
+fn progress_bar() -> (indicatif::ProgressBar, impl FnMut(Progress)) {
     let bar = indicatif::ProgressBar::hidden();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     let style = indicatif::ProgressStyle::with_template(
@@ -243,13 +243,20 @@ fn index_with_progress(vault: &Vault, opts: &IndexOptions) -> Result<IndexSummar
     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
     .progress_chars("=> ");
     bar.set_style(style);
-    let result = indexer::index_vault(vault, opts, &mut |p| match p {
-        Progress::Planned { to_process, .. } => bar.set_length(to_process as u64),
+    let handle = bar.clone();
+    let progress = move |p| match p {
+        Progress::Planned { to_process, .. } => handle.set_length(to_process as u64),
         Progress::Processed { path, done, .. } => {
-            bar.set_position(done as u64);
-            bar.set_message(visible(&path).into_owned());
+            handle.set_position(done as u64);
+            handle.set_message(visible(&path).into_owned());
         }
-    });
+    };
+    (bar, progress)
+}
+
+fn index_with_progress(vault: &Vault, opts: &IndexOptions) -> Result<IndexSummary, VaultError> {
+    let (bar, mut progress) = progress_bar();
+    let result = indexer::index_vault(vault, opts, &mut progress);
     bar.finish_and_clear();
     result
 }
@@ -311,24 +318,6 @@ fn print_summary(vault: &Vault, s: &IndexSummary) {
 }
 
 fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Result<()> {
-    let index = match vault.open_index() {
-        Ok(i) => i,
-        Err(VaultError::Index(IndexError::Missing)) => {
-            eprintln!(
-                "No index yet: indexing {} first…",
-                visible(&vault.root().display().to_string())
-            );
-            let summary = index_with_progress(vault, &IndexOptions::default())?;
-            if !json {
-                print_summary(vault, &summary);
-            }
-            vault.open_index()?
-        }
-        Err(e) => {
-            return Err(e)
-                .context("cannot open the search index (run `agentero index` to rebuild it)");
-        }
-    };
     if limit == 0 {
         bail!("--limit must be at least 1");
     }
@@ -336,7 +325,15 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
         limit,
         ..SearchOptions::default()
     };
-    let cards = index.search(query, &opts)?;
+    // A missing index is built and a damaged one rebuilt, with progress, saying so once.
+    let (bar, mut progress) = progress_bar();
+    let mut notice = |m: &str| eprintln!("{}", visible(m));
+    let index =
+        indexer::open_or_rebuild(vault, &IndexOptions::default(), &mut progress, &mut notice)?;
+    let cards = indexer::search_or_rebuild(vault, index, &mut progress, &mut notice, |i| {
+        i.search(query, &opts)
+    })?;
+    bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
     if json {
         let doc = serde_json::json!({

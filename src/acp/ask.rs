@@ -274,16 +274,11 @@ pub async fn ask(
 /// The context tools read the index: build it when it is missing, and the citing-scan cache
 /// (written by the host, never by the context server).
 fn ensure_index(vault: &Vault) -> anyhow::Result<()> {
-    use crate::vault::VaultError;
-    use crate::vault::index::IndexError;
-    match vault.open_index() {
-        Ok(_) => {}
-        Err(VaultError::Index(IndexError::Missing)) => {
-            eprintln!("No index yet: indexing {} first…", vault.root().display());
-            crate::vault::indexer::index_vault(vault, &Default::default(), &mut |_| {})?;
-        }
-        Err(e) => return Err(e).context("cannot open the search index (run `agentero index`)"),
-    }
+    // Missing: built; damaged: rebuilt (saying so once).
+    crate::vault::indexer::open_or_rebuild(vault, &Default::default(), &mut |_| {}, &mut |m| {
+        eprintln!("{}", visible(m))
+    })
+    .context("cannot open the search index")?;
     if let Err(e) = crate::context::library::ensure_cache(vault, &vault.catalog()) {
         tracing::warn!(error = %e, "cannot write the citing-scan cache");
     }

@@ -31,6 +31,10 @@ pub enum IndexError {
     Busy,
     #[error("cannot understand the query: {0}")]
     BadQuery(String),
+    /// A file of the index fails its checksum, cannot be decoded, or made tantivy panic. The
+    /// index is derived: rebuild it (or read the sources directly).
+    #[error("the search index is damaged ({0})")]
+    Corrupt(String),
     #[error("search index error: {0}")]
     Tantivy(#[from] tantivy::TantivyError),
     #[error("search index I/O error: {0}")]
@@ -162,12 +166,28 @@ fn register(index: &Index) {
 impl SearchIndex {
     /// Opens an existing index for reading. Fails with `Missing` when there is none and with a
     /// schema error when it is of another version (the indexer rebuilds such an index).
+    ///
+    /// Every file's checksum is verified first (a read of the whole index, a few milliseconds
+    /// per ten megabytes): tantivy trusts its files and panics or misreads on damaged ones.
     pub fn open(dir: &Path) -> Result<SearchIndex, IndexError> {
         if !dir.join("meta.json").exists() {
             return Err(IndexError::Missing);
         }
-        let index = Index::open_in_dir(dir)?;
-        Self::from_index(index)
+        contain(|| {
+            let index = Index::open_in_dir(dir).map_err(damaged)?;
+            let bad = index.validate_checksum().map_err(damaged)?;
+            if !bad.is_empty() {
+                let mut names: Vec<String> = bad.iter().map(|p| p.display().to_string()).collect();
+                names.sort();
+                let verb = if names.len() == 1 {
+                    "fails its checksum"
+                } else {
+                    "fail their checksums"
+                };
+                return Err(IndexError::Corrupt(format!("{} {verb}", names.join(", "))));
+            }
+            Self::from_index(index)
+        })
     }
 
     fn from_index(index: Index) -> Result<SearchIndex, IndexError> {
@@ -294,6 +314,10 @@ impl SearchIndex {
     }
 
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
+        contain(|| self.search_unguarded(query, opts))
+    }
+
+    fn search_unguarded(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
         if query.trim().is_empty() {
             return Err(IndexError::BadQuery("the query is empty".into()));
         }
@@ -434,6 +458,10 @@ impl SearchIndex {
 
     /// The stored documents of one path, ordered by page or first line.
     pub fn docs_of(&self, path: &str) -> Result<Vec<StoredDoc>, IndexError> {
+        contain(|| self.docs_of_unguarded(path))
+    }
+
+    fn docs_of_unguarded(&self, path: &str) -> Result<Vec<StoredDoc>, IndexError> {
         let f = self.fields;
         let searcher = self.reader.searcher();
         let q = TermQuery::new(
@@ -452,6 +480,10 @@ impl SearchIndex {
 
     /// The text of one page of a paper, when indexed.
     pub fn page(&self, path: &str, page: u32) -> Result<Option<StoredDoc>, IndexError> {
+        contain(|| self.page_unguarded(path, page))
+    }
+
+    fn page_unguarded(&self, path: &str, page: u32) -> Result<Option<StoredDoc>, IndexError> {
         let f = self.fields;
         let searcher = self.reader.searcher();
         let q = BooleanQuery::new(vec![
@@ -511,6 +543,56 @@ pub struct StoredDoc {
     pub lines: Option<(u32, u32)>,
     pub text: String,
     pub sha256: String,
+}
+
+thread_local! {
+    static CONTAINED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the current thread is inside [`contain`]: a panic there is an expected symptom of a
+/// damaged index (logged, turned into [`IndexError::Corrupt`]), not a crash to report.
+pub fn panic_is_contained() -> bool {
+    CONTAINED.with(|c| c.get())
+}
+
+/// Runs `work` on the index with its panics caught and its I/O and decoding errors reported as
+/// damage: tantivy assumes intact files.
+fn contain<T>(work: impl FnOnce() -> Result<T, IndexError>) -> Result<T, IndexError> {
+    let outer = CONTAINED.with(|c| c.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    CONTAINED.with(|c| c.set(outer));
+    match result {
+        Ok(Err(IndexError::Tantivy(e))) => Err(damaged(e)),
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(IndexError::Corrupt(format!("reading it failed: {msg}")))
+        }
+    }
+}
+
+/// Tantivy errors that mean the files are bad, as [`IndexError::Corrupt`]; the rest as they are.
+fn damaged(e: tantivy::TantivyError) -> IndexError {
+    use tantivy::TantivyError as T;
+    match e {
+        T::DataCorruption(_)
+        | T::IoError(_)
+        | T::OpenReadError(_)
+        | T::OpenDirectoryError(_)
+        | T::InternalError(_)
+        | T::DeserializeError(_)
+        | T::IncompatibleIndex(_) => {
+            let text = e.to_string();
+            // tantivy repeats its message a few times over; the first is enough.
+            let first = text.split("': ").next().unwrap_or(&text).to_string();
+            IndexError::Corrupt(first.chars().take(300).collect())
+        }
+        other => IndexError::Tantivy(other),
+    }
 }
 
 /// The fields a query may name (`author:` is accepted for `authors:`). The others (path, dir,

@@ -23,6 +23,7 @@ pub use spec::{ToolSpec, specs};
 use super::grant::{self, Grant, GrantFiles, UsageLine, UsageMeter};
 use super::library::Library;
 use crate::vault::catalog::{Catalog, LoadOutcome};
+use crate::vault::index::IndexError;
 use crate::vault::pdf::PageText;
 use crate::vault::{PaperRecord, SearchIndex, Vault};
 
@@ -107,6 +108,8 @@ pub struct ToolSession {
     library: Option<Arc<Library>>,
     meter: UsageMeter,
     seals: access::Seals,
+    /// The damaged-index warning was logged.
+    index_warned: bool,
 }
 
 /// Per-call view handed to the tools.
@@ -133,6 +136,7 @@ impl ToolSession {
             library: None,
             meter: UsageMeter::default(),
             seals: access::Seals::default(),
+            index_warned: false,
         }
     }
 
@@ -202,11 +206,32 @@ impl ToolSession {
                 self.index = None;
             }
             if self.index.is_none() {
-                self.index = vault.open_index().ok();
+                self.index = match vault.open_index() {
+                    Ok(i) => Some(i),
+                    Err(crate::vault::VaultError::Index(IndexError::Missing)) => None,
+                    Err(e) => {
+                        self.index_unusable(&e.to_string());
+                        None
+                    }
+                };
             }
             self.index_for = Some(st);
         }
         self.index.as_ref()
+    }
+
+    /// Stops using a damaged index until the host re-indexes (the catalog changes): granted
+    /// sources are then read and searched directly. This server only reads the index, so it
+    /// never repairs it; it says so in the log once.
+    fn index_unusable(&mut self, why: &str) {
+        self.index = None;
+        if !self.index_warned {
+            self.index_warned = true;
+            tracing::warn!(
+                reason = %why,
+                "the search index cannot be used; reading the granted sources directly"
+            );
+        }
     }
 
     /// Resolves a tool's path argument against the grant ([`access::authorize`]) and checks

@@ -104,13 +104,8 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
             Err(crate::vault::index::IndexError::BadQuery(m)) => {
                 return Err(ToolError::bad_args(m));
             }
-            Err(e) => {
-                tracing::warn!(error = %e, "index search failed");
-                return Err(ToolError::new(
-                    "index_error",
-                    "the search index cannot be read right now",
-                ));
-            }
+            // Damaged after all: the sources are searched directly below.
+            Err(e) => s.index_unusable(&e.to_string()),
         }
     }
     // Indexed sources the index could not open are searched in memory too.
