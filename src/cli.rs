@@ -121,6 +121,9 @@ pub enum Command {
         /// Also write the grant for a new runtime id.
         #[arg(long)]
         grant: bool,
+        /// Read this config file (its [budget]) instead of ~/.config/agentero/config.toml.
+        #[arg(long)]
+        config: Option<PathBuf>,
         /// @-mentions: vault-relative paths of papers, files or folders.
         mentions: Vec<String>,
     },
@@ -168,10 +171,21 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 },
             remote,
             grant,
+            config,
             mentions,
         }) => {
             let vault = open_vault(vault.as_deref())?;
-            plan(&vault, paper, page, selection, remote, grant, mentions)
+            let exe = std::env::current_exe().unwrap_or_default();
+            let config = crate::config::Config::load(config.as_deref(), &exe)?;
+            for p in &config.problems {
+                eprintln!("warning: {}", visible(p));
+            }
+            let reading = Reading {
+                paper,
+                page,
+                selection,
+            };
+            plan(&vault, reading, config.budget, remote, grant, mentions)
         }
         Some(Command::Ask {
             vault,
@@ -374,15 +388,20 @@ fn headline(c: &Card) -> String {
 
 fn plan(
     vault: &Vault,
-    paper: Option<String>,
-    page: Option<u32>,
-    selection: Option<String>,
+    reading: Reading,
+    budget: crate::context::budget::Budget,
     remote: bool,
     grant: bool,
     mentions: Vec<String>,
 ) -> anyhow::Result<()> {
     use crate::context::{ContextRequest, CurrentPaper, Locality, Selection};
+    let Reading {
+        paper,
+        page,
+        selection,
+    } = reading;
     let request = ContextRequest {
+        budget,
         mentions,
         selection: match (&paper, selection) {
             (Some(p), Some(text)) => Some(Selection {

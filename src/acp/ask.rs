@@ -108,6 +108,9 @@ pub async fn ask(
     out: &mut (dyn Write + Send),
 ) -> anyhow::Result<super::turn::TurnOutcome> {
     let config = Config::load(opts.config.as_deref(), exe)?;
+    for p in &config.problems {
+        eprintln!("warning: {}", visible(p));
+    }
     let def = config.agent(opts.agent.as_deref())?.clone();
     if opts.handoff && opts.thread.is_none() {
         anyhow::bail!("--handoff needs --thread ID (the thread to hand off)");
