@@ -314,7 +314,29 @@ impl SearchIndex {
     }
 
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
-        contain(|| self.search_unguarded(query, opts))
+        match contain(|| self.search_unguarded(query, opts)) {
+            // Intact files and still a failure: the query trips a bug in tantivy (a
+            // `-:1-1-1…` phrase, say). Lenient: search its plain words; strict: say so.
+            Err(IndexError::Corrupt(why)) if self.intact() => {
+                tracing::warn!(%why, "a query made tantivy fail on an intact index");
+                let words = plain_words(query);
+                if opts.lenient && !words.is_empty() && words != query {
+                    match contain(|| self.search_unguarded(&words, opts)) {
+                        Err(IndexError::Corrupt(_)) => {}
+                        other => return other,
+                    }
+                }
+                Err(IndexError::BadQuery(format!(
+                    "this query cannot be run ({why}); search for plain words"
+                )))
+            }
+            other => other,
+        }
+    }
+
+    /// Whether every file of the index passes its checksum.
+    fn intact(&self) -> bool {
+        contain(|| Ok(self.index.validate_checksum().map_err(damaged)?.is_empty())).unwrap_or(false)
     }
 
     fn search_unguarded(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
@@ -593,6 +615,15 @@ fn damaged(e: tantivy::TantivyError) -> IndexError {
         }
         other => IndexError::Tantivy(other),
     }
+}
+
+/// The words of `query` (letters and digits), without any operator.
+fn plain_words(query: &str) -> String {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The fields a query may name (`author:` is accepted for `authors:`). The others (path, dir,
