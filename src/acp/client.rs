@@ -70,8 +70,13 @@ pub enum AgentError {
     },
     #[error("agent {agent} stopped during the turn{tail}")]
     Crashed { agent: String, tail: String },
-    #[error("agent {agent}: {message}")]
-    Protocol { agent: String, message: String },
+    #[error("agent {agent}: {message}{tail}")]
+    Protocol {
+        agent: String,
+        message: String,
+        /// The agent's last stderr lines, when it wrote any (its own account of the error).
+        tail: String,
+    },
     #[error("agent {agent} did not answer within {secs} s")]
     TimedOut { agent: String, secs: u64 },
 }
@@ -271,6 +276,7 @@ impl AgentProcess {
             AgentError::Protocol {
                 agent: agent.clone(),
                 message: format!("cannot prepare the agent's files: {e}"),
+                tail: String::new(),
             }
         })?;
         let command = launch_line(&launch);
@@ -516,6 +522,7 @@ impl AgentProcess {
             AgentError::Protocol {
                 agent: self.def.name.clone(),
                 message: error_text(e),
+                tail: self.tail(),
             }
         }
     }

@@ -10,6 +10,7 @@
 pub mod adapters;
 pub mod ask;
 pub mod client;
+pub mod doctor;
 pub mod events;
 pub mod handoff;
 pub mod permission;

@@ -4,7 +4,6 @@
 //! silently empty.
 
 use std::collections::BTreeSet;
-use std::fmt::Write;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -129,14 +128,9 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     // Fit the turn's remaining budget by dropping the weakest cards, and say so.
     let mut truncated = false;
     loop {
-        let (structured, text) = render(query, &cards, truncated, &changed);
-        if text.chars().count() <= ctx.remaining {
-            let uris = cards.iter().map(|c| c.citation_uri.clone()).collect();
-            return Ok(ToolOutput {
-                structured,
-                text,
-                citation_uris: uris,
-            });
+        let out = render(query, &cards, truncated, &changed);
+        if out.chars() <= ctx.remaining {
+            return Ok(out);
         }
         if cards.pop().is_none() {
             return Err(super::budget_exhausted(&ctx.grant));
@@ -148,52 +142,22 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     }
 }
 
-fn render(query: &str, cards: &[Card], truncated: bool, changed: &[String]) -> (Value, String) {
-    let mut structured = json!({ "cards": cards, "truncated": truncated });
-    if !changed.is_empty() {
-        structured["changedSinceGrant"] = json!(changed);
-    }
-    let mut t = String::new();
+fn render(query: &str, cards: &[Card], truncated: bool, changed: &[String]) -> ToolOutput {
+    let mut v = json!({ "query": query, "cards": cards, "truncated": truncated });
     if cards.is_empty() {
-        let _ = writeln!(t, "No matches for {query:?} in the granted sources.");
-    } else {
-        let _ = writeln!(t, "{} card(s) for {query:?}:", cards.len());
-    }
-    for (i, c) in cards.iter().enumerate() {
-        let place = match (c.page, c.lines) {
-            (Some(p), _) => match c.page_label.as_deref().filter(|l| *l != p.to_string()) {
-                Some(l) => format!("page {p} (\"{l}\")"),
-                None => format!("page {p}"),
-            },
-            (None, Some([a, b])) => format!("lines {a}-{b}"),
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            t,
-            "[{}] {} — {} ({}) {place}, score {:.2}",
-            i + 1,
-            c.title,
-            c.path,
-            c.kind.as_str(),
-            c.score
-        );
-        let _ = writeln!(t, "    {}", c.excerpt);
-        let _ = writeln!(t, "    citationUri: {}", c.citation_uri);
-    }
-    if truncated {
-        let _ = writeln!(
-            t,
-            "(more cards were left out: the turn's budget is nearly used up)"
-        );
+        v["note"] = json!("nothing in the granted sources matches; try other words");
+    } else if truncated {
+        v["note"] = json!("more cards were left out: the turn's budget is nearly used up");
     }
     if !changed.is_empty() {
-        let _ = writeln!(
-            t,
-            "(not searched: changed after this turn's grant was written, the user must mention them again: {})",
-            changed.join(", ")
+        // Not searched: changed after this turn's grant was written.
+        v["changedSinceGrant"] = json!(changed);
+        v["changedNote"] = json!(
+            "these granted sources changed after the grant was written and were not searched; the user must mention them again"
         );
     }
-    (structured, t)
+    let uris = cards.iter().map(|c| c.citation_uri.clone()).collect();
+    ToolOutput::new(v, uris)
 }
 
 /// Whether the index holds `t` as it is on disk — and, for a granted source, as granted.
