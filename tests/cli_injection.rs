@@ -35,7 +35,8 @@ sys.stderr.write("exit %d\n" % os.waitstatus_to_exitcode(status))
 /// returns every byte it wrote there and whether it succeeded.
 fn on_a_pty_status(args: &[&str], cwd: &Path) -> (Vec<u8>, bool) {
     let home = cwd.join(".agentero-test-home");
-    let out = Command::new("python3")
+    let py = std::env::var("AGENTERO_PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = Command::new(&py)
         .arg("-c")
         .arg(PTY_RUNNER)
         .arg(env!("CARGO_BIN_EXE_agentero"))
@@ -81,7 +82,8 @@ fn assert_clean(bytes: &[u8], what: &str) {
 
 #[test]
 fn content_never_drives_the_terminal() {
-    if Command::new("python3").arg("-V").output().is_err() {
+    let py = std::env::var("AGENTERO_PYTHON").unwrap_or_else(|_| "python3".into());
+    if Command::new(&py).arg("-V").output().is_err() {
         assert!(
             std::env::var_os("CI").is_none(),
             "python3 is needed for the pseudo-terminal"
