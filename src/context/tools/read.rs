@@ -174,7 +174,7 @@ fn read_once(
             (title, read_paper(target, &paper, mode, a, limit)?)
         }
         EntryKind::File => {
-            let text = s.read_text(&target)?;
+            let text = s.read_text(target)?;
             (
                 textfile::title(&target.rel, &text),
                 read_file(target, &text, mode, a, limit)?,
