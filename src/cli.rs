@@ -315,10 +315,11 @@ fn agents(
             ok: false,
         });
         if !json {
+            // Agent names, versions and error tails come from other programs.
             write!(
                 out,
                 "{}",
-                crate::acp::doctor::render(std::slice::from_ref(&r))
+                visible(&crate::acp::doctor::render(std::slice::from_ref(&r)))
             )?;
             out.flush()?;
         }
