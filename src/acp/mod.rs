@@ -16,4 +16,5 @@ pub mod handoff;
 pub mod permission;
 pub mod session;
 pub mod transcript;
+pub mod transport;
 pub mod turn;

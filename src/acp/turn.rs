@@ -140,8 +140,9 @@ fn text_of(block: &ContentBlock) -> Option<&str> {
     }
 }
 
-/// How often streamed text is written while it keeps coming without a paragraph end.
-const FLUSH_EVERY: Duration = Duration::from_millis(200);
+/// How often streamed text is written while it keeps coming without a paragraph end: a
+/// bounded write rate, and at most this much of an answer is lost to a `kill -9`.
+const FLUSH_EVERY: Duration = Duration::from_millis(50);
 
 /// Collects a turn's agent text and writes it to the transcript as it streams: at paragraph
 /// ends, at tool calls, and while a paragraph is still open at most every [`FLUSH_EVERY`] (each
