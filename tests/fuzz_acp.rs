@@ -2,7 +2,8 @@
 //! built-in agent through `tests/peers/acp_mangler.py`, which mixes malformed lines into what
 //! the agent sends (seeded; seeds in `tests/fuzz/acp_lines.txt` plus mutations of the agent's
 //! own lines). Whatever arrives, `ask` ends within its time limit — with the answer or a clear
-//! error — never panics, and leaves a transcript whose every line is whole JSON.
+//! error — never panics, and leaves a transcript whose every line is whole JSON; when lines are
+//! only added, the turn is answered.
 //!
 //! Needs `python3` (or `AGENTERO_PYTHON`); skipped without it, except under CI.
 
@@ -34,7 +35,7 @@ fn runs() -> usize {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
-    10 * scale.max(1)
+    20 * scale.max(1)
 }
 
 #[test]
@@ -100,6 +101,13 @@ fn fuzz_acp_lines_from_a_hostile_agent() {
         let out = child.wait_with_output().unwrap();
         let err = common::stderr(&out);
         assert!(!err.contains("panicked"), "run {run}: {err}");
+        // Only added lines: every real one arrives, so the turn must be answered (the client
+        // skips what it cannot read).
+        assert!(
+            mode != "inject" || out.status.success(),
+            "run {run} (seed {}): bad lines ended the turn: {err}",
+            seed + run as u64
+        );
         if out.status.success() {
             answered += 1;
             assert!(common::stdout(&out).contains("Sources:"), "run {run}");
@@ -132,10 +140,8 @@ fn fuzz_acp_lines_from_a_hostile_agent() {
         injected += v["injected"].as_u64().unwrap_or(0);
         replaced += v["replaced"].as_u64().unwrap_or(0);
     }
-    // Until the client skips bad lines (issue 10 item 4), the first one that breaks the
-    // connection ends the turn — with a clear error, which is what this asserts.
     assert!(
-        injected as usize >= runs() / 2,
+        injected as usize >= 10 * runs(),
         "only {injected} bad lines reached the client"
     );
     eprintln!(

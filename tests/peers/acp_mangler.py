@@ -98,12 +98,28 @@ def mutate(line):
     return json.dumps(v).encode()
 
 
+def real_id(line):
+    try:
+        v = json.loads(line)
+    except Exception:
+        return None
+    return v.get("id") if isinstance(v, dict) else None
+
+
 def bad_line(real):
     if rng.random() < 0.35:
         return SEEDS[rng.randrange(len(SEEDS))]
     if rng.random() < 0.02:
         return b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"x","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"' + b"A" * (2 << 20) + b'"}}}}'
-    return mutate(real)
+    bad = mutate(real)
+    # In `inject` mode the real line must still be the first readable one with its id: a
+    # mutated copy that keeps it would be a legitimate (if wrong) answer to the request.
+    rid = real_id(real)
+    if mode == "inject" and rid is not None and real_id(bad) == rid:
+        v = json.loads(bad)
+        v["id"] = f"stolen-{rid}"
+        bad = json.dumps(v).encode()
+    return bad
 
 
 def from_agent():
