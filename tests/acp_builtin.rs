@@ -228,8 +228,188 @@ fn same_mentions_resume_and_a_new_mention_starts_a_seeded_session() {
     );
     assert!(prompts[0].contains("<prior-conversation>"));
     assert!(
+        prompts[0].contains("because the granted sources changed"),
+        "{}",
+        prompts[0]
+    );
+    assert!(
         !prompts[1].contains("<prior-conversation>"),
         "a resumed session is not seeded again"
+    );
+}
+
+/// The user prompts a session's built-in agent received.
+fn prompts_of(f: &Fixture, thread: &str) -> Vec<String> {
+    let state = f.state(thread);
+    let runtime = state["runtimeId"].as_str().unwrap();
+    let history =
+        std::fs::read_to_string(f.session_dir(runtime).join("builtin-agent.jsonl")).unwrap();
+    history
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["role"] == "user")
+        .map(|l| l["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_session_that_cannot_be_reopened_is_not_said_to_have_new_sources() {
+    let f = Fixture::new();
+    let first = f.ask_json(&[QUESTION]);
+    let thread = first["threadId"].as_str().unwrap().to_string();
+    // The agent forgets the session (its record is gone): the resume is refused.
+    let runtime = f.state(&thread)["runtimeId"].as_str().unwrap().to_string();
+    std::fs::remove_file(f.session_dir(&runtime).join("builtin-agent.jsonl")).unwrap();
+    let second = f.ask_json(&["--thread", &thread, QUESTION]);
+    assert_eq!(second["session"], "new", "{second}");
+    assert_eq!(second["fingerprint"], first["fingerprint"]);
+    let prompts = prompts_of(&f, &thread);
+    assert!(
+        prompts[0].contains("because the earlier one could not be reopened"),
+        "{}",
+        prompts[0]
+    );
+    assert!(!prompts[0].contains("sources changed"), "{}", prompts[0]);
+}
+
+const HALVORSEN: &str = "papers/halvorsen2009-passages/paper.pdf";
+
+fn first_quote(v: &Value) -> (String, String) {
+    let answer = v["answer"].as_str().unwrap();
+    quotes(answer)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no quote in {answer}"))
+}
+
+#[test]
+fn the_builtin_agent_answers_the_kind_of_question_asked() {
+    let f = Fixture::new();
+    let ask = |q: &str| f.ask_json(&[&format!("{q} @{HALVORSEN}")]);
+    // A number for "what size": the 150 words, not "window size matters".
+    let (q, _) = first_quote(&ask("What window size is used?"));
+    assert!(q.contains("150"), "{q}");
+    let (q, _) = first_quote(&ask("What is the main contribution of this paper?"));
+    assert!(q.starts_with("Our contributions are"), "{q}");
+    let (q, _) = first_quote(&ask("Which dataset do they evaluate on?"));
+    assert!(
+        q.contains("SciPassage-1K") || q.contains("test collection"),
+        "{q}"
+    );
+    let (q, _) = first_quote(&ask("What are the limitations?"));
+    assert!(
+        q.contains("clean text") || q.contains("broken reading order"),
+        "{q}"
+    );
+    // 2–4 quotes, each with its citation; "I could not find" only when nothing matches.
+    let v = ask("How is each window scored?");
+    let n = quotes(v["answer"].as_str().unwrap()).len();
+    assert!((2..=4).contains(&n), "{v}");
+    let v = ask("zebra migration in the arctic");
+    assert!(
+        v["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("I could not find"),
+        "{v}"
+    );
+}
+
+#[test]
+fn the_selection_anchors_the_question() {
+    let f = Fixture::new();
+    let vault = f.vault();
+    let index = vault.open_index().unwrap();
+    let page = (1..=4)
+        .find(|p| {
+            index
+                .page(HALVORSEN, *p)
+                .unwrap()
+                .is_some_and(|d| flat(&d.text).contains("We use W = 150 and S = 75"))
+        })
+        .expect("the page with the window sizes");
+    let v = f.ask_json(&[
+        "--paper",
+        HALVORSEN,
+        "--page",
+        &page.to_string(),
+        "--selection",
+        "We use W = 150 and S = 75, so every sentence appears in two windows",
+        "Explain this selection",
+    ]);
+    let (_, uri) = first_quote(&v);
+    assert_eq!(uri, format!("{HALVORSEN}#page={page}"), "{v}");
+    // The question's words are not searched for ("selection").
+    let answer = v["answer"].as_str().unwrap();
+    assert!(!answer.contains("\"selection\""), "{answer}");
+}
+
+#[test]
+fn a_handoff_summarizes_the_conversation_without_searching_the_request() {
+    let f = Fixture::new();
+    let first = f.ask_json(&[&format!("What window size is used? @{HALVORSEN}")]);
+    let thread = first["threadId"].as_str().unwrap().to_string();
+    let runtime = f.state(&thread)["runtimeId"].as_str().unwrap().to_string();
+    let v = f.ask_json(&["--thread", &thread, "--handoff"]);
+    let handoff = v["handoff"].as_str().unwrap();
+    assert!(handoff.contains("What window size is used?"), "{handoff}");
+    assert!(handoff.contains(&format!("{HALVORSEN}#page=")), "{handoff}");
+    assert!(
+        !handoff.contains("could not find") && !handoff.contains("Nothing"),
+        "{handoff}"
+    );
+    let (q, _) = first_quote(&first);
+    assert!(
+        handoff.contains(&q),
+        "the findings are the answer's quotes: {handoff}"
+    );
+    // No tool was called for the request itself (the same session answered it).
+    assert_eq!(v["session"], "resumed", "{v}");
+    let usage = grant::read_usage(&f.session_dir(&runtime).join("usage.jsonl"));
+    let turns: std::collections::BTreeSet<&str> =
+        usage.iter().map(|u| u.turn_id.as_str()).collect();
+    assert_eq!(turns.len(), 1, "only the question's turn used the tools");
+}
+
+#[test]
+fn prompt_only_turns_carry_the_evidence_they_promise() {
+    let f = Fixture::new();
+    let v = f.ask_json(&[
+        "--remote",
+        "What is on the reading list? @notes/reading-list.md @papers/layoutflow/paper.pdf",
+    ]);
+    assert_eq!(v["mode"], "prompt_only");
+    let thread = v["threadId"].as_str().unwrap().to_string();
+    let prompt = &prompts_of(&f, &thread)[0];
+    assert!(prompt.contains("runs remotely"), "{prompt}");
+    assert!(
+        prompt.contains("(the first lines of a mentioned file)")
+            && prompt.contains("<notes/reading-list.md#line=1,"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("(the start of the first page of a mentioned paper)")
+            && prompt.contains("<papers/layoutflow/paper.pdf#page=1>"),
+        "{prompt}"
+    );
+    // The agent answers from it, with citations into what was inlined.
+    let answer = v["answer"].as_str().unwrap();
+    let cited: Vec<String> = quotes(answer).into_iter().map(|(_, u)| u).collect();
+    assert!(!cited.is_empty(), "{answer}");
+    let sources = strings(&v["sources"]);
+    for u in &cited {
+        assert!(sources.contains(u), "{u} is among the sources {sources:?}");
+    }
+    // Nothing to inline: the prompt does not promise evidence.
+    let v = f.ask_json(&["--remote", "What about columns?"]);
+    let prompt = &prompts_of(&f, v["threadId"].as_str().unwrap())[0];
+    assert!(
+        prompt.contains("there is no evidence to answer from"),
+        "{prompt}"
+    );
+    assert!(
+        !prompt.contains("answer from the evidence below"),
+        "{prompt}"
     );
 }
 
@@ -271,7 +451,7 @@ fn a_remote_agent_gets_no_server_the_prompt_only_wording_and_a_warm_session() {
         "no MCP server was started"
     );
     assert!(grant::read_usage(&dir.join("usage.jsonl")).is_empty());
-    // Sources are the prompt's evidence.
+    // Sources are the prompt's evidence (a folder's listing is named, not a source).
     let sources = strings(&v["sources"]);
     assert!(sources.iter().all(|s| s.starts_with(paper)), "{sources:?}");
     assert!(!sources.is_empty());

@@ -11,13 +11,7 @@ use super::turn::{TurnError, TurnEvent, TurnOutcome, TurnSpec, run_turn};
 use crate::context::ContextRequest;
 use crate::vault::Vault;
 
-/// What the agent is asked. The headings are what [`parse_summary`] looks for; an agent that
-/// ignores them still gets its text kept as the findings.
-pub const HANDOFF_PROMPT: &str = "Hand this conversation off to a fresh session. Summarize it \
-for a reader who has not seen it, in exactly these four markdown sections: `## Goal` (one \
-paragraph: what the user is trying to find out), `## Findings` (a bullet list of what was \
-established, each with its citation URI), `## Open questions` (a bullet list), `## Sources` \
-(a bullet list of the citation URIs used).";
+pub use crate::context::prompt::HANDOFF_PROMPT;
 
 /// The request of a handoff turn: the mentions of the thread's last question, so the grant —
 /// and with it the fingerprint — is the one the conversation ran with and its session (which
@@ -39,52 +33,11 @@ pub fn handoff_request(thread: &Thread) -> ContextRequest {
     }
 }
 
-fn heading(line: &str) -> Option<&'static str> {
-    let t = line.trim();
-    let name = t
-        .strip_prefix('#')
-        .map(|r| r.trim_start_matches('#'))
-        .or_else(|| t.strip_suffix(':'))?
-        .trim()
-        .trim_matches('*')
-        .trim()
-        .to_lowercase();
-    match name.as_str() {
-        "goal" => Some("goal"),
-        "findings" => Some("findings"),
-        "open questions" => Some("open"),
-        "sources" => Some("sources"),
-        _ => None,
-    }
-}
-
-fn item(line: &str) -> Option<String> {
-    let t = line.trim();
-    let t = t
-        .strip_prefix("- ")
-        .or_else(|| t.strip_prefix("* "))
-        .or_else(|| t.strip_prefix("> "))
-        .unwrap_or(t)
-        .trim();
-    (!t.is_empty() && t != "(none)").then(|| t.to_string())
-}
-
 /// The agent's summary over `base` (the thread's own record, [`Handoff::from_thread`]): the
 /// sections it wrote replace the record's; without sections its whole text is the findings.
 /// Sources are the union of the record's, the summary's and the handoff turn's.
 pub fn parse_summary(answer: &str, base: Handoff, turn_sources: &[String]) -> Handoff {
-    let mut sections: Vec<(&str, Vec<String>)> = Vec::new();
-    let mut loose = Vec::new();
-    for line in answer.lines() {
-        if let Some(h) = heading(line) {
-            sections.push((h, Vec::new()));
-        } else if let Some(i) = item(line) {
-            match sections.last_mut() {
-                Some((_, items)) => items.push(i),
-                None => loose.push(i),
-            }
-        }
-    }
+    let (sections, loose) = crate::context::prompt::handoff_sections(answer);
     let section = |name: &str| {
         sections
             .iter()

@@ -135,6 +135,39 @@ pub enum Event {
     TurnFailed,
 }
 
+/// Why a new session was started for a thread with history: what its seed tells the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NewSessionReason {
+    /// The grant's fingerprint changed: an old session must not read new sources.
+    SourcesChanged,
+    /// The thread moved to another agent.
+    OtherAgent,
+    /// The agent could not reopen the earlier session.
+    ReopenFailed,
+    /// The thread had no session to go on with (the first session of an old thread, after a
+    /// failed turn or a handoff).
+    #[default]
+    NoSession,
+}
+
+impl NewSessionReason {
+    /// The seed's wording.
+    pub fn says(self) -> &'static str {
+        match self {
+            NewSessionReason::SourcesChanged => {
+                "a new session was started because the granted sources changed"
+            }
+            NewSessionReason::OtherAgent => {
+                "a new session was started because the thread moved to another agent"
+            }
+            NewSessionReason::ReopenFailed => {
+                "a new session was started because the earlier one could not be reopened"
+            }
+            NewSessionReason::NoSession => "a new session was started for this thread",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct SessionMachine {
     pub record: SessionRecord,
@@ -147,6 +180,7 @@ struct Pending {
     attach_mcp: bool,
     seed: Seed,
     prompt_mode: Mode,
+    why: NewSessionReason,
 }
 
 impl SessionMachine {
@@ -155,6 +189,11 @@ impl SessionMachine {
             record,
             pending: None,
         }
+    }
+
+    /// Why the pending turn's session is a new one (meaningful with `Seed::Conversation`).
+    pub fn new_session_reason(&self) -> NewSessionReason {
+        self.pending.as_ref().map(|p| p.why).unwrap_or_default()
     }
 
     pub fn handle(&mut self, event: Event) -> Vec<Effect> {
@@ -183,6 +222,7 @@ impl SessionMachine {
                     return vec![Effect::Persist];
                 };
                 p.seed = seed_for(&p.input);
+                p.why = NewSessionReason::ReopenFailed;
                 vec![
                     Effect::Persist,
                     Effect::Open {
@@ -251,6 +291,14 @@ impl SessionMachine {
             .clone()
             .zip(self.record.runtime_id.clone())
             .filter(|(id, _)| same && !self.record.refused.contains(id));
+        let why = match (&self.record.session_id, &self.record.fingerprint) {
+            (Some(id), _) if self.record.refused.contains(id) => NewSessionReason::ReopenFailed,
+            (Some(_), _) if !self.record.agent.is_empty() && self.record.agent != input.agent => {
+                NewSessionReason::OtherAgent
+            }
+            (Some(_), Some(f)) if *f != input.fingerprint => NewSessionReason::SourcesChanged,
+            _ => NewSessionReason::NoSession,
+        };
         let mut effects = Vec::new();
         let (how, seed) = match reusable {
             Some((session_id, _)) if input.live.as_deref() == Some(session_id.as_str()) => {
@@ -295,6 +343,7 @@ impl SessionMachine {
             attach_mcp,
             seed,
             prompt_mode,
+            why,
         });
         effects
     }
@@ -319,8 +368,13 @@ pub struct PriorMessage {
 }
 
 /// The seed block for a new session: the prior conversation, minus lines whose text is already
-/// in this prompt's evidence quotes (nothing pasted twice). Empty when nothing is left.
-pub fn conversation_seed(prior: &[PriorMessage], evidence_quotes: &[&str]) -> String {
+/// in this prompt's evidence quotes (nothing pasted twice), introduced with why the session is
+/// new. Empty when nothing is left.
+pub fn conversation_seed(
+    prior: &[PriorMessage],
+    evidence_quotes: &[&str],
+    why: NewSessionReason,
+) -> String {
     let norm = |s: &str| {
         s.split_whitespace()
             .collect::<Vec<_>>()
@@ -353,8 +407,8 @@ pub fn conversation_seed(prior: &[PriorMessage], evidence_quotes: &[&str]) -> St
         return out;
     }
     format!(
-        "<prior-conversation>\nThe conversation so far in this thread (a new session was started because the \
-         granted sources changed):\n\n{}</prior-conversation>\n",
+        "<prior-conversation>\nThe conversation so far in this thread ({}):\n\n{}</prior-conversation>\n",
+        why.says(),
         out
     )
 }
@@ -469,6 +523,7 @@ mod tests {
         );
         let (how, _, seed, _) = open_of(&effects);
         assert_eq!((how, seed), (Open::New, Seed::Conversation));
+        assert_eq!(m.new_session_reason(), NewSessionReason::SourcesChanged);
     }
 
     #[test]
@@ -480,6 +535,7 @@ mod tests {
         other.agent = "claude".into();
         let (how, _, _, _) = open_of(&m.handle(Event::TurnRequested(other)));
         assert_eq!(how, Open::New);
+        assert_eq!(m.new_session_reason(), NewSessionReason::OtherAgent);
     }
 
     #[test]
@@ -493,6 +549,11 @@ mod tests {
         });
         let (how, _, seed, _) = open_of(&effects);
         assert_eq!((how, seed), (Open::New, Seed::Conversation));
+        assert_eq!(
+            m.new_session_reason(),
+            NewSessionReason::ReopenFailed,
+            "the sources did not change: the seed must not say they did"
+        );
         assert_eq!(m.record.refused, vec!["s1".to_string()]);
         // Even if some stale state pointed at it again, it is not resumed.
         m.record.session_id = Some("s1".into());
@@ -614,10 +675,12 @@ mod tests {
         let seed = conversation_seed(
             &prior,
             &["Intro. Attention weights follow the reading order of the page. More."],
+            NewSessionReason::ReopenFailed,
         );
+        assert!(seed.contains("could not be reopened") && !seed.contains("sources changed"));
         assert_eq!(seed.matches("What is the reading order?").count(), 1);
         assert!(!seed.contains("Attention weights follow"), "{seed}");
         assert!(seed.contains("That is all."));
-        assert!(conversation_seed(&[], &[]).is_empty());
+        assert!(conversation_seed(&[], &[], NewSessionReason::NoSession).is_empty());
     }
 }

@@ -506,7 +506,11 @@ pub async fn run_turn(
                 .iter()
                 .filter_map(|e| e.quote.as_deref())
                 .collect();
-            text.push_str(&conversation_seed(&prior, &quotes));
+            text.push_str(&conversation_seed(
+                &prior,
+                &quotes,
+                machine.new_session_reason(),
+            ));
         }
         Seed::Handoff => {
             if let Some(h) = thread.handoff() {
@@ -695,12 +699,23 @@ pub async fn run_turn(
         }
     };
 
-    let mut sources: Vec<String> = plan
-        .evidence
+    // What the agent was given: the evidence (with the inlined mention evidence when the
+    // prompt was prompt-only; a folder's listing is named, not a source), then what the tools
+    // returned.
+    let given = match prompt_mode {
+        Mode::PromptOnly => plan.evidence.iter().chain(&plan.inline).collect::<Vec<_>>(),
+        Mode::Mcp => plan.evidence.iter().collect(),
+    };
+    let mut sources: Vec<String> = Vec::new();
+    for u in given
         .iter()
         .map(|e| e.citation_uri.clone())
-        .filter(|u| !u.is_empty())
-        .collect();
+        .filter(|u| !u.is_empty() && !u.ends_with('/'))
+    {
+        if !sources.contains(&u) {
+            sources.push(u);
+        }
+    }
     for u in grant::read_usage(&files.usage())
         .into_iter()
         .filter(|u| u.turn_id == turn)

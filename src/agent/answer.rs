@@ -1,7 +1,6 @@
-//! The built-in agent's extractive answering, as pure functions over text: reading the prompt
-//! the host sends (context block, prior conversation, the user's words), picking key words and
-//! choosing the sentences that best match them. No model: every word of an answer's quotes is
-//! copied from a source, so a quote is always really on the page it cites.
+//! The built-in agent's reading of the prompt the host sends (context block, prior
+//! conversation, handoff, the user's words) and its slash commands. Choosing what to quote is
+//! [`super::rank`]'s job.
 
 /// A prompt split into its parts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -10,16 +9,52 @@ pub struct Prompt {
     pub context: Option<String>,
     /// The host said the context cannot be expanded (`prompt_only`).
     pub prompt_only: bool,
-    pub evidence: Vec<EvidenceQuote>,
+    pub evidence: Vec<EvidenceItem>,
+    /// The allowed sources listed in the context block: (kind, path).
+    pub sources: Vec<(String, String)>,
+    /// The prior conversation a new session was seeded with (empty when none).
+    pub prior: String,
+    /// The handoff a new session was seeded with (empty when none).
+    pub handoff: String,
     /// The user's own text.
     pub question: String,
 }
 
-/// A quote the host inlined as evidence, with its citation URI.
+/// Where an evidence item comes from (the note under its header says).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Text the user selected.
+    Selection,
+    /// The page the user is reading (no quote).
+    Current,
+    /// The start of a mentioned source (prompt-only turns).
+    Mention,
+    Other,
+}
+
+/// An evidence item the host inlined, with its citation URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EvidenceQuote {
+pub struct EvidenceItem {
     pub uri: String,
+    pub title: String,
+    pub origin: Origin,
+    /// The quote (empty for the page being read).
     pub text: String,
+}
+
+impl Prompt {
+    pub fn selection(&self) -> Option<&EvidenceItem> {
+        self.evidence
+            .iter()
+            .find(|e| e.origin == Origin::Selection && !e.text.is_empty())
+    }
+
+    /// The page the user reads or selected on.
+    pub fn anchor_uri(&self) -> Option<&str> {
+        self.selection()
+            .or_else(|| self.evidence.iter().find(|e| e.origin == Origin::Current))
+            .map(|e| e.uri.as_str())
+    }
 }
 
 fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<(usize, &'a str, usize)> {
@@ -36,196 +71,93 @@ pub fn parse_prompt(text: &str) -> Prompt {
         p.context = Some(inner.to_string());
         p.prompt_only = inner.contains("cannot be expanded");
         p.evidence = parse_evidence(inner);
+        p.sources = parse_sources(inner);
         rest.replace_range(s..e, "");
     }
-    if let Some((s, _, e)) = between(&rest, "<prior-conversation>", "</prior-conversation>") {
+    if let Some((s, inner, e)) = between(&rest, "<prior-conversation>", "</prior-conversation>") {
+        p.prior = inner.trim().to_string();
+        rest.replace_range(s..e, "");
+    }
+    if let Some((s, inner, e)) = between(&rest, "<handoff>", "</handoff>") {
+        p.handoff = inner.trim().to_string();
         rest.replace_range(s..e, "");
     }
     p.question = rest.trim().to_string();
     p
 }
 
-/// Evidence items: a header line ending in `<uri>` followed by `> quote` lines.
-fn parse_evidence(block: &str) -> Vec<EvidenceQuote> {
-    let mut out: Vec<EvidenceQuote> = Vec::new();
-    let mut current: Option<EvidenceQuote> = None;
-    for line in block.lines() {
+/// `- paper papers/x/paper.pdf`, `- directory notes/ (…)` lines of "Allowed sources:".
+fn parse_sources(block: &str) -> Vec<(String, String)> {
+    let Some(at) = block.find("Allowed sources:") else {
+        return Vec::new();
+    };
+    block[at..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("- "))
+        .filter_map(|l| {
+            let mut parts = l[2..].splitn(3, ' ');
+            let kind = parts.next()?.to_string();
+            let path = parts.next()?.trim_end_matches('/').to_string();
+            Some((kind, path))
+        })
+        .collect()
+}
+
+fn origin_of(note: &str) -> Origin {
+    let n = note.to_lowercase();
+    if n.contains("selected") || n.contains("selection") {
+        Origin::Selection
+    } else if n.contains("reading") {
+        Origin::Current
+    } else if n.contains("mentioned") {
+        Origin::Mention
+    } else {
+        Origin::Other
+    }
+}
+
+/// Evidence items: a header line `[n] "title" — … <uri>`, an optional `(note)` line saying
+/// where it comes from, then `> quote` lines.
+fn parse_evidence(block: &str) -> Vec<EvidenceItem> {
+    let Some(at) = block.find("\nEvidence:") else {
+        return Vec::new();
+    };
+    let mut out: Vec<EvidenceItem> = Vec::new();
+    for line in block[at..].lines().skip(2) {
         let t = line.trim_end();
         if t.starts_with('[')
             && t.ends_with('>')
             && let Some(open) = t.rfind('<')
         {
-            out.extend(current.take().filter(|e| !e.text.is_empty()));
-            current = Some(EvidenceQuote {
+            let title = t
+                .split_once('"')
+                .and_then(|(_, r)| r.rsplit_once("\" —"))
+                .map(|(title, _)| title.to_string())
+                .unwrap_or_default();
+            out.push(EvidenceItem {
                 uri: t[open + 1..t.len() - 1].to_string(),
+                title,
+                origin: Origin::Other,
                 text: String::new(),
             });
-        } else if let Some(q) = t.strip_prefix("> ").or_else(|| (t == ">").then_some(""))
-            && let Some(c) = current.as_mut()
-        {
-            if !c.text.is_empty() {
-                c.text.push('\n');
-            }
-            c.text.push_str(q);
-        } else if !t.starts_with("> ") {
-            out.extend(current.take().filter(|e| !e.text.is_empty()));
-        }
-    }
-    out.extend(current.filter(|e| !e.text.is_empty()));
-    out
-}
-
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
-    "at", "be", "because", "been", "before", "being", "between", "both", "but", "by", "can",
-    "could", "did", "do", "does", "doing", "during", "each", "explain", "few", "for", "from",
-    "further", "give", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his",
-    "how", "i", "if", "in", "into", "is", "it", "its", "just", "me", "more", "most", "my", "no",
-    "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over",
-    "own", "paper", "papers", "please", "same", "say", "says", "she", "should", "show", "so",
-    "some", "such", "tell", "than", "that", "the", "their", "them", "then", "there", "these",
-    "they", "this", "those", "through", "to", "too", "under", "until", "up", "use", "used", "uses",
-    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
-    "will", "with", "would", "you", "your",
-];
-
-/// The question's key words: lowercase, stop words and `@mentions` dropped, first occurrence
-/// order, at most 8.
-pub fn keywords(question: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for token in question.split_whitespace() {
-        if token.starts_with('@') || token.starts_with('/') && out.is_empty() && token.len() > 1 {
-            continue;
-        }
-        for w in token.split(|c: char| !c.is_alphanumeric()) {
-            let w = w.to_lowercase();
-            if w.chars().count() >= 3 && !STOP_WORDS.contains(&w.as_str()) && !out.contains(&w) {
-                out.push(w);
+        } else if let Some(c) = out.last_mut() {
+            if let Some(q) = t.strip_prefix("> ").or_else(|| (t == ">").then_some("")) {
+                if !c.text.is_empty() {
+                    c.text.push('\n');
+                }
+                c.text.push_str(q);
+            } else if t.starts_with('(') && c.text.is_empty() && c.origin == Origin::Other {
+                c.origin = origin_of(t);
+            } else if t.is_empty() || !t.starts_with('(') {
+                // The end of the evidence list.
+                if !t.is_empty() {
+                    break;
+                }
             }
         }
     }
-    out.truncate(8);
     out
-}
-
-/// Sentences of `text` with whitespace collapsed (so a quote is a substring of the text with
-/// its whitespace collapsed). A sentence ends at `.`, `?` or `!` followed by a space, and at a
-/// paragraph break: a title, an author block or a heading is never glued to the next sentence.
-pub fn sentences(text: &str) -> Vec<String> {
-    text.split("\n\n")
-        .flat_map(split_headings)
-        .flat_map(|b| block_sentences(&b))
-        .collect()
-}
-
-/// Cuts a block after each heading-like line ("Abstract", "2.1 Scoring"): a short line without
-/// closing punctuation followed by a line that starts a new sentence.
-fn split_headings(block: &str) -> Vec<String> {
-    let lines: Vec<&str> = block.lines().collect();
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for (i, line) in lines.iter().enumerate() {
-        cur.push_str(line);
-        cur.push('\n');
-        let t = line.trim();
-        let next_starts = lines
-            .get(i + 1)
-            .and_then(|n| n.trim().chars().next())
-            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
-        let heading = !t.is_empty()
-            && t.split_whitespace().count() <= 6
-            && !t.ends_with(['.', ',', ';', ':', '-', '?', '!'])
-            && next_starts;
-        if heading {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    if !cur.trim().is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-fn block_sentences(block: &str) -> Vec<String> {
-    let flat = block.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out = Vec::new();
-    let mut start = 0;
-    let bytes = flat.as_bytes();
-    for i in 0..bytes.len() {
-        let end = matches!(bytes[i], b'.' | b'?' | b'!')
-            && (i + 1 == bytes.len() || bytes[i + 1] == b' ');
-        if end {
-            let s = flat[start..=i].trim();
-            if !s.is_empty() {
-                out.push(s.to_string());
-            }
-            start = i + 1;
-        }
-    }
-    let tail = flat[start..].trim();
-    if !tail.is_empty() {
-        out.push(tail.to_string());
-    }
-    out
-}
-
-/// How many distinct key words a sentence contains (as word prefixes, so "attention" matches
-/// "attentional").
-pub fn score(sentence: &str, keys: &[String]) -> usize {
-    let words: Vec<String> = sentence
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    keys.iter()
-        .filter(|k| words.iter().any(|w| w.starts_with(k.as_str())))
-        .count()
-}
-
-/// Longest quote the answer carries; longer sentences are cut at a word boundary (the cut is
-/// still a verbatim substring of the source).
-pub const MAX_QUOTE: usize = 280;
-
-fn cut(sentence: &str) -> String {
-    if sentence.chars().count() <= MAX_QUOTE {
-        return sentence.to_string();
-    }
-    let mut out = String::new();
-    for w in sentence.split(' ') {
-        if out.chars().count() + w.chars().count() + 1 > MAX_QUOTE {
-            break;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(w);
-    }
-    out
-}
-
-/// A sentence shorter than this is a heading or a title more often than a statement.
-const STATEMENT_CHARS: usize = 60;
-
-/// The best sentence of `text` for `keys` and its score: most key words first; among equals a
-/// full statement over a heading or title, then the longer (more informative) one, then the
-/// earlier.
-pub fn best_sentence(text: &str, keys: &[String]) -> Option<(String, usize)> {
-    let mut best: Option<((usize, bool, usize), String)> = None;
-    for s in sentences(text) {
-        let chars = s.chars().count();
-        if chars < 20 {
-            continue;
-        }
-        let sc = score(&s, keys);
-        if sc == 0 {
-            continue;
-        }
-        let rank = (sc, chars >= STATEMENT_CHARS, chars.min(MAX_QUOTE));
-        if best.as_ref().is_none_or(|(b, _)| rank > *b) {
-            best = Some((rank, s));
-        }
-    }
-    best.map(|((sc, _, _), s)| (cut(&s), sc))
 }
 
 /// A quote line of an answer: `> "text" — uri`.
@@ -290,55 +222,28 @@ mod tests {
 
     #[test]
     fn splits_the_prompt() {
-        let text = "<agentero-context>\nThis context cannot be expanded: nothing.\n\nEvidence:\n[1] \"T\" — papers/a/paper.pdf, page 2 <papers/a/paper.pdf#page=2>\n> First line of the quote.\n> Second line.\n[2] \"U\" — notes/n.md, lines 1-3 <notes/n.md#line=1,3>\n> Note text here.\n</agentero-context>\n<prior-conversation>\n[user]\nold\n</prior-conversation>\nWhat about reading order? @papers/a/paper.pdf\n";
+        let text = "<agentero-context>\nThis context cannot be expanded: nothing.\n\nAllowed sources:\n- paper papers/a/paper.pdf\n- directory notes/ (covers 2 text files)\n\nEvidence:\n[1] \"T\" — papers/a/paper.pdf, page 2 <papers/a/paper.pdf#page=2>\n(selected by the user)\n> First line of the quote.\n> Second line.\n[2] \"T\" — papers/a/paper.pdf, page 1 <papers/a/paper.pdf#page=1>\n(the page the user is reading)\n[3] \"U\" — notes/n.md, lines 1-3 <notes/n.md#line=1,3>\n(the first lines of a mentioned file)\n> Note text here.\n</agentero-context>\n<prior-conversation>\n[user]\nold\n</prior-conversation>\nWhat about reading order? @papers/a/paper.pdf\n";
         let p = parse_prompt(text);
         assert!(p.prompt_only);
         assert_eq!(p.question, "What about reading order? @papers/a/paper.pdf");
-        assert_eq!(p.evidence.len(), 2);
+        assert_eq!(p.prior, "[user]\nold");
+        assert_eq!(
+            p.sources,
+            vec![
+                ("paper".to_string(), "papers/a/paper.pdf".to_string()),
+                ("directory".to_string(), "notes".to_string())
+            ]
+        );
+        assert_eq!(p.evidence.len(), 3);
         assert_eq!(p.evidence[0].uri, "papers/a/paper.pdf#page=2");
+        assert_eq!(p.evidence[0].title, "T");
+        assert_eq!(p.evidence[0].origin, Origin::Selection);
         assert_eq!(p.evidence[0].text, "First line of the quote.\nSecond line.");
-        assert_eq!(p.evidence[1].uri, "notes/n.md#line=1,3");
-    }
-
-    #[test]
-    fn keywords_drop_stop_words_and_mentions() {
-        assert_eq!(
-            keywords("What does the paper say about the reading order? @papers/x/paper.pdf"),
-            vec!["reading".to_string(), "order".to_string()]
-        );
-    }
-
-    #[test]
-    fn best_sentence_is_a_verbatim_substring() {
-        let text = "Intro words here.  The reading\norder of columns matters a lot. Unrelated closing sentence.";
-        let keys = keywords("reading order");
-        let (s, sc) = best_sentence(text, &keys).unwrap();
-        assert_eq!(sc, 2);
-        assert_eq!(s, "The reading order of columns matters a lot.");
-        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(flat.contains(&s));
-        assert!(best_sentence(text, &keywords("zebra")).is_none());
-        let long = "word ".repeat(200) + "reading.";
-        let (s, _) = best_sentence(&long, &keys).unwrap_or_else(|| (String::new(), 0));
-        assert!(s.is_empty() || s.chars().count() <= MAX_QUOTE);
-    }
-
-    #[test]
-    fn a_statement_beats_the_title_block_it_shares_words_with() {
-        let page = "Passage-Level Retrieval over Scholarly Full Text\n\nMargit Halvorsen and Tobias \
-                    Renner\n\nAbstract\nOn SciPassage-1K, passage retrieval raises mean average \
-                    precision from 0.212 to 0.297. We conclude.";
-        let keys = keywords("What did passage retrieval improve?");
-        let (best, score) = best_sentence(page, &keys).unwrap();
-        assert_eq!(score, 2);
-        assert!(
-            best.starts_with("On SciPassage-1K, passage retrieval raises"),
-            "{best}"
-        );
-        assert_eq!(
-            sentences(page)[0],
-            "Passage-Level Retrieval over Scholarly Full Text"
-        );
+        assert_eq!(p.evidence[1].origin, Origin::Current);
+        assert!(p.evidence[1].text.is_empty());
+        assert_eq!(p.anchor_uri(), Some("papers/a/paper.pdf#page=2"));
+        assert_eq!(p.evidence[2].uri, "notes/n.md#line=1,3");
+        assert_eq!(p.evidence[2].origin, Origin::Mention);
     }
 
     #[test]

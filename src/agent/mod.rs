@@ -30,6 +30,9 @@
 //! `tests/tui_keys.rs`.
 
 pub mod answer;
+pub mod handoff;
+pub mod rank;
+mod respond;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -58,13 +61,11 @@ use rmcp::transport::TokioChildProcess;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use answer::{Slash, best_sentence, keywords, parse_prompt, quote_line};
+use answer::{Slash, parse_prompt};
 
 pub const AGENT_NAME: &str = "agentero-builtin";
 pub const HISTORY_FILE: &str = "builtin-agent.jsonl";
 pub const FAULT_ENV: &str = "AGENTERO_BUILTIN_FAULT";
-/// Most quotes one answer carries.
-const MAX_QUOTES: usize = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fault {
@@ -398,168 +399,6 @@ fn card_place(card: &Value) -> String {
     String::new()
 }
 
-/// The extractive answer with the context tools.
-async fn answer_with_tools(
-    reply: &mut Reply<'_>,
-    client: &McpClient,
-    question: &str,
-) -> Result<StopReason, AcpError> {
-    let keys = keywords(question);
-    if keys.is_empty() {
-        reply.say(
-            "Your question has no words I can search for; ask about a topic, a method or a result.",
-        )?;
-        return Ok(StopReason::EndTurn);
-    }
-    let query = keys.join(" ");
-    let cx = reply.cx;
-    let session = reply.session;
-    let found = call_tool(
-        cx,
-        session,
-        client,
-        "context_search",
-        format!("context_search {query:?}"),
-        ToolKind::Search,
-        json!({"query": query}),
-    )
-    .await?;
-    let mut cards = match found {
-        Ok(v) => v
-            .get("cards")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default(),
-        Err(msg) => {
-            reply.say(&format!("I could not search the granted sources: {msg}"))?;
-            return Ok(StopReason::EndTurn);
-        }
-    };
-    if cards.is_empty() {
-        reply.say(&format!(
-            "Nothing in the granted sources matches {}. Mention other papers or folders to widen the search.",
-            keys.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ")
-        ))?;
-        return Ok(StopReason::EndTurn);
-    }
-    // Paper pages first (stable): the question is about papers; sidecars and notes follow.
-    cards.sort_by_key(|c| c.get("page").and_then(Value::as_u64).is_none());
-    let mut quotes: Vec<(String, String, usize)> = Vec::new();
-    let mut read_places: Vec<String> = Vec::new();
-    let mut first = true;
-    for card in &cards {
-        if read_places.len() >= MAX_QUOTES {
-            break;
-        }
-        if session.is_cancelled() {
-            return Ok(StopReason::Cancelled);
-        }
-        let Some(path) = card.get("path").and_then(Value::as_str) else {
-            continue;
-        };
-        let place = format!("{path}{}", card_place(card));
-        if read_places.contains(&place) {
-            continue;
-        }
-        read_places.push(place.clone());
-        let args = if let Some(p) = card.get("page").and_then(Value::as_u64) {
-            json!({"path": path, "mode": "page", "page": p})
-        } else if let Some(l) = card.get("lines").and_then(Value::as_array) {
-            json!({"path": path, "mode": "region", "start": l.first(), "end": l.get(1)})
-        } else {
-            json!({"path": path, "mode": "full"})
-        };
-        let read = call_tool(
-            cx,
-            session,
-            client,
-            "context_read",
-            format!("context_read {place}"),
-            ToolKind::Read,
-            args,
-        )
-        .await?;
-        if first {
-            reply.say("From the granted sources:\n\n")?;
-            first = false;
-            if reply.fault == Fault::Crash {
-                // Test hook: die in the middle of a turn, after output was streamed.
-                std::thread::sleep(std::time::Duration::from_millis(200));
-                std::process::exit(70);
-            }
-            if reply.fault == Fault::Hang {
-                std::future::pending::<()>().await;
-            }
-        }
-        let Ok(v) = read else { continue };
-        let (Some(text), Some(uri)) = (
-            v.get("text").and_then(Value::as_str),
-            v.get("citationUri").and_then(Value::as_str),
-        ) else {
-            continue;
-        };
-        if let Some((s, sc)) = best_sentence(text, &keys)
-            && !quotes.iter().any(|(q, _, _)| *q == s)
-        {
-            reply.say(&quote_line(&s, uri))?;
-            quotes.push((s, uri.to_string(), sc));
-        }
-    }
-    if quotes.is_empty() {
-        reply.say(&format!(
-            "The search found {} cards, but no sentence of the pages I read contains {}.",
-            cards.len(),
-            keys.join(", ")
-        ))?;
-    } else {
-        reply.say(&format!(
-            "These are the passages that best match {} (quoted verbatim; I am an offline extractive agent).",
-            keys.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ")
-        ))?;
-    }
-    Ok(StopReason::EndTurn)
-}
-
-/// The answer from the prompt's evidence alone.
-fn answer_from_prompt(
-    reply: &mut Reply<'_>,
-    prompt: &answer::Prompt,
-) -> Result<StopReason, AcpError> {
-    let keys = keywords(&prompt.question);
-    let mut picked: Vec<(String, &str)> = Vec::new();
-    for e in &prompt.evidence {
-        let best = best_sentence(&e.text, &keys).map(|(s, _)| s).or_else(|| {
-            // A selection is the user's own pick: quote its start even without a key word.
-            answer::sentences(&e.text)
-                .into_iter()
-                .find(|s| s.chars().count() >= 20)
-        });
-        if let Some(s) = best {
-            picked.push((s, e.uri.as_str()));
-        }
-        if picked.len() >= MAX_QUOTES {
-            break;
-        }
-    }
-    if picked.is_empty() {
-        reply.say(
-            "This turn gives me no evidence to quote, and I cannot read further: no vault tools are available \
-             in this turn (prompt only). Select text in a paper or mention a source from a local agent to give \
-             me something to read.",
-        )?;
-        return Ok(StopReason::EndTurn);
-    }
-    reply.say("From the evidence in the prompt:\n\n")?;
-    for (s, uri) in picked {
-        reply.say(&quote_line(&s, uri))?;
-    }
-    reply.say(
-        "I cannot read further in this turn: no vault tools are available (prompt only), so this is all the \
-         evidence I have.",
-    )?;
-    Ok(StopReason::EndTurn)
-}
-
 async fn run_slash(
     reply: &mut Reply<'_>,
     client: Option<&McpClient>,
@@ -692,16 +531,33 @@ async fn prompt(
             StopReason::EndTurn
         }
         Some(Ok(cmd)) => run_slash(&mut reply, client.as_deref(), cmd).await?,
+        None if handoff::is_handoff(&parsed.question) => {
+            // Summarized from the record; the request is an instruction, not a question.
+            let mut said: Vec<handoff::Said> = handoff::parse_prior(&parsed.prior);
+            if let Some(lines) = read_history(&session.history, &sid) {
+                said.extend(
+                    lines
+                        .into_iter()
+                        .filter(|l| l.role == "user" || l.role == "agent")
+                        .map(|l| handoff::Said {
+                            role: l.role,
+                            text: parse_prompt(&l.text).question,
+                        }),
+                );
+            }
+            reply.say(&handoff::summary(&said, &parsed.handoff))?;
+            StopReason::EndTurn
+        }
         None => match client.as_deref() {
             Some(c) if !parsed.prompt_only => {
-                answer_with_tools(&mut reply, c, &parsed.question).await?
+                respond::answer_with_tools(&mut reply, c, &parsed).await?
             }
             _ => {
                 if state.fault == Fault::Hang {
                     reply.say("Thinking")?;
                     std::future::pending::<()>().await;
                 }
-                answer_from_prompt(&mut reply, &parsed)?
+                respond::answer_from_prompt(&mut reply, &parsed)?
             }
         },
     };

@@ -144,6 +144,73 @@ pub fn listing(abs: &Path) -> std::io::Result<Vec<ListedEntry>> {
     Ok(out)
 }
 
+/// What a granted folder covers: the papers and text files under it at any depth, by
+/// vault-relative path in sorted order. Walked through [`listing`], so hidden entries, the
+/// app's state and symlinks are never part of it. At most `limit` entries are walked.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Coverage {
+    pub entries: Vec<(String, EntryKind)>,
+    /// The walk stopped at the limit.
+    pub truncated: bool,
+}
+
+impl Coverage {
+    pub fn papers(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|(_, k)| *k == EntryKind::Paper)
+            .count()
+    }
+
+    pub fn files(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|(_, k)| *k == EntryKind::File)
+            .count()
+    }
+
+    /// The sha256 of the covered paths, one a line (`paper <path>` / `file <path>`).
+    pub fn sha256(&self) -> String {
+        let text: String = self
+            .entries
+            .iter()
+            .map(|(p, k)| format!("{} {p}\n", k.as_str()))
+            .collect();
+        sha256_hex(text.as_bytes())
+    }
+}
+
+/// The papers and text files under the folder `rel` (canonical `abs`).
+pub fn coverage(rel: &str, abs: &Path, limit: usize) -> Coverage {
+    let mut out = Coverage::default();
+    let mut stack = vec![(rel.trim_end_matches('/').to_string(), abs.to_path_buf())];
+    let mut walked = 0usize;
+    while let Some((dir, dir_abs)) = stack.pop() {
+        let Ok(entries) = listing(&dir_abs) else {
+            continue;
+        };
+        for e in entries {
+            walked += 1;
+            if walked > limit {
+                out.truncated = true;
+                stack.clear();
+                break;
+            }
+            let child = if dir.is_empty() {
+                e.name.clone()
+            } else {
+                format!("{dir}/{}", e.name)
+            };
+            match e.kind {
+                EntryKind::Directory => stack.push((child, dir_abs.join(&e.name))),
+                k => out.entries.push((child, k)),
+            }
+        }
+    }
+    out.entries.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +253,29 @@ mod tests {
         assert_eq!(verify(&vault, None, "."), Err(VAULT_ROOT));
         assert_eq!(verify(&vault, None, "../x"), Err("traversal"));
         assert_eq!(verify(&vault, None, "nope.md"), Err("not_found"));
+    }
+
+    #[test]
+    fn coverage_walks_every_level_but_nothing_hidden() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("lib/deep/deeper")).unwrap();
+        std::fs::create_dir_all(root.join("lib/.secret")).unwrap();
+        std::fs::write(root.join("lib/a.md"), "# A\n").unwrap();
+        std::fs::write(root.join("lib/deep/b.txt"), "b").unwrap();
+        std::fs::write(root.join("lib/deep/deeper/p.pdf"), b"%PDF-1.4\n").unwrap();
+        std::fs::write(root.join("lib/.secret/s.md"), "s").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root.join("lib/a.md"), root.join("lib/link.md")).unwrap();
+        let c = coverage("lib", &root.join("lib"), 100);
+        let paths: Vec<&str> = c.entries.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            paths,
+            vec!["lib/a.md", "lib/deep/b.txt", "lib/deep/deeper/p.pdf"]
+        );
+        assert_eq!((c.papers(), c.files(), c.truncated), (1, 2, false));
+        let cut = coverage("lib", &root.join("lib"), 2);
+        assert!(cut.truncated);
+        assert_ne!(cut.sha256(), c.sha256());
     }
 }

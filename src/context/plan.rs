@@ -147,7 +147,26 @@ pub struct ManifestEntry {
     /// Entries in a directory's one-level listing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entries: Option<u64>,
+    /// What an allowed directory grants: the papers and text files under it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub covers: Option<Covers>,
 }
+
+/// What a granted folder covers (the folder is the source: this is for the record, not the
+/// fingerprint).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Covers {
+    pub papers: u64,
+    pub files: u64,
+    /// sha256 of the covered paths ([`super::mention::Coverage::sha256`]).
+    pub sha256: String,
+    /// More entries than are walked ([`COVERAGE_LIMIT`]): the rest is granted but not listed.
+    pub truncated: bool,
+}
+
+/// Entries walked under one granted folder at most.
+pub const COVERAGE_LIMIT: usize = 20_000;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -160,6 +179,10 @@ pub struct ContextPlan {
     pub tools: Vec<String>,
     pub budget: Budget,
     pub evidence: Vec<Evidence>,
+    /// Evidence of the mentioned sources — a file's first lines, a paper's first page, what a
+    /// folder covers — inlined in the prompt only when the agent cannot read the vault itself
+    /// (prompt-only wording), so that "the evidence below" is there.
+    pub inline: Vec<Evidence>,
     /// Sorted by path.
     pub sources: Vec<Source>,
     pub omitted: Vec<Omitted>,
@@ -253,6 +276,15 @@ pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> Cont
                     sha256: Some(v.sha256.clone()),
                     size: (v.kind != EntryKind::Directory).then_some(v.size),
                     entries: (v.kind == EntryKind::Directory).then_some(v.size),
+                    covers: (v.kind == EntryKind::Directory).then(|| {
+                        let c = mention::coverage(&v.path, &v.abs, COVERAGE_LIMIT);
+                        Covers {
+                            papers: c.papers() as u64,
+                            files: c.files() as u64,
+                            sha256: c.sha256(),
+                            truncated: c.truncated,
+                        }
+                    }),
                 });
                 sources.push(Source {
                     kind: v.kind,
@@ -277,6 +309,7 @@ pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> Cont
                     sha256: dup.as_ref().map(|v| v.sha256.clone()),
                     size: None,
                     entries: None,
+                    covers: None,
                 });
             }
         }
@@ -330,6 +363,15 @@ pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> Cont
         }
     }
 
+    // By path, so that the order of the mentions does not change the plan.
+    let mut mentioned: Vec<&Verified> = seen
+        .iter()
+        .filter(|(o, _)| *o == Origin::Mention)
+        .filter_map(|(_, v)| v.as_ref())
+        .collect();
+    mentioned.sort_by(|a, b| a.path.cmp(&b.path));
+    let inline = inline_evidence(vault, catalog, &mentioned, &evidence, &budget);
+
     let mode = if req.locality == Locality::Local && !sources.is_empty() {
         Mode::Mcp
     } else {
@@ -348,6 +390,7 @@ pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> Cont
         tools,
         budget,
         evidence,
+        inline,
         sources,
         omitted,
         manifest,
@@ -479,6 +522,132 @@ fn evidence_item(
             }
         }
     }
+}
+
+/// Characters of inlined mention evidence one prompt carries at most (each item is also cut at
+/// the quote cap).
+pub const INLINE_CHARS: usize = 4 * super::budget::QUOTE_CAP;
+
+/// The evidence of mentioned sources (sorted by path), each cut at the quote cap and all
+/// together at [`INLINE_CHARS`]: a file's first lines, a paper's first page (from the index,
+/// when it holds the paper as it is; else only its title and citation), what a folder covers.
+/// Sources the selection or current page already quote are skipped; a mention named twice
+/// counts once.
+fn inline_evidence(
+    vault: &Vault,
+    catalog: &Catalog,
+    mentioned: &[&Verified],
+    evidence: &[Evidence],
+    budget: &Budget,
+) -> Vec<Evidence> {
+    let mut out: Vec<Evidence> = Vec::new();
+    let mut left = INLINE_CHARS;
+    let mut index: Option<Option<crate::vault::SearchIndex>> = None;
+    for v in mentioned {
+        if out.iter().any(|e| e.path == v.path) || evidence.iter().any(|e| e.path == v.path) {
+            continue;
+        }
+        let cap = budget.quote_cap.min(left);
+        let record = match v.kind {
+            EntryKind::Paper => record_of(vault, catalog, v),
+            _ => None,
+        };
+        let title = title_of(vault, catalog, v, record.as_ref());
+        let mut item = Evidence {
+            path: v.path.clone(),
+            kind: v.kind,
+            title,
+            page: None,
+            page_label: None,
+            lines: None,
+            section: None,
+            quote: None,
+            truncated: false,
+            citation_uri: uri::encode_path(&v.path),
+            origin: Origin::Mention,
+        };
+        if cap > 0 {
+            match v.kind {
+                EntryKind::File => {
+                    if let Ok(text) = std::fs::read_to_string(&v.abs) {
+                        let (quote, last, cut) = first_lines(&text, cap);
+                        if !quote.is_empty() {
+                            item.lines = Some([1, last]);
+                            item.citation_uri = uri::lines_uri(&v.path, 1, last);
+                            item.quote = Some(quote);
+                            item.truncated = cut;
+                        }
+                    }
+                }
+                EntryKind::Paper => {
+                    let index = index.get_or_insert_with(|| vault.open_index().ok());
+                    let page = index
+                        .as_ref()
+                        .and_then(|i| i.page(&v.path, 1).ok().flatten())
+                        .filter(|d| d.sha256 == v.sha256 && !d.text.trim().is_empty());
+                    item.page = Some(1);
+                    item.page_label = record.as_ref().and_then(|r| r.label(1).map(str::to_string));
+                    item.citation_uri = uri::page_uri(&v.path, 1);
+                    if let Some(d) = page {
+                        let flat = d.text.split_whitespace().collect::<Vec<_>>().join(" ");
+                        let (q, t) = cap_quote(&flat, cap);
+                        item.quote = Some(q);
+                        item.truncated = t;
+                    }
+                }
+                EntryKind::Directory => {
+                    let c = mention::coverage(&v.path, &v.abs, COVERAGE_LIMIT);
+                    let listing: String = c
+                        .entries
+                        .iter()
+                        .map(|(p, k)| format!("{} {p}\n", k.as_str()))
+                        .collect();
+                    // A folder is named, not cited: its path with a slash, never a source.
+                    item.citation_uri = format!("{}/", uri::encode_path(&v.path));
+                    if !listing.is_empty() {
+                        let (q, t) = cap_quote(&listing, cap);
+                        // Whole lines only: a path cut in the middle names nothing.
+                        let q = if t {
+                            q.rsplit_once('\n')
+                                .map_or(q.clone(), |(a, _)| a.to_string())
+                        } else {
+                            q
+                        };
+                        item.quote = Some(q);
+                        item.truncated = t || c.truncated;
+                    }
+                }
+            }
+        }
+        left = left.saturating_sub(item.quote.as_ref().map_or(0, |q| q.chars().count()));
+        out.push(item);
+    }
+    out
+}
+
+/// The first lines of `text` within `cap` characters: the quote, its last line number and
+/// whether the text goes on.
+fn first_lines(text: &str, cap: usize) -> (String, u32, bool) {
+    let mut quote = String::new();
+    let mut last = 0u32;
+    for (i, line) in text.lines().enumerate() {
+        let add = line.chars().count() + usize::from(!quote.is_empty());
+        if quote.chars().count() + add > cap {
+            if quote.is_empty() {
+                // One long first line: its start.
+                quote = line.chars().take(cap).collect();
+                last = 1;
+            }
+            return (quote, last, true);
+        }
+        if !quote.is_empty() {
+            quote.push('\n');
+        }
+        quote.push_str(line);
+        last = i as u32 + 1;
+    }
+    let trimmed = quote.trim_end().to_string();
+    (trimmed, last.max(1), false)
 }
 
 #[cfg(test)]
