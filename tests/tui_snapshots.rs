@@ -2,12 +2,12 @@
 //! 160x48, plus a few cell styles checked against the default theme.
 
 use agentero::tui::app::{AgentState, Effect, Msg};
-use agentero::tui::chat::{
+use agentero::tui::headless::Headless;
+use agentero::tui::keymap::Key;
+use agentero::tui::thread::{
     ChatEvent, PermissionKind, PermissionOption, PermissionRequest, SessionInfo, SourceRef,
     ToolStatus,
 };
-use agentero::tui::headless::Headless;
-use agentero::tui::keymap::Key;
 use ratatui::style::Color;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
@@ -25,10 +25,9 @@ fn open_paper(h: &mut Headless, path: &str) {
     h.keys("space f g g");
     let pos = h
         .app
-        .browser
-        .visible
-        .iter()
-        .position(|&i| h.app.browser.entries[i].path == path)
+        .browser()
+        .visible()
+        .position(|e| e.path == path)
         .unwrap();
     for _ in 0..pos {
         h.keys("j");
@@ -230,9 +229,9 @@ fn sources_list_and_citation_jump() {
         snap("sources", w, hh, h.render());
         h.keys("enter");
         h.settle();
-        let p = h.app.paper.as_ref().unwrap();
+        let p = h.app.paper().unwrap();
         assert_eq!(
-            (p.path.as_str(), p.page),
+            (p.path(), p.page()),
             ("papers/dense-vs-sparse/paper.pdf", 2)
         );
         snap("citation_jump", w, hh, h.render());
@@ -268,7 +267,7 @@ fn permission_modal() {
         });
         snap("permission", w, hh, h.render());
         h.keys("a");
-        assert!(h.app.overlay.is_none());
+        assert!(h.app.overlay().is_none());
     }
 }
 
@@ -301,7 +300,7 @@ fn quick_chat_popup() {
         // Sent without running the effect: the events below stand in for the agent.
         let enter = Key::parse("enter").unwrap().to_event();
         let _ = h.app.update(Msg::Key(enter));
-        let turn = h.app.quick.as_ref().unwrap().turn.expect("quick turn");
+        let turn = h.app.quick().unwrap().turn().expect("quick turn");
         let ev = |h: &mut Headless, event| h.send(Msg::Chat { turn, event });
         ev(
             &mut h,
@@ -353,7 +352,7 @@ fn quick_chat_popup() {
 /// the closing one in its last, both forced to width 1, so ratatui's diff writes every
 /// following cell at its own column (nothing after the link shifts or is skipped).
 fn external_sources_are_hyperlinks(h: &Headless) {
-    use agentero::tui::view::{OSC8_CLOSE, osc8_open};
+    use agentero::tui::thread::cells::{OSC8_CLOSE, osc8_open};
     use ratatui::buffer::Buffer;
     let buf = h.buffer();
     for url in [

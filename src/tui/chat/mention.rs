@@ -3,18 +3,18 @@
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher};
 
-use super::browser::BrowserEntry;
+use crate::tui::listing::Entry;
 use crate::vault::EntryKind;
 
 /// The best `limit` entries for `query` as (path, display). An empty query lists papers first.
-pub fn complete(entries: &[BrowserEntry], query: &str, limit: usize) -> Vec<(String, String)> {
-    let display = |e: &BrowserEntry| match e.kind {
+pub fn complete(entries: &[Entry], query: &str, limit: usize) -> Vec<(String, String)> {
+    let display = |e: &Entry| match e.kind {
         EntryKind::Paper => format!("{} — {}", e.title, e.path),
         EntryKind::Directory => format!("{}/", e.path),
         EntryKind::File => e.path.clone(),
     };
     if query.is_empty() {
-        let mut all: Vec<&BrowserEntry> = entries.iter().collect();
+        let mut all: Vec<&Entry> = entries.iter().collect();
         all.sort_by_key(|e| (e.kind != EntryKind::Paper, e.path.clone()));
         return all
             .into_iter()
@@ -50,8 +50,8 @@ pub fn complete(entries: &[BrowserEntry], query: &str, limit: usize) -> Vec<(Str
 mod tests {
     use super::*;
 
-    fn e(path: &str, title: &str, kind: EntryKind) -> BrowserEntry {
-        BrowserEntry {
+    fn e(path: &str, title: &str, kind: EntryKind) -> Entry {
+        Entry {
             path: path.into(),
             kind,
             title: title.into(),

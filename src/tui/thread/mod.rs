@@ -46,6 +46,8 @@ pub struct SessionInfo {
     pub session: String,
 }
 
+pub mod cells;
+
 pub use crate::acp::events::ToolStatus;
 pub use crate::acp::permission::PermissionKind;
 
