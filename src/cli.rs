@@ -106,6 +106,23 @@ pub enum Command {
         #[arg(required_unless_present = "handoff", num_args = 1..)]
         question: Vec<String>,
     },
+    /// Check the configured agents (or those named): command found, `initialize` answered,
+    /// login in place, a session opened. Exits non-zero when one fails.
+    Agents {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// Read this config file instead of ~/.config/agentero/config.toml.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Start presets that are not installed through `npx -y` (may download them).
+        #[arg(long)]
+        npx: bool,
+        /// Print one JSON array.
+        #[arg(long)]
+        json: bool,
+        /// Agent names (default: every configured agent).
+        names: Vec<String>,
+    },
     /// Write the bundled demo vault into a folder (default: the app's data folder) and print it.
     Demo { dir: Option<PathBuf> },
     /// Print the context plan (JSON) of a request; with --grant also write its grant file and
@@ -208,6 +225,16 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             };
             crate::acp::ask::run(&vault, opts)
         }
+        Some(Command::Agents {
+            vault,
+            config,
+            npx,
+            json,
+            names,
+        }) => {
+            let vault = open_vault(vault.as_deref())?;
+            agents(&vault, config.as_deref(), npx, json, &names)
+        }
         Some(Command::Demo { dir }) => {
             let dir = match dir {
                 Some(d) => {
@@ -222,6 +249,79 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// `agentero agents`: the doctor's report, one agent at a time.
+fn agents(
+    vault: &Vault,
+    config: Option<&Path>,
+    npx: bool,
+    json: bool,
+    names: &[String],
+) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("cannot locate the agentero executable")?;
+    let config = crate::config::Config::load(config, &exe)?;
+    let defs: Vec<crate::config::AgentDef> = if names.is_empty() {
+        config.agents.values().cloned().collect()
+    } else {
+        names
+            .iter()
+            .map(|n| config.agent(Some(n)).cloned())
+            .collect::<Result<_, _>>()?
+    };
+    vault.ensure_state_dir()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let mut reports = Vec::new();
+    let mut out = std::io::stdout().lock();
+    for def in &defs {
+        let r = runtime.block_on(async {
+            tokio::time::timeout(
+                crate::acp::doctor::CHECK_TIMEOUT,
+                crate::acp::doctor::check(def, vault, npx),
+            )
+            .await
+        });
+        let r = r.unwrap_or_else(|_| crate::acp::doctor::AgentReport {
+            name: def.name.clone(),
+            adapter: def.adapter.as_str().into(),
+            command: crate::acp::doctor::Check {
+                ok: false,
+                detail: format!(
+                    "{} did not answer within {} s",
+                    def.command_line(),
+                    crate::acp::doctor::CHECK_TIMEOUT.as_secs()
+                ),
+            },
+            initialize: None,
+            login: None,
+            session: None,
+            ok: false,
+        });
+        if !json {
+            write!(
+                out,
+                "{}",
+                crate::acp::doctor::render(std::slice::from_ref(&r))
+            )?;
+            out.flush()?;
+        }
+        reports.push(r);
+    }
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&reports)?)?;
+    }
+    if reports.iter().any(|r| !r.ok) {
+        bail!(
+            "{} of {} agents failed a check",
+            reports.iter().filter(|r| !r.ok).count(),
+            reports.len()
+        );
+    }
+    Ok(())
 }
 
 fn open_vault(named: Option<&Path>) -> anyhow::Result<Vault> {

@@ -125,6 +125,12 @@ pub async fn ask(
     for w in &thread.warnings {
         eprintln!("warning: {w}");
     }
+    let cut = thread.interrupted_turns(None).len();
+    if cut > 0 {
+        eprintln!(
+            "note: {cut} earlier turn(s) of this thread were interrupted; what had streamed is kept"
+        );
+    }
     if !opts.json {
         eprintln!("thread: {}", thread.id);
     }
