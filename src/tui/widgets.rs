@@ -130,3 +130,59 @@ pub fn new_input() -> TextArea<'static> {
     t.set_wrap_mode(ratatui_textarea::WrapMode::Word);
     t
 }
+
+/// Spans cut to `width` cells: the one that does not fit ends in `…`, the rest are dropped
+/// (a chip line never stops in the middle of a word without saying so).
+pub fn fit_spans(spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for s in spans {
+        let w = str_width(&s.content);
+        if used + w <= width {
+            used += w;
+            out.push(s);
+            continue;
+        }
+        let cut = truncate(s.content.trim_end(), width - used);
+        if str_width(&cut) + used <= width && !cut.trim().is_empty() {
+            out.push(Span::styled(cut, s.style));
+        }
+        break;
+    }
+    out
+}
+
+/// The input with its placeholder cut to the room it has (`width`: the area's, borders
+/// included; the cursor takes the first cell).
+pub fn fit_placeholder(input: &mut TextArea<'static>, width: u16) {
+    let room = (width as usize).saturating_sub(3);
+    let text = input.placeholder_text().to_string();
+    if str_width(&text) > room {
+        input.set_placeholder_text(truncate(&text, room));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_are_cut_with_an_ellipsis() {
+        let spans = vec![
+            Span::raw(" reading a/b.pdf "),
+            Span::raw(" selection \"x y\" "),
+        ];
+        let fit = fit_spans(spans.clone(), 24);
+        let text: String = fit.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text, " reading a/b.pdf  selec…");
+        let whole: String = fit_spans(spans, 80)
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(whole, " reading a/b.pdf  selection \"x y\" ");
+        let mut input = new_input();
+        fit_placeholder(&mut input, 20);
+        assert_eq!(str_width(input.placeholder_text()), 17);
+        assert!(input.placeholder_text().ends_with('…'));
+    }
+}

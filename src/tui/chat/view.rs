@@ -13,7 +13,7 @@ use crate::tui::keymap::{Keymap, Mode};
 use crate::tui::markdown;
 use crate::tui::theme::Theme;
 use crate::tui::thread::cells::{link_sources, thread_lines};
-use crate::tui::widgets::{chip_spans, pane_block, truncate};
+use crate::tui::widgets::{chip_spans, fit_placeholder, fit_spans, pane_block, truncate};
 
 /// The chat pane's inside: status line, messages, chips and the input.
 pub fn areas(c: &Chat, inner: Rect) -> [Rect; 4] {
@@ -121,9 +121,11 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
     }
     if chips_h > 0 {
         let spans = chip_spans(&c.chips, theme, "✕ ");
+        let spans = fit_spans(spans, chips_a.width as usize);
         f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
     }
     let mut input = c.input.clone();
+    fit_placeholder(&mut input, input_a.width);
     let hint = keymap.hint(&[Mode::Input], Action::RemoveChip);
     input.set_block(
         Block::bordered()

@@ -13,7 +13,7 @@ use crate::tui::keymap::{Keymap, Mode};
 use crate::tui::markdown;
 use crate::tui::theme::Theme;
 use crate::tui::thread::cells::{link_sources, thread_lines};
-use crate::tui::widgets::{centered, chip_spans, truncate};
+use crate::tui::widgets::{centered, chip_spans, fit_placeholder, fit_spans, truncate};
 
 /// The Quick Chat popup: its chips, the question and streamed answer with its sources, and
 /// the input while the question is typed (else the keys that apply).
@@ -63,6 +63,7 @@ pub fn view(q: &Quick, keymap: &Keymap, chain: &[Mode], theme: &Theme, f: &mut F
             theme.style("ui.dim"),
         ));
     }
+    let spans = fit_spans(spans, chips_a.width as usize);
     f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
     let (w, h) = (msgs_a.width as usize, msgs_a.height as usize);
     let lines = if q.thread.items.is_empty() {
@@ -85,6 +86,7 @@ pub fn view(q: &Quick, keymap: &Keymap, chain: &[Mode], theme: &Theme, f: &mut F
     let key = |a: Action| keymap.hint(chain, a);
     if q.composing() {
         let mut input = q.input.clone();
+        fit_placeholder(&mut input, bottom_a.width);
         input.set_block(
             Block::bordered()
                 .border_style(theme.style("ui.border.focus"))

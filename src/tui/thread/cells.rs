@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use super::{Item, ItemKind, Thread};
 use crate::tui::action::Action;
 use crate::tui::markdown;
+use crate::tui::text::str_width;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::truncate;
 
@@ -255,13 +256,14 @@ fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             ..
         } => {
             let style = theme.style(&format!("chat.tool.{}", status.key()));
+            // The title gets what the glyph and the status leave: the status is never cut.
+            let glyph = format!("{} ", super::status_glyph(*status));
+            let state = format!(" · {}", status.key().replace('_', " "));
+            let room = width.saturating_sub(str_width(&glyph) + str_width(&state));
             let mut l = vec![Line::from(vec![
-                Span::styled(format!("{} ", super::status_glyph(*status)), style),
-                Span::styled(
-                    truncate(title, width.saturating_sub(14)),
-                    theme.style("chat.tool"),
-                ),
-                Span::styled(format!(" · {}", status.key().replace('_', " ")), style),
+                Span::styled(glyph, style),
+                Span::styled(truncate(title, room), theme.style("chat.tool")),
+                Span::styled(state, style),
             ])];
             if item.expanded && !detail.is_empty() {
                 for line in detail.lines() {
@@ -329,4 +331,36 @@ pub fn step_selection(
         _ => pos,
     };
     new.map(|p| sel[p])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::thread::ToolStatus;
+
+    /// The status of a tool card is never cut: the title gives way, glyph included.
+    #[test]
+    fn a_tool_card_keeps_its_status_whole() {
+        for status in [
+            ToolStatus::Pending,
+            ToolStatus::InProgress,
+            ToolStatus::Completed,
+            ToolStatus::Failed,
+        ] {
+            let item = Item::new(ItemKind::Tool {
+                id: "t".into(),
+                title: "context_read papers/dense-vs-sparse/paper.pdf p.2".into(),
+                status,
+                detail: String::new(),
+            });
+            for width in [24, 34, 56] {
+                let lines = render_item(&item, &Theme::default(), width);
+                let text: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
+                let want = format!(" · {}", status.key().replace('_', " "));
+                assert!(text.ends_with(&want), "{width}: {text:?}");
+                assert!(str_width(&text) <= width, "{width}: {text:?}");
+                assert!(text.contains('…'), "{width}: {text:?}");
+            }
+        }
+    }
 }
