@@ -546,3 +546,54 @@ impl Paper {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A citation jump highlights its quote although the PDF's text has a ligature, a
+    /// hyphenated line break and typographic quotes the agent's quote has not (the context
+    /// layer's finder, the one the tools verified the quote with).
+    #[test]
+    fn a_cited_quote_highlights_across_ligatures_and_hyphenation() {
+        let mut paper = Paper::default();
+        let page = "Results\nThe ﬁrst re-\nsult shows that “quoting first” makes answers check-\nable at almost no cost.";
+        let quote = "the first result shows that \"quoting first\" makes answers checkable";
+        let jump = Jump {
+            to: Location {
+                path: "papers/a/paper.pdf".into(),
+                page: 1,
+                row: 0,
+            },
+            quote: Some(quote.into()),
+            lines: None,
+        };
+        let out = paper.update(PaperMsg::Jump(jump, EntryKind::Paper), (60, 20));
+        let req = out
+            .iter()
+            .find_map(|o| match o {
+                Out::Run(Effect::OpenPaper { req, .. }) => Some(*req),
+                _ => None,
+            })
+            .expect("the paper opens");
+        paper.update(
+            PaperMsg::Opened {
+                req,
+                result: Ok((1, DocInfo::default())),
+            },
+            (60, 20),
+        );
+        paper.update(
+            PaperMsg::Pages {
+                req,
+                pages: vec![(1, Ok(page.to_string()))],
+            },
+            (60, 20),
+        );
+        let doc = paper.doc().unwrap();
+        let (p, s, e) = doc.quote().expect("the quote is highlighted");
+        let text = doc.text(p).unwrap();
+        assert!(text[s..e].starts_with("The ﬁrst re-"), "{:?}", &text[s..e]);
+        assert!(text[s..e].ends_with("check-\nable") || text[s..e].ends_with("check- able"));
+    }
+}
