@@ -93,3 +93,12 @@ pub struct Ticket {
     pub turn: u64,
     pub remote: bool,
 }
+
+/// A question admitted to start a turn: it has text and the gate is open. Otherwise what the
+/// status line says (in that order: an empty message first).
+pub fn admit(text: &str, gate: Gate) -> Result<Ticket, String> {
+    if text.trim().is_empty() {
+        return Err("nothing to send".into());
+    }
+    gate
+}

@@ -2,7 +2,7 @@
 //! thread they belong to, threads come back from disk.
 
 use super::{Chat, Running};
-use crate::tui::chips::{Chip, Gate};
+use crate::tui::chips::{Chip, Gate, admit};
 use crate::tui::effect::{Effect, Out, OverlayRequest};
 use crate::tui::thread::{ChatEvent, Item, ItemKind, Thread};
 use crate::tui::widgets::new_input;
@@ -10,10 +10,7 @@ use crate::tui::widgets::new_input;
 impl Chat {
     pub(super) fn send(&mut self, gate: Gate) -> Vec<Out> {
         let text = self.input.lines().join("\n");
-        if text.trim().is_empty() {
-            return vec![Out::Status("nothing to send".into())];
-        }
-        let ticket = match gate {
+        let ticket = match admit(&text, gate) {
             Ok(t) => t,
             Err(why) => return vec![Out::Status(why)],
         };

@@ -10,9 +10,8 @@ use super::{Chat, Compose};
 use crate::tui::action::Action;
 use crate::tui::chips::AgentState;
 use crate::tui::keymap::{Keymap, Mode};
-use crate::tui::markdown;
 use crate::tui::theme::Theme;
-use crate::tui::thread::cells::{link_sources, thread_lines};
+use crate::tui::thread::cells::{empty_hint, link_sources, thread_lines};
 use crate::tui::widgets::{chip_spans, fit_placeholder, fit_spans, pane_block, truncate};
 
 /// The chat pane's inside: status line, messages, chips and the input.
@@ -100,17 +99,11 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
     let mut lines: Vec<Line<'static>> = Vec::new();
     if let Some(t) = thread {
         if t.items.is_empty() {
-            lines.extend(markdown::wrap_segments(
-                &[(
-                    "No messages yet. i to write, @ to mention papers, notes or folders."
-                        .to_string(),
-                    theme.style("ui.dim"),
-                )],
+            lines = empty_hint(
+                "No messages yet. i to write, @ to mention papers, notes or folders.",
                 w,
-                "",
-                "",
-                Style::default(),
-            ));
+                theme,
+            );
         } else {
             lines = thread_lines(t, c.selected, c.scroll_from_end, w, h, theme);
         }

@@ -11,7 +11,7 @@ use crate::context::{ContextRequest, Locality, Surface};
 use crate::vault::uri::{self, Target};
 
 use super::action::Action;
-use super::chips::{Chip, Gate, add_chips};
+use super::chips::{Chip, Gate, add_chips, admit};
 use super::effect::{Effect, Jump, Location, Out, OverlayRequest, open_url};
 use super::thread::cells::step_selection;
 use super::thread::{ChatEvent, Item, ItemKind, SourceRef, Thread};
@@ -194,10 +194,7 @@ impl Quick {
 
     fn send(&mut self, gate: Gate) -> Vec<Out> {
         let text = self.input.lines().join("\n");
-        if text.trim().is_empty() {
-            return vec![Out::Status("nothing to send".into())];
-        }
-        let ticket = match gate {
+        let ticket = match admit(&text, gate) {
             Ok(t) => t,
             Err(why) => return vec![Out::Status(why)],
         };

@@ -3,16 +3,14 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::Quick;
 use crate::tui::action::Action;
 use crate::tui::keymap::{Keymap, Mode};
-use crate::tui::markdown;
 use crate::tui::theme::Theme;
-use crate::tui::thread::cells::{link_sources, thread_lines};
+use crate::tui::thread::cells::{empty_hint, link_sources, thread_lines};
 use crate::tui::widgets::{centered, chip_spans, fit_placeholder, fit_spans, truncate};
 
 /// The Quick Chat popup: its chips, the question and streamed answer with its sources, and
@@ -67,16 +65,10 @@ pub fn view(q: &Quick, keymap: &Keymap, chain: &[Mode], theme: &Theme, f: &mut F
     f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
     let (w, h) = (msgs_a.width as usize, msgs_a.height as usize);
     let lines = if q.thread.items.is_empty() {
-        markdown::wrap_segments(
-            &[(
-                "Ask about this page or the selection; the answer and its sources show here."
-                    .to_string(),
-                theme.style("ui.dim"),
-            )],
+        empty_hint(
+            "Ask about this page or the selection; the answer and its sources show here.",
             w,
-            "",
-            "",
-            Style::default(),
+            theme,
         )
     } else {
         thread_lines(&q.thread, q.selected, 0, w, h, theme)

@@ -107,6 +107,17 @@ pub fn thread_lines(
     .collect()
 }
 
+/// A dim line of advice where a thread has nothing to show yet, wrapped to `width`.
+pub fn empty_hint(text: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    markdown::wrap_segments(
+        &[(text.to_string(), theme.style("ui.dim"))],
+        width,
+        "",
+        "",
+        Style::default(),
+    )
+}
+
 /// Which item each visible line of the thread belongs to (`None`: a separator), the same
 /// walk as the view's: the mouse's hit-testing.
 pub fn thread_line_items(
