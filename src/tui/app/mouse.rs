@@ -1,5 +1,5 @@
 //! Mouse support, a bonus on top of the keyboard: what lies under the pointer, from the same
-//! layout the view draws ([`super::view::layout`]); the wheel scrolls the pane under the
+//! layout the view draws ([`super::layout::layout`]); the wheel scrolls the pane under the
 //! pointer, a left click focuses it and selects (or, selected already, opens) the vault entry
 //! or chat source there. Overlays and the Quick Chat popup are keyboard-only.
 

@@ -190,3 +190,82 @@ impl Browser {
             .min(self.visible.len().saturating_sub(h))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, kind: EntryKind) -> Entry {
+        Entry {
+            path: path.into(),
+            kind,
+            title: path.rsplit('/').next().unwrap_or(path).into(),
+            authors: String::new(),
+            year: None,
+            depth: path.matches('/').count(),
+        }
+    }
+
+    fn browser() -> Browser {
+        let mut b = Browser::default();
+        b.update(BrowserMsg::Listed(Arc::new(vec![
+            entry("notes", EntryKind::Directory),
+            entry("notes/ideas.md", EntryKind::File),
+            entry("papers/a/paper.pdf", EntryKind::Paper),
+        ])));
+        b
+    }
+
+    fn act(b: &mut Browser, action: Action) -> Vec<Out> {
+        b.update(BrowserMsg::Action {
+            action,
+            count: None,
+            rows: 10,
+        })
+    }
+
+    #[test]
+    fn a_folder_narrows_the_list_and_a_paper_opens() {
+        let mut b = browser();
+        let out = act(&mut b, Action::Open);
+        assert!(matches!(&out[..], [Out::Status(s)] if s.starts_with("showing notes/")));
+        assert_eq!(b.filter(), "notes/");
+        let shown: Vec<&str> = b.visible().map(|e| e.path.as_str()).collect();
+        assert_eq!(shown, vec!["notes/ideas.md"]);
+        b.update(BrowserMsg::Filter(String::new()));
+        act(&mut b, Action::GotoPage);
+        assert_eq!(
+            act(&mut b, Action::Open),
+            vec![Out::OpenEntry {
+                path: "papers/a/paper.pdf".into()
+            }]
+        );
+        // The filter prompt starts from the filter in force; a rescan asks for scan and index.
+        assert!(matches!(
+            &act(&mut b, Action::Filter)[..],
+            [Out::Prompt {
+                kind: PromptKind::Filter,
+                ..
+            }]
+        ));
+        assert_eq!(
+            act(&mut b, Action::Rescan),
+            vec![Out::Run(Effect::Scan), Out::Run(Effect::Index)]
+        );
+    }
+
+    #[test]
+    fn a_new_listing_keeps_the_selected_entry() {
+        let mut b = browser();
+        act(&mut b, Action::GotoPage);
+        assert_eq!(b.current().unwrap().path, "papers/a/paper.pdf");
+        b.update(BrowserMsg::Listed(Arc::new(vec![
+            entry("a.md", EntryKind::File),
+            entry("notes", EntryKind::Directory),
+            entry("papers/a/paper.pdf", EntryKind::Paper),
+            entry("z.md", EntryKind::File),
+        ])));
+        assert_eq!(b.current().unwrap().path, "papers/a/paper.pdf");
+        assert_eq!(b.kind_of("z.md"), Some(EntryKind::File));
+    }
+}

@@ -544,3 +544,68 @@ impl Chat {
         self.scroll_from_end
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::tui::listing::Entry;
+    use crate::vault::EntryKind;
+
+    fn typed(c: &mut Chat, text: &str) {
+        for ch in text.chars() {
+            c.update(ChatMsg::Key(Key::plain(ch).to_event()));
+        }
+    }
+
+    fn act(c: &mut Chat, action: Action) -> Vec<Out> {
+        c.update(ChatMsg::Action {
+            action,
+            count: None,
+        })
+    }
+
+    /// `@` opens the popup over the listing, accepting it makes a chip (and a new grant
+    /// preview), a space closes it, esc leaves the mention and then the message.
+    #[test]
+    fn mentions_become_chips_and_modes_are_explicit() {
+        let mut c = Chat::new(AgentState::Unavailable("none".into()));
+        c.update(ChatMsg::Listing(Arc::new(vec![Entry {
+            path: "papers/dense/paper.pdf".into(),
+            kind: EntryKind::Paper,
+            title: "Dense or Sparse?".into(),
+            authors: String::new(),
+            year: None,
+            depth: 2,
+        }])));
+        assert_eq!(*c.compose(), Compose::Off);
+        c.update(ChatMsg::Compose);
+        typed(&mut c, "compare @dens");
+        let m = c.mention().expect("the popup is open");
+        assert_eq!(m.query, "dens");
+        assert_eq!(m.items[0].0, "papers/dense/paper.pdf");
+        let out = act(&mut c, Action::MentionAccept);
+        assert!(matches!(&out[..], [Out::Run(Effect::Plan { request, .. })]
+            if request.mentions == vec!["papers/dense/paper.pdf".to_string()]));
+        assert_eq!(*c.compose(), Compose::On);
+        assert_eq!(c.input_lines()[0], "compare ");
+        typed(&mut c, "@x y");
+        assert_eq!(*c.compose(), Compose::On, "a space ends the mention");
+        typed(&mut c, " @");
+        assert!(c.mention().is_some());
+        assert!(
+            c.cancels(false),
+            "esc closes the popup wherever the focus is"
+        );
+        c.update(ChatMsg::Cancel);
+        assert_eq!(*c.compose(), Compose::On);
+        assert!(!c.cancels(false) && c.cancels(true));
+        c.update(ChatMsg::Cancel);
+        assert_eq!(*c.compose(), Compose::Off);
+        // Without a ticket nothing is sent, and the message stays.
+        let out = c.update(ChatMsg::Send(Err("agent unavailable: none".into())));
+        assert_eq!(out, vec![Out::Status("agent unavailable: none".into())]);
+        assert!(c.thread().unwrap().items.is_empty());
+    }
+}

@@ -285,3 +285,92 @@ impl Quick {
         &self.thread
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::chips::Ticket;
+    use crate::tui::key::Key;
+
+    fn typed(q: &mut Quick, text: &str) {
+        for c in text.chars() {
+            q.update(QuickMsg::Key(Key::plain(c).to_event()));
+        }
+    }
+
+    /// Composing → answering → answered: what sending, streaming, promoting and closing do in
+    /// each phase.
+    #[test]
+    fn the_quick_chat_goes_through_its_phases() {
+        let chips = vec![Chip::Reading {
+            path: "papers/a/paper.pdf".into(),
+            page: Some(2),
+        }];
+        let mut q = Quick::new(chips);
+        let gate = || -> Gate {
+            Ok(Ticket {
+                turn: 7,
+                remote: false,
+            })
+        };
+        assert_eq!(
+            q.update(QuickMsg::Send(gate())),
+            vec![Out::Status("nothing to send".into())]
+        );
+        typed(&mut q, "why?");
+        assert_eq!(
+            q.update(QuickMsg::Send(Err("agent unavailable: none".into()))),
+            vec![Out::Status("agent unavailable: none".into())]
+        );
+        assert!(q.composing());
+        let out = q.update(QuickMsg::Send(gate()));
+        assert!(
+            matches!(&out[..], [Out::Run(Effect::QuickTurn { turn: 7, request })]
+            if request.surface == Surface::Quick && request.current.as_ref().unwrap().page == Some(2))
+        );
+        assert_eq!(q.phase(), Phase::Answering { turn: 7 });
+        let promote = Action::Promote;
+        let out = q.update(QuickMsg::Action {
+            action: promote,
+            count: None,
+        });
+        assert!(matches!(&out[..], [Out::Status(s)] if s.contains("still streaming")));
+        // A late event of another turn is not this one's.
+        q.update(QuickMsg::Event {
+            turn: 6,
+            event: ChatEvent::MessageChunk("no".into()),
+        });
+        q.update(QuickMsg::Event {
+            turn: 7,
+            event: ChatEvent::MessageChunk("because".into()),
+        });
+        let out = q.update(QuickMsg::Event {
+            turn: 7,
+            event: ChatEvent::TurnEnded {
+                stop_reason: "end_turn".into(),
+            },
+        });
+        assert_eq!(out, vec![Out::ClosePermission { turn: 7 }]);
+        assert_eq!(q.phase(), Phase::Answered { turn: 7 });
+        let answer: Vec<&ItemKind> = q.thread().items.iter().map(|i| &i.kind).collect();
+        assert!(
+            matches!(answer[..], [ItemKind::User { .. }, ItemKind::Agent { text }] if text == "because")
+        );
+        assert_eq!(
+            q.close(),
+            vec![Out::Run(Effect::DropQuick { turn: 7 }), Out::RemoveQuick]
+        );
+        let out = q.update(QuickMsg::Action {
+            action: promote,
+            count: None,
+        });
+        assert!(matches!(
+            &out[..],
+            [
+                Out::RemoveQuick,
+                Out::Status(_),
+                Out::Run(Effect::Promote { turn: 7 })
+            ]
+        ));
+    }
+}
