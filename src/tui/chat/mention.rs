@@ -3,6 +3,12 @@
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher};
 
+use ratatui::crossterm::event::KeyEvent;
+
+use super::{Chat, Compose, MentionPopup};
+use crate::tui::chips::Chip;
+use crate::tui::effect::Out;
+use crate::tui::key::Key;
 use crate::tui::listing::Entry;
 use crate::vault::EntryKind;
 
@@ -44,6 +50,68 @@ pub fn complete(entries: &[Entry], query: &str, limit: usize) -> Vec<(String, St
         .take(limit)
         .map(|(i, _)| (entries[i].path.clone(), display(&entries[i])))
         .collect()
+}
+
+/// The message input's side of mentions: `@` opens the popup, the text after it drives the
+/// completions, accepting one turns it into a chip.
+impl Chat {
+    /// A key that is text: into the message; `@` opens the mention popup.
+    pub(super) fn type_key(&mut self, ev: KeyEvent) {
+        let c = Key::from_event(&ev).and_then(|k| k.char());
+        self.input.input(ev);
+        if c == Some('@') && self.compose == Compose::On {
+            self.compose = Compose::Mention(MentionPopup {
+                query: String::new(),
+                items: Vec::new(),
+                selected: 0,
+            });
+        }
+        self.refresh_mention();
+    }
+
+    /// The text after the last `@` before the cursor drives the popup; no `@` closes it.
+    fn refresh_mention(&mut self) {
+        if !matches!(self.compose, Compose::Mention(_)) {
+            return;
+        }
+        let ratatui_textarea::DataCursor(row, col) = self.input.cursor();
+        let line = self.input.lines().get(row).cloned().unwrap_or_default();
+        let before: String = line.chars().take(col).collect();
+        let query = match before.rfind('@') {
+            Some(at) => before[at + 1..].to_string(),
+            None => {
+                self.compose = Compose::On;
+                return;
+            }
+        };
+        if query.contains(char::is_whitespace) {
+            self.compose = Compose::On;
+            return;
+        }
+        let items = complete(&self.listing, &query, 50);
+        if let Compose::Mention(m) = &mut self.compose {
+            m.query = query;
+            m.items = items;
+            m.selected = m.selected.min(m.items.len().saturating_sub(1));
+        }
+    }
+
+    pub(super) fn accept_mention(&mut self) -> Vec<Out> {
+        let Compose::Mention(m) = std::mem::replace(&mut self.compose, Compose::On) else {
+            return Vec::new();
+        };
+        let Some((path, _)) = m.items.get(m.selected).cloned() else {
+            return Vec::new();
+        };
+        // Remove the typed "@query": the chip stands for it.
+        for _ in 0..m.query.chars().count() + 1 {
+            self.input.delete_char();
+        }
+        if !self.chips.contains(&Chip::Mention(path.clone())) {
+            self.chips.push(Chip::Mention(path));
+        }
+        self.plan()
+    }
 }
 
 #[cfg(test)]

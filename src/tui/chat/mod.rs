@@ -15,7 +15,6 @@ use crate::vault::uri::{self, Target};
 use super::action::Action;
 use super::chips::{AgentState, Chip, Gate, PlanPreview, add_chips};
 use super::effect::{Effect, Jump, Location, Out, OverlayRequest, Pane, open_url};
-use super::key::Key;
 use super::listing::Listing;
 use super::thread::cells::step_selection;
 use super::thread::{ChatEvent, Item, ItemKind, SourceRef, Thread};
@@ -388,64 +387,6 @@ impl Chat {
         }
     }
 
-    /// A key that is text: into the message; `@` opens the mention popup.
-    fn type_key(&mut self, ev: KeyEvent) {
-        let c = Key::from_event(&ev).and_then(|k| k.char());
-        self.input.input(ev);
-        if c == Some('@') && self.compose == Compose::On {
-            self.compose = Compose::Mention(MentionPopup {
-                query: String::new(),
-                items: Vec::new(),
-                selected: 0,
-            });
-        }
-        self.refresh_mention();
-    }
-
-    /// The text after the last `@` before the cursor drives the popup; no `@` closes it.
-    fn refresh_mention(&mut self) {
-        if !matches!(self.compose, Compose::Mention(_)) {
-            return;
-        }
-        let ratatui_textarea::DataCursor(row, col) = self.input.cursor();
-        let line = self.input.lines().get(row).cloned().unwrap_or_default();
-        let before: String = line.chars().take(col).collect();
-        let query = match before.rfind('@') {
-            Some(at) => before[at + 1..].to_string(),
-            None => {
-                self.compose = Compose::On;
-                return;
-            }
-        };
-        if query.contains(char::is_whitespace) {
-            self.compose = Compose::On;
-            return;
-        }
-        let items = mention::complete(&self.listing, &query, 50);
-        if let Compose::Mention(m) = &mut self.compose {
-            m.query = query;
-            m.items = items;
-            m.selected = m.selected.min(m.items.len().saturating_sub(1));
-        }
-    }
-
-    fn accept_mention(&mut self) -> Vec<Out> {
-        let Compose::Mention(m) = std::mem::replace(&mut self.compose, Compose::On) else {
-            return Vec::new();
-        };
-        let Some((path, _)) = m.items.get(m.selected).cloned() else {
-            return Vec::new();
-        };
-        // Remove the typed "@query": the chip stands for it.
-        for _ in 0..m.query.chars().count() + 1 {
-            self.input.delete_char();
-        }
-        if !self.chips.contains(&Chip::Mention(path.clone())) {
-            self.chips.push(Chip::Mention(path));
-        }
-        self.plan()
-    }
-
     /// Keeps the "reading" chip in step with the open paper (unless the user removed it).
     fn set_reading(&mut self, reading: Option<(String, Option<u32>)>) {
         self.chips.retain(|c| !matches!(c, Chip::Reading { .. }));
@@ -550,6 +491,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::tui::key::Key;
     use crate::tui::listing::Entry;
     use crate::vault::EntryKind;
 
