@@ -53,7 +53,9 @@ pub fn view(
     f.render_widget(block, area);
     // Header line: page, label, section, visual mode.
     let mut header = p.page_header();
-    let at = p.cursor_offset(&p.rows(text_area.width as usize));
+    // The page wrapped once per frame: the header's section and the rows drawn share it.
+    let rows = p.rows(text_area.width as usize);
+    let at = p.cursor_offset(&rows);
     if let Some(s) = p
         .section_at(p.page, at)
         .filter(|_| p.kind == EntryKind::Paper)
@@ -101,29 +103,22 @@ pub fn view(
         );
         return;
     }
-    let lines = page_lines(
-        p,
-        theme,
-        text_area.width as usize,
-        text_area.height as usize,
-        focused,
-    );
+    let lines = page_lines(p, &rows, theme, text_area.height as usize, focused);
     f.render_widget(Paragraph::new(lines), text_area);
 }
 
-/// The visible rows of the page with search hits, the cited quote or lines, the visual
-/// selection and the cursor styled.
+/// The visible rows of the page (`rows`: the page wrapped to the pane) with search hits, the
+/// cited quote or lines, the visual selection and the cursor styled.
 pub fn page_lines(
     p: &Doc,
+    rows: &[Row],
     theme: &Theme,
-    width: usize,
     height: usize,
     focused: bool,
 ) -> Vec<Line<'static>> {
     let Some(text) = p.text(p.page) else {
         return Vec::new();
     };
-    let rows: Vec<Row> = p.rows(width);
     let mut marks: Vec<(usize, usize, Style)> = Vec::new();
     for (i, h) in p.search.hits.iter().enumerate() {
         if h.page == p.page {
@@ -140,11 +135,11 @@ pub fn page_lines(
     {
         marks.push((s, e, theme.style("paper.quote")));
     }
-    if let Some((s, e)) = p.selection(&rows) {
+    if let Some((s, e)) = p.selection(rows) {
         marks.push((s, e, theme.style("paper.visual")));
     }
     let cursor = focused.then(|| {
-        let c = p.cursor_offset(&rows);
+        let c = p.cursor_offset(rows);
         (c, c + text[c..].chars().next().map_or(0, char::len_utf8))
     });
     let gutter = (p.kind == EntryKind::File).then(|| p.gutter());
