@@ -156,9 +156,9 @@ pub fn fit_spans(spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'static>> 
 /// included; the cursor takes the first cell).
 pub fn fit_placeholder(input: &mut TextArea<'static>, width: u16) {
     let room = (width as usize).saturating_sub(3);
-    let text = input.placeholder_text().to_string();
-    if str_width(&text) > room {
-        input.set_placeholder_text(truncate(&text, room));
+    if str_width(input.placeholder_text()) > room {
+        let cut = truncate(input.placeholder_text(), room);
+        input.set_placeholder_text(cut);
     }
 }
 

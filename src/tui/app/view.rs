@@ -40,13 +40,14 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
         chat::view::view(&st.chat, &st.keymap, focused, theme, f, a.chat);
     }
     status(st, theme, f, a.status);
-    let chain = st.mode_chain();
-    input::view::which_key(&st.input, &st.keymap, &chain, theme, f, a.status);
+    if !st.input.pending().is_empty() {
+        input::view::which_key(&st.input, &st.keymap, &st.mode_chain(), theme, f, a.status);
+    }
     // A Quick Chat's permission question is asked over its popup.
     if let Some(q) = &st.quick
         && matches!(st.overlay, None | Some(Overlay::Permission { .. }))
     {
-        quick::view::view(q, &st.keymap, &chain, theme, f);
+        quick::view::view(q, &st.keymap, &st.mode_chain(), theme, f);
     }
     match &st.overlay {
         Some(Overlay::Help { scroll }) => {
