@@ -435,6 +435,15 @@ fn scenario(agent: Agent) {
         );
     }
 
+    // Every tool schema is accepted as is (a union type made Gemini's validator complain).
+    let log = std::fs::read_to_string(rig.root().join(".agentero/logs/agentero.log"))
+        .unwrap_or_default();
+    assert!(
+        !log.contains("allowUnionTypes") && !log.contains("strict mode"),
+        "{name} complained about a tool schema:\n{}",
+        rig.log_tail()
+    );
+
     // 2. The same mentions: the session is resumed or loaded, not new.
     let thread = v["threadId"].as_str().unwrap().to_string();
     if agent == Agent::Gemini {
