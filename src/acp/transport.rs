@@ -58,11 +58,24 @@ impl Group {
         }
     }
 
-    /// Waits up to `grace` for the agent to exit on its own (its stdin is closed), then ends
-    /// the group.
+    /// Ends the agent once its stdin is closed: a moment to exit on its own (Gemini CLI
+    /// does), then SIGTERM to the group and up to `grace` to exit (adapters that ignore EOF,
+    /// such as Claude Code's and Codex's, end on it), then SIGKILL for whatever is left.
     pub async fn stop(&mut self, grace: Duration) {
         if let Some(c) = self.child.as_mut() {
-            let _ = tokio::time::timeout(grace, c.wait()).await;
+            let exited = tokio::time::timeout(Duration::from_millis(150), c.wait())
+                .await
+                .is_ok();
+            if !exited {
+                #[cfg(unix)]
+                if let Some(pid) = self
+                    .pgid
+                    .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+                {
+                    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
+                }
+                let _ = tokio::time::timeout(grace, c.wait()).await;
+            }
         }
         self.kill();
     }

@@ -94,7 +94,6 @@ pub struct TurnOutcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attached: Option<bool>,
     pub notices: Vec<String>,
-    #[serde(skip)]
     pub timing: Timing,
 }
 
@@ -344,6 +343,7 @@ fn record_native_read(
         args_digest: crate::context::canonical::digest(&serde_json::json!(paths)),
         citation_uris: uris,
         chars,
+        micros: 0,
     };
     grant::append_usage(&files.usage(), &line).map_err(|e| format!("cannot record the read: {e}"))
 }

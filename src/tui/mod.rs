@@ -98,7 +98,11 @@ pub fn run(vault_path: &Path) -> anyhow::Result<()> {
         .map(|c| (c.keymap.clone(), c.theme.clone()))
         .unwrap_or_else(|| ("default".into(), "default".into()));
     let mut setup = Setup::load(&layer, &theme_name, theme::truecolor_from_env());
-    let errors = setup.theme.errors.clone();
+    let mut errors = setup.theme.errors.clone();
+    // Mistakes in config.toml: reported with their lines; the rest of the file still applies.
+    if let Some(c) = &config {
+        errors.extend(c.problems.iter().cloned());
+    }
     let name = vault_name(&vault);
     setup.agent = match &agent {
         Ok(a) => chips::AgentState::Starting {

@@ -23,6 +23,7 @@ pub use spec::{ToolSpec, specs};
 use super::grant::{self, Grant, GrantFiles, UsageLine, UsageMeter};
 use super::library::Library;
 use crate::vault::catalog::{Catalog, LoadOutcome};
+use crate::vault::index::IndexError;
 use crate::vault::pdf::PageText;
 use crate::vault::{PaperRecord, SearchIndex, Vault};
 
@@ -127,6 +128,9 @@ pub struct ToolSession {
     papers: HashMap<(String, u64, i128), Arc<PaperData>>,
     library: Option<Arc<Library>>,
     meter: UsageMeter,
+    seals: access::Seals,
+    /// The damaged-index warning was logged.
+    index_warned: bool,
 }
 
 /// Per-call view handed to the tools.
@@ -152,6 +156,8 @@ impl ToolSession {
             papers: HashMap::new(),
             library: None,
             meter: UsageMeter::default(),
+            seals: access::Seals::default(),
+            index_warned: false,
         }
     }
 
@@ -221,15 +227,60 @@ impl ToolSession {
                 self.index = None;
             }
             if self.index.is_none() {
-                self.index = vault.open_index().ok();
+                self.index = match vault.open_index() {
+                    Ok(i) => Some(i),
+                    Err(crate::vault::VaultError::Index(IndexError::Missing)) => None,
+                    Err(e) => {
+                        self.index_unusable(&e.to_string());
+                        None
+                    }
+                };
             }
             self.index_for = Some(st);
         }
         self.index.as_ref()
     }
 
+    /// Stops using a damaged index until the host re-indexes (the catalog changes): granted
+    /// sources are then read and searched directly. This server only reads the index, so it
+    /// never repairs it; it says so in the log once.
+    fn index_unusable(&mut self, why: &str) {
+        self.index = None;
+        if !self.index_warned {
+            self.index_warned = true;
+            tracing::warn!(
+                reason = %why,
+                "the search index cannot be used; reading the granted sources directly"
+            );
+        }
+    }
+
+    /// Resolves a tool's path argument against the grant ([`access::authorize`]) and checks
+    /// that a granted source still has the content the grant names.
+    pub fn authorize(&mut self, ctx: &Ctx, raw: &str) -> Result<Target, ToolError> {
+        let target = access::authorize(&ctx.grant, &ctx.vault, raw)?;
+        let catalog = self.catalog(&ctx.vault);
+        self.seals.check(&target, &catalog)?;
+        Ok(target)
+    }
+
+    /// A granted text file's content, refused when the bytes read are not the granted ones
+    /// (closing the window between the check in [`ToolSession::authorize`] and the read).
+    pub fn read_text(&mut self, target: &Target) -> Result<String, ToolError> {
+        let bytes = std::fs::read(&target.abs)
+            .map_err(|_| ToolError::new("unreadable", "the file cannot be read"))?;
+        if let Some(want) = &target.granted_sha
+            && crate::vault::fsutil::sha256_hex(&bytes) != *want
+        {
+            return Err(access::changed_since_grant(&target.rel));
+        }
+        String::from_utf8(bytes)
+            .map_err(|_| ToolError::new("unreadable", "the file cannot be read as UTF-8 text"))
+    }
+
     /// Runs one tool call against the current grant.
     pub fn call(&mut self, tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
+        let started = std::time::Instant::now();
         if !super::TOOL_NAMES.contains(&tool) {
             return Err(ToolError::new(
                 "unknown_tool",
@@ -270,6 +321,7 @@ impl ToolSession {
             args_digest: digest,
             citation_uris: out.citation_uris.clone(),
             chars: chars as u64,
+            micros: started.elapsed().as_micros() as u64,
         };
         if let Err(e) = grant::append_usage(&self.files.usage(), &line) {
             // Unrecorded output would escape the turn's budget and its list of sources.
@@ -308,7 +360,8 @@ impl ToolSession {
                             && e.status != crate::vault::Status::Failed
                     })
                     .map(|e| (p.clone(), e.sha256.clone()))
-            });
+            })
+            .filter(|(_, sha)| target.granted_sha.as_ref().is_none_or(|g| g == sha));
         let mut data = None;
         if let Some((indexed_path, sha)) = fresh
             && let Some(record) = vault.record(&sha)
@@ -333,6 +386,9 @@ impl ToolSession {
                 let bytes = std::fs::read(&target.abs)
                     .map_err(|_| ToolError::new("unreadable", "the paper cannot be read"))?;
                 let sha = crate::vault::fsutil::sha256_hex(&bytes);
+                if target.granted_sha.as_ref().is_some_and(|g| *g != sha) {
+                    return Err(access::changed_since_grant(&target.rel));
+                }
                 let (mut record, pages) = crate::vault::extract::extract_paper(
                     &target.abs,
                     &target.rel,

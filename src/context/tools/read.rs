@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::access::{self, Target};
+use super::access::Target;
 use super::{
     Ctx, PaperData, ToolError, ToolOutput, ToolSession, byte_of_char, floor_boundary, parse_args,
 };
@@ -111,9 +111,24 @@ impl Piece {
     }
 }
 
+/// The longest `quote` (excerpt mode) or `section` accepted: locating a passage needs a
+/// distinctive sentence, and the search for it grows with its length.
+pub const MAX_QUOTE_CHARS: usize = 2000;
+
 pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
-    let target = access::authorize(&ctx.grant, &ctx.vault, &a.path)?;
+    let section_len = a.section.as_deref().map_or(0, |t| t.chars().count());
+    if a.quote
+        .as_deref()
+        .map_or(0, |q| q.chars().count())
+        .max(section_len)
+        > MAX_QUOTE_CHARS
+    {
+        return Err(ToolError::bad_args(format!(
+            "`quote` and `section` take at most {MAX_QUOTE_CHARS} characters; quote a shorter, distinctive passage"
+        )));
+    }
+    let target = s.authorize(ctx, &a.path)?;
     let mode = a.mode.unwrap_or(match (target.page, target.lines) {
         (Some(_), _) => Mode::Page,
         (None, Some(_)) => Mode::Region,
@@ -159,9 +174,7 @@ fn read_once(
             (title, read_paper(target, &paper, mode, a, limit)?)
         }
         EntryKind::File => {
-            let text = std::fs::read_to_string(&target.abs).map_err(|_| {
-                ToolError::new("unreadable", "the file cannot be read as UTF-8 text")
-            })?;
+            let text = s.read_text(target)?;
             (
                 textfile::title(&target.rel, &text),
                 read_file(target, &text, mode, a, limit)?,
@@ -587,6 +600,11 @@ fn read_file(
             "section mode reads papers; for a file use excerpt, region or full",
         )),
         Mode::Region | Mode::Full => {
+            if let Some(s) = a.start.filter(|&s| s > total as u64) {
+                return Err(ToolError::bad_args(format!(
+                    "line {s} does not exist; the file has {total} lines"
+                )));
+            }
             let (from, to) = match mode {
                 Mode::Region => {
                     let from = a
@@ -597,7 +615,7 @@ fn read_file(
                         .max(1);
                     let to = a
                         .end
-                        .map(|e| e as u32)
+                        .map(|e| e.min(u32::MAX as u64) as u32)
                         .or(t.lines.map(|l| l.1))
                         .unwrap_or(total);
                     (from, to)

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::access::{self, paper_in_grant};
+use super::access::paper_in_grant;
 use super::{Ctx, ToolError, ToolOutput, ToolSession, parse_args};
 use crate::context::library::{self, openable_uri};
 use crate::vault::scan::EntryKind;
@@ -53,7 +53,7 @@ const MAX_LIMIT: usize = 50;
 
 pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
-    let target = access::authorize(&ctx.grant, &ctx.vault, &a.path)?;
+    let target = s.authorize(ctx, &a.path)?;
     if target.kind != EntryKind::Paper {
         return Err(ToolError::bad_args(
             "paper_relations takes a granted paper (a PDF), not a file or directory",
