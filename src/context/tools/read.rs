@@ -7,9 +7,9 @@ use std::fmt::Write;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::access::{self, Target};
+use super::access::Target;
 use super::{
-    Ctx, PaperData, ToolError, ToolOutput, ToolSession, byte_of_char, floor_boundary, parse_args,
+    Ctx, PaperData, ToolError, ToolOutput, VaultReader, byte_of_char, floor_boundary, parse_args,
 };
 use crate::context::{mention, quote};
 use crate::vault::pdf::PageText;
@@ -85,22 +85,22 @@ impl Piece {
     }
 }
 
-pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
-    let target = access::authorize(&ctx.grant, &ctx.vault, &a.path)?;
+    let target = ctx.access.authorize(&ctx.vault, &a.path)?;
     let mode = a.mode.unwrap_or(match (target.page, target.lines) {
         (Some(_), _) => Mode::Page,
         (None, Some(_)) => Mode::Region,
         _ => Mode::Metadata,
     });
-    let per_call = a.max_chars.map_or(ctx.grant.budget.read_chars, |m| {
-        (m as usize).clamp(1, ctx.grant.budget.read_chars)
+    let per_call = a.max_chars.map_or(ctx.budget.read_chars, |m| {
+        (m as usize).clamp(1, ctx.budget.read_chars)
     });
     // The header (title, path, URI, continuation) is counted against the turn too.
     let title_guess = target.rel.len() * 3 + 320;
     let limit = per_call.min(ctx.remaining.saturating_sub(title_guess));
     if limit == 0 {
-        return Err(super::budget_exhausted(&ctx.grant));
+        return Err(ctx.budget_exhausted());
     }
     let (title, piece) = match target.kind {
         EntryKind::Directory => (target.rel.clone(), directory(&target, limit)?),

@@ -9,8 +9,8 @@ use std::fmt::Write;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::access::{self, Target};
-use super::{Ctx, ToolError, ToolOutput, ToolSession, cap_chars, parse_args};
+use super::access::{self, Access, Target};
+use super::{Ctx, ToolError, ToolOutput, VaultReader, cap_chars, parse_args};
 use crate::vault::catalog::{Catalog, Status};
 use crate::vault::index::sort_cards;
 use crate::vault::scan::{self, EntryKind};
@@ -35,13 +35,19 @@ struct Plan {
     stale: Vec<Target>,
 }
 
-pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
     let query = a.query.trim();
     if query.is_empty() {
         return Err(ToolError::bad_args("`query` is empty"));
     }
-    let budget = ctx.grant.budget;
+    let Access::Grant(grant) = &ctx.access else {
+        return Err(ToolError::new(
+            "unknown_tool",
+            "context_search searches a turn's grant",
+        ));
+    };
+    let budget = ctx.budget;
     let limit = a.limit.map_or(budget.search_cards, |l| {
         (l as usize).clamp(1, budget.search_cards)
     });
@@ -49,50 +55,30 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     let roots: Vec<Target> = match &a.paths {
         Some(paths) if !paths.is_empty() => paths
             .iter()
-            .map(|p| access::authorize(&ctx.grant, &ctx.vault, p))
+            .map(|p| access::authorize(grant, &ctx.vault, p))
             .collect::<Result<_, _>>()?,
-        _ => ctx
-            .grant
+        _ => grant
             .sources
             .iter()
-            .filter_map(|src| access::authorize(&ctx.grant, &ctx.vault, &src.path).ok())
+            .filter_map(|src| access::authorize(grant, &ctx.vault, &src.path).ok())
             .collect(),
     };
     let catalog = s.catalog(&ctx.vault);
-    let plan = plan(&ctx.vault, &catalog, &ctx.grant, &roots);
+    let plan = plan(&ctx.vault, &catalog, grant, &roots);
 
     let mut cards: Vec<Card> = Vec::new();
-    if !plan.indexed.is_empty()
-        && let Some(index) = s.index(&ctx.vault)
-    {
-        let opts = SearchOptions {
-            limit,
-            excerpt_chars: budget.excerpt_chars,
-            lenient: true,
-            scope: Some(Scope {
-                files: plan.indexed.clone(),
-                dirs: Vec::new(),
-            }),
+    if !plan.indexed.is_empty() {
+        let scope = Scope {
+            files: plan.indexed.clone(),
+            dirs: Vec::new(),
         };
-        match index.search(query, &opts) {
-            Ok(found) => cards.extend(found),
-            Err(crate::vault::index::IndexError::BadQuery(m)) => {
-                return Err(ToolError::bad_args(m));
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "index search failed");
-                return Err(ToolError::new(
-                    "index_error",
-                    "the search index cannot be read right now",
-                ));
-            }
-        }
+        cards.extend(index_cards(s, ctx, query, limit, Some(scope))?);
     }
     // Indexed sources the index could not open are searched in memory too.
     let mut stale = plan.stale;
     if s.index(&ctx.vault).is_none() {
         for rel in &plan.indexed {
-            if let Ok(t) = access::authorize(&ctx.grant, &ctx.vault, rel) {
+            if let Ok(t) = access::authorize(grant, &ctx.vault, rel) {
                 stale.push(t);
             }
         }
@@ -100,16 +86,56 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     for t in &stale {
         cards.extend(search_fresh(s, ctx, t, query, budget.excerpt_chars));
     }
+    finish(ctx, query, cards, limit, "the granted sources")
+}
+
+/// Cards from the index (none when there is no index), within `scope`.
+pub(super) fn index_cards(
+    s: &VaultReader,
+    ctx: &Ctx,
+    query: &str,
+    limit: usize,
+    scope: Option<Scope>,
+) -> Result<Vec<Card>, ToolError> {
+    let Some(index) = s.index(&ctx.vault) else {
+        return Ok(Vec::new());
+    };
+    let opts = SearchOptions {
+        limit,
+        excerpt_chars: ctx.budget.excerpt_chars,
+        lenient: true,
+        scope,
+    };
+    match index.search(query, &opts) {
+        Ok(found) => Ok(found),
+        Err(crate::vault::index::IndexError::BadQuery(m)) => Err(ToolError::bad_args(m)),
+        Err(e) => {
+            tracing::warn!(error = %e, "index search failed");
+            Err(ToolError::new(
+                "index_error",
+                "the search index cannot be read right now",
+            ))
+        }
+    }
+}
+
+/// The best `limit` cards with capped excerpts, fitted to the remaining budget by dropping
+/// the weakest cards (and saying so). `searched` names what was searched, for the text.
+pub(super) fn finish(
+    ctx: &Ctx,
+    query: &str,
+    mut cards: Vec<Card>,
+    limit: usize,
+    searched: &str,
+) -> Result<ToolOutput, ToolError> {
     sort_cards(&mut cards);
     cards.truncate(limit);
     for c in &mut cards {
-        c.excerpt = cap_chars(&c.excerpt, budget.excerpt_chars);
+        c.excerpt = cap_chars(&c.excerpt, ctx.budget.excerpt_chars);
     }
-
-    // Fit the turn's remaining budget by dropping the weakest cards, and say so.
     let mut truncated = false;
     loop {
-        let (structured, text) = render(query, &cards, truncated);
+        let (structured, text) = render(query, &cards, truncated, searched);
         if text.chars().count() <= ctx.remaining {
             let uris = cards.iter().map(|c| c.citation_uri.clone()).collect();
             return Ok(ToolOutput {
@@ -119,20 +145,20 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
             });
         }
         if cards.pop().is_none() {
-            return Err(super::budget_exhausted(&ctx.grant));
+            return Err(ctx.budget_exhausted());
         }
         truncated = true;
         if cards.is_empty() {
-            return Err(super::budget_exhausted(&ctx.grant));
+            return Err(ctx.budget_exhausted());
         }
     }
 }
 
-fn render(query: &str, cards: &[Card], truncated: bool) -> (Value, String) {
+fn render(query: &str, cards: &[Card], truncated: bool, searched: &str) -> (Value, String) {
     let structured = json!({ "cards": cards, "truncated": truncated });
     let mut t = String::new();
     if cards.is_empty() {
-        let _ = writeln!(t, "No matches for {query:?} in the granted sources.");
+        let _ = writeln!(t, "No matches for {query:?} in {searched}.");
     } else {
         let _ = writeln!(t, "{} card(s) for {query:?}:", cards.len());
     }
@@ -246,7 +272,7 @@ fn terms(query: &str) -> Vec<String> {
 
 /// Cards from one source read now (pages of a paper, chunks of a file).
 fn search_fresh(
-    s: &mut ToolSession,
+    s: &VaultReader,
     ctx: &Ctx,
     t: &Target,
     query: &str,
