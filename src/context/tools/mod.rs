@@ -9,6 +9,8 @@ mod read;
 mod relations;
 mod search;
 pub mod spec;
+pub mod vault;
+mod vault_spec;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

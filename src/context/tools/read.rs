@@ -18,13 +18,15 @@ use crate::vault::{textfile, uri};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-enum Mode {
+pub(super) enum Mode {
     Metadata,
     Excerpt,
     Section,
     Page,
     Region,
     Full,
+    /// Pages `page..=endPage` (the vault MCP's `paper_read`; not a `context_read` mode).
+    Pages,
 }
 
 impl Mode {
@@ -36,28 +38,32 @@ impl Mode {
             Mode::Page => "page",
             Mode::Region => "region",
             Mode::Full => "full",
+            Mode::Pages => "pages",
         }
     }
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Args {
-    path: String,
+pub(super) struct Args {
+    pub path: String,
     #[serde(default)]
-    mode: Option<Mode>,
+    pub mode: Option<Mode>,
     #[serde(default)]
     quote: Option<String>,
     #[serde(default)]
     section: Option<Value>,
     #[serde(default)]
     page: Option<u32>,
+    /// The last page of `pages` mode (vault MCP only).
+    #[serde(default)]
+    end_page: Option<u32>,
     #[serde(default)]
     start: Option<u64>,
     #[serde(default)]
     end: Option<u64>,
     #[serde(default)]
-    max_chars: Option<u64>,
+    pub max_chars: Option<u64>,
 }
 
 /// Text read from a source, before rendering.
@@ -87,7 +93,25 @@ impl Piece {
 
 pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
+    if a.mode == Some(Mode::Pages) || a.end_page.is_some() {
+        return Err(ToolError::bad_args(
+            "invalid arguments: context_read has no `pages` mode or `endPage`; use `full` from a `page`",
+        ));
+    }
+    read(s, ctx, a, "context_read", &|_| Ok(()))
+}
+
+/// Reads the source `a.path` names, after `accept` agreed to its kind; `tool` names the tool
+/// that continues a cut read.
+pub(super) fn read(
+    s: &VaultReader,
+    ctx: &Ctx,
+    a: Args,
+    tool: &str,
+    accept: &dyn Fn(&Target) -> Result<(), ToolError>,
+) -> Result<ToolOutput, ToolError> {
     let target = ctx.access.authorize(&ctx.vault, &a.path)?;
+    accept(&target)?;
     let mode = a.mode.unwrap_or(match (target.page, target.lines) {
         (Some(_), _) => Mode::Page,
         (None, Some(_)) => Mode::Region,
@@ -124,10 +148,10 @@ pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput,
     if let (Some(m), Some(Value::Object(next))) = (a.max_chars, piece.next.as_mut()) {
         next.insert("maxChars".into(), json!(m));
     }
-    Ok(render(&target, mode, &title, piece))
+    Ok(render(&target, mode, &title, piece, tool))
 }
 
-fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
+fn render(t: &Target, mode: Mode, title: &str, p: Piece, tool: &str) -> ToolOutput {
     let mut v = Map::new();
     v.insert("path".into(), json!(t.rel));
     v.insert("kind".into(), json!(t.kind.as_str()));
@@ -187,10 +211,7 @@ fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
     if p.truncated {
         match &p.next {
             Some(n) => {
-                let _ = writeln!(
-                    o,
-                    "(truncated at the budget; continue with context_read {n})"
-                );
+                let _ = writeln!(o, "(truncated at the budget; continue with {tool} {n})");
             }
             None => {
                 let _ = writeln!(o, "(truncated at the budget)");
@@ -358,7 +379,7 @@ fn read_paper(
             }
             Ok(p)
         }
-        Mode::Full => {
+        Mode::Full | Mode::Pages => {
             let first = page_arg.unwrap_or(1);
             if first == 0 || first as usize > paper.pages.len() {
                 return Err(ToolError::bad_args(format!(
@@ -366,11 +387,25 @@ fn read_paper(
                     paper.pages.len()
                 )));
             }
+            let last = match mode {
+                Mode::Pages => {
+                    let last = a.end_page.unwrap_or(first);
+                    if last < first {
+                        return Err(ToolError::bad_args("`endPage` is before `page`"));
+                    }
+                    last
+                }
+                _ => u32::MAX,
+            };
             let mut from = a.start.unwrap_or(0) as usize;
             let mut text = String::new();
             let mut used = 0usize;
             let mut next = None;
-            for page in paper.pages.iter().filter(|p| p.number >= first) {
+            for page in paper
+                .pages
+                .iter()
+                .filter(|p| p.number >= first && p.number <= last)
+            {
                 let marker = format!("[page {}]\n", page.number);
                 // Room for the marker, one character of text and the closing newline.
                 if used + marker.len() + 2 > limit {
@@ -394,37 +429,30 @@ fn read_paper(
             p.page = Some(first);
             if let Some((pg, c)) = next {
                 p.truncated = true;
-                p.next = Some(json!({"path": rel, "mode": "full", "page": pg, "start": c}));
+                let mut next = json!({"path": rel, "mode": mode.as_str(), "page": pg, "start": c});
+                if mode == Mode::Pages {
+                    next["endPage"] = json!(last);
+                }
+                p.next = Some(next);
             }
             Ok(p)
         }
         Mode::Excerpt => {
             let q = a.quote.as_deref().map(str::trim).filter(|q| !q.is_empty());
             let q = q.ok_or_else(|| ToolError::bad_args("`quote` is required for excerpt mode"))?;
-            let mut joined = String::new();
-            let mut starts = Vec::with_capacity(paper.pages.len());
-            for page in &paper.pages {
-                starts.push(joined.len());
-                joined.push_str(&page.text);
-                joined.push('\n');
-            }
-            let found = quote::find(&joined, q).ok_or_else(|| {
+            let joined = quote::Joined::new(paper.pages.iter().map(|p| p.text.as_str()));
+            let m = quote::find_in_pages(&joined, q).ok_or_else(|| {
                 ToolError::new(
                     "quote_not_found",
                     "the quote was not found in this paper; check the wording or search for it",
                 )
             })?;
-            let idx = starts
-                .partition_point(|&s| s <= found.range.start)
-                .saturating_sub(1);
-            let last = starts
-                .partition_point(|&s| s < found.range.end)
-                .saturating_sub(1);
-            let lo = starts[idx];
-            let hi = starts.get(last + 1).copied().unwrap_or(joined.len());
-            let (ws, we, cut) = window(&joined, lo, hi, found.range.clone(), limit);
+            let found = m.found;
+            let span = joined.span(m.first, m.last);
+            let joined = joined.text;
+            let (ws, we, cut) = window(&joined, span.start, span.end, found.range.clone(), limit);
             let text = joined[ws..we].trim().to_string();
-            let page = paper.pages[idx].number;
+            let page = paper.pages[m.first].number;
             let mut p = Piece::new(text, Some(uri::page_uri(rel, page)));
             p.page = Some(page);
             p.truncated = cut;
@@ -572,8 +600,8 @@ fn read_file(
             p.extra.insert("size".into(), json!(text.len()));
             Ok(p)
         }
-        Mode::Page => Err(ToolError::bad_args(
-            "page mode reads papers; for a file use region with line numbers (start, end) or full",
+        Mode::Page | Mode::Pages => Err(ToolError::bad_args(
+            "page modes read papers; for a file use region with line numbers (start, end) or full",
         )),
         Mode::Section => Err(ToolError::bad_args(
             "section mode reads papers; for a file use excerpt, region or full",
