@@ -95,10 +95,10 @@ fn tool_list() -> Vec<Tool> {
         .collect()
 }
 
+/// A refusal or failure: text only. Structured content would have to follow the tool's output
+/// schema, which describes results (MCP Inspector checks error results against it too).
 fn error_result(e: &ToolError) -> CallToolResult {
-    let mut r = CallToolResult::error(vec![ContentBlock::text(e.message.clone())]);
-    r.structured_content = Some(json!({"error": e.code, "message": e.message}));
-    r
+    CallToolResult::error(vec![ContentBlock::text(e.to_string())])
 }
 
 impl VaultServer {

@@ -27,8 +27,9 @@ pub fn specs() -> Vec<VaultToolSpec> {
 const PATH: &str = "A vault path (papers/x/paper.pdf, notes/a.md) or a citation URI such as \
 papers/x/paper.pdf#page=3 or notes/a.md#line=10,20.";
 
+/// A field that may be `null` (as `anyOf`, which single-`type` schema dialects accept).
 fn nullable(t: &str) -> Value {
-    json!({"type": [t, "null"]})
+    json!({"anyOf": [{"type": t}, {"type": "null"}]})
 }
 
 /// `next`: the arguments of the call that continues where this result stopped.
