@@ -146,7 +146,7 @@ pub enum Command {
         /// MCP Inspector's web UI). Repeatable.
         #[arg(long = "allow-origin", value_name = "ORIGIN")]
         allow_origin: Vec<String>,
-        /// Characters one read returns at most.
+        /// Characters one result returns at most (longer reads continue with `next`).
         #[arg(long, default_value_t = 20_000)]
         read_chars: usize,
         /// Re-index the vault every this many seconds (0: only at start).

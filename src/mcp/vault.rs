@@ -282,11 +282,17 @@ impl ServerHandler for VaultServer {
             )
             .await;
         match result {
-            Ok(out) => Ok(ReadResourceResult::new(vec![ResourceContents::text(
-                out.text,
-                request.uri,
-            )])
-            .into()),
+            Ok(out) => {
+                // A page or a file is its text; metadata and listings are the tool's JSON.
+                let contents = match out.structured.get("text").and_then(Value::as_str) {
+                    Some(text) if out.structured["truncated"] != true => {
+                        ResourceContents::text(text, request.uri)
+                    }
+                    _ => ResourceContents::text(out.text, request.uri)
+                        .with_mime_type("application/json"),
+                };
+                Ok(ReadResourceResult::new(vec![contents]).into())
+            }
             Err(e) if e.code == "unknown_resource" || e.code == "refused" => Err(
                 McpError::resource_not_found(e.message, Some(json!({"uri": request.uri}))),
             ),

@@ -192,9 +192,10 @@ async def suite(c):
     templates = (await c.list_resource_templates()).resource_templates
     assert any("?page=" in t.uri_template for t in templates)
     rr = await c.read_resource(f"agentero://vault/{lf}?page=1")
-    assert "LayoutFlow" in rr.contents[0].text
+    page1, _ = await ok(c, "paper_read", {"path": lf, "mode": "page", "page": 1})
+    assert rr.contents[0].text == page1["text"] and rr.contents[0].mime_type == "text/plain"
     rr = await c.read_resource(f"agentero://vault/{lf}")
-    assert "Pages:" in rr.contents[0].text
+    assert json.loads(rr.contents[0].text)["pages"] == pages, rr.contents[0].text[:200]
     try:
         await c.read_resource("agentero://vault/.agentero/serve-token")
         raise AssertionError("the token file was served as a resource")

@@ -4,7 +4,6 @@
 //! same read modes and the same quote finder — with per-call limits instead of a turn budget.
 
 use std::collections::HashMap;
-use std::fmt::Write;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -38,7 +37,7 @@ pub struct Limits {
     /// The most cards a search returns.
     pub max_cards: usize,
     pub excerpt_chars: usize,
-    /// Characters one read returns at most (and by default).
+    /// Characters one result returns at most — the whole JSON a client receives.
     pub read_chars: usize,
     /// Papers one `paper_list` page holds by default.
     pub list_page: usize,
@@ -56,6 +55,8 @@ impl Default for Limits {
     }
 }
 
+/// Characters kept free in a page read for the cursor to the next page.
+const NEXT_PAGE_ROOM: usize = 160;
 /// The most papers one `paper_list` call returns.
 const MAX_LIST: usize = 200;
 /// Candidate papers `locate_quote` checks when no paper is named.
@@ -127,10 +128,12 @@ impl VaultTools {
                 search_cards: self.limits.max_cards,
                 excerpt_chars: self.limits.excerpt_chars,
                 read_chars: self.limits.read_chars,
-                turn_chars: usize::MAX,
+                turn_chars: self.limits.read_chars,
                 quote_cap: QUOTE_CAP,
             },
-            remaining: usize::MAX,
+            // No turns here: the per-call budget bounds each whole result as delivered (the
+            // JSON, envelope and escaping included), so a client's own cap is never overrun.
+            remaining: self.limits.read_chars,
         }
     }
 
@@ -325,26 +328,15 @@ impl VaultTools {
         let limit = a
             .limit
             .map_or(self.limits.list_page, |l| (l as usize).clamp(1, MAX_LIST));
-        let mut text = String::new();
         let mut shown: Vec<PaperSummary> = Vec::new();
-        let head = |n: usize| {
-            if total == 0 {
-                "No papers match.\n".to_string()
-            } else if n == 0 {
-                format!("{total} paper(s); none from offset {offset}.\n")
-            } else {
-                format!("{total} paper(s); {}-{} shown:\n", offset + 1, offset + n)
-            }
-        };
+        // The page is cut at the per-call budget, like a read: what the client receives.
+        let mut used = 200;
         for p in all.into_iter().skip(offset).take(limit) {
-            let line = summary_line(offset + shown.len() + 1, &p);
-            // The header and the continuation line need room too.
-            if !shown.is_empty()
-                && text.chars().count() + line.chars().count() + 200 > self.limits.read_chars
-            {
+            let n = serde_json::to_string(&p).map_or(0, |t| t.chars().count()) + 1;
+            if !shown.is_empty() && used + n > self.limits.read_chars {
                 break;
             }
-            text.push_str(&line);
+            used += n;
             shown.push(p);
         }
         let end = offset + shown.len();
@@ -367,11 +359,6 @@ impl VaultTools {
             }
             n
         });
-        let mut out = head(shown.len());
-        out.push_str(&text);
-        if let Some(n) = &next {
-            let _ = writeln!(out, "(more papers: continue with paper_list {n})");
-        }
         let mut structured = json!({
             "papers": shown,
             "total": total,
@@ -379,23 +366,29 @@ impl VaultTools {
             "truncated": next.is_some(),
         });
         if let Some(n) = next {
+            structured["note"] = json!(format!("more papers: continue with paper_list {n}"));
             structured["next"] = n;
+        } else if total == 0 {
+            structured["note"] = json!("no paper matches");
         }
         let citation_uris = shown
             .iter()
             .filter_map(|p| p.citation_uri.clone())
             .collect();
-        Ok(ToolOutput {
-            structured,
-            text: out,
-            citation_uris,
-        })
+        Ok(ToolOutput::new(structured, citation_uris))
     }
 
     fn paper_read(&self, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
         let a: read::Args = parse_args(args)?;
         let max_chars = a.max_chars;
         let target = std::cell::RefCell::new(None);
+        // Room for the next-page cursor added below.
+        let ctx = &Ctx {
+            remaining: ctx.remaining.saturating_sub(NEXT_PAGE_ROOM),
+            access: ctx.access.clone(),
+            vault: ctx.vault.clone(),
+            budget: ctx.budget,
+        };
         let mut out = read::read(&self.reader, ctx, a, "paper_read", &|t| {
             *target.borrow_mut() = Some(t.clone());
             match t.kind {
@@ -418,8 +411,8 @@ impl VaultTools {
                 if let Some(m) = max_chars {
                     next["maxChars"] = json!(m);
                 }
-                let _ = writeln!(out.text, "(next page: paper_read {next})");
                 out.structured["next"] = next;
+                out = ToolOutput::new(out.structured, out.citation_uris);
             }
         }
         Ok(out)
@@ -585,28 +578,6 @@ fn no_index() -> ToolError {
     )
 }
 
-fn summary_line(n: usize, p: &PaperSummary) -> String {
-    let mut line = format!("{n}. {}", p.title);
-    if let Some(y) = p.year {
-        let _ = write!(line, " ({y})");
-    }
-    if !p.authors.is_empty() {
-        let _ = write!(line, " — {}", p.authors.join(", "));
-    }
-    let _ = write!(line, "\n   {} · {} pages · {}", p.path, p.pages, p.status);
-    if let Some(d) = &p.doi {
-        let _ = write!(line, " · doi {d}");
-    }
-    if let Some(x) = &p.arxiv {
-        let _ = write!(line, " · arXiv {x}");
-    }
-    if let Some(u) = &p.citation_uri {
-        let _ = write!(line, "\n   citationUri: {u}");
-    }
-    line.push('\n');
-    line
-}
-
 /// The quote's words as a plain OR query (no operators, no field names).
 fn query_words(q: &str) -> String {
     let mut seen = Vec::new();
@@ -683,42 +654,17 @@ fn find_on_pages(
 }
 
 fn render_matches(q: &str, matches: &[QuoteMatch]) -> ToolOutput {
-    let shown = cap_chars(q, 120);
-    let mut text = String::new();
+    let mut v = json!({
+        "quote": q,
+        "found": !matches.is_empty(),
+        "matches": matches,
+    });
     if matches.is_empty() {
-        let _ = writeln!(
-            text,
-            "The quote {shown:?} was not found in the vault's papers (check the wording, or name the paper)."
+        v["note"] = json!(
+            "the quote occurs in no paper of the vault; check the wording, or name the paper"
         );
-    } else {
-        let _ = writeln!(text, "The quote {shown:?} occurs in:");
     }
-    for (i, m) in matches.iter().enumerate() {
-        let label = match m.page_label.as_deref() {
-            Some(l) if l != m.page.to_string() => format!(" (printed page \"{l}\")"),
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            text,
-            "[{}] {} — {}, page {}{label}, {} match",
-            i + 1,
-            m.title,
-            m.path,
-            m.page,
-            m.kind
-        );
-        let _ = writeln!(text, "    text: {}", m.text);
-        let _ = writeln!(text, "    citationUri: {}", m.citation_uri);
-    }
-    ToolOutput {
-        structured: json!({
-            "quote": q,
-            "found": !matches.is_empty(),
-            "matches": matches,
-        }),
-        text,
-        citation_uris: matches.iter().map(|m| m.citation_uri.clone()).collect(),
-    }
+    ToolOutput::new(v, matches.iter().map(|m| m.citation_uri.clone()).collect())
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

@@ -81,8 +81,10 @@ citationUri; cite with the citationUri.",
         output_schema: json!({
             "type": "object",
             "properties": {
+                "query": {"type": "string"},
                 "cards": {"type": "array", "items": card_schema()},
-                "truncated": {"type": "boolean"}
+                "truncated": {"type": "boolean"},
+                "note": {"type": "string"}
             },
             "required": ["cards", "truncated"]
         }),
@@ -131,7 +133,8 @@ When more papers follow, `next` holds the arguments for the next page.",
                 "total": {"type": "integer"},
                 "offset": {"type": "integer"},
                 "truncated": {"type": "boolean"},
-                "next": next_schema()
+                "next": next_schema(),
+                "note": {"type": "string"}
             },
             "required": ["papers", "total", "offset", "truncated"]
         }),
@@ -160,7 +163,8 @@ fn read_output() -> Value {
             "sections": {"type": "array", "items": {"type": "object"}},
             "citationUri": {"type": "string"},
             "truncated": {"type": "boolean"},
-            "next": next_schema()
+            "next": next_schema(),
+            "note": {"type": "string"}
         },
         "required": ["path", "kind", "mode", "title", "truncated"]
     })
@@ -307,7 +311,8 @@ dashes. Searches the whole vault, or only `paper` when given. `found: false` whe
                         "citationUri": {"type": "string"}
                     },
                     "required": ["path", "title", "page", "match", "text", "citationUri"]
-                }}
+                }},
+                "note": {"type": "string"}
             },
             "required": ["quote", "found", "matches"]
         }),
