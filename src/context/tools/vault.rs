@@ -162,17 +162,7 @@ impl VaultTools {
         years: YearArgs,
     ) -> Result<Filter, ToolError> {
         let folder = match folder.map(str::trim).filter(|f| !f.is_empty() && *f != ".") {
-            Some(f) => {
-                let t = ctx.access.authorize(&ctx.vault, f)?;
-                if t.kind != EntryKind::Directory {
-                    return Err(ToolError::bad_args(format!(
-                        "`folder` must name a folder of the vault; {} is a {}",
-                        t.rel,
-                        t.kind.as_str()
-                    )));
-                }
-                Some(t.rel)
-            }
+            Some(f) => Some(target_of_kind(ctx, f, EntryKind::Directory, "folder")?.rel),
             None => None,
         };
         let years = match (years.year, years.year_from, years.year_to) {
@@ -454,14 +444,7 @@ impl VaultTools {
         let mut matches: Vec<QuoteMatch> = Vec::new();
         match &a.paper {
             Some(p) => {
-                let t = ctx.access.authorize(&ctx.vault, p)?;
-                if t.kind != EntryKind::Paper {
-                    return Err(ToolError::bad_args(format!(
-                        "`paper` must name a paper; {} is a {}",
-                        t.rel,
-                        t.kind.as_str()
-                    )));
-                }
+                let t = target_of_kind(ctx, p, EntryKind::Paper, "paper")?;
                 let data = self.reader.paper(&ctx.vault, &t)?;
                 let all: Vec<usize> = (0..data.pages.len()).collect();
                 matches.extend(find_on_pages(&t.rel, &data, &all, q));
@@ -569,6 +552,25 @@ impl VaultTools {
             (_, None) => self.file_read(&ctx, json!({"path": path})),
         }
     }
+}
+
+/// The target an argument names, which must be of `kind`.
+fn target_of_kind(
+    ctx: &Ctx,
+    raw: &str,
+    kind: EntryKind,
+    arg: &str,
+) -> Result<super::Target, ToolError> {
+    let t = ctx.access.authorize(&ctx.vault, raw)?;
+    if t.kind != kind {
+        return Err(ToolError::bad_args(format!(
+            "`{arg}` must name a {} of the vault; {} is a {}",
+            kind.as_str(),
+            t.rel,
+            t.kind.as_str()
+        )));
+    }
+    Ok(t)
 }
 
 fn no_index() -> ToolError {
