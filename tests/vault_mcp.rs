@@ -740,3 +740,48 @@ fn corpus_long_manual_paging_and_pdftotext_quotes() {
     );
     assert!(hits / n >= 0.95, "{hits}/{n}: {}", r["misses"]);
 }
+
+/// What the terminal app uses to toggle the vault MCP: start on its runtime, address, running
+/// state, stop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_in_process_api_starts_and_stops_a_server() {
+    use agentero::mcp::http::{HttpOptions, VaultMcp};
+    let f = fixture();
+    let vault = agentero::vault::Vault::open(f.vault.path()).unwrap();
+    let opts = HttpOptions {
+        port: 0,
+        ..HttpOptions::default()
+    };
+    let server = VaultMcp::start(vault.clone(), opts.clone()).await.unwrap();
+    assert!(server.is_running());
+    let addr = server.addr();
+    assert!(addr.ip().is_loopback() && addr.port() != 0);
+    assert_eq!(
+        server.url(),
+        format!("http://127.0.0.1:{}/mcp", addr.port())
+    );
+    let token = agentero::mcp::http::ensure_token(&vault).unwrap();
+    let port = addr.port();
+    let (code, _) = tokio::task::spawn_blocking(move || {
+        raw_http(
+            port,
+            &[
+                ("Host", &format!("127.0.0.1:{port}")),
+                ("Authorization", &format!("Bearer {token}")),
+            ],
+            "/mcp",
+            INIT,
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(code, 200);
+    // The port is taken while it runs: a second server on it fails with a clear error.
+    let busy = VaultMcp::start(vault.clone(), HttpOptions { port, ..opts }).await;
+    let err = busy.err().expect("the port is in use").to_string();
+    assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
+    tokio::time::timeout(Duration::from_secs(10), server.stop())
+        .await
+        .expect("stops within 10 s");
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+}
