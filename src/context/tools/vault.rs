@@ -187,14 +187,6 @@ impl VaultTools {
         })
     }
 
-    fn library_by_path(&self) -> HashMap<String, LibraryPaper> {
-        let lib = self.reader.library(&self.vault);
-        lib.papers
-            .iter()
-            .map(|p| (p.path.clone(), p.clone()))
-            .collect()
-    }
-
     fn search(&self, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
         let a: SearchArgs = parse_args(args)?;
         let query = a.query.trim();
@@ -216,7 +208,8 @@ impl VaultTools {
         let scope = if f.kind.is_some() || f.years.is_some() {
             // Narrowed by what the catalog and the records know; an empty set finds nothing.
             let catalog = self.reader.catalog(&self.vault);
-            let lib = f.years.map(|_| self.library_by_path());
+            let lib = f.years.map(|_| self.reader.library(&self.vault));
+            let by_path = lib.as_deref().map(by_path);
             let files: Vec<String> = catalog
                 .entries
                 .iter()
@@ -226,7 +219,8 @@ impl VaultTools {
                         && f.kind.is_none_or(|k| k == e.kind)
                         && f.in_folder(p)
                         && f.years.is_none_or(|(lo, hi)| {
-                            lib.as_ref()
+                            by_path
+                                .as_ref()
                                 .and_then(|l| l.get(p.as_str()))
                                 .and_then(|r| r.year)
                                 .is_some_and(|y| (lo..=hi).contains(&y))
@@ -254,7 +248,8 @@ impl VaultTools {
     /// Papers of the catalog (sorted by path) that pass `f`, with their metadata.
     fn papers(&self, f: &Filter, text: Option<&str>) -> Vec<PaperSummary> {
         let catalog = self.reader.catalog(&self.vault);
-        let lib = self.library_by_path();
+        let lib = self.reader.library(&self.vault);
+        let lib = by_path(&lib);
         let needle = text
             .map(|t| t.trim().to_lowercase())
             .filter(|t| !t.is_empty());
@@ -552,6 +547,11 @@ impl VaultTools {
             (_, None) => self.file_read(&ctx, json!({"path": path})),
         }
     }
+}
+
+/// The library's papers by vault path.
+fn by_path(lib: &crate::context::library::Library) -> HashMap<&str, &LibraryPaper> {
+    lib.papers.iter().map(|p| (p.path.as_str(), p)).collect()
 }
 
 /// The target an argument names, which must be of `kind`.
