@@ -3,9 +3,10 @@
 //! (`tests/peers/vault_mcp_client.py`) and MCP Inspector's CLI — plus raw HTTP for the gates
 //! (401 without the token, 403 for a foreign Origin or Host) and a SIGTERM stop.
 //!
-//! The peers are installed by `.ci/run` (which sets `AGENTERO_MCP_PEERS=required`, so a missing
-//! peer fails there); elsewhere a test whose peer is missing says so and skips. The corpus test
-//! uses the `AGENTERO_CORPUS` gate of `tests/common`.
+//! The peers are installed by `.ci/run` (`AGENTERO_PYTHON`, `AGENTERO_MCP_INSPECTOR`; it sets
+//! `AGENTERO_MCP_PEERS=required`, so a missing peer fails there); elsewhere a test whose peer
+//! is missing says so and skips. The corpus test uses the `AGENTERO_CORPUS` gate of
+//! `tests/common`.
 
 mod common;
 
@@ -36,15 +37,11 @@ fn missing_peer(what: &str) -> Option<()> {
     None
 }
 
-/// `python3` with the pinned MCP SDK importable (`AGENTERO_PYTHONPATH` is where .ci/run put it).
+/// The interpreter with the pinned MCP SDK (`AGENTERO_PYTHON`, the venv .ci/run makes, else
+/// `python3`).
 fn python() -> Option<Command> {
-    let make = || {
-        let mut c = Command::new("python3");
-        if let Some(p) = std::env::var_os("AGENTERO_PYTHONPATH") {
-            c.env("PYTHONPATH", p);
-        }
-        c
-    };
+    let py = std::env::var("AGENTERO_PYTHON").unwrap_or_else(|_| "python3".into());
+    let make = || Command::new(&py);
     let probe = make()
         .args([
             "-c",

@@ -81,6 +81,29 @@ pub async fn mcp_client(
         .expect("the MCP handshake succeeds")
 }
 
+/// Runs a command with a time limit (killing it when it overruns) and returns its output.
+pub fn output_within(mut cmd: Command, limit: std::time::Duration) -> Output {
+    use std::process::Stdio;
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command starts");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            // SAFETY: signalling our own child, which may have exited (then ESRCH).
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            panic!("{cmd:?} did not finish within {limit:?}");
+        }
+    }
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

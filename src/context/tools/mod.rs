@@ -26,6 +26,7 @@ use super::Budget;
 use super::grant::{self, Grant, GrantFiles, UsageLine, UsageMeter};
 use super::library::Library;
 use crate::vault::catalog::{Catalog, LoadOutcome};
+use crate::vault::index::IndexError;
 use crate::vault::pdf::PageText;
 use crate::vault::{PaperRecord, SearchIndex, Vault};
 
@@ -136,6 +137,10 @@ pub struct VaultReader {
     index: Mutex<IndexSlot>,
     papers: Mutex<HashMap<(String, u64, i128), Arc<PaperData>>>,
     library: Mutex<Option<Arc<Library>>>,
+    /// Grant checks already passed (sources of a grant whose content was verified).
+    seals: Mutex<access::Seals>,
+    /// The damaged-index warning was logged.
+    index_warned: std::sync::atomic::AtomicBool,
 }
 
 /// The index reader and the catalog stamp it was last reloaded for.
@@ -215,8 +220,15 @@ impl ToolSession {
         Ok((grant, vault))
     }
 
+    /// Resolves a path argument against `ctx`'s grant and checks the granted content
+    /// ([`VaultReader::authorize`]).
+    pub fn authorize(&self, ctx: &Ctx, raw: &str) -> Result<Target, ToolError> {
+        self.reader.authorize(ctx, raw)
+    }
+
     /// Runs one tool call against the current grant.
     pub fn call(&mut self, tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
+        let started = std::time::Instant::now();
         if !super::TOOL_NAMES.contains(&tool) {
             return Err(ToolError::new(
                 "unknown_tool",
@@ -259,6 +271,7 @@ impl ToolSession {
             args_digest: digest,
             citation_uris: out.citation_uris.clone(),
             chars: chars as u64,
+            micros: started.elapsed().as_micros() as u64,
         };
         if let Err(e) = grant::append_usage(&self.files.usage(), &line) {
             // Unrecorded output would escape the turn's budget and its list of sources.
@@ -302,11 +315,61 @@ impl VaultReader {
                 *index = None;
             }
             if index.is_none() {
-                *index = vault.open_index().ok().map(Arc::new);
+                *index = match vault.open_index() {
+                    Ok(i) => Some(Arc::new(i)),
+                    Err(crate::vault::VaultError::Index(IndexError::Missing)) => None,
+                    Err(e) => {
+                        self.warn_index_unusable(&e.to_string());
+                        None
+                    }
+                };
             }
             *index_for = Some(st);
         }
         index.clone()
+    }
+
+    /// Stops using a damaged index until the host re-indexes (the catalog changes): sources
+    /// are then read and searched directly. The tools only read the index, so they never
+    /// repair it; they say so in the log once.
+    pub fn index_unusable(&self, why: &str) {
+        locked(&self.index).0 = None;
+        self.warn_index_unusable(why);
+    }
+
+    fn warn_index_unusable(&self, why: &str) {
+        use std::sync::atomic::Ordering;
+        if !self.index_warned.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                reason = %why,
+                "the search index cannot be used; reading the sources directly"
+            );
+        }
+    }
+
+    /// Resolves a tool's path argument for this call's access ([`Access::authorize`]) and
+    /// checks that a granted source still has the content the grant names.
+    pub fn authorize(&self, ctx: &Ctx, raw: &str) -> Result<Target, ToolError> {
+        let target = ctx.access.authorize(&ctx.vault, raw)?;
+        if target.granted_sha.is_some() {
+            let catalog = self.catalog(&ctx.vault);
+            locked(&self.seals).check(&target, &catalog)?;
+        }
+        Ok(target)
+    }
+
+    /// A text file's content, refused when the bytes read are not the granted ones (closing
+    /// the window between the check in [`VaultReader::authorize`] and the read).
+    pub fn read_text(&self, target: &Target) -> Result<String, ToolError> {
+        let bytes = std::fs::read(&target.abs)
+            .map_err(|_| ToolError::new("unreadable", "the file cannot be read"))?;
+        if let Some(want) = &target.granted_sha
+            && crate::vault::fsutil::sha256_hex(&bytes) != *want
+        {
+            return Err(access::changed_since_grant(&target.rel));
+        }
+        String::from_utf8(bytes)
+            .map_err(|_| ToolError::new("unreadable", "the file cannot be read as UTF-8 text"))
     }
 
     /// A paper's record and pages: from the index when it is current for the file on disk,
@@ -335,7 +398,8 @@ impl VaultReader {
                             && e.status != crate::vault::Status::Failed
                     })
                     .map(|e| (p.clone(), e.sha256.clone()))
-            });
+            })
+            .filter(|(_, sha)| target.granted_sha.as_ref().is_none_or(|g| g == sha));
         let mut data = None;
         if let Some((indexed_path, sha)) = fresh
             && let Some(record) = vault.record(&sha)
@@ -360,6 +424,9 @@ impl VaultReader {
                 let bytes = std::fs::read(&target.abs)
                     .map_err(|_| ToolError::new("unreadable", "the paper cannot be read"))?;
                 let sha = crate::vault::fsutil::sha256_hex(&bytes);
+                if target.granted_sha.as_ref().is_some_and(|g| *g != sha) {
+                    return Err(access::changed_since_grant(&target.rel));
+                }
                 let (mut record, pages) = crate::vault::extract::extract_paper(
                     &target.abs,
                     &target.rel,

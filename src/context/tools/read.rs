@@ -117,6 +117,10 @@ impl Piece {
     }
 }
 
+/// The longest `quote` (excerpt mode) or `section` accepted: locating a passage needs a
+/// distinctive sentence, and the search for it grows with its length.
+pub const MAX_QUOTE_CHARS: usize = 2000;
+
 pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
     if a.mode == Some(Mode::Pages) || a.end_page.is_some() {
@@ -136,7 +140,18 @@ pub(super) fn read(
     tool: &str,
     accept: &dyn Fn(&Target) -> Result<(), ToolError>,
 ) -> Result<ToolOutput, ToolError> {
-    let target = ctx.access.authorize(&ctx.vault, &a.path)?;
+    let section_len = a.section.as_deref().map_or(0, |t| t.chars().count());
+    if a.quote
+        .as_deref()
+        .map_or(0, |q| q.chars().count())
+        .max(section_len)
+        > MAX_QUOTE_CHARS
+    {
+        return Err(ToolError::bad_args(format!(
+            "`quote` and `section` take at most {MAX_QUOTE_CHARS} characters; quote a shorter, distinctive passage"
+        )));
+    }
+    let target = s.authorize(ctx, &a.path)?;
     accept(&target)?;
     let mode = a.mode.unwrap_or(match (target.page, target.lines) {
         (Some(_), _) => Mode::Page,
@@ -184,9 +199,7 @@ fn read_once(
             (title, read_paper(target, &paper, mode, a, limit)?)
         }
         EntryKind::File => {
-            let text = std::fs::read_to_string(&target.abs).map_err(|_| {
-                ToolError::new("unreadable", "the file cannot be read as UTF-8 text")
-            })?;
+            let text = s.read_text(target)?;
             (
                 textfile::title(&target.rel, &text),
                 read_file(target, &text, mode, a, limit)?,
@@ -619,6 +632,11 @@ fn read_file(
             "section mode reads papers; for a file use excerpt, region or full",
         )),
         Mode::Region | Mode::Full => {
+            if let Some(s) = a.start.filter(|&s| s > total as u64) {
+                return Err(ToolError::bad_args(format!(
+                    "line {s} does not exist; the file has {total} lines"
+                )));
+            }
             let (from, to) = match mode {
                 Mode::Region => {
                     let from = a
@@ -629,7 +647,7 @@ fn read_file(
                         .max(1);
                     let to = a
                         .end
-                        .map(|e| e as u32)
+                        .map(|e| e.min(u32::MAX as u64) as u32)
                         .or(t.lines.map(|l| l.1))
                         .unwrap_or(total);
                     (from, to)

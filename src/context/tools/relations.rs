@@ -52,7 +52,7 @@ const MAX_LIMIT: usize = 50;
 
 pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
-    let target = ctx.access.authorize(&ctx.vault, &a.path)?;
+    let target = s.authorize(ctx, &a.path)?;
     if target.kind != EntryKind::Paper {
         return Err(ToolError::bad_args(
             "paper_relations takes a granted paper (a PDF), not a file or directory",

@@ -25,6 +25,13 @@ struct Args {
     paths: Option<Vec<String>>,
 }
 
+/// The longest query accepted: a few sentences. Longer ones cost the parser and the scorer
+/// without finding anything better.
+pub const MAX_QUERY_CHARS: usize = 4000;
+
+/// Entries of `paths` accepted in one call.
+const MAX_PATHS: usize = 256;
+
 /// Files walked inside granted directories at most per call.
 const WALK_LIMIT: usize = 20_000;
 
@@ -40,6 +47,16 @@ pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput,
     if query.is_empty() {
         return Err(ToolError::bad_args("`query` is empty"));
     }
+    if query.chars().count() > MAX_QUERY_CHARS {
+        return Err(ToolError::bad_args(format!(
+            "`query` is too long; at most {MAX_QUERY_CHARS} characters (search for a few distinctive words)"
+        )));
+    }
+    if a.paths.as_ref().is_some_and(|p| p.len() > MAX_PATHS) {
+        return Err(ToolError::bad_args(format!(
+            "`paths` names too many sources; at most {MAX_PATHS}"
+        )));
+    }
     let Access::Grant(grant) = &ctx.access else {
         return Err(ToolError::new(
             "unknown_tool",
@@ -51,16 +68,25 @@ pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput,
         (l as usize).clamp(1, budget.search_cards)
     });
     // Roots: the `paths` filter (each one must be granted) or every granted source.
+    // A granted source that changed since the grant is an error when named in `paths`, and
+    // otherwise left out and listed in the result.
+    let mut changed = Vec::new();
     let roots: Vec<Target> = match &a.paths {
         Some(paths) if !paths.is_empty() => paths
             .iter()
-            .map(|p| access::authorize(grant, &ctx.vault, p))
+            .map(|p| s.authorize(ctx, p))
             .collect::<Result<_, _>>()?,
-        _ => grant
-            .sources
-            .iter()
-            .filter_map(|src| access::authorize(grant, &ctx.vault, &src.path).ok())
-            .collect(),
+        _ => {
+            let mut roots = Vec::new();
+            for src in &grant.sources {
+                match s.authorize(ctx, &src.path) {
+                    Ok(t) => roots.push(t),
+                    Err(e) if e.code == "changed_since_grant" => changed.push(src.path.clone()),
+                    Err(_) => {}
+                }
+            }
+            roots
+        }
     };
     let catalog = s.catalog(&ctx.vault);
     let plan = plan(&ctx.vault, &catalog, grant, &roots);
@@ -77,7 +103,7 @@ pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput,
     let mut stale = plan.stale;
     if s.index(&ctx.vault).is_none() {
         for rel in &plan.indexed {
-            if let Ok(t) = access::authorize(grant, &ctx.vault, rel) {
+            if let Ok(t) = s.authorize(ctx, rel) {
                 stale.push(t);
             }
         }
@@ -85,10 +111,11 @@ pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput,
     for t in &stale {
         cards.extend(search_fresh(s, ctx, t, query, budget.excerpt_chars));
     }
-    finish(ctx, query, cards, limit, "the granted sources")
+    finish(ctx, query, cards, limit, "the granted sources", &changed)
 }
 
-/// Cards from the index (none when there is no index), within `scope`.
+/// Cards from the index (none when there is no index, or when it turns out damaged: the
+/// caller then searches the sources directly), within `scope`.
 pub(super) fn index_cards(
     s: &VaultReader,
     ctx: &Ctx,
@@ -109,23 +136,22 @@ pub(super) fn index_cards(
         Ok(found) => Ok(found),
         Err(crate::vault::index::IndexError::BadQuery(m)) => Err(ToolError::bad_args(m)),
         Err(e) => {
-            tracing::warn!(error = %e, "index search failed");
-            Err(ToolError::new(
-                "index_error",
-                "the search index cannot be read right now",
-            ))
+            s.index_unusable(&e.to_string());
+            Ok(Vec::new())
         }
     }
 }
 
 /// The best `limit` cards with capped excerpts, fitted to the remaining budget by dropping
-/// the weakest cards (and saying so). `searched` names what was searched, for the text.
+/// the weakest cards (and saying so). `searched` names what was searched; `changed` lists
+/// granted sources left out because they changed since the grant.
 pub(super) fn finish(
     ctx: &Ctx,
     query: &str,
     mut cards: Vec<Card>,
     limit: usize,
     searched: &str,
+    changed: &[String],
 ) -> Result<ToolOutput, ToolError> {
     sort_cards(&mut cards);
     cards.truncate(limit);
@@ -134,7 +160,7 @@ pub(super) fn finish(
     }
     let mut truncated = false;
     loop {
-        let out = render(query, &cards, truncated, searched);
+        let out = render(query, &cards, truncated, searched, changed);
         if out.chars() <= ctx.remaining {
             return Ok(out);
         }
@@ -148,23 +174,38 @@ pub(super) fn finish(
     }
 }
 
-fn render(query: &str, cards: &[Card], truncated: bool, searched: &str) -> ToolOutput {
+fn render(
+    query: &str,
+    cards: &[Card],
+    truncated: bool,
+    searched: &str,
+    changed: &[String],
+) -> ToolOutput {
     let mut v = json!({ "query": query, "cards": cards, "truncated": truncated });
     if cards.is_empty() {
         v["note"] = json!(format!("nothing in {searched} matches; try other words"));
     } else if truncated {
         v["note"] = json!("more cards were left out: the turn's budget is nearly used up");
     }
+    if !changed.is_empty() {
+        // Not searched: changed after this turn's grant was written.
+        v["changedSinceGrant"] = json!(changed);
+        v["changedNote"] = json!(
+            "these granted sources changed after the grant was written and were not searched; the user must mention them again"
+        );
+    }
     let uris = cards.iter().map(|c| c.citation_uri.clone()).collect();
     ToolOutput::new(v, uris)
 }
 
-fn is_fresh(catalog: &Catalog, rel: &str, kind: EntryKind, meta: &std::fs::Metadata) -> bool {
-    catalog.entries.get(rel).is_some_and(|e| {
-        e.kind == kind
+/// Whether the index holds `t` as it is on disk — and, for a granted source, as granted.
+fn is_fresh(catalog: &Catalog, t: &Target, meta: &std::fs::Metadata) -> bool {
+    catalog.entries.get(&t.rel).is_some_and(|e| {
+        e.kind == t.kind
             && e.status != Status::Failed
             && e.size == meta.len()
             && e.mtime_ns == scan::mtime_ns(meta)
+            && t.granted_sha.as_ref().is_none_or(|g| *g == e.sha256)
     })
 }
 
@@ -178,7 +219,7 @@ fn plan(vault: &Vault, catalog: &Catalog, grant: &crate::context::Grant, roots: 
             return;
         }
         match std::fs::metadata(&t.abs) {
-            Ok(m) if is_fresh(catalog, &t.rel, t.kind, &m) => {
+            Ok(m) if is_fresh(catalog, &t, &m) => {
                 indexed.insert(t.rel);
             }
             Ok(_) => stale.push(t),
@@ -272,7 +313,7 @@ fn search_fresh(
             }
         }
         _ => {
-            let Ok(text) = std::fs::read_to_string(&t.abs) else {
+            let Ok(text) = s.read_text(t) else {
                 return cards;
             };
             let title = textfile::title(&t.rel, &text);

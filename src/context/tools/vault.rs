@@ -242,7 +242,7 @@ impl VaultTools {
             Some(s) if s.files.is_empty() && s.dirs.is_empty() => Vec::new(),
             _ => search::index_cards(&self.reader, ctx, query, limit, scope)?,
         };
-        search::finish(ctx, query, cards, limit, "the vault")
+        search::finish(ctx, query, cards, limit, "the vault", &[])
     }
 
     /// Papers of the catalog (sorted by path) that pass `f`, with their metadata.
