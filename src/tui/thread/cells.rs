@@ -302,15 +302,27 @@ fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
                 theme.style("chat.source"),
             )]
         }
-        ItemKind::Error(e) => markdown::wrap_segments(
-            &[(format!("error: {e}"), theme.style("chat.error"))],
-            width,
-            "",
-            "  ",
-            Style::default(),
-        ),
-        ItemKind::Notice(n) => vec![Line::styled(truncate(n, width), theme.style("chat.notice"))],
+        ItemKind::Error(e) => paragraphs(&format!("error: {e}"), width, theme.style("chat.error")),
+        ItemKind::Notice(n) => paragraphs(n, width, theme.style("chat.notice")),
     }
+}
+
+/// Text with its own line breaks kept (a login message lists its methods one per line), each
+/// line wrapped to the width; continuation rows indented.
+fn paragraphs(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+    text.lines()
+        .enumerate()
+        .flat_map(|(i, line)| {
+            let first = if i == 0 { "" } else { "  " };
+            markdown::wrap_segments(
+                &[(line.trim_end().to_string(), style)],
+                width,
+                first,
+                "  ",
+                Style::default(),
+            )
+        })
+        .collect()
 }
 
 /// Moves a selection over a thread's selectable items (sources, tool cards, thoughts);
@@ -373,5 +385,43 @@ mod tests {
                 assert!(text.contains('…'), "{width}: {text:?}");
             }
         }
+    }
+
+    fn rows(item: &Item, width: usize) -> Vec<String> {
+        render_item(item, &Theme::default(), width)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    /// A login error keeps its line breaks (its methods one per line) and wraps within the
+    /// width; a long notice wraps instead of being cut.
+    #[test]
+    fn errors_and_notices_keep_their_lines_and_wrap() {
+        let e = Item::new(ItemKind::Error(
+            "agent codex needs a login: Authentication required\nTo log in: set CODEX_API_KEY.\nThe agent offers:\n- Use CODEX_API_KEY (codex-api-key)".into(),
+        ));
+        let r = rows(&e, 40);
+        assert!(
+            r[0].starts_with("error: agent codex needs a login"),
+            "{r:?}"
+        );
+        assert!(
+            r.iter()
+                .any(|l| l.trim_start() == "To log in: set CODEX_API_KEY."),
+            "{r:?}"
+        );
+        assert!(
+            r.iter()
+                .any(|l| l.trim_start().starts_with("- Use CODEX_API_KEY")),
+            "{r:?}"
+        );
+        assert!(r.iter().all(|l| str_width(l) <= 40), "{r:?}");
+        let n = Item::new(ItemKind::Notice(
+            "gemini started the agentero-context server but never listed its tools this turn. Gemini CLI skips MCP servers of folders it does not trust".into(),
+        ));
+        let r = rows(&n, 40);
+        assert!(r.len() > 2, "{r:?}");
+        assert!(r.concat().contains("does not trust"), "{r:?}");
     }
 }
