@@ -692,6 +692,105 @@ fn answer_permission(answer: &str) -> (String, String) {
     (screen, text)
 }
 
+/// Sends a question with an @-mention accepted from the popup, and waits for the turn to end
+/// or a permission question; returns the agent's text.
+fn ask_and_wait(h: &mut Headless, question: &str) -> String {
+    h.keys("i");
+    h.type_text(&format!("{question} @densesparsepdf"));
+    assert!(h.app.chat().mention().is_some(), "no mention popup");
+    h.keys("enter");
+    let enter = agentero::tui::keymap::Key::parse("enter").unwrap();
+    h.send(Msg::Key(enter.to_event()));
+    let done = h.wait_until(TURN, |a| {
+        a.chat().turn().is_none() || a.overlay() == Some(OverlayKind::Permission)
+    });
+    assert!(done, "the turn did not end in time");
+    h.settle();
+    agent_text(h)
+}
+
+fn agent_text(h: &Headless) -> String {
+    h.app
+        .chat()
+        .thread()
+        .unwrap()
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Agent { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// "Allow always" is remembered per agent in `.agentero/permissions.json`: the next request
+/// for the same tool is allowed without the modal. A native write is refused without asking,
+/// with a notice that says why.
+#[test]
+fn an_always_answer_is_remembered_and_native_tools_are_refused_without_asking() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let mut h = open_agent_with(
+        dir.path(),
+        &vault,
+        &[("AGENTERO_BUILTIN_FAULT", "ask-permission")],
+    );
+    ask_and_wait(&mut h, "What is the reading order of a page?");
+    assert_eq!(h.app.overlay(), Some(OverlayKind::Permission));
+    h.keys("A");
+    assert!(h.wait_until(TURN, |a| a.chat().turn().is_none()));
+    h.settle();
+    assert!(
+        agent_text(&h).contains("permission: allowed (allow_always)"),
+        "{}",
+        agent_text(&h)
+    );
+    let remembered = std::fs::read_to_string(vault.join(".agentero/permissions.json")).unwrap();
+    assert!(
+        remembered.contains("builtin") && remembered.contains("publish_note"),
+        "{remembered}"
+    );
+    // The same tool again: no modal, allowed by the remembered answer.
+    let text = ask_and_wait(&mut h, "And the columns?");
+    assert!(h.app.overlay().is_none(), "asked again despite 'always'");
+    assert!(text.matches("permission: allowed").count() == 2, "{text}");
+    drop(h);
+
+    let mut h = open_agent_with(
+        dir.path(),
+        &vault,
+        &[("AGENTERO_BUILTIN_FAULT", "ask-native")],
+    );
+    let text = ask_and_wait(&mut h, "What is the reading order of a page?");
+    assert!(h.app.overlay().is_none(), "a native tool reached the modal");
+    assert!(
+        text.contains("permission: rejected (reject_once)"),
+        "{text}"
+    );
+    let notices: Vec<String> = h
+        .app
+        .chat()
+        .thread()
+        .unwrap()
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Notice(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.starts_with("refused edit notes/x.md: a native edit tool is refused")),
+        "{notices:?}"
+    );
+    assert!(!vault.join("notes/x.md").exists());
+}
+
 /// The agent's `session/request_permission` for a write outside the grant becomes the modal
 /// with the four options; `a` allows it once and the agent reports that.
 #[test]
