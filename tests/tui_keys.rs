@@ -973,3 +973,54 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
     let info = h.app.chat().thread().unwrap().session.clone().unwrap();
     assert_eq!(info.session, "resumed", "{info:?}");
 }
+
+/// `space m` starts the vault MCP server for external clients (the status bar shows its
+/// address; a request without the token is refused with 401), a second `space m` stops it.
+#[test]
+fn space_m_starts_and_stops_the_vault_mcp_server() {
+    // SAFETY: no other test of this binary reads or writes the variable (0: a free port).
+    unsafe { std::env::set_var("AGENTERO_SERVE_PORT", "0") };
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let mut h = Headless::open(&vault, 160, 40).unwrap();
+    h.settle();
+    h.keys("space m");
+    assert!(
+        h.wait_until(TURN, |a| a.vault_mcp().is_some()),
+        "{}",
+        h.app.status()
+    );
+    let url = h.app.vault_mcp().unwrap().to_string();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    let screen = h.render();
+    assert!(screen.contains("mcp 127.0.0.1:"), "{screen}");
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let status_of = |addr: &str| -> Option<String> {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(addr).ok()?;
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        write!(
+            s,
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .ok()?;
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out.lines().next().map(str::to_string)
+    };
+    let first = status_of(&addr).expect("the server answers");
+    assert!(first.contains("401"), "{first}");
+    assert!(vault.join(".agentero/serve-token").is_file());
+    h.keys("space m");
+    assert!(h.wait_until(TURN, |a| a.vault_mcp().is_none()));
+    assert_eq!(h.app.status(), "vault MCP stopped");
+    assert!(status_of(&addr).is_none(), "still listening after the stop");
+}

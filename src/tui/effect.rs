@@ -175,6 +175,9 @@ pub enum Effect {
         option: Option<String>,
     },
     OpenUrl(String),
+    /// Start the vault MCP server (`agentero serve` inside the app) or stop it (reports
+    /// `Msg::VaultMcp`).
+    ToggleVaultMcp,
     Suspend,
     Quit,
 }

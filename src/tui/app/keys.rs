@@ -213,6 +213,7 @@ impl AppState {
                     count: None,
                 })
             }
+            Action::ToggleVaultMcp => vec![Effect::ToggleVaultMcp],
             Action::Handoff => {
                 let gate = self.gate();
                 self.send_chat(ChatMsg::Handoff(gate))

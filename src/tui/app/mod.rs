@@ -66,6 +66,8 @@ pub enum Msg {
     /// The Quick Chat became this thread on disk (or why it could not).
     Promoted(Result<Thread, String>),
     Status(String),
+    /// The vault MCP server's address now (`None`: stopped), or why it could not start.
+    VaultMcp(Result<Option<String>, String>),
 }
 
 pub struct AppState {
@@ -84,6 +86,8 @@ pub struct AppState {
     size: (u16, u16),
     quit: bool,
     next_turn: u64,
+    /// The vault MCP server's address while it runs (`space m`).
+    vault_mcp: Option<String>,
 }
 
 impl AppState {
@@ -109,6 +113,7 @@ impl AppState {
             size: (80, 24),
             quit: false,
             next_turn: 0,
+            vault_mcp: None,
         }
     }
 
@@ -235,6 +240,20 @@ impl AppState {
                 self.status = s;
                 Vec::new()
             }
+            Msg::VaultMcp(Ok(addr)) => {
+                self.status = match &addr {
+                    Some(url) => format!(
+                        "vault MCP serving {url} (bearer token: agentero serve --token; space m stops it)"
+                    ),
+                    None => "vault MCP stopped".into(),
+                };
+                self.vault_mcp = addr;
+                Vec::new()
+            }
+            Msg::VaultMcp(Err(e)) => {
+                self.status = format!("vault MCP cannot start: {e}");
+                Vec::new()
+            }
         }
     }
 
@@ -344,6 +363,11 @@ impl AppState {
     }
 
     /// The status bar's message.
+    /// The vault MCP server's address while it runs.
+    pub fn vault_mcp(&self) -> Option<&str> {
+        self.vault_mcp.as_deref()
+    }
+
     pub fn status(&self) -> &str {
         &self.status
     }

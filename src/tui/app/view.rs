@@ -116,7 +116,14 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
             theme.style("ui.status"),
         )
     };
-    let right = format!(" {} ", st.vault_name);
+    let right = match st.vault_mcp() {
+        Some(url) => format!(
+            " mcp {} · {} ",
+            url.trim_start_matches("http://"),
+            st.vault_name
+        ),
+        None => format!(" {} ", st.vault_name),
+    };
     let room = (area.width as usize).saturating_sub(str_width(&left) + str_width(&right));
     let line = Line::from(vec![
         Span::styled(

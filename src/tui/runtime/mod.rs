@@ -69,6 +69,8 @@ pub struct Runner {
     /// The page loads under way, by the paper request they belong to: a newer request aborts
     /// the older ones (the previous paper's remaining pages are not worth reading).
     page_loads: Arc<Mutex<Vec<(u64, AbortHandle)>>>,
+    /// The vault MCP server for external clients, while it runs (`space m`).
+    vault_mcp: Arc<tokio::sync::Mutex<Option<crate::mcp::http::VaultMcp>>>,
 }
 
 /// Counts a task in [`Runner::busy`] until it ends, however it ends (an aborted task is
@@ -120,6 +122,7 @@ impl Runner {
                 answers: Arc::new(Mutex::new(HashMap::new())),
                 quick: Arc::new(Mutex::new(None)),
                 page_loads: Arc::new(Mutex::new(Vec::new())),
+                vault_mcp: Arc::default(),
             },
             rx,
         )
@@ -348,6 +351,41 @@ impl Runner {
                             .send(Msg::Status(format!("cannot start $BROWSER: {e}")));
                     }
                 }
+            }
+            Effect::ToggleVaultMcp => {
+                let (slot, tx, vault) =
+                    (self.vault_mcp.clone(), self.tx.clone(), self.vault.clone());
+                // Not counted as busy work: the server outlives the toggle.
+                tokio::spawn(async move {
+                    let mut slot = slot.lock().await;
+                    let msg = match slot.take() {
+                        Some(server) => {
+                            server.stop().await;
+                            Ok(None)
+                        }
+                        None => {
+                            let port = std::env::var("AGENTERO_SERVE_PORT")
+                                .ok()
+                                .and_then(|p| p.parse().ok())
+                                .unwrap_or(crate::mcp::http::DEFAULT_PORT);
+                            let opts = crate::mcp::http::HttpOptions {
+                                port,
+                                ..Default::default()
+                            };
+                            match crate::mcp::http::VaultMcp::start(vault, opts).await {
+                                Ok(server) => {
+                                    let url = server.url();
+                                    *slot = Some(server);
+                                    Ok(Some(url))
+                                }
+                                Err(e) => Err(format!(
+                                    "{e:#} (is `agentero serve` already running on this port?)"
+                                )),
+                            }
+                        }
+                    };
+                    let _ = tx.send(Msg::VaultMcp(msg));
+                });
             }
             Effect::Suspend | Effect::Quit => {}
         }
