@@ -64,6 +64,8 @@ pub struct Glyph {
 pub struct PageGlyphs {
     pub glyphs: Vec<Glyph>,
     pub text: String,
+    /// Glyphs shown that no table of their font could turn into text.
+    pub unmapped: u32,
 }
 
 /// Fonts decoded once per document, keyed by object id.
@@ -285,6 +287,9 @@ impl<'a> Interpreter<'a> {
         let out = &mut self.out;
         let tm = &mut self.tm;
         font.each_glyph(bytes, |g| {
+            if !g.mapped {
+                out.unmapped = out.unmapped.saturating_add(1);
+            }
             let m = mul(tm, &gs.ctm);
             let trm = mul(&[size * th, 0.0, 0.0, size, 0.0, gs.rise], &m);
             let (ox, oy) = (trm[4], trm[5]);
