@@ -65,6 +65,8 @@ pub struct IndexSummary {
     pub removed: usize,
     /// Papers without any text layer.
     pub no_text: Vec<String>,
+    /// Papers with pages whose text could not be decoded, and how many such pages.
+    pub undecodable: Vec<(String, u32)>,
     /// Entries not indexed, with the reason.
     pub failed: Vec<(String, String)>,
     /// Warnings that did not stop a file (a broken sidecar, say).
@@ -329,6 +331,9 @@ pub fn index_vault(
                 if s == Status::NoText {
                     summary.no_text.push(path.clone());
                 }
+                if e.undecodable > 0 {
+                    summary.undecodable.push((path.clone(), e.undecodable));
+                }
             }
             (EntryKind::File, _) => {
                 summary.files += 1;
@@ -360,6 +365,7 @@ fn apply(
         status,
         error,
         units,
+        undecodable: 0,
         title,
     };
     match outcome {
@@ -416,16 +422,15 @@ fn apply(
                     source,
                 },
             )?;
-            catalog.entries.insert(
-                path.clone(),
-                base(
-                    record.sha256.clone(),
-                    status,
-                    None,
-                    pages.len() as u32,
-                    record.meta.title.clone(),
-                ),
+            let mut entry = base(
+                record.sha256.clone(),
+                status,
+                None,
+                pages.len() as u32,
+                record.meta.title.clone(),
             );
+            entry.undecodable = record.pages_undecodable.len() as u32;
+            catalog.entries.insert(path.clone(), entry);
         }
         Outcome::File {
             sha256,
