@@ -653,12 +653,34 @@ fn paragraphs(mut lines: Vec<Line>) -> String {
             continue;
         }
         if !out.is_empty() {
-            out.push_str(if pending_break { "\n\n" } else { "\n" });
+            if pending_break {
+                out.push_str("\n\n");
+            } else if !(ends_in_cjk_word(&out) && starts_cjk_word(&l.text)) {
+                out.push('\n');
+            }
         }
         pending_break = false;
         out.push_str(&l.text);
     }
     out
+}
+
+/// Han characters, kana and the CJK punctuation and full-width forms set among them: Chinese and
+/// Japanese break lines anywhere, so a line break between two of them is no word break at all.
+/// (Korean puts spaces between words, and breaks lines at them.)
+fn is_cjk_unspaced(c: char) -> bool {
+    matches!(c as u32,
+        0x3000..=0x30FF | 0x31F0..=0x31FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
+        | 0xF900..=0xFAFF | 0xFF01..=0xFF60 | 0xFF61..=0xFF9F | 0x20000..=0x2FA1F)
+        && c != '\u{3000}'
+}
+
+fn ends_in_cjk_word(s: &str) -> bool {
+    s.chars().next_back().is_some_and(is_cjk_unspaced)
+}
+
+fn starts_cjk_word(s: &str) -> bool {
+    s.chars().next().is_some_and(is_cjk_unspaced)
 }
 
 fn ends_with_hyphenated_word(s: &str) -> bool {
