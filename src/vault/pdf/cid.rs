@@ -264,6 +264,21 @@ mod tests {
     }
 
     #[test]
+    fn ascii_cids_of_each_collection() {
+        // CIDs 1–95 of Adobe-GB1, -CNS1, -Japan1 and -Korea1 are proportional ASCII from U+0020.
+        let mut buf = [0u8; 4];
+        for c in [
+            Collection::Gb1,
+            Collection::Cns1,
+            Collection::Japan1,
+            Collection::Korea1,
+        ] {
+            assert_eq!(cid_text(c).get(34, &mut buf), Some("A"), "{c:?}");
+            assert_eq!(cid_text(c).get(66, &mut buf), Some("a"), "{c:?}");
+        }
+    }
+
+    #[test]
     fn utf16_codes() {
         let mut buf = [0u8; 4];
         assert_eq!(utf16_code_text(0x4e2d, 2, &mut buf), Some("中"));
