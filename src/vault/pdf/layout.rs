@@ -61,7 +61,7 @@ pub fn page_text(page: &PageGlyphs) -> String {
 /// clearly larger than the body text (a title), joined with spaces.
 pub fn title_hint(page: &PageGlyphs) -> Option<String> {
     let glyphs: Vec<&Glyph> = page.glyphs.iter().filter(|g| g.dir == Dir::Up0).collect();
-    let (gs, frags) = fragments(&glyphs);
+    let (gs, frags) = fragments(page, &glyphs);
     let lines = build_lines(page, &gs, &frags, (0..frags.len()).collect());
     // Body size: the size carrying the most characters.
     let mut weights: Vec<(f32, usize)> = Vec::new();
@@ -102,7 +102,8 @@ pub fn title_hint(page: &PageGlyphs) -> Option<String> {
 }
 
 fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph]) -> String {
-    let (gs, frags) = fragments(glyphs);
+    let (gs, mut frags) = fragments(page, glyphs);
+    drop_line_numbers(page, &gs, &mut frags);
     if frags.is_empty() {
         return String::new();
     }
@@ -128,10 +129,13 @@ fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph]) -> String {
 }
 
 /// Runs of glyphs in content order that sit on one baseline with no wide gap.
-fn fragments(glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
+fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
     let mut gs: Vec<G> = Vec::with_capacity(glyphs.len());
     let mut frags: Vec<Frag> = Vec::new();
     let mut pending_space = false;
+    // Whether the current fragment is a number so far: one set apart from the text after it
+    // by more than half an em (a margin line number, a list number) is a fragment of its own.
+    let mut digits_only = false;
     for g in glyphs {
         if !(g.x.is_finite() && g.y.is_finite() && g.size.is_finite() && g.w.is_finite()) {
             continue;
@@ -142,10 +146,21 @@ fn fragments(glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
         }
         let size = if g.size > 0.1 { g.size } else { 1.0 };
         let w = g.w.max(0.0);
+        let text = page
+            .text
+            .get(g.start as usize..(g.start + g.len) as usize)
+            .unwrap_or("");
         let continues = frags.last().is_some_and(|f| {
             let s = f.size.max(size);
-            (g.y - f.y).abs() < 0.2 * s && g.x < f.x1 + FRAGMENT_GAP * s && g.x > f.x1 - 1.5 * s - w
+            let gap = if digits_only && !text.bytes().all(|b| b.is_ascii_digit()) {
+                0.5
+            } else {
+                FRAGMENT_GAP
+            };
+            (g.y - f.y).abs() < 0.2 * s && g.x < f.x1 + gap * s && g.x > f.x1 - 1.5 * s - w
         });
+        let is_digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        digits_only = is_digits && (digits_only || !continues);
         if !continues {
             frags.push(Frag {
                 first: gs.len(),
@@ -179,9 +194,227 @@ fn fragments(glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
     (gs, frags)
 }
 
+fn frag_text<'p>(page: &'p PageGlyphs, gs: &[G], f: &Frag) -> Option<&'p str> {
+    let first = gs.get(f.first)?;
+    let last = gs.get(f.end.checked_sub(1)?)?;
+    page.text
+        .get(first.start as usize..(last.start + last.len) as usize)
+}
+
+/// Removes margin line numbers (the `lineno` package, review copies): a column of plain numbers
+/// of up to four digits, aligned on one edge, counting up down the page by one step (every line,
+/// or every fifth), in a strip of the page no other text reaches. Page numbers of a table of
+/// contents repeat and jump, and stay.
+fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Frag>) {
+    let number = |f: &Frag| -> Option<u32> {
+        let t = frag_text(page, gs, f)?;
+        (!t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse().ok())
+            .flatten()
+    };
+    let candidates: Vec<(usize, u32)> = frags
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| number(f).map(|n| (i, n)))
+        .collect();
+    if candidates.len() < 5 {
+        return;
+    }
+    let mut drop = vec![false; frags.len()];
+    // Right-aligned numbers share their right edge, left-aligned ones their left edge.
+    for edge in [|f: &Frag| f.x1, |f: &Frag| f.x0] {
+        let mut order = candidates.clone();
+        order.sort_by(|a, b| edge(&frags[a.0]).total_cmp(&edge(&frags[b.0])));
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start + 1;
+            while end < order.len()
+                && edge(&frags[order[end].0]) - edge(&frags[order[end - 1].0]) < 1.5
+            {
+                end += 1;
+            }
+            let mut column: Vec<(usize, u32)> = order[start..end].to_vec();
+            start = end;
+            if column.len() < 5 {
+                continue;
+            }
+            column.sort_by(|a, b| frags[b.0].y.total_cmp(&frags[a.0].y));
+            let steps: Vec<i64> = column
+                .windows(2)
+                .map(|w| i64::from(w[1].1) - i64::from(w[0].1))
+                .collect();
+            let Some(step) = [1, 2, 5, 10]
+                .into_iter()
+                .max_by_key(|s| steps.iter().filter(|d| **d == *s).count())
+            else {
+                continue;
+            };
+            if steps.iter().filter(|d| **d == step).count() * 5 < steps.len() * 4 {
+                continue;
+            }
+            // A strip of its own: (almost) no other text overlaps the column horizontally.
+            let members: Vec<usize> = column.iter().map(|c| c.0).collect();
+            let cx0 = members
+                .iter()
+                .map(|&i| frags[i].x0)
+                .fold(f32::INFINITY, f32::min);
+            let cx1 = members
+                .iter()
+                .map(|&i| frags[i].x1)
+                .fold(f32::NEG_INFINITY, f32::max);
+            let (y_lo, y_hi) = members
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |a, &i| {
+                    (a.0.min(frags[i].y), a.1.max(frags[i].y))
+                });
+            let overlapping = frags
+                .iter()
+                .enumerate()
+                .filter(|(i, f)| {
+                    !members.contains(i)
+                        && f.y >= y_lo - f.size
+                        && f.y <= y_hi + f.size
+                        && f.x0 < cx1 - 0.5
+                        && f.x1 > cx0 + 0.5
+                })
+                .count();
+            if overlapping * 10 > members.len() {
+                continue;
+            }
+            for i in members {
+                drop[i] = true;
+            }
+        }
+    }
+    let mut k = 0;
+    frags.retain(|_| {
+        k += 1;
+        !drop[k - 1]
+    });
+}
+
 /// Splits the fragments into reading-order regions: on a two-column page, full-width bands and
-/// between them the left column followed by the right one; otherwise the whole page.
+/// between them the left column followed by the right one; otherwise the whole page. Sidebars
+/// and margin notes are regions of their own, after the region of the text they sit beside.
 fn regions(frags: &[Frag]) -> Vec<Vec<usize>> {
+    let mut asides: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    let mut main: Vec<usize> = (0..frags.len()).collect();
+    for left in [true, false] {
+        let sub: Vec<Frag> = main.iter().map(|&i| frags[i].clone()).collect();
+        if let Some((aside, beside)) = find_aside(&sub, left) {
+            let aside: Vec<usize> = aside.into_iter().map(|k| main[k]).collect();
+            let beside: Vec<usize> = beside.into_iter().map(|k| main[k]).collect();
+            main.retain(|i| !aside.contains(i));
+            asides.push((aside, beside));
+        }
+    }
+    let sub: Vec<Frag> = main.iter().map(|&i| frags[i].clone()).collect();
+    let mut out: Vec<Vec<usize>> = body_regions(&sub)
+        .into_iter()
+        .map(|r| r.into_iter().map(|k| main[k]).collect())
+        .collect();
+    for (aside, beside) in asides {
+        let at = out
+            .iter()
+            .rposition(|r| r.iter().any(|i| beside.contains(i)))
+            .map_or(out.len(), |k| k + 1);
+        out.insert(at, aside);
+    }
+    out
+}
+
+/// A sidebar or margin notes on one side of the page (`left` or right): text on that side of a
+/// vertical cut with a clear strip between it and everything level with it, where the text beside
+/// is prose in lines more than twice as wide and holds more of the page. Returns (aside, beside).
+fn find_aside(frags: &[Frag], left: bool) -> Option<(Vec<usize>, Vec<usize>)> {
+    if frags.len() < 6 {
+        return None;
+    }
+    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
+    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let width = x1 - x0;
+    if !(width.is_finite() && width > 100.0 && width < 20_000.0) {
+        return None;
+    }
+    let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
+    sizes.sort_by(f32::total_cmp);
+    let em = sizes[sizes.len() / 2].max(1.0);
+    let mut cuts: Vec<f32> = frags
+        .iter()
+        .map(|f| if left { f.x1 } else { f.x0 })
+        .filter(|&c| {
+            if left {
+                c - x0 <= 0.4 * width
+            } else {
+                x1 - c <= 0.4 * width
+            }
+        })
+        .map(|c| c.round())
+        .collect();
+    cuts.sort_by(f32::total_cmp);
+    cuts.dedup();
+    if !left {
+        cuts.reverse();
+    }
+    let glyphs = |set: &[usize]| {
+        set.iter()
+            .map(|&i| frags[i].end - frags[i].first)
+            .sum::<usize>()
+    };
+    let mean_width = |set: &[usize]| {
+        set.iter().map(|&i| frags[i].x1 - frags[i].x0).sum::<f32>() / set.len().max(1) as f32
+    };
+    let mut best = None;
+    for g in cuts.into_iter().take(400) {
+        let aside: Vec<usize> = (0..frags.len())
+            .filter(|&i| {
+                if left {
+                    frags[i].x1 <= g + 0.5
+                } else {
+                    frags[i].x0 >= g - 0.5
+                }
+            })
+            .collect();
+        if aside.len() < 2 {
+            continue;
+        }
+        let lo = aside
+            .iter()
+            .map(|&i| frags[i].y)
+            .fold(f32::INFINITY, f32::min)
+            - 0.5 * em;
+        let hi = aside
+            .iter()
+            .map(|&i| frags[i].y + frags[i].size)
+            .fold(f32::NEG_INFINITY, f32::max);
+        let beside: Vec<usize> = (0..frags.len())
+            .filter(|i| !aside.contains(i) && frags[*i].y >= lo && frags[*i].y <= hi)
+            .collect();
+        if beside.len() < 2 {
+            continue;
+        }
+        let crowded = beside.iter().any(|&i| {
+            if left {
+                frags[i].x0 < g + em
+            } else {
+                frags[i].x1 > g - em
+            }
+        });
+        let beside_width = mean_width(&beside);
+        if crowded
+            || beside_width < 2.0 * mean_width(&aside)
+            || beside_width < 0.35 * width
+            || glyphs(&aside) >= glyphs(&beside)
+        {
+            continue;
+        }
+        best = Some((aside, beside));
+    }
+    best
+}
+
+/// Reading-order regions of the body: columns and bands, or the whole page.
+fn body_regions(frags: &[Frag]) -> Vec<Vec<usize>> {
     let all: Vec<usize> = (0..frags.len()).collect();
     if let Some(gutter) = find_gutter(frags) {
         return column_regions(frags, all, gutter);
@@ -490,7 +723,58 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
     Some((g0, g1))
 }
 
+/// Drop caps: a single capital set at least twice the body size whose baseline is on a lower
+/// line of its paragraph, with text starting just right of it at its top. Returns (cap fragment,
+/// fragment of the line its word continues on).
+fn drop_caps(page: &PageGlyphs, gs: &[G], frags: &[Frag], region: &[usize]) -> Vec<(usize, usize)> {
+    let mut sizes: Vec<f32> = region.iter().map(|&i| frags[i].size).collect();
+    if sizes.len() < 3 {
+        return Vec::new();
+    }
+    sizes.sort_by(f32::total_cmp);
+    let body = sizes[sizes.len() / 2];
+    let mut out = Vec::new();
+    for &i in region {
+        let cap = &frags[i];
+        if cap.end - cap.first != 1 || cap.size < 1.8 * body {
+            continue;
+        }
+        let mut letters = frag_text(page, gs, cap).unwrap_or("").chars();
+        if !matches!((letters.next(), letters.next()), (Some(c), None) if c.is_uppercase()) {
+            continue;
+        }
+        // The cap's top is about 0.7 of its size above its baseline.
+        let top = cap.y + 0.72 * cap.size;
+        let target = region
+            .iter()
+            .copied()
+            .filter(|&j| {
+                let f = &frags[j];
+                j != i
+                    && f.size < 0.7 * cap.size
+                    && f.x0 >= cap.x1 - 0.3 * body
+                    && f.x0 <= cap.x1 + 1.5 * body
+                    && f.y >= cap.y - 0.3 * body
+                    && f.y + 0.7 * f.size <= top + 0.5 * body
+            })
+            .max_by(|&a, &b| {
+                frags[a]
+                    .y
+                    .total_cmp(&frags[b].y)
+                    .then(frags[b].x0.total_cmp(&frags[a].x0))
+            });
+        if let Some(j) = target
+            && frags[j].y > cap.y + 0.5 * body
+        {
+            out.push((i, j));
+        }
+    }
+    out
+}
+
 fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usize>) -> Vec<Line> {
+    let caps = drop_caps(page, gs, frags, &region);
+    region.retain(|i| !caps.iter().any(|c| c.0 == *i));
     region.sort_by(|&a, &b| {
         frags[b]
             .y
@@ -532,6 +816,14 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
         for &m in &members {
             let f = &frags[m];
             x0 = x0.min(f.x0);
+            if let Some(&(cap, _)) = caps.iter().find(|c| c.1 == m) {
+                if prev.is_some() && !text.ends_with(' ') {
+                    text.push(' ');
+                }
+                text.push_str(frag_text(page, gs, &frags[cap]).unwrap_or(""));
+                prev = None;
+                x0 = x0.min(frags[cap].x0);
+            }
             for g in gs.get(f.first..f.end).unwrap_or(&[]) {
                 let t = page
                     .text
@@ -562,6 +854,13 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
             }
         }
         let text = normalize_spaces(&text);
+        // Lines set beside a drop cap start at the paragraph's margin, not indented.
+        for &(cap, _) in &caps {
+            let c = &frags[cap];
+            if y >= c.y - 0.3 * size && y <= c.y + 0.72 * c.size && x0 >= c.x1 - 1.0 {
+                x0 = c.x0;
+            }
+        }
         if !text.is_empty() {
             lines.push(Line { x0, y, size, text });
         }
