@@ -63,3 +63,13 @@ fn a_sidebar_box_is_a_block_after_the_abstract() {
 fn a_drop_cap_joins_its_word() {
     assert_pages(&fixtures::drop_cap().unwrap());
 }
+
+#[test]
+fn tex_accents_compose_with_their_letters() {
+    assert_pages(&fixtures::tex_accents().unwrap());
+}
+
+#[test]
+fn code_keeps_its_indentation_and_line_breaks() {
+    assert_pages(&fixtures::code_listing().unwrap());
+}

@@ -515,7 +515,7 @@ fn set_words(sheet: &mut Sheet, font: (&str, &str), size: f32, x: f32, y: f32, t
 
 /// Body lines with `lineno`-style numbers in the left margin (every line, blank lines counted,
 /// small type, right-aligned), and a second page with a table of contents whose page numbers
-/// line up on the right and must stay.
+/// count up by one, line up on the right after dot leaders, and must stay.
 pub fn margin_line_numbers() -> io::Result<Fixture> {
     let mut sheet = Sheet::new();
     sheet.add_std14("F1", "Times-Roman");
@@ -550,20 +550,28 @@ pub fn margin_line_numbers() -> io::Result<Fixture> {
     sheet.end_page()?;
     let toc = [
         ("1 Introduction", 1),
-        ("2 Reading order", 3),
+        ("2 Reading order", 2),
         ("3 Margins", 3),
         ("4 Line numbers", 4),
-        ("5 Sidebars", 6),
-        ("6 Conclusion", 7),
+        ("5 Sidebars", 5),
+        ("6 Conclusion", 6),
     ];
     let mut toc_text = Vec::new();
     for (i, (title, page)) in toc.iter().enumerate() {
         let y = 700.0 - 12.0 * i as f32;
-        set_words(&mut sheet, ("F1", "Times-Roman"), 10.0, 100.0, y, title);
+        let end = set_words(&mut sheet, ("F1", "Times-Roman"), 10.0, 100.0, y, title);
+        // Dot leaders on a grid, as LaTeX sets them, up to the page number's box.
+        let mut x = ((end + 6.0) / 4.5).ceil() * 4.5;
+        let mut dots = 0;
+        while x < 470.0 {
+            sheet.text("F1", 10.0, x, y, ".");
+            x += 4.5;
+            dots += 1;
+        }
         let number = page.to_string();
         let w = std14_text_width("Times-Roman", 10.0, &number);
         sheet.text("F1", 10.0, 500.0 - w, y, &number);
-        toc_text.push(format!("{title} {page}"));
+        toc_text.push(format!("{title} {} {page}", vec!["."; dots].join(" ")));
     }
     Ok(Fixture {
         name: "margin-line-numbers",
@@ -678,5 +686,107 @@ pub fn drop_cap() -> io::Result<Fixture> {
             "I. INTRODUCTION\n\nTHIS demo file is intended to serve as a\nstarter file for IEEE journal papers\nproduced under LaTeX using IEEEtran."
                 .into(),
         ],
+    })
+}
+
+/// Accents TeX draws as glyphs of their own (`\"U`, `\~N`, `\=P`): centred over their capital
+/// and raised, before it in the content stream; and an inline one over a lowercase letter.
+pub fn tex_accents() -> io::Result<Fixture> {
+    let mut sheet = Sheet::new();
+    sheet.add_std14("F1", "Times-Roman");
+    let size = 10.0;
+    let y = 700.0;
+    let mut x = 72.0;
+    let space = std14_text_width("Times-Roman", size, " ");
+    for word in ["U. ¨Underwood, N. ˜Net, and P. ¯Pot, after Schr¨odinger."] {
+        for piece in word.split(' ') {
+            let mut chars = piece.chars().peekable();
+            let mut rest = String::new();
+            let mut pending: Option<char> = None;
+            while let Some(c) = chars.next() {
+                if matches!(c, '¨' | '˜' | '¯') && chars.peek().is_some() {
+                    pending = Some(c);
+                    continue;
+                }
+                if let Some(accent) = pending.take() {
+                    if !rest.is_empty() {
+                        sheet.text("F1", size, x, y, &rest);
+                        x += std14_text_width("Times-Roman", size, &rest);
+                        rest.clear();
+                    }
+                    let base = c.to_string();
+                    let bw = std14_text_width("Times-Roman", size, &base);
+                    let aw = std14_text_width("Times-Roman", size, &accent.to_string());
+                    let raise = if c.is_uppercase() { 2.4 } else { 0.0 };
+                    sheet.text(
+                        "F1",
+                        size,
+                        x + (bw - aw) / 2.0,
+                        y + raise,
+                        &accent.to_string(),
+                    );
+                    sheet.text("F1", size, x, y, &base);
+                    x += bw;
+                    continue;
+                }
+                rest.push(c);
+            }
+            if !rest.is_empty() {
+                sheet.text("F1", size, x, y, &rest);
+                x += std14_text_width("Times-Roman", size, &rest);
+            }
+            x += space;
+        }
+    }
+    Ok(Fixture {
+        name: "tex-accents",
+        pdf: sheet.finish()?,
+        pages: vec!["U. Ünderwood, N. Ñet, and P. P\u{304}ot, after Schrödinger.".into()],
+    })
+}
+
+/// A code listing in Courier between two paragraphs: its indentation and line breaks stay, and
+/// the spaces inside a line keep their count.
+pub fn code_listing() -> io::Result<Fixture> {
+    let mut sheet = Sheet::new();
+    sheet.add_std14("F1", "Times-Roman");
+    sheet.add_std14("F2", "Courier");
+    let code = [
+        "fn main() {",
+        "    let total = 42;  // the answer",
+        "    if total > 0 {",
+        "        println!(\"positive: {}\", total);",
+        "    }",
+        "}",
+    ];
+    set_words(
+        &mut sheet,
+        ("F1", "Times-Roman"),
+        10.0,
+        72.0,
+        700.0,
+        "The listing prints its total:",
+    );
+    let cw = std14_text_width("Courier", 9.0, " ");
+    for (i, line) in code.iter().enumerate() {
+        let indent = line.len() - line.trim_start().len();
+        let y = 682.0 - 10.5 * i as f32;
+        sheet.text("F2", 9.0, 72.0 + indent as f32 * cw, y, line.trim_start());
+    }
+    set_words(
+        &mut sheet,
+        ("F1", "Times-Roman"),
+        10.0,
+        72.0,
+        682.0 - 10.5 * code.len() as f32 - 8.0,
+        "and returns nothing.",
+    );
+    Ok(Fixture {
+        name: "code-listing",
+        pdf: sheet.finish()?,
+        pages: vec![format!(
+            "The listing prints its total:\n\n{}\n\nand returns nothing.",
+            code.join("\n")
+        )],
     })
 }
