@@ -3,13 +3,12 @@
 //! turn (wall, process start included), and the first-chunk latency of a `prompt_only` turn
 //! with and without the warm pool.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentero::acp::ask::{AskOptions, ask};
 use agentero::acp::client::AgentProcess;
 use agentero::acp::transcript::Thread;
-use agentero::acp::turn::{TurnSpec, read_only_policy, run_turn};
+use agentero::acp::turn::{TurnSpec, run_turn};
 use agentero::config::AgentDef;
 use agentero::context::grant::SESSIONS_DIR;
 use agentero::context::{ContextRequest, Locality};
@@ -39,13 +38,7 @@ fn spec(vault: &Vault, remote: bool, exe: &std::path::Path) -> TurnSpec {
         }),
         ..ContextRequest::default()
     };
-    TurnSpec {
-        request,
-        host_exe: exe.to_path_buf(),
-        timeout: Duration::from_secs(60),
-        cancel: Arc::default(),
-        policy: read_only_policy(vault.root().to_path_buf(), Vec::new()),
-    }
+    TurnSpec::planned(vault, request, exe.to_path_buf(), Duration::from_secs(60))
 }
 
 fn main() {
@@ -69,7 +62,7 @@ fn main() {
         let (mut host, mut to_prompt, mut start) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..RUNS {
             let t = Instant::now();
-            let mut agent = AgentProcess::start(&def).await.unwrap();
+            let mut agent = AgentProcess::start(&def, &vault.state_dir()).await.unwrap();
             start.push(t.elapsed().as_secs_f64() * 1e3);
             let mut thread = Thread::create(&vault);
             let o = run_turn(&vault, &mut agent, &mut thread, spec(&vault, false, &exe), &mut |_| {}).await.unwrap();
@@ -96,7 +89,7 @@ fn main() {
         let sessions = vault.state_dir().join(SESSIONS_DIR);
         let (mut warm, mut cold) = (Vec::new(), Vec::new());
         for _ in 0..RUNS {
-            let mut agent = AgentProcess::start(&def).await.unwrap();
+            let mut agent = AgentProcess::start(&def, &vault.state_dir()).await.unwrap();
             agent.auto_refill = false;
             agent.fill_pool(&sessions, 1).await;
             agent.pool_settled().await;
@@ -106,7 +99,7 @@ fn main() {
             warm.push(o.timing.first_chunk_ms.unwrap());
             agent.shutdown().await;
 
-            let mut agent = AgentProcess::start(&def).await.unwrap();
+            let mut agent = AgentProcess::start(&def, &vault.state_dir()).await.unwrap();
             let mut thread = Thread::create(&vault);
             let o = run_turn(&vault, &mut agent, &mut thread, spec(&vault, true, &exe), &mut |_| {}).await.unwrap();
             assert!(!o.warm);

@@ -14,20 +14,25 @@
 //! turn_chars = 40000
 //!
 //! [agents.claude]
-//! command = "npx"
-//! args = ["-y", "@zed-industries/claude-code-acp"]
+//! command = "claude-agent-acp"
+//! args = []
 //! env = { }
 //! remote = false              # true: no MCP server, prompt_only turns
 //! warm_pool = 1               # pre-created prompt-only sessions (0 disables the pool)
+//! native_reads = false        # true: the agent's own reads of granted files are allowed
+//! adapter = "claude"          # claude | gemini | codex | other (default: from the command)
 //! ```
 //!
 //! The built-in agent `builtin` (this executable with `--builtin-agent`) is always defined and
-//! is the default; the name is reserved. Presets for the real ACP agents (see [`presets`]):
+//! is the default; the name is reserved. The presets for the real ACP agents (see [`presets`])
+//! are defined too unless the file redefines them; each runs through `npx -y <package>` when its
+//! command is not installed:
 //!
-//! - Claude Code: `npx -y @zed-industries/claude-code-acp` (needs Node.js and a Claude login or
+//! - `claude`: `claude-agent-acp` (`@zed-industries/claude-agent-acp`; a Claude login or
 //!   `ANTHROPIC_API_KEY`)
-//! - Gemini CLI: `gemini --experimental-acp` (needs `npm i -g @google/gemini-cli` and a login)
-//! - Codex: `npx -y @zed-industries/codex-acp` (needs Node.js and an OpenAI login or key)
+//! - `gemini`: `gemini --acp` (`@google/gemini-cli`; a Google login or `GEMINI_API_KEY`)
+//! - `codex`: `codex-acp` (`@zed-industries/codex-acp`; a ChatGPT login, `CODEX_API_KEY` or
+//!   `OPENAI_API_KEY`)
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -42,6 +47,52 @@ pub const BUILTIN_AGENT_FLAG: &str = "--builtin-agent";
 pub const DEFAULT_TURN_TIMEOUT_SECS: u64 = 300;
 pub const DEFAULT_WARM_POOL: usize = 1;
 
+/// Which ACP adapter an agent is: what agentero knows about its switches and its wire habits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Adapter {
+    Builtin,
+    Claude,
+    Gemini,
+    Codex,
+    Other,
+}
+
+impl Adapter {
+    /// The adapter a command line runs (by the adapters' executable and package names).
+    pub fn detect(command: &Path, args: &[String]) -> Adapter {
+        let name = |s: &str| {
+            Path::new(s)
+                .file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_default()
+        };
+        let words: Vec<String> = std::iter::once(name(&command.to_string_lossy()))
+            .chain(args.iter().map(|a| a.to_string()))
+            .collect();
+        let has = |needle: &str| words.iter().any(|w| w.contains(needle));
+        if has("claude-agent-acp") || has("claude-code-acp") {
+            Adapter::Claude
+        } else if has("codex-acp") {
+            Adapter::Codex
+        } else if has("gemini-cli") || words.first().is_some_and(|w| w == "gemini") {
+            Adapter::Gemini
+        } else {
+            Adapter::Other
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Adapter::Builtin => "builtin",
+            Adapter::Claude => "claude",
+            Adapter::Gemini => "gemini",
+            Adapter::Codex => "codex",
+            Adapter::Other => "other",
+        }
+    }
+}
+
 /// One agent the app can start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentDef {
@@ -55,6 +106,11 @@ pub struct AgentDef {
     pub warm_pool: usize,
     /// What to install when the command cannot be started (presets and the built-in agent).
     pub install_hint: Option<String>,
+    pub adapter: Adapter,
+    /// The agent's own reads of granted files are allowed (and counted like tool reads).
+    pub native_reads: bool,
+    /// The npm package that runs the adapter through `npx -y` when `command` is not installed.
+    pub npx_package: Option<String>,
 }
 
 impl AgentDef {
@@ -68,6 +124,25 @@ impl AgentDef {
             remote: false,
             warm_pool: DEFAULT_WARM_POOL,
             install_hint: Some("it is this executable; reinstall agentero".into()),
+            adapter: Adapter::Builtin,
+            native_reads: false,
+            npx_package: None,
+        }
+    }
+
+    /// The agent of a preset.
+    pub fn from_preset(p: &Preset) -> AgentDef {
+        AgentDef {
+            name: p.name.into(),
+            command: PathBuf::from(p.command),
+            args: p.args.iter().map(|a| a.to_string()).collect(),
+            env: BTreeMap::new(),
+            remote: false,
+            warm_pool: DEFAULT_WARM_POOL,
+            install_hint: Some(p.install.into()),
+            adapter: p.adapter,
+            native_reads: false,
+            npx_package: Some(p.package.into()),
         }
     }
 
@@ -87,48 +162,59 @@ impl AgentDef {
 pub struct Preset {
     pub name: &'static str,
     pub description: &'static str,
+    /// The adapter's executable when installed (`npm install -g <package>`).
     pub command: &'static str,
     pub args: &'static [&'static str],
+    /// The npm package, run with `npx -y` when `command` is not installed.
+    pub package: &'static str,
     pub install: &'static str,
+    pub adapter: Adapter,
+    /// What to do when the agent says it needs a login, per method.
+    pub login: &'static str,
 }
 
-/// The presets named in the docs, used by error messages ("to use Claude Code, add …").
+/// The presets: defined unless the config file redefines their names.
 pub fn presets() -> &'static [Preset] {
     &[
         Preset {
             name: "claude",
             description: "Claude Code through Zed's ACP adapter",
-            command: "npx",
-            args: &["-y", "@zed-industries/claude-code-acp"],
-            install: "Node.js (npx) and a Claude Code login or ANTHROPIC_API_KEY",
+            command: "claude-agent-acp",
+            args: &[],
+            package: "@zed-industries/claude-agent-acp",
+            install: "Node.js (npx) and a Claude login or ANTHROPIC_API_KEY",
+            adapter: Adapter::Claude,
+            login: "run `claude /login` (Claude Code's own login; `npm install -g \
+                    @anthropic-ai/claude-code` if `claude` is missing), or set ANTHROPIC_API_KEY",
         },
         Preset {
             name: "gemini",
             description: "Gemini CLI in its ACP mode",
             command: "gemini",
-            args: &["--experimental-acp"],
-            install: "`npm install -g @google/gemini-cli` and a Gemini login or GEMINI_API_KEY",
+            args: &["--acp"],
+            package: "@google/gemini-cli",
+            install: "Node.js (npx) and a Google login or GEMINI_API_KEY",
+            adapter: Adapter::Gemini,
+            login: "set GEMINI_API_KEY (a key from https://aistudio.google.com/apikey), or run \
+                    `gemini` once and choose \"Login with Google\"",
         },
         Preset {
             name: "codex",
             description: "Codex through Zed's ACP adapter",
-            command: "npx",
-            args: &["-y", "@zed-industries/codex-acp"],
-            install: "Node.js (npx) and an OpenAI login or OPENAI_API_KEY",
+            command: "codex-acp",
+            args: &[],
+            package: "@zed-industries/codex-acp",
+            install: "Node.js (npx) and a ChatGPT login, CODEX_API_KEY or OPENAI_API_KEY",
+            adapter: Adapter::Codex,
+            login: "set CODEX_API_KEY (or OPENAI_API_KEY), or run `codex login` for a ChatGPT \
+                    login",
         },
     ]
 }
 
-/// The preset whose command line `def` uses, if any.
+/// The preset whose adapter `def` runs, if any.
 pub fn preset_of(def: &AgentDef) -> Option<&'static Preset> {
-    presets().iter().find(|p| {
-        def.command.as_os_str() == p.command
-            && def
-                .args
-                .iter()
-                .map(String::as_str)
-                .eq(p.args.iter().copied())
-    })
+    presets().iter().find(|p| p.adapter == def.adapter)
 }
 
 /// A config.toml snippet that defines every preset (for error messages and the README).
@@ -137,9 +223,11 @@ pub fn presets_toml() -> String {
     for p in presets() {
         let args: Vec<String> = p.args.iter().map(|a| format!("{a:?}")).collect();
         s.push_str(&format!(
-            "# {} (needs {})\n[agents.{}]\ncommand = {:?}\nargs = [{}]\n\n",
+            "# {} (needs {}; without `{}` installed: npx -y {})\n[agents.{}]\ncommand = {:?}\nargs = [{}]\n\n",
             p.description,
             p.install,
+            p.command,
+            p.package,
             p.name,
             p.command,
             args.join(", ")
@@ -209,6 +297,9 @@ struct RawAgent {
     #[serde(default)]
     remote: bool,
     warm_pool: Option<usize>,
+    #[serde(default)]
+    native_reads: bool,
+    adapter: Option<Adapter>,
 }
 
 /// `$XDG_CONFIG_HOME/agentero/config.toml` (default `~/.config/agentero/config.toml`).
@@ -217,10 +308,13 @@ pub fn default_path() -> PathBuf {
 }
 
 impl Config {
-    /// Defaults only: the built-in agent (started as `exe --builtin-agent`).
+    /// Defaults only: the built-in agent (started as `exe --builtin-agent`) and the presets.
     pub fn defaults(exe: &Path) -> Config {
         let mut agents = BTreeMap::new();
         agents.insert(BUILTIN_AGENT.to_string(), AgentDef::builtin(exe));
+        for p in presets() {
+            agents.insert(p.name.to_string(), AgentDef::from_preset(p));
+        }
         Config {
             file: None,
             default_agent: BUILTIN_AGENT.into(),
@@ -273,16 +367,29 @@ impl Config {
             if a.command.trim().is_empty() {
                 return Err(invalid(format!("[agents.{name}] has an empty command")));
             }
+            let command = PathBuf::from(&a.command);
+            let adapter = a
+                .adapter
+                .unwrap_or_else(|| Adapter::detect(&command, &a.args));
             let mut def = AgentDef {
                 name: name.clone(),
-                command: PathBuf::from(&a.command),
+                command,
                 args: a.args,
                 env: a.env,
                 remote: a.remote,
                 warm_pool: a.warm_pool.unwrap_or(DEFAULT_WARM_POOL),
                 install_hint: None,
+                adapter,
+                native_reads: a.native_reads,
+                npx_package: None,
             };
-            def.install_hint = preset_of(&def).map(|p| p.install.to_string());
+            if let Some(p) = preset_of(&def) {
+                def.install_hint = Some(p.install.to_string());
+                // The preset's own command line keeps its npx fallback.
+                if def.command.as_os_str() == p.command {
+                    def.npx_package = Some(p.package.to_string());
+                }
+            }
             config.agents.insert(name, def);
         }
         if let Some(d) = raw.default_agent {
@@ -364,8 +471,9 @@ turn_timeout_secs = 20
 search_cards = 3
 [agents.claude]
 command = "npx"
-args = ["-y", "@zed-industries/claude-code-acp"]
+args = ["-y", "@zed-industries/claude-agent-acp"]
 env = { A = "1" }
+native_reads = true
 [agents.far]
 command = "/bin/far"
 remote = true
@@ -379,6 +487,10 @@ warm_pool = 2
         let claude = c.agent(None).unwrap();
         assert_eq!(claude.env.get("A").map(String::as_str), Some("1"));
         assert!(claude.install_hint.as_deref().unwrap().contains("Node.js"));
+        assert_eq!(claude.adapter, Adapter::Claude);
+        assert!(claude.native_reads);
+        // Written by hand through npx: no second npx fallback.
+        assert_eq!(claude.npx_package, None);
         let far = c.agent(Some("far")).unwrap();
         assert!(far.remote);
         assert_eq!(far.warm_pool, 2);
@@ -406,12 +518,42 @@ warm_pool = 2
     }
 
     #[test]
-    fn unknown_agent_lists_presets() {
+    fn presets_are_defined_and_unknown_agents_list_them() {
         let c = Config::defaults(&exe());
-        let e = c.agent(Some("claude")).unwrap_err().to_string();
-        assert!(e.contains("@zed-industries/claude-code-acp"), "{e}");
-        assert!(e.contains("--experimental-acp"), "{e}");
+        let claude = c.agent(Some("claude")).unwrap();
+        assert_eq!(claude.command_line(), "claude-agent-acp");
+        assert_eq!(
+            claude.npx_package.as_deref(),
+            Some("@zed-industries/claude-agent-acp")
+        );
+        assert_eq!(
+            c.agent(Some("gemini")).unwrap().command_line(),
+            "gemini --acp"
+        );
+        assert_eq!(c.agent(Some("codex")).unwrap().adapter, Adapter::Codex);
+        let e = c.agent(Some("nope")).unwrap_err().to_string();
+        assert!(e.contains("@zed-industries/claude-agent-acp"), "{e}");
+        assert!(e.contains("--acp"), "{e}");
         assert!(e.contains("codex-acp"), "{e}");
+    }
+
+    #[test]
+    fn adapters_are_recognized_by_command_and_package() {
+        let d = |c: &str, a: &[&str]| {
+            Adapter::detect(
+                Path::new(c),
+                &a.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            d("npx", &["-y", "@zed-industries/claude-agent-acp@0.23.1"]),
+            Adapter::Claude
+        );
+        assert_eq!(d("/opt/bin/claude-agent-acp", &[]), Adapter::Claude);
+        assert_eq!(d("/usr/local/bin/gemini", &["--acp"]), Adapter::Gemini);
+        assert_eq!(d("npx", &["@google/gemini-cli", "--acp"]), Adapter::Gemini);
+        assert_eq!(d("codex-acp", &["-c", "x=1"]), Adapter::Codex);
+        assert_eq!(d("/bin/my-agent", &[]), Adapter::Other);
     }
 
     #[test]

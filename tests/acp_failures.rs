@@ -30,6 +30,7 @@ fn fixture() -> tempfile::TempDir {
         ("locked", "auth"),
         ("loader", "load-only"),
         ("asks", "ask-permission"),
+        ("native", "ask-native"),
     ];
     let mut cfg = String::from("[agents.missing]\ncommand = \"agentero-no-such-agent\"\n\n");
     for (name, fault) in agents {
@@ -104,7 +105,7 @@ fn a_missing_command_names_the_agent_and_what_to_install() {
         "{err}"
     );
     assert!(
-        err.contains("claude-code-acp") && err.contains("--experimental-acp"),
+        err.contains("npx -y @zed-industries/claude-agent-acp") && err.contains("`gemini --acp`"),
         "{err}"
     );
     let out = ask(dir.path(), &["--agent", "nobody", QUESTION]);
@@ -131,7 +132,7 @@ fn a_refused_initialize_and_authentication_are_clear_errors() {
     assert!(!out.status.success());
     let err = common::stderr(&out);
     assert!(
-        err.contains("agent locked requires authentication"),
+        err.contains("agent locked needs a login: Authentication required"),
         "{err}"
     );
     assert!(
@@ -335,8 +336,28 @@ fn a_killed_ask_leaves_a_thread_that_loads_and_continues() {
 #[test]
 fn asks_read_only_policy_rejects_a_write_outside_the_grant() {
     let dir = fixture();
+    // A native write is refused by rule; a tool of another server because nobody can be asked.
+    let v = json(&ask(dir.path(), &["--json", "--agent", "native", QUESTION]));
+    assert!(
+        v["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("permission: rejected (reject_once)"),
+        "{v}"
+    );
+    let notices = v["notices"].to_string();
+    assert!(
+        notices.contains("refused edit notes/x.md: a native edit tool is refused"),
+        "{notices}"
+    );
     let v = json(&ask(dir.path(), &["--json", "--agent", "asks", QUESTION]));
     assert_eq!(v["stopReason"], "end_turn", "{v}");
+    assert!(
+        v["notices"]
+            .to_string()
+            .contains("refused publish_note (notes-sync MCP Server): nobody can be asked"),
+        "{v}"
+    );
     let answer = v["answer"].as_str().unwrap();
     assert!(
         answer.starts_with("permission: rejected (reject_once)"),

@@ -701,7 +701,9 @@ fn a_permission_request_shows_the_modal_and_a_allows_it() {
     for want in [
         "Permission",
         "The agent asks for permission:",
-        "edit notes/x.md",
+        "publish_note (notes-sync MCP Server)",
+        "kind: other",
+        "arguments: path: notes/x.md",
         "a  Allow once",
         "A  Allow always",
         "r  Reject once",

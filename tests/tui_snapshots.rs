@@ -237,7 +237,11 @@ fn permission_modal() {
             turn: 7,
             event: ChatEvent::Permission(PermissionRequest {
                 id: "p1".into(),
-                title: "Read papers/dense-vs-sparse/paper.pdf".into(),
+                title: "fetch_page (web MCP Server)".into(),
+                details: vec![
+                    "kind: other".into(),
+                    "arguments: url: https://arxiv.org/abs/2101.00001, maxLength: 20000".into(),
+                ],
                 options: vec![
                     opt("ao", "Allow once", PermissionKind::AllowOnce),
                     opt("aa", "Always allow", PermissionKind::AllowAlways),

@@ -9,8 +9,10 @@
 //! it. The answer streams to stdout and ends with the sources. Exit status is non-zero on
 //! failure, with the reason on stderr. Ctrl-C cancels the turn (`session/cancel`).
 //!
-//! Permission requests from the agent are answered by [`read_only_policy`]: allowed once only
-//! for reads of granted sources, rejected otherwise.
+//! Permission requests from the agent are answered by the rules of [`super::permission`]:
+//! calls of the `agentero-context` tools are allowed, the agent's native tools refused (native
+//! reads of granted files allowed only with `native_reads = true`), and anything else rejected
+//! (there is nobody to ask).
 //!
 //! `--handoff --thread ID` asks the agent for the thread's summary (goal, findings, open
 //! questions, sources) instead of a question, writes it to the thread's `HANDOFF.md` and prints
@@ -35,17 +37,15 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use serde_json::json;
-use tokio::sync::Notify;
 
 use super::client::AgentProcess;
 use super::handoff::{handoff_request, run_handoff};
 use super::transcript::Thread;
-use super::turn::{TurnEvent, TurnSpec, read_only_policy, run_turn};
+use super::turn::{ToolStatus, TurnEvent, TurnSpec, run_turn};
 use crate::config::Config;
 use crate::context::grant::SESSIONS_DIR;
 use crate::context::{ContextRequest, CurrentPaper, Locality, Mode, Selection};
@@ -164,12 +164,9 @@ pub async fn ask(
             ..ContextRequest::default()
         }
     };
-    let granted: Vec<String> = crate::context::plan(vault, &request)
-        .sources
-        .iter()
-        .map(|s| s.path.clone())
-        .collect();
-    let mut agent = AgentProcess::start(&def).await?;
+    let timeout = Duration::from_secs(opts.timeout_secs.unwrap_or(config.turn_timeout_secs).max(1));
+    let spec = TurnSpec::planned(vault, request, exe.to_path_buf(), timeout);
+    let mut agent = AgentProcess::start(&def, &vault.state_dir()).await?;
     // A one-shot process never uses a refill.
     agent.auto_refill = false;
     if remote && def.warm_pool > 0 {
@@ -177,20 +174,12 @@ pub async fn ask(
             .fill_pool(&vault.state_dir().join(SESSIONS_DIR), def.warm_pool)
             .await;
     }
-    let cancel = Arc::new(Notify::new());
-    let on_ctrl_c = cancel.clone();
+    let on_ctrl_c = spec.cancel.clone();
     let watcher = tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             on_ctrl_c.notify_one();
         }
     });
-    let spec = TurnSpec {
-        request,
-        host_exe: exe.to_path_buf(),
-        timeout: Duration::from_secs(opts.timeout_secs.unwrap_or(config.turn_timeout_secs).max(1)),
-        cancel,
-        policy: read_only_policy(vault.root().to_path_buf(), granted),
-    };
     let json_mode = opts.json;
     let mut printer = |e: &TurnEvent| {
         if json_mode {
@@ -202,12 +191,10 @@ pub async fn ask(
                 let _ = write!(o, "{t}");
                 let _ = o.flush();
             }
-            TurnEvent::ToolCall { title, .. } => eprintln!("· {title}"),
-            TurnEvent::ToolUpdate {
-                status: Some(s),
-                id,
-                ..
-            } if s == "failed" => eprintln!("· {id} failed"),
+            TurnEvent::ToolCall(t) => eprintln!("· {}", t.title),
+            TurnEvent::ToolUpdate(u) if u.status == Some(ToolStatus::Failed) => {
+                eprintln!("· {} failed", u.id)
+            }
             TurnEvent::Notice(n) => eprintln!("note: {n}"),
             _ => {}
         }

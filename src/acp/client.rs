@@ -17,15 +17,16 @@ use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AuthMethod, ClientCapabilities, Implementation, InitializeRequest, LoadSessionRequest,
+    AuthenticateRequest, ClientCapabilities, Implementation, InitializeRequest, LoadSessionRequest,
     McpServer, McpServerStdio, NewSessionRequest, RequestPermissionOutcome,
     RequestPermissionRequest, RequestPermissionResponse, ResumeSessionRequest, SessionId,
-    SessionNotification, SessionUpdate,
+    SessionModeState, SessionNotification, SessionUpdate, SetSessionModeRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};
 use tokio::sync::{mpsc, oneshot};
 
+use super::adapters::{self, AuthInfo};
 use crate::config::AgentDef;
 use crate::context::grant::new_id;
 
@@ -57,8 +58,16 @@ pub enum AgentError {
         message: String,
         tail: String,
     },
-    #[error("agent {agent} requires authentication before it can start a session:\n{methods}")]
-    AuthRequired { agent: String, methods: String },
+    #[error("agent {agent} needs a login: {message}\n{hint}{methods}")]
+    AuthRequired {
+        agent: String,
+        /// The agent's own words.
+        message: String,
+        /// Its advertised methods, one per line (empty when it named none).
+        methods: String,
+        /// The concrete next step for this agent.
+        hint: String,
+    },
     #[error("agent {agent} stopped during the turn{tail}")]
     Crashed { agent: String, tail: String },
     #[error("agent {agent}: {message}")]
@@ -79,8 +88,12 @@ pub struct AgentInfo {
     pub prompt_embedded_context: bool,
     pub mcp_http: bool,
     pub mcp_sse: bool,
-    /// Human-readable authentication methods (description, env vars or command).
-    pub auth_methods: Vec<String>,
+    /// The protocol version the agent answered with.
+    pub protocol_version: String,
+    /// The authentication methods it advertised.
+    pub auth: Vec<AuthInfo>,
+    /// The `env_var` method agentero authenticated with, if any.
+    pub authenticated: Option<String>,
 }
 
 /// Something the agent sent about a session.
@@ -164,6 +177,9 @@ pub struct AgentProcess {
     /// Refill the pool in the background after a warm session is taken (off for one-shot
     /// processes, which would never use the refill).
     pub auto_refill: bool,
+    /// The adapter's `_meta` for every session opened (see [`adapters::session_meta`]).
+    meta: Option<serde_json::Map<String, serde_json::Value>>,
+    command: String,
 }
 
 /// Why a session could not be opened.
@@ -185,18 +201,26 @@ fn find_command(command: &Path) -> Option<PathBuf> {
 }
 
 fn install_hint(def: &AgentDef) -> String {
+    if let Some(pkg) = &def.npx_package {
+        return format!(
+            "Neither it nor `npx` is on PATH: install Node.js (npx runs `npx -y {pkg}`), or \
+             `npm install -g {pkg}`. It needs {}.",
+            def.install_hint.as_deref().unwrap_or("a login")
+        );
+    }
     match &def.install_hint {
         Some(h) => format!("Install: {h}."),
         None => {
             let presets: Vec<String> = crate::config::presets()
                 .iter()
                 .map(|p| {
+                    let line = std::iter::once(p.command)
+                        .chain(p.args.iter().copied())
+                        .collect::<Vec<_>>()
+                        .join(" ");
                     format!(
-                        "{} (`{} {}`: {})",
-                        p.name,
-                        p.command,
-                        p.args.join(" "),
-                        p.install
+                        "{} (`{line}` or `npx -y {}`: {})",
+                        p.name, p.package, p.install
                     )
                 })
                 .collect();
@@ -209,51 +233,80 @@ fn install_hint(def: &AgentDef) -> String {
     }
 }
 
-fn describe_auth(m: &AuthMethod) -> String {
-    let mut s = format!("- {} ({})", m.name(), m.id().0);
-    if let Some(d) = m.description() {
-        s.push_str(&format!(": {d}"));
+/// The advertised methods: from the raw JSON when it was seen (it keeps `type` and `vars`),
+/// else from the typed list.
+fn auth_methods(
+    typed: &[agent_client_protocol::v1::schema::AuthMethod],
+    raw: &Mutex<Option<serde_json::Value>>,
+) -> Vec<AuthInfo> {
+    let raw = raw.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(serde_json::Value::Array(a)) = raw {
+        return a.iter().filter_map(AuthInfo::from_json).collect();
     }
-    if let Ok(v) = serde_json::to_value(m) {
-        if let Some(env) = v
-            .get("env")
-            .and_then(|e| e.as_object())
-            .filter(|e| !e.is_empty())
-        {
-            let names: Vec<&str> = env.keys().map(String::as_str).collect();
-            s.push_str(&format!(" [environment: {}]", names.join(", ")));
-        }
-        if let Some(args) = v
-            .get("args")
-            .and_then(|a| a.as_array())
-            .filter(|a| !a.is_empty())
-        {
-            let args: Vec<&str> = args.iter().filter_map(|a| a.as_str()).collect();
-            s.push_str(&format!(" [run: {}]", args.join(" ")));
-        }
+    typed
+        .iter()
+        .filter_map(|m| serde_json::to_value(m).ok())
+        .filter_map(|v| AuthInfo::from_json(&v))
+        .collect()
+}
+
+fn launch_line(l: &adapters::Launch) -> String {
+    let mut s = l.command.display().to_string();
+    for a in &l.args {
+        s.push(' ');
+        s.push_str(a);
     }
     s
 }
 
 impl AgentProcess {
-    /// Starts the agent and runs `initialize` (protocol v1, no fs, no terminal).
-    pub async fn start(def: &AgentDef) -> Result<AgentProcess, AgentError> {
+    /// Starts the agent for the vault whose state folder is `state_dir` (files agentero
+    /// writes for an adapter go there), runs `initialize` (protocol v1, no fs, no terminal) and,
+    /// for an `env_var` auth method whose variables are set, `authenticate`.
+    pub async fn start(def: &AgentDef, state_dir: &Path) -> Result<AgentProcess, AgentError> {
         let agent = def.name.clone();
-        let command = def.command_line();
-        let Some(exe) = find_command(&def.command) else {
-            return Err(AgentError::NotFound {
-                agent,
-                command: def.command.display().to_string(),
-                hint: install_hint(def),
-            });
+        let found = find_command(&def.command);
+        let npx = found.is_none() && def.npx_package.is_some();
+        let launch = adapters::launch(def, state_dir, found.is_some()).map_err(|e| {
+            AgentError::Protocol {
+                agent: agent.clone(),
+                message: format!("cannot prepare the agent's files: {e}"),
+            }
+        })?;
+        let command = launch_line(&launch);
+        let exe = match found {
+            Some(exe) => exe,
+            None => match npx.then(|| find_command(Path::new("npx"))).flatten() {
+                Some(npx) => npx,
+                None => {
+                    return Err(AgentError::NotFound {
+                        agent,
+                        command: def.command.display().to_string(),
+                        hint: install_hint(def),
+                    });
+                }
+            },
         };
         let stderr: Arc<Mutex<VecDeque<String>>> = Arc::default();
         let tail = stderr.clone();
         let name = def.name.clone();
+        // The typed schema drops an auth method's `type` and `vars`: keep the raw methods.
+        let raw_auth: Arc<Mutex<Option<serde_json::Value>>> = Arc::default();
+        let raw_auth_w = raw_auth.clone();
         let config = AcpAgentConfig::new(exe)
-            .args(def.args.clone())
-            .envs(def.env.clone());
+            .args(launch.args.clone())
+            .envs(launch.env.clone());
         let transport = AcpAgent::new(config).with_debug(move |line, dir| match dir {
+            LineDirection::Stdout if line.contains("\"authMethods\"") => {
+                tracing::trace!(agent = %name, "<- {line}");
+                let mut slot = raw_auth_w.lock().unwrap_or_else(|e| e.into_inner());
+                if slot.is_none()
+                    && let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
+                    && let Some(m) = v.pointer("/result/authMethods")
+                {
+                    *slot = Some(m.clone());
+                }
+            }
             LineDirection::Stderr => {
                 tracing::info!(agent = %name, "stderr: {line}");
                 let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
@@ -321,12 +374,70 @@ impl AgentProcess {
             task: Some(task),
             pool: Arc::default(),
             auto_refill: true,
+            meta: adapters::session_meta(def),
+            command,
         };
-        process.initialize().await?;
+        process.initialize(&raw_auth).await?;
+        process.authenticate().await?;
         Ok(process)
     }
 
-    async fn initialize(&mut self) -> Result<(), AgentError> {
+    /// `authenticate` with an `env_var` method whose variables are set (Codex needs it even
+    /// with the key in its environment). Other methods are the user's to complete.
+    async fn authenticate(&mut self) -> Result<(), AgentError> {
+        let Some(method) =
+            adapters::env_auth_method(&self.info.auth, &self.def.env, |v| std::env::var(v).ok())
+        else {
+            return Ok(());
+        };
+        let req = AuthenticateRequest::new(method.clone());
+        match tokio::time::timeout(INIT_TIMEOUT, self.cx.send_request(req).block_task()).await {
+            Ok(Ok(_)) => {
+                tracing::info!(agent = %self.def.name, %method, "authenticated");
+                self.info.authenticated = Some(method);
+                Ok(())
+            }
+            Ok(Err(e)) => Err(AgentError::AuthRequired {
+                agent: self.def.name.clone(),
+                message: format!("`authenticate` with {method} failed: {}", error_text(&e)),
+                methods: self.methods_text(),
+                hint: adapters::login_hint(&self.def),
+            }),
+            Err(_) => Err(AgentError::TimedOut {
+                agent: self.def.name.clone(),
+                secs: INIT_TIMEOUT.as_secs(),
+            }),
+        }
+    }
+
+    /// The advertised auth methods, one per line after a heading (empty when none).
+    fn methods_text(&self) -> String {
+        if self.info.auth.is_empty() {
+            return String::new();
+        }
+        let lines: Vec<String> = self.info.auth.iter().map(AuthInfo::describe).collect();
+        format!("\nThe agent offers:\n{}", lines.join("\n"))
+    }
+
+    /// The login error for an `AUTH_REQUIRED` answer (at `session/new` or the first prompt).
+    pub fn auth_error(&self, e: &agent_client_protocol::Error) -> AgentError {
+        AgentError::AuthRequired {
+            agent: self.def.name.clone(),
+            message: error_text(e),
+            methods: self.methods_text(),
+            hint: adapters::login_hint(&self.def),
+        }
+    }
+
+    /// The command line actually started (after the npx fallback and the adapter's switches).
+    pub fn command_line(&self) -> &str {
+        &self.command
+    }
+
+    async fn initialize(
+        &mut self,
+        raw_auth: &Mutex<Option<serde_json::Value>>,
+    ) -> Result<(), AgentError> {
         let req = InitializeRequest::new(ProtocolVersion::V1)
             .client_capabilities(ClientCapabilities::new())
             .client_info(Implementation::new("agentero", env!("CARGO_PKG_VERSION")));
@@ -343,7 +454,7 @@ impl AgentProcess {
                 return Err(if self.has_exited() {
                     AgentError::Exited {
                         agent: self.def.name.clone(),
-                        command: self.def.command_line(),
+                        command: self.command.clone(),
                         tail: self.tail(),
                     }
                 } else {
@@ -367,7 +478,11 @@ impl AgentProcess {
             prompt_embedded_context: caps.prompt_capabilities.embedded_context,
             mcp_http: caps.mcp_capabilities.http,
             mcp_sse: caps.mcp_capabilities.sse,
-            auth_methods: resp.auth_methods.iter().map(describe_auth).collect(),
+            protocol_version: serde_json::to_value(resp.protocol_version)
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            auth: auth_methods(&resp.auth_methods, raw_auth),
+            authenticated: None,
         };
         tracing::info!(agent = %self.def.name, info = ?self.info, "agent initialized");
         Ok(())
@@ -386,8 +501,12 @@ impl AgentProcess {
         tail_of(&self.stderr)
     }
 
-    /// The error for a request that failed because the connection ended.
+    /// The error for a request that failed: a login wall, the connection ended, or the
+    /// agent's own error.
     pub fn failure(&self, e: &agent_client_protocol::Error) -> AgentError {
+        if e.code == ErrorCode::AUTH_REQUIRED {
+            return self.auth_error(e);
+        }
         if self.has_exited() || connection_lost(e) {
             AgentError::Crashed {
                 agent: self.def.name.clone(),
@@ -403,15 +522,7 @@ impl AgentProcess {
 
     fn open_error(&self, e: agent_client_protocol::Error) -> OpenError {
         if e.code == ErrorCode::AUTH_REQUIRED {
-            let methods = if self.info.auth_methods.is_empty() {
-                format!("- (the agent named no method) {}", error_text(&e))
-            } else {
-                self.info.auth_methods.join("\n")
-            };
-            return OpenError::Agent(AgentError::AuthRequired {
-                agent: self.def.name.clone(),
-                methods,
-            });
+            return OpenError::Agent(self.auth_error(&e));
         }
         if self.has_exited() || connection_lost(&e) {
             return OpenError::Agent(self.failure(&e));
@@ -437,19 +548,45 @@ impl AgentProcess {
         }
     }
 
-    /// `session/new` in `cwd` with `mcp` servers.
+    /// `session/new` in `cwd` with `mcp` servers (and the adapter's `_meta`).
     pub async fn new_session(&self, cwd: &Path, mcp: Vec<McpServer>) -> Result<String, OpenError> {
-        let req = NewSessionRequest::new(cwd).mcp_servers(mcp);
+        let req = NewSessionRequest::new(cwd)
+            .mcp_servers(mcp)
+            .meta(self.meta.clone());
         let resp = self.timed(self.cx.send_request(req).block_task()).await?;
-        Ok(resp.session_id.0.to_string())
+        let id = resp.session_id.0.to_string();
+        self.settle_mode(&id, resp.modes.as_ref()).await;
+        Ok(id)
+    }
+
+    /// Switches a just-opened session to the adapter's read-only mode when it offers one and
+    /// is in another (a failure is logged: the permission policy still holds).
+    async fn settle_mode(&self, session: &str, modes: Option<&SessionModeState>) {
+        let (Some(want), Some(modes)) = (adapters::wanted_mode(&self.def), modes) else {
+            return;
+        };
+        if modes.current_mode_id.0.as_ref() == want
+            || !modes
+                .available_modes
+                .iter()
+                .any(|m| m.id.0.as_ref() == want)
+        {
+            return;
+        }
+        let req = SetSessionModeRequest::new(SessionId::new(session), want);
+        if let Err(e) = self.timed(self.cx.send_request(req).block_task()).await {
+            tracing::warn!(agent = %self.def.name, error = ?e, "cannot switch to the {want} mode");
+        }
     }
 
     /// `session/resume`.
     pub async fn resume(&self, id: &str, cwd: &Path, mcp: Vec<McpServer>) -> Result<(), OpenError> {
-        let req = ResumeSessionRequest::new(SessionId::new(id), cwd).mcp_servers(mcp);
-        self.timed(self.cx.send_request(req).block_task())
-            .await
-            .map(|_| ())
+        let req = ResumeSessionRequest::new(SessionId::new(id), cwd)
+            .mcp_servers(mcp)
+            .meta(self.meta.clone());
+        let resp = self.timed(self.cx.send_request(req).block_task()).await?;
+        self.settle_mode(id, resp.modes.as_ref()).await;
+        Ok(())
     }
 
     /// `session/load`, its replay suppressed (the transcript is already on disk). Returns how
@@ -465,7 +602,9 @@ impl AgentProcess {
             .entry(id.to_string())
             .or_default()
             .suppress = true;
-        let req = LoadSessionRequest::new(SessionId::new(id), cwd).mcp_servers(mcp);
+        let req = LoadSessionRequest::new(SessionId::new(id), cwd)
+            .mcp_servers(mcp)
+            .meta(self.meta.clone());
         let result = self.timed(self.cx.send_request(req).block_task()).await;
         let suppressed = {
             let mut map = self.routes.lock();
@@ -473,7 +612,9 @@ impl AgentProcess {
             r.suppress = false;
             std::mem::take(&mut r.suppressed)
         };
-        result.map(|_| suppressed)
+        let resp = result?;
+        self.settle_mode(id, resp.modes.as_ref()).await;
+        Ok(suppressed)
     }
 
     /// Routes this session's updates to a new channel (with anything that arrived early).

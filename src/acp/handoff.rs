@@ -125,7 +125,7 @@ pub async fn run_handoff(
     on_event: &mut (dyn FnMut(&TurnEvent) + Send),
 ) -> Result<(Handoff, TurnOutcome), TurnError> {
     if thread.conversation().is_empty() {
-        return Err(TurnError::Io(
+        return Err(TurnError::Handoff(
             "this thread has no conversation to hand off yet".into(),
         ));
     }
@@ -134,15 +134,16 @@ pub async fn run_handoff(
     base.open_questions.retain(|q| q != HANDOFF_PROMPT);
     let outcome = run_turn(vault, agent, thread, spec, on_event).await?;
     if outcome.stop_reason != "end_turn" {
-        return Err(TurnError::Io(format!(
+        return Err(TurnError::Handoff(format!(
             "the agent stopped before finishing the summary ({})",
             outcome.stop_reason
         )));
     }
     let handoff = parse_summary(&outcome.answer, base, &outcome.sources);
-    thread
-        .hand_off(&handoff)
-        .map_err(|e| TurnError::Io(format!("cannot write HANDOFF.md: {e}")))?;
+    thread.hand_off(&handoff).map_err(|source| TurnError::Io {
+        what: "cannot write HANDOFF.md",
+        source,
+    })?;
     Ok((handoff, outcome))
 }
 

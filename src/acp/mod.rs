@@ -7,9 +7,12 @@
 //! - [`handoff`]: the agent-written summary that seeds the next session (`HANDOFF.md`).
 //! - [`ask`]: `agentero ask`, one turn from the command line (its `--json` fields are there).
 
+pub mod adapters;
 pub mod ask;
 pub mod client;
+pub mod events;
 pub mod handoff;
+pub mod permission;
 pub mod session;
 pub mod transcript;
 pub mod turn;

@@ -5,133 +5,65 @@
 //! text → stream `session/update`s into the thread → at the end the turn's `usage.jsonl` lines
 //! and the prompt's evidence are its sources.
 
-use std::future::Future;
-use std::path::{Path, PathBuf};
-use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ContentBlock, PermissionOptionKind, PromptRequest,
-    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, SessionId, SessionUpdate, StopReason, TextContent, ToolCallStatus,
-    ToolKind,
+    CancelNotification, ContentBlock, PromptRequest, RequestPermissionOutcome,
+    RequestPermissionResponse, SessionId, SessionUpdate, StopReason, TextContent,
 };
 use serde::Serialize;
 use tokio::sync::{Notify, watch};
 
 use super::client::{AgentError, AgentProcess, Inbound, OpenError, context_server};
+pub use super::events::{ToolCallInfo, ToolStatus, ToolUpdateInfo, TurnEvent};
+pub use super::permission::{
+    PermissionAsk, PermissionAsker, PermissionDecision, PermissionFuture, Remembered,
+};
+use super::permission::{Policy, Verdict, ask_of, outcome_for};
 use super::session::{
     Caps, Effect, Event, Open, Opening, Seed, SessionMachine, TurnInput, conversation_seed,
 };
 use super::transcript::{Line, Thread};
-use crate::context::grant::{self, GrantFiles, SESSIONS_DIR, new_id, now_rfc3339};
+use crate::context::grant::{self, GrantFiles, SESSIONS_DIR, UsageLine, new_id, now_rfc3339};
 use crate::context::{ContextPlan, ContextRequest, Mode, prompt};
 use crate::vault::Vault;
 
-/// Something that happened in a turn, as it happens (for streaming to a terminal or the UI).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TurnEvent {
-    MessageChunk(String),
-    ThoughtChunk(String),
-    ToolCall {
-        id: String,
-        title: String,
-        status: String,
-    },
-    ToolUpdate {
-        id: String,
-        title: Option<String>,
-        status: Option<String>,
-    },
-    Plan(Vec<String>),
-    Commands(Vec<String>),
-    SessionTitle(String),
-    Notice(String),
-}
-
-/// A permission decision that may take a while (the UI waits for the user's answer).
-pub type PermissionFuture = Pin<Box<dyn Future<Output = PermissionDecision> + Send>>;
-
-/// How permission requests are answered. The decision is made per request; `ask` uses
-/// [`read_only_policy`]; the UI answers with the user's choice. The future is awaited in a
-/// task of its own, never on the ACP dispatch loop nor in the turn's update loop, so updates
-/// keep streaming and `session/cancel` still works while a question is open; a cancelled or
-/// finished turn answers whatever is still pending `cancelled`.
-pub type PermissionPolicy =
-    Arc<dyn Fn(&RequestPermissionRequest) -> PermissionFuture + Send + Sync>;
-
-/// Allows a request only when it is a read whose every location lies inside a granted
-/// source of `vault_root` (the synchronous rule behind [`read_only_policy`]).
-pub fn grant_covers(vault_root: &Path, granted: &[String], r: &RequestPermissionRequest) -> bool {
-    let fields = &r.tool_call.fields;
-    let locations = fields.locations.as_deref().unwrap_or(&[]);
-    let inside = |p: &Path| {
-        let rel = p.strip_prefix(vault_root).unwrap_or(p);
-        let rel = rel.to_string_lossy();
-        granted
-            .iter()
-            .any(|g| rel == g.as_str() || rel.starts_with(&format!("{}/", g.trim_end_matches('/'))))
-    };
-    let is_read = fields.kind == Some(ToolKind::Read);
-    is_read && !locations.is_empty() && locations.iter().all(|l| inside(&l.path))
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PermissionDecision {
-    AllowOnce,
-    AllowAlways,
-    RejectOnce,
-    RejectAlways,
-    Cancelled,
-}
-
-/// Allows a request only when it is a read whose every location lies inside a granted source
-/// of `vault_root`; everything else is rejected once (the ACP agent asked to do something the
-/// grant does not cover).
-pub fn read_only_policy(vault_root: PathBuf, granted: Vec<String>) -> PermissionPolicy {
-    Arc::new(move |r: &RequestPermissionRequest| {
-        let d = if grant_covers(&vault_root, &granted, r) {
-            PermissionDecision::AllowOnce
-        } else {
-            PermissionDecision::RejectOnce
-        };
-        Box::pin(std::future::ready(d))
-    })
-}
-
-fn outcome_for(r: &RequestPermissionRequest, d: PermissionDecision) -> RequestPermissionOutcome {
-    let kind = match d {
-        PermissionDecision::AllowOnce => PermissionOptionKind::AllowOnce,
-        PermissionDecision::AllowAlways => PermissionOptionKind::AllowAlways,
-        PermissionDecision::RejectOnce => PermissionOptionKind::RejectOnce,
-        PermissionDecision::RejectAlways => PermissionOptionKind::RejectAlways,
-        PermissionDecision::Cancelled => return RequestPermissionOutcome::Cancelled,
-    };
-    // A reject falls back to the other reject kind; never to an allow.
-    let fallback = match kind {
-        PermissionOptionKind::RejectOnce => Some(PermissionOptionKind::RejectAlways),
-        PermissionOptionKind::RejectAlways => Some(PermissionOptionKind::RejectOnce),
-        _ => None,
-    };
-    r.options
-        .iter()
-        .find(|o| o.kind == kind)
-        .or_else(|| fallback.and_then(|f| r.options.iter().find(|o| o.kind == f)))
-        .map(|o| {
-            RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(o.option_id.clone()))
-        })
-        .unwrap_or(RequestPermissionOutcome::Cancelled)
-}
-
 pub struct TurnSpec {
     pub request: ContextRequest,
+    /// The plan of `request`, computed once by the caller (off the async threads).
+    pub plan: ContextPlan,
     /// The executable that serves `--agentero-context-mcp` (normally the current one).
-    pub host_exe: PathBuf,
+    pub host_exe: std::path::PathBuf,
     pub timeout: Duration,
     /// Notified to cancel the turn (`session/cancel`).
     pub cancel: Arc<Notify>,
-    pub policy: PermissionPolicy,
+    /// Who answers the permission questions the rules leave open (the TUI's modal); `None`
+    /// rejects them (`agentero ask`). See [`super::permission`].
+    pub asker: Option<PermissionAsker>,
+    /// The "always" answers of this vault (`.agentero/permissions.json`).
+    pub remembered: Arc<Mutex<Remembered>>,
+}
+
+impl TurnSpec {
+    /// A spec with the plan of `request` computed here (blocking: it reads the vault).
+    pub fn planned(
+        vault: &Vault,
+        request: ContextRequest,
+        host_exe: std::path::PathBuf,
+        timeout: Duration,
+    ) -> TurnSpec {
+        let plan = crate::context::plan(vault, &request);
+        TurnSpec {
+            request,
+            plan,
+            host_exe,
+            timeout,
+            cancel: Arc::new(Notify::new()),
+            asker: None,
+            remembered: Arc::new(Mutex::new(Remembered::load(&vault.state_dir()))),
+        }
+    }
 }
 
 /// Milestones of a turn, measured from the start of [`run_turn`].
@@ -170,14 +102,21 @@ pub struct TurnOutcome {
 pub enum TurnError {
     #[error(transparent)]
     Agent(#[from] AgentError),
-    #[error("{0}")]
-    Io(String),
+    #[error("{what}: {source}")]
+    Io {
+        what: &'static str,
+        source: std::io::Error,
+    },
     #[error("agent {agent} refused the session: {message}")]
     Refused { agent: String, message: String },
+    #[error("the session machine chose no session")]
+    NoSession,
+    #[error("{0}")]
+    Handoff(String),
 }
 
-fn io(what: &str, e: std::io::Error) -> TurnError {
-    TurnError::Io(format!("{what}: {e}"))
+fn io(what: &'static str, source: std::io::Error) -> TurnError {
+    TurnError::Io { what, source }
 }
 
 fn stop_name(s: StopReason) -> String {
@@ -187,11 +126,11 @@ fn stop_name(s: StopReason) -> String {
         .unwrap_or_else(|| format!("{s:?}"))
 }
 
-fn status_name(s: ToolCallStatus) -> String {
-    serde_json::to_value(s)
+fn kind_name(k: agent_client_protocol::v1::schema::ToolKind) -> String {
+    serde_json::to_value(k)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+        .unwrap_or_else(|| "other".into())
 }
 
 fn text_of(block: &ContentBlock) -> Option<&str> {
@@ -201,13 +140,18 @@ fn text_of(block: &ContentBlock) -> Option<&str> {
     }
 }
 
-/// Collects a turn's agent text and writes it to the transcript in pieces: at tool calls and
-/// paragraph ends, so a kill loses at most the paragraph being streamed.
+/// How often streamed text is written while it keeps coming without a paragraph end.
+const FLUSH_EVERY: Duration = Duration::from_millis(200);
+
+/// Collects a turn's agent text and writes it to the transcript as it streams: at paragraph
+/// ends, at tool calls, and while a paragraph is still open at most every [`FLUSH_EVERY`] (each
+/// write one whole line), so a kill loses at most the last fraction of a second of text.
 struct Writer<'a> {
     thread: &'a mut Thread,
     turn: String,
     pending: String,
     answer: String,
+    last_write: Instant,
 }
 
 impl Writer<'_> {
@@ -217,14 +161,26 @@ impl Writer<'_> {
         }
     }
 
+    fn write_agent(&mut self, text: String) {
+        self.last_write = Instant::now();
+        self.line(Line::Agent {
+            ts: now_rfc3339(),
+            turn: self.turn.clone(),
+            text,
+        });
+    }
+
     fn flush(&mut self) {
         if !self.pending.is_empty() {
             let text = std::mem::take(&mut self.pending);
-            self.line(Line::Agent {
-                ts: now_rfc3339(),
-                turn: self.turn.clone(),
-                text,
-            });
+            self.write_agent(text);
+        }
+    }
+
+    /// Writes what is pending when the last write is old enough (the stream paused).
+    fn tick(&mut self) {
+        if self.last_write.elapsed() >= FLUSH_EVERY {
+            self.flush();
         }
     }
 
@@ -234,12 +190,18 @@ impl Writer<'_> {
         if let Some(i) = self.pending.rfind("\n\n") {
             let rest = self.pending.split_off(i + 2);
             let done = std::mem::replace(&mut self.pending, rest);
-            self.line(Line::Agent {
-                ts: now_rfc3339(),
-                turn: self.turn.clone(),
-                text: done,
-            });
+            self.write_agent(done);
+        } else {
+            self.tick();
         }
+    }
+
+    fn notice(&mut self, text: String) {
+        self.line(Line::Notice {
+            ts: now_rfc3339(),
+            turn: self.turn.clone(),
+            text,
+        });
     }
 }
 
@@ -268,45 +230,50 @@ fn handle_update(
         }
         SessionUpdate::ToolCall(tc) => {
             w.flush();
-            let (id, title, status) = (
-                tc.tool_call_id.0.to_string(),
-                tc.title.clone(),
-                status_name(tc.status),
-            );
+            let info = ToolCallInfo {
+                id: tc.tool_call_id.0.to_string(),
+                title: tc.title.clone(),
+                status: tc.status.into(),
+                kind: Some(kind_name(tc.kind)),
+                input: tc.raw_input.clone(),
+            };
             w.line(Line::Tool {
                 ts: ts(),
                 turn: w.turn.clone(),
-                id: id.clone(),
-                title: title.clone(),
-                status: status.clone(),
+                id: info.id.clone(),
+                title: info.title.clone(),
+                status: info.status.key().into(),
             });
-            on_event(&TurnEvent::ToolCall { id, title, status });
+            on_event(&TurnEvent::ToolCall(info));
         }
         SessionUpdate::ToolCallUpdate(u) => {
-            let id = u.tool_call_id.0.to_string();
-            let status = u.fields.status.map(status_name);
-            let title = u.fields.title.clone();
+            let info = ToolUpdateInfo {
+                id: u.tool_call_id.0.to_string(),
+                title: u.fields.title.clone(),
+                status: u.fields.status.map(ToolStatus::from),
+                input: u.fields.raw_input.clone(),
+            };
             // Only status changes make a transcript line: content is fetched on demand.
-            if let Some(s) = &status {
+            if let Some(s) = info.status {
                 let known = w
                     .thread
                     .lines
                     .iter()
                     .rev()
                     .find_map(|l| match l {
-                        Line::Tool { id: i, title, .. } if *i == id => Some(title.clone()),
+                        Line::Tool { id: i, title, .. } if *i == info.id => Some(title.clone()),
                         _ => None,
                     })
                     .unwrap_or_default();
                 w.line(Line::Tool {
                     ts: ts(),
                     turn: w.turn.clone(),
-                    id: id.clone(),
-                    title: title.clone().unwrap_or(known),
-                    status: s.clone(),
+                    id: info.id.clone(),
+                    title: info.title.clone().unwrap_or(known),
+                    status: s.key().into(),
                 });
             }
-            on_event(&TurnEvent::ToolUpdate { id, title, status });
+            on_event(&TurnEvent::ToolUpdate(info));
         }
         SessionUpdate::Plan(p) => {
             let entries: Vec<String> = p.entries.iter().map(|e| e.content.clone()).collect();
@@ -334,6 +301,52 @@ fn handle_update(
     }
 }
 
+/// A native read allowed by `native_reads`: counted against the turn's budget and recorded in
+/// `usage.jsonl` like a tool read, so its files are among the turn's sources. Refused (with the
+/// reason) when the budget cannot cover the files.
+fn record_native_read(
+    vault: &Vault,
+    files: &GrantFiles,
+    turn: &str,
+    turn_chars: usize,
+    paths: &[String],
+) -> Result<(), String> {
+    let used: u64 = grant::read_usage(&files.usage())
+        .iter()
+        .filter(|u| u.turn_id == turn)
+        .map(|u| u.chars)
+        .sum();
+    let mut chars = 0u64;
+    let mut uris = Vec::new();
+    for p in paths {
+        let abs = vault.root().join(p);
+        let size = std::fs::metadata(&abs).map(|m| m.len()).unwrap_or(0);
+        chars += size;
+        if p.to_ascii_lowercase().ends_with(".pdf") {
+            uris.push(crate::vault::uri::page_uri(p, 1));
+        } else if let Ok(text) = std::fs::read_to_string(&abs) {
+            let n = text.lines().count().max(1) as u32;
+            uris.push(crate::vault::uri::lines_uri(p, 1, n));
+        }
+    }
+    if used + chars > turn_chars as u64 {
+        return Err(format!(
+            "a native read of {} ({chars} characters) would pass this turn's reading budget of \
+             {turn_chars} characters",
+            paths.join(", ")
+        ));
+    }
+    let line = UsageLine {
+        ts: now_rfc3339(),
+        turn_id: turn.to_string(),
+        tool: "native_read".into(),
+        args_digest: crate::context::canonical::digest(&serde_json::json!(paths)),
+        citation_uris: uris,
+        chars,
+    };
+    grant::append_usage(&files.usage(), &line).map_err(|e| format!("cannot record the read: {e}"))
+}
+
 /// Runs one turn of `thread` on `agent`. The thread's state and transcript are updated on
 /// every path; on error the transcript gets an error line.
 pub async fn run_turn(
@@ -344,7 +357,7 @@ pub async fn run_turn(
     on_event: &mut (dyn FnMut(&TurnEvent) + Send),
 ) -> Result<TurnOutcome, TurnError> {
     let t0 = Instant::now();
-    let plan = crate::context::plan(vault, &spec.request);
+    let plan = spec.plan.clone();
     let sessions_dir = vault.state_dir().join(SESSIONS_DIR);
     let prior = thread.conversation();
     let mut machine = SessionMachine::new(thread.state.session.clone());
@@ -377,7 +390,7 @@ pub async fn run_turn(
             } => Some((how.clone(), *attach_mcp, *seed, *prompt_mode)),
             _ => None,
         }) else {
-            return Err(TurnError::Io("the session machine chose no session".into()));
+            return Err(TurnError::NoSession);
         };
         apply_side_effects(&effects, thread, &machine, &mut notices);
         let started = Instant::now();
@@ -549,7 +562,19 @@ pub async fn run_turn(
         turn: turn.clone(),
         pending: String::new(),
         answer: String::new(),
+        last_write: Instant::now(),
     };
+    let policy = Policy {
+        agent: agent.def.name.clone(),
+        vault_root: vault.root().to_path_buf(),
+        granted: plan.sources.iter().map(|s| s.path.clone()).collect(),
+        native_reads: agent.def.native_reads,
+        remembered: spec.remembered.clone(),
+        state_dir: vault.state_dir(),
+        asker: spec.asker.clone(),
+    };
+    // One notice per refused tool title and turn: a model that retries is not a flood.
+    let mut refused: Vec<String> = Vec::new();
     let mut first_chunk = None;
     let deadline = tokio::time::sleep(spec.timeout);
     tokio::pin!(deadline);
@@ -572,20 +597,50 @@ pub async fn run_turn(
                     handle_update(&mut w, *u, on_event);
                 }
                 Inbound::Permission(req, responder) => {
-                    let decision = (spec.policy)(&req);
-                    let mut stop = stop_rx.clone();
-                    asking.spawn(async move {
-                        // Cancel (or the end of the turn) wins over an answer still awaited.
-                        let d = tokio::select! {
-                            biased;
-                            _ = stop.wait_for(|s| *s) => PermissionDecision::Cancelled,
-                            d = decision => d,
-                        };
-                        tracing::info!(decision = ?d, title = ?req.tool_call.fields.title, "permission request");
-                        let _ = responder.respond(RequestPermissionResponse::new(outcome_for(&req, d)));
-                    });
+                    let ask = ask_of(&req);
+                    let verdict = match policy.verdict(&ask) {
+                        Verdict::AllowNativeRead { paths } => match record_native_read(
+                            vault, &files, &turn, plan.budget.turn_chars, &paths,
+                        ) {
+                            Ok(()) => Verdict::Allow { reason: format!("a native read of {}", paths.join(", ")) },
+                            Err(reason) => Verdict::Reject { reason },
+                        },
+                        v => v,
+                    };
+                    match verdict {
+                        Verdict::Allow { reason } => {
+                            tracing::info!(title = %ask.title, %reason, "permission allowed");
+                            let _ = responder.respond(RequestPermissionResponse::new(outcome_for(&ask, PermissionDecision::AllowOnce)));
+                        }
+                        Verdict::Reject { reason } => {
+                            tracing::info!(title = %ask.title, %reason, "permission rejected");
+                            let _ = responder.respond(RequestPermissionResponse::new(outcome_for(&ask, PermissionDecision::RejectOnce)));
+                            if !refused.contains(&ask.title) {
+                                refused.push(ask.title.clone());
+                                let n = format!("refused {}: {reason}", ask.title);
+                                w.notice(n.clone());
+                                on_event(&TurnEvent::Notice(n.clone()));
+                                notices.push(n);
+                            }
+                        }
+                        Verdict::AllowNativeRead { .. } | Verdict::Ask => {
+                            let decision = policy.ask(&ask);
+                            let mut stop = stop_rx.clone();
+                            asking.spawn(async move {
+                                // Cancel (or the end of the turn) wins over an answer still awaited.
+                                let d = tokio::select! {
+                                    biased;
+                                    _ = stop.wait_for(|s| *s) => PermissionDecision::Cancelled,
+                                    d = decision => d,
+                                };
+                                tracing::info!(decision = ?d, title = %ask.title, "permission asked");
+                                let _ = responder.respond(RequestPermissionResponse::new(outcome_for(&ask, d)));
+                            });
+                        }
+                    }
                 }
             },
+            _ = tokio::time::sleep(FLUSH_EVERY), if !w.pending.is_empty() => w.tick(),
             r = &mut response => break r.map_err(|e| agent.failure(&e)),
             _ = &mut deadline, if cancelled_at.is_none() => {
                 let _ = stop_tx.send(true);

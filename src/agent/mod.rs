@@ -22,10 +22,12 @@
 //! ignore `session/cancel`), `no-mcp` (never connect the MCP servers), `init-fail` (refuse
 //! `initialize`), `auth` (require authentication), `load-only` (advertise `loadSession` but
 //! not `resume`), `ask-permission` (before the first tool call of a prompt, send a real
-//! `session/request_permission` for a write outside any grant — "edit notes/x.md", options
-//! allow_once/allow_always/reject_once/reject_always — wait for the client's answer, start the
-//! answer with `permission: allowed|rejected|cancelled (<option kind>)`, then proceed as usual;
-//! nothing is ever written). Used by `tests/acp_failures.rs` and `tests/tui_keys.rs`.
+//! `session/request_permission` for a tool of another MCP server — "publish_note (notes-sync
+//! MCP Server)", kind `other`, options allow_once/allow_always/reject_once/reject_always — wait
+//! for the client's answer, start the answer with `permission: allowed|rejected|cancelled
+//! (<option kind>)`, then proceed as usual; nothing is ever done), `ask-native` (the same for a
+//! native write, "edit notes/x.md", kind `edit`). Used by `tests/acp_failures.rs` and
+//! `tests/tui_keys.rs`.
 
 pub mod answer;
 
@@ -74,6 +76,7 @@ enum Fault {
     Auth,
     LoadOnly,
     AskPermission,
+    AskNative,
 }
 
 impl Fault {
@@ -86,6 +89,7 @@ impl Fault {
             Ok("auth") => Fault::Auth,
             Ok("load-only") => Fault::LoadOnly,
             Ok("ask-permission") => Fault::AskPermission,
+            Ok("ask-native") => Fault::AskNative,
             _ => Fault::None,
         }
     }
@@ -678,8 +682,8 @@ async fn prompt(
         Some(Err(_)) => false,
         None => client.is_some() && !parsed.prompt_only,
     };
-    if state.fault == Fault::AskPermission && calls_tools {
-        let outcome = ask_permission(cx, &session).await;
+    if matches!(state.fault, Fault::AskPermission | Fault::AskNative) && calls_tools {
+        let outcome = ask_permission(cx, &session, state.fault == Fault::AskNative).await;
         reply.say(&format!("permission: {outcome}\n\n"))?;
     }
     let stop = match slash {
@@ -721,7 +725,7 @@ async fn prompt(
 /// grant and describes the answer (`allowed (allow_once)`, `rejected (reject_once)`,
 /// `cancelled`, ...). Runs in the prompt's spawned task, never on the dispatch loop, so
 /// waiting for the answer blocks nothing else.
-async fn ask_permission(cx: &ConnectionTo<Client>, session: &Session) -> String {
+async fn ask_permission(cx: &ConnectionTo<Client>, session: &Session, native: bool) -> String {
     let id = format!("call-{}", session.calls.fetch_add(1, Ordering::SeqCst) + 1);
     let options = [
         ("allow-once", "Allow once", PermissionOptionKind::AllowOnce),
@@ -745,11 +749,17 @@ async fn ask_permission(cx: &ConnectionTo<Client>, session: &Session) -> String 
         session.id.clone(),
         ToolCallUpdate::new(
             id,
-            ToolCallUpdateFields::new()
-                .title("edit notes/x.md".to_string())
-                .kind(ToolKind::Edit)
-                .status(ToolCallStatus::Pending)
-                .raw_input(json!({"path": "notes/x.md", "text": "test hook: never written"})),
+            if native {
+                ToolCallUpdateFields::new()
+                    .title("edit notes/x.md".to_string())
+                    .kind(ToolKind::Edit)
+            } else {
+                ToolCallUpdateFields::new()
+                    .title("publish_note (notes-sync MCP Server)".to_string())
+                    .kind(ToolKind::Other)
+            }
+            .status(ToolCallStatus::Pending)
+            .raw_input(json!({"path": "notes/x.md", "text": "test hook: never written"})),
         ),
         options
             .iter()

@@ -46,51 +46,17 @@ pub struct SessionInfo {
     pub session: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolStatus {
-    Pending,
-    InProgress,
-    Completed,
-    Failed,
-}
+pub use crate::acp::events::ToolStatus;
+pub use crate::acp::permission::PermissionKind;
 
-impl ToolStatus {
-    /// From ACP's wire name (`pending`, `in_progress`, `completed`, `failed`).
-    pub fn from_key(key: &str) -> Option<ToolStatus> {
-        Some(match key {
-            "pending" => ToolStatus::Pending,
-            "in_progress" => ToolStatus::InProgress,
-            "completed" => ToolStatus::Completed,
-            "failed" => ToolStatus::Failed,
-            _ => return None,
-        })
+/// The glyph a tool card shows for its status.
+pub fn status_glyph(s: ToolStatus) -> &'static str {
+    match s {
+        ToolStatus::Pending => "○",
+        ToolStatus::InProgress => "◐",
+        ToolStatus::Completed => "●",
+        ToolStatus::Failed => "✗",
     }
-
-    pub fn key(self) -> &'static str {
-        match self {
-            ToolStatus::Pending => "pending",
-            ToolStatus::InProgress => "in_progress",
-            ToolStatus::Completed => "completed",
-            ToolStatus::Failed => "failed",
-        }
-    }
-
-    pub fn glyph(self) -> &'static str {
-        match self {
-            ToolStatus::Pending => "○",
-            ToolStatus::InProgress => "◐",
-            ToolStatus::Completed => "●",
-            ToolStatus::Failed => "✗",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PermissionKind {
-    AllowOnce,
-    AllowAlways,
-    RejectOnce,
-    RejectAlways,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +70,8 @@ pub struct PermissionOption {
 pub struct PermissionRequest {
     pub id: String,
     pub title: String,
+    /// What the call would do: its arguments, the files it touches, the agent's description.
+    pub details: Vec<String>,
     pub options: Vec<PermissionOption>,
 }
 

@@ -7,15 +7,15 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agent_client_protocol::v1::schema::{PermissionOptionKind, RequestPermissionRequest};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::{Notify, oneshot};
 
 use crate::acp::client::AgentProcess;
+use crate::acp::permission::Remembered;
 use crate::acp::transcript::{self, Thread as Transcript};
 use crate::acp::turn::{
-    PermissionDecision, PermissionPolicy, TurnError, TurnEvent, TurnOutcome, TurnSpec,
-    grant_covers, run_turn,
+    PermissionAsk, PermissionAsker, PermissionDecision, TurnError, TurnEvent, TurnOutcome,
+    TurnSpec, run_turn,
 };
 use crate::config::AgentDef;
 use crate::context::{Budget, ContextRequest};
@@ -27,7 +27,6 @@ use crate::vault::{EntryKind, SearchIndex, Vault};
 use super::app::{AgentState, Effect, Msg, PlanPreview};
 use super::chat::{
     self, ChatEvent, PermissionKind, PermissionOption, PermissionRequest, SessionInfo, SourceRef,
-    ToolStatus,
 };
 use super::paper::DocInfo;
 
@@ -66,6 +65,8 @@ pub struct Runner {
     threads: Arc<Mutex<HashMap<String, Transcript>>>,
     cancels: Arc<Mutex<HashMap<u64, Arc<Notify>>>>,
     answers: Answers,
+    /// The "always" permission answers of this vault (`.agentero/permissions.json`).
+    remembered: Arc<Mutex<Remembered>>,
     /// The last Quick Chat's scratch transcript, by turn, kept for `Effect::Promote`.
     quick: Arc<Mutex<Option<(u64, Transcript)>>>,
 }
@@ -86,8 +87,10 @@ const QUICK_DIR: &str = "quick";
 impl Runner {
     pub fn new(vault: Vault) -> (Runner, UnboundedReceiver<Msg>) {
         let (tx, rx) = unbounded_channel();
+        let remembered = Arc::new(Mutex::new(Remembered::load(&vault.state_dir())));
         (
             Runner {
+                remembered,
                 vault,
                 tx,
                 index: Arc::new(Mutex::new(None)),
@@ -301,7 +304,7 @@ impl Runner {
     }
 
     async fn spawn_agent(&self, setup: &AgentSetup) -> Result<AgentProcess, String> {
-        match AgentProcess::start(&setup.def).await {
+        match AgentProcess::start(&setup.def, &self.vault.state_dir()).await {
             Ok(a) => {
                 if setup.def.remote && setup.def.warm_pool > 0 {
                     let dir = self
@@ -357,21 +360,16 @@ impl Runner {
         Transcript::create(&self.vault)
     }
 
-    /// The UI's permission policy: a read inside the grant is allowed (the chips granted it);
-    /// anything else becomes the modal, and the user's option goes back to the agent. The
-    /// future only waits on a oneshot, so the ACP dispatch loop is never blocked; an
-    /// unanswered question (turn cancelled, app quit) is rejected.
-    fn ui_policy(&self, turn: u64, granted: Vec<String>) -> PermissionPolicy {
-        let root = self.vault.root().to_path_buf();
+    /// Who answers the questions the permission rules leave open: the modal. The future only
+    /// waits on a oneshot, so the ACP dispatch loop is never blocked; an unanswered question
+    /// (turn cancelled, app quit) is rejected.
+    fn ui_asker(&self, turn: u64) -> PermissionAsker {
         let tx = self.tx.clone();
         let answers = self.answers.clone();
         let next = Arc::new(AtomicUsize::new(0));
-        Arc::new(move |r: &RequestPermissionRequest| {
-            if grant_covers(&root, &granted, r) {
-                return Box::pin(std::future::ready(PermissionDecision::AllowOnce));
-            }
+        Arc::new(move |ask: &PermissionAsk| {
             let id = format!("{turn}-{}", next.fetch_add(1, Ordering::SeqCst));
-            let request = permission_request(&id, r);
+            let request = permission_request(&id, ask);
             let (answer_tx, answer_rx) = oneshot::channel();
             if let Ok(mut m) = answers.lock() {
                 m.insert(id.clone(), answer_tx);
@@ -457,7 +455,6 @@ impl Runner {
                 return;
             }
         };
-        let granted: Vec<String> = plan.sources.iter().map(|s| s.path.clone()).collect();
         let mut slot = self.agent.lock().await;
         // An agent that was killed (time limit, crash) is started again for this turn.
         if slot.as_ref().is_none_or(|a| a.has_exited()) {
@@ -478,10 +475,12 @@ impl Runner {
         let agent = slot.as_mut().expect("started above");
         let spec = TurnSpec {
             request,
+            plan: plan.clone(),
             host_exe: setup.host_exe.clone(),
             timeout: setup.timeout,
             cancel,
-            policy: self.ui_policy(turn, granted),
+            asker: Some(self.ui_asker(turn)),
+            remembered: self.remembered.clone(),
         };
         let mut on_event = {
             let send = send.clone();
@@ -909,15 +908,15 @@ pub fn chat_event(e: &TurnEvent) -> Option<ChatEvent> {
     Some(match e {
         TurnEvent::MessageChunk(t) => ChatEvent::MessageChunk(t.clone()),
         TurnEvent::ThoughtChunk(t) => ChatEvent::ThoughtChunk(t.clone()),
-        TurnEvent::ToolCall { id, title, status } => ChatEvent::ToolCall {
-            id: id.clone(),
-            title: title.clone(),
-            status: ToolStatus::from_key(status).unwrap_or(ToolStatus::Pending),
+        TurnEvent::ToolCall(t) => ChatEvent::ToolCall {
+            id: t.id.clone(),
+            title: t.title.clone(),
+            status: t.status,
         },
-        TurnEvent::ToolUpdate { id, title, status } => ChatEvent::ToolCallUpdate {
-            id: id.clone(),
-            status: status.as_deref().and_then(ToolStatus::from_key),
-            title: title.clone(),
+        TurnEvent::ToolUpdate(u) => ChatEvent::ToolCallUpdate {
+            id: u.id.clone(),
+            status: u.status,
+            title: u.title.clone(),
             detail: None,
         },
         TurnEvent::Plan(entries) => ChatEvent::Notice(format!("plan: {}", entries.join("; "))),
@@ -926,35 +925,40 @@ pub fn chat_event(e: &TurnEvent) -> Option<ChatEvent> {
     })
 }
 
-/// The modal's view of an ACP permission request.
-pub fn permission_request(id: &str, r: &RequestPermissionRequest) -> PermissionRequest {
-    let fields = &r.tool_call.fields;
-    let mut title = fields.title.clone().unwrap_or_else(|| "a tool call".into());
-    let places: Vec<String> = fields
-        .locations
-        .as_deref()
-        .unwrap_or(&[])
-        .iter()
-        .map(|l| l.path.display().to_string())
-        .collect();
-    if !places.is_empty() {
-        title.push_str(&format!(" ({})", places.join(", ")));
+/// The modal's view of a permission question: the tool, its arguments and files.
+pub fn permission_request(id: &str, ask: &PermissionAsk) -> PermissionRequest {
+    let mut details = Vec::new();
+    if let Some(k) = &ask.kind {
+        details.push(format!("kind: {k}"));
+    }
+    if let Some(a) = ask.arguments_line() {
+        details.push(format!("arguments: {a}"));
+    }
+    if !ask.locations.is_empty() {
+        let files: Vec<String> = ask
+            .locations
+            .iter()
+            .map(|l| l.display().to_string())
+            .collect();
+        details.push(format!("files: {}", files.join(", ")));
+    }
+    if let Some(d) = &ask.detail {
+        let first = d.lines().next().unwrap_or_default();
+        if !first.is_empty() && !details.iter().any(|x| x.contains(first)) {
+            details.push(first.to_string());
+        }
     }
     PermissionRequest {
         id: id.to_string(),
-        title,
-        options: r
+        title: ask.title.clone(),
+        details,
+        options: ask
             .options
             .iter()
             .map(|o| PermissionOption {
-                id: o.option_id.0.to_string(),
+                id: o.id.clone(),
                 name: o.name.clone(),
-                kind: match o.kind {
-                    PermissionOptionKind::AllowOnce => PermissionKind::AllowOnce,
-                    PermissionOptionKind::AllowAlways => PermissionKind::AllowAlways,
-                    PermissionOptionKind::RejectAlways => PermissionKind::RejectAlways,
-                    _ => PermissionKind::RejectOnce,
-                },
+                kind: o.kind,
             })
             .collect(),
     }
@@ -974,11 +978,13 @@ pub fn decision_for(request: &PermissionRequest, chosen: Option<&str>) -> Permis
 #[cfg(test)]
 mod tests {
     use agent_client_protocol::v1::schema::{
-        PermissionOption as AcpOption, ToolCallLocation, ToolCallUpdate, ToolCallUpdateFields,
-        ToolKind,
+        PermissionOption as AcpOption, PermissionOptionKind, RequestPermissionRequest,
+        ToolCallLocation, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
     };
 
     use super::*;
+    use crate::acp::events::ToolStatus;
+    use crate::acp::permission::ask_of;
 
     fn request(root: &std::path::Path, kind: ToolKind, path: &str) -> RequestPermissionRequest {
         RequestPermissionRequest::new(
@@ -988,6 +994,7 @@ mod tests {
                 ToolCallUpdateFields::new()
                     .kind(kind)
                     .title("edit".to_string())
+                    .raw_input(serde_json::json!({"path": path}))
                     .locations(vec![ToolCallLocation::new(root.join(path))]),
             ),
             vec![
@@ -998,8 +1005,9 @@ mod tests {
         )
     }
 
-    /// The policy's question shows as the modal; the user's option comes back through
-    /// `Effect::AnswerPermission` while the policy future waits (no blocking anywhere).
+    /// The asker's question shows as the modal (with the call's arguments and files); the
+    /// user's option comes back through `Effect::AnswerPermission` while the future waits (no
+    /// blocking anywhere).
     #[test]
     fn permission_questions_wait_for_the_users_answer() {
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -1013,16 +1021,10 @@ mod tests {
         let root = vault.root().to_path_buf();
         let _g = rt.enter();
         let (runner, mut rx) = Runner::new(vault);
-        let policy = runner.ui_policy(7, vec!["papers/a/paper.pdf".into()]);
+        let asker = runner.ui_asker(7);
 
-        // A read inside the grant needs no question.
-        let read = request(&root, ToolKind::Read, "papers/a/paper.pdf");
-        assert_eq!(rt.block_on(policy(&read)), PermissionDecision::AllowOnce);
-        assert!(rx.try_recv().is_err());
-
-        // A write: the modal, then the user's "allow once".
-        let write = request(&root, ToolKind::Edit, "papers/a/paper.pdf");
-        let pending = policy(&write);
+        let write = ask_of(&request(&root, ToolKind::Other, "papers/a/paper.pdf"));
+        let pending = asker(&write);
         let Ok(Msg::Chat {
             turn: 7,
             event: ChatEvent::Permission(shown),
@@ -1030,7 +1032,16 @@ mod tests {
         else {
             panic!("no permission question");
         };
-        assert!(shown.title.starts_with("edit ("), "{}", shown.title);
+        assert_eq!(shown.title, "edit");
+        assert!(
+            shown
+                .details
+                .iter()
+                .any(|d| d == "arguments: path: papers/a/paper.pdf"),
+            "{:?}",
+            shown.details
+        );
+        assert!(shown.details.iter().any(|d| d.starts_with("files: ")));
         assert_eq!(shown.options.len(), 3);
         runner.run(Effect::AnswerPermission {
             turn: 7,
@@ -1041,7 +1052,7 @@ mod tests {
         assert_eq!(d.unwrap(), PermissionDecision::AllowOnce);
 
         // Dismissed (no option) and a question nobody can answer any more: reject.
-        let pending = policy(&write);
+        let pending = asker(&write);
         let Ok(Msg::Chat {
             event: ChatEvent::Permission(shown),
             ..
@@ -1056,7 +1067,7 @@ mod tests {
         });
         let d = rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), pending).await });
         assert_eq!(d.unwrap(), PermissionDecision::RejectOnce);
-        let pending = policy(&write);
+        let pending = asker(&write);
         runner.answers.lock().unwrap().clear();
         let d = rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), pending).await });
         assert_eq!(d.unwrap(), PermissionDecision::RejectOnce);
@@ -1067,6 +1078,7 @@ mod tests {
         let r = PermissionRequest {
             id: "1".into(),
             title: "t".into(),
+            details: Vec::new(),
             options: vec![PermissionOption {
                 id: "x".into(),
                 name: "Always".into(),
@@ -1085,11 +1097,12 @@ mod tests {
 
     #[test]
     fn turn_events_become_chat_events() {
-        let e = chat_event(&TurnEvent::ToolUpdate {
+        let e = chat_event(&TurnEvent::ToolUpdate(crate::acp::events::ToolUpdateInfo {
             id: "c".into(),
             title: None,
-            status: Some("completed".into()),
-        });
+            status: Some(ToolStatus::Completed),
+            input: None,
+        }));
         assert_eq!(
             e,
             Some(ChatEvent::ToolCallUpdate {

@@ -758,7 +758,7 @@ fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         } => {
             let style = theme.style(&format!("chat.tool.{}", status.key()));
             let mut l = vec![Line::from(vec![
-                Span::styled(format!("{} ", status.glyph()), style),
+                Span::styled(format!("{} ", super::chat::status_glyph(*status)), style),
                 Span::styled(
                     truncate(title, width.saturating_sub(14)),
                     theme.style("chat.tool"),
@@ -1270,8 +1270,11 @@ fn permission(theme: &Theme, f: &mut Frame, req: &super::chat::PermissionRequest
             theme.style("permission.title"),
         ),
         Line::raw(req.title.clone()),
-        Line::default(),
     ];
+    for d in &req.details {
+        lines.push(Line::styled(d.clone(), theme.style("ui.dim")));
+    }
+    lines.push(Line::default());
     for o in &req.options {
         let key = match o.kind {
             K::AllowOnce => "a",
@@ -1286,6 +1289,10 @@ fn permission(theme: &Theme, f: &mut Frame, req: &super::chat::PermissionRequest
     }
     lines.push(Line::default());
     lines.push(Line::styled("esc rejects once", theme.style("ui.dim")));
-    let area = centered(f.area(), 60, lines.len() as u16 + 2);
+    // Room for the wrapped lines (the modal wraps long arguments).
+    let width = 60u16.min(f.area().width);
+    let inner = width.saturating_sub(2).max(1) as usize;
+    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+    let area = centered(f.area(), width, rows as u16 + 2);
     modal(f, theme, area, " Permission ", "permission.title", lines);
 }

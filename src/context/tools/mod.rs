@@ -26,13 +26,34 @@ use crate::vault::catalog::{Catalog, LoadOutcome};
 use crate::vault::pdf::PageText;
 use crate::vault::{PaperRecord, SearchIndex, Vault};
 
-/// What a successful call returns: the same data as a JSON value and as readable text.
+/// What a successful call returns: the data as a JSON value, and the same JSON as text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
     pub structured: Value,
+    /// `structured` serialized compactly: the text block of the result.
     pub text: String,
     /// The citation URIs the result carries (recorded in `usage.jsonl`).
     pub citation_uris: Vec<String>,
+}
+
+impl ToolOutput {
+    /// One representation for every client. Claude Code hands the model `structuredContent`,
+    /// Gemini CLI and Codex hand it the text block: with the same compact JSON in both, what
+    /// the model receives is the same whichever adapter runs, nothing is in one and missing
+    /// from the other, and the budget counts exactly what is delivered.
+    pub fn new(structured: Value, citation_uris: Vec<String>) -> ToolOutput {
+        let text = serde_json::to_string(&structured).unwrap_or_default();
+        ToolOutput {
+            structured,
+            text,
+            citation_uris,
+        }
+    }
+
+    /// The characters the model receives.
+    pub fn chars(&self) -> usize {
+        self.text.chars().count()
+    }
 }
 
 /// A refusal or failure, shown to the agent as an `isError` result. Messages never contain
@@ -238,7 +259,7 @@ impl ToolSession {
             "context_read" => read::run(self, &ctx, args),
             _ => relations::run(self, &ctx, args),
         }?;
-        let chars = out.text.chars().count();
+        let chars = out.chars();
         if chars > remaining {
             return Err(budget_exhausted(&grant));
         }

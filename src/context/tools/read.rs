@@ -2,8 +2,6 @@
 //! source, each cut at the call's and the turn's budget with `truncated` and `next` (the
 //! arguments that continue where the text stopped). A directory returns one level of names.
 
-use std::fmt::Write;
-
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -48,8 +46,10 @@ struct Args {
     mode: Option<Mode>,
     #[serde(default)]
     quote: Option<String>,
-    #[serde(default)]
-    section: Option<Value>,
+    /// One type (a string) so every client's function-calling subset accepts the schema; a
+    /// bare number is taken as its string (models send `2` for "2").
+    #[serde(default, deserialize_with = "string_or_number")]
+    section: Option<String>,
     #[serde(default)]
     page: Option<u32>,
     #[serde(default)]
@@ -60,9 +60,22 @@ struct Args {
     max_chars: Option<u64>,
 }
 
-/// Text read from a source, before rendering.
+fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(_) => {
+            return Err(serde::de::Error::custom(
+                "`section` is a string: a section title or number such as \"2.1\"",
+            ));
+        }
+    })
+}
+
+/// Text read from a source, before rendering (`text` absent for metadata and listings).
 struct Piece {
-    text: String,
+    text: Option<String>,
     truncated: bool,
     next: Option<Value>,
     page: Option<u32>,
@@ -72,9 +85,22 @@ struct Piece {
 }
 
 impl Piece {
+    /// A piece without text: its data is all in `extra`.
+    fn data(citation_uri: Option<String>) -> Piece {
+        Piece {
+            text: None,
+            truncated: false,
+            next: None,
+            page: None,
+            lines: None,
+            citation_uri,
+            extra: Map::new(),
+        }
+    }
+
     fn new(text: String, citation_uri: Option<String>) -> Piece {
         Piece {
-            text,
+            text: Some(text),
             truncated: false,
             next: None,
             page: None,
@@ -96,18 +122,41 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     let per_call = a.max_chars.map_or(ctx.grant.budget.read_chars, |m| {
         (m as usize).clamp(1, ctx.grant.budget.read_chars)
     });
-    // The header (title, path, URI, continuation) is counted against the turn too.
-    let title_guess = target.rel.len() * 3 + 320;
-    let limit = per_call.min(ctx.remaining.saturating_sub(title_guess));
-    if limit == 0 {
-        return Err(super::budget_exhausted(&ctx.grant));
+    // The call's cap is on the text read; the whole result (the JSON the model receives,
+    // envelope and escaping included) must fit what is left of the turn's budget, so the text
+    // is cut further when it would not.
+    let mut limit = per_call.min(ctx.remaining);
+    for _ in 0..8 {
+        if limit == 0 {
+            break;
+        }
+        let out = read_once(s, ctx, &a, &target, mode, limit)?;
+        let chars = out.chars();
+        if chars <= ctx.remaining {
+            return Ok(out);
+        }
+        limit = limit.saturating_sub((chars - ctx.remaining).max(limit / 8).max(16));
     }
+    Err(super::budget_exhausted(&ctx.grant))
+}
+
+fn read_once(
+    s: &mut ToolSession,
+    ctx: &Ctx,
+    a: &Args,
+    target: &Target,
+    mode: Mode,
+    limit: usize,
+) -> Result<ToolOutput, ToolError> {
     let (title, piece) = match target.kind {
-        EntryKind::Directory => (target.rel.clone(), directory(&target, limit)?),
+        EntryKind::Directory => (
+            target.rel.clone(),
+            directory(target, a.start.unwrap_or(0) as usize, limit)?,
+        ),
         EntryKind::Paper => {
-            let paper = s.paper(&ctx.vault, &target)?;
+            let paper = s.paper(&ctx.vault, target)?;
             let title = paper.record.meta.title.clone();
-            (title, read_paper(&target, &paper, mode, &a, limit)?)
+            (title, read_paper(target, &paper, mode, a, limit)?)
         }
         EntryKind::File => {
             let text = std::fs::read_to_string(&target.abs).map_err(|_| {
@@ -115,7 +164,7 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
             })?;
             (
                 textfile::title(&target.rel, &text),
-                read_file(&target, &text, mode, &a, limit)?,
+                read_file(target, &text, mode, a, limit)?,
             )
         }
     };
@@ -124,21 +173,19 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     if let (Some(m), Some(Value::Object(next))) = (a.max_chars, piece.next.as_mut()) {
         next.insert("maxChars".into(), json!(m));
     }
-    Ok(render(&target, mode, &title, piece))
+    Ok(render(target, mode, &title, piece))
 }
 
 fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
     let mut v = Map::new();
     v.insert("path".into(), json!(t.rel));
     v.insert("kind".into(), json!(t.kind.as_str()));
-    v.insert(
-        "mode".into(),
-        json!(if t.kind == EntryKind::Directory {
-            "metadata"
-        } else {
-            mode.as_str()
-        }),
-    );
+    let shown_mode = if t.kind == EntryKind::Directory {
+        "metadata"
+    } else {
+        mode.as_str()
+    };
+    v.insert("mode".into(), json!(shown_mode));
     v.insert("title".into(), json!(title));
     if let Some(page) = p.page {
         v.insert("page".into(), json!(page));
@@ -146,8 +193,8 @@ fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
     if let Some(lines) = p.lines {
         v.insert("lines".into(), json!(lines));
     }
-    if t.kind != EntryKind::Directory && !p.extra.contains_key("abstract") {
-        v.insert("text".into(), json!(p.text));
+    if let Some(text) = p.text {
+        v.insert("text".into(), json!(text));
     }
     for (k, val) in p.extra {
         v.insert(k, val);
@@ -158,74 +205,55 @@ fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
     v.insert("truncated".into(), json!(p.truncated));
     if let Some(n) = &p.next {
         v.insert("next".into(), n.clone());
+        v.insert(
+            "note".into(),
+            json!(format!(
+                "cut at the budget; continue with context_read {}",
+                serde_json::to_string(n).unwrap_or_default()
+            )),
+        );
+    } else if p.truncated {
+        v.insert("note".into(), json!("cut at the budget"));
     }
-
-    let mut o = String::new();
-    let mut place = String::new();
-    if let Some(page) = p.page {
-        let _ = write!(place, ", page {page}");
-    }
-    if let Some([a, b]) = p.lines {
-        let _ = write!(place, ", lines {a}-{b}");
-    }
-    let _ = writeln!(
-        o,
-        "{title} — {} ({}), {}{place}",
-        t.rel,
-        t.kind.as_str(),
-        v["mode"].as_str().unwrap_or("")
-    );
-    if let Some(u) = &p.citation_uri {
-        let _ = writeln!(o, "citationUri: {u}");
-    }
-    let _ = writeln!(o, "---");
-    o.push_str(&p.text);
-    if !p.text.ends_with('\n') {
-        o.push('\n');
-    }
-    let _ = writeln!(o, "---");
-    if p.truncated {
-        match &p.next {
-            Some(n) => {
-                let _ = writeln!(
-                    o,
-                    "(truncated at the budget; continue with context_read {n})"
-                );
-            }
-            None => {
-                let _ = writeln!(o, "(truncated at the budget)");
-            }
-        }
-    }
-    ToolOutput {
-        structured: Value::Object(v),
-        text: o,
-        citation_uris: p.citation_uri.into_iter().collect(),
-    }
+    ToolOutput::new(Value::Object(v), p.citation_uri.into_iter().collect())
 }
 
-fn directory(t: &Target, limit: usize) -> Result<Piece, ToolError> {
+/// Values from `items[from..]` while their JSON fits `room` characters; the index to continue
+/// from when some were left out.
+fn fit(items: Vec<Value>, from: usize, room: usize) -> (Vec<Value>, Option<usize>) {
+    let mut used = 0usize;
+    let mut out = Vec::new();
+    for (i, v) in items.into_iter().enumerate().skip(from) {
+        let n = serde_json::to_string(&v).map_or(0, |t| t.chars().count()) + 1;
+        if used + n > room {
+            return (out, Some(i));
+        }
+        used += n;
+        out.push(v);
+    }
+    (out, None)
+}
+
+fn directory(t: &Target, from: usize, limit: usize) -> Result<Piece, ToolError> {
     let listing = mention::listing(&t.abs)
         .map_err(|_| ToolError::new("unreadable", "the directory cannot be listed"))?;
-    let mut text = String::new();
-    let mut entries = Vec::new();
-    let mut truncated = false;
-    for e in &listing {
-        let line = format!("{} ({})\n", e.display_name(), e.kind.as_str());
-        if text.chars().count() + line.chars().count() > limit {
-            truncated = true;
-            break;
-        }
-        text.push_str(&line);
-        entries.push(json!({"name": e.name, "kind": e.kind.as_str(), "path": format!("{}/{}", t.rel, e.name)}));
-    }
-    if listing.is_empty() {
-        text.push_str("(empty directory)\n");
-    }
-    text.push_str("Name a file inside this directory to read it; papers inside it need a grant of their own.\n");
-    let mut p = Piece::new(text, None);
-    p.truncated = truncated;
+    let all: Vec<Value> = listing
+        .iter()
+        .map(|e| json!({"name": e.name, "kind": e.kind.as_str(), "path": format!("{}/{}", t.rel, e.name)}))
+        .collect();
+    let total = all.len();
+    let (entries, more) = fit(all, from, limit.saturating_sub(200));
+    let mut p = Piece::data(None);
+    p.extra.insert("entryCount".into(), json!(total));
     p.extra.insert("entries".into(), Value::Array(entries));
+    p.extra.insert(
+        "hint".into(),
+        json!("name a paper or file inside this directory to read it"),
+    );
+    if let Some(k) = more {
+        p.truncated = true;
+        p.next = Some(json!({"path": t.rel, "start": k}));
+    }
     Ok(p)
 }
 
@@ -269,59 +297,42 @@ fn read_paper(
     match mode {
         Mode::Metadata => {
             let m = &paper.record.meta;
-            let (abstract_text, cut) = match &m.abstract_text {
-                Some(ab) => {
-                    let (x, more) = take(ab, 0, limit.saturating_sub(600).max(200));
-                    (Some(x), more.is_some())
+            // `start` continues the section list of an earlier call (the rest is repeated
+            // only on the first one).
+            let from = a.start.unwrap_or(0) as usize;
+            let mut p = Piece::data(Some(uri::page_uri(rel, 1)));
+            let mut room = limit.saturating_sub(400 + rel.len() * 2);
+            if from == 0 {
+                p.extra.insert("authors".into(), json!(m.authors));
+                p.extra.insert("year".into(), json!(m.year));
+                p.extra.insert("doi".into(), json!(m.doi));
+                p.extra.insert("arxiv".into(), json!(m.arxiv));
+                p.extra.insert("pages".into(), json!(paper.record.pages));
+                if let Some(ab) = &m.abstract_text {
+                    let (x, more) = take(ab, 0, (room / 2).max(200).min(room));
+                    room = room.saturating_sub(x.chars().count() + 32);
+                    p.truncated |= more.is_some();
+                    p.extra.insert("abstract".into(), json!(x));
+                } else {
+                    p.extra.insert("abstract".into(), Value::Null);
                 }
-                None => (None, false),
-            };
+            }
             let sections: Vec<Value> = paper
                 .record
                 .sections
                 .iter()
                 .map(|s| json!({"number": s.number, "title": s.title, "level": s.level, "page": s.page}))
                 .collect();
-            let mut text = String::new();
-            let _ = writeln!(text, "Title: {}", m.title);
-            if !m.authors.is_empty() {
-                let _ = writeln!(text, "Authors: {}", m.authors.join(", "));
+            p.extra.insert("sectionCount".into(), json!(sections.len()));
+            let (shown, more) = fit(sections, from, room);
+            if from > 0 {
+                p.extra.insert("sectionsFrom".into(), json!(from));
             }
-            if let Some(y) = m.year {
-                let _ = writeln!(text, "Year: {y}");
+            p.extra.insert("sections".into(), Value::Array(shown));
+            if let Some(k) = more {
+                p.truncated = true;
+                p.next = Some(json!({"path": rel, "mode": "metadata", "start": k}));
             }
-            if let Some(d) = &m.doi {
-                let _ = writeln!(text, "DOI: {d} ({})", uri::doi_uri(d));
-            }
-            if let Some(x) = &m.arxiv {
-                let _ = writeln!(text, "arXiv: {x} ({})", uri::arxiv_uri(x));
-            }
-            let _ = writeln!(text, "Pages: {}", paper.record.pages);
-            if !paper.record.sections.is_empty() {
-                let _ = writeln!(text, "Sections:");
-                for s in paper.record.sections.iter().take(60) {
-                    let indent = "  ".repeat(s.level as usize + 1);
-                    let num = s
-                        .number
-                        .as_deref()
-                        .map(|n| format!("{n} "))
-                        .unwrap_or_default();
-                    let _ = writeln!(text, "{indent}{num}{} (page {})", s.title, s.page);
-                }
-            }
-            if let Some(ab) = &abstract_text {
-                let _ = writeln!(text, "Abstract:\n{ab}");
-            }
-            let (text, over) = take(&text, 0, limit);
-            let mut p = Piece::new(text, Some(uri::page_uri(rel, 1)));
-            p.truncated = cut || over.is_some();
-            p.extra.insert("authors".into(), json!(m.authors));
-            p.extra.insert("year".into(), json!(m.year));
-            p.extra.insert("doi".into(), json!(m.doi));
-            p.extra.insert("arxiv".into(), json!(m.arxiv));
-            p.extra.insert("abstract".into(), json!(abstract_text));
-            p.extra.insert("pages".into(), json!(paper.record.pages));
-            p.extra.insert("sections".into(), Value::Array(sections));
             Ok(p)
         }
         Mode::Page => {
@@ -436,8 +447,7 @@ fn read_paper(
         }
         Mode::Section => {
             let wanted = match &a.section {
-                Some(Value::String(s)) => s.trim().to_string(),
-                Some(Value::Number(n)) => n.to_string(),
+                Some(s) if !s.trim().is_empty() => s.trim().to_string(),
                 _ => {
                     return Err(ToolError::bad_args(
                         "`section` (a title or number) is required for section mode",
@@ -565,9 +575,7 @@ fn read_file(
     };
     match mode {
         Mode::Metadata => {
-            let mut body = String::new();
-            let _ = writeln!(body, "Lines: {total}\nBytes: {}", text.len());
-            let mut p = Piece::new(body, Some(uri::encode_path(rel)));
+            let mut p = Piece::data(Some(uri::encode_path(rel)));
             p.extra.insert("lineCount".into(), json!(total));
             p.extra.insert("size".into(), json!(text.len()));
             Ok(p)

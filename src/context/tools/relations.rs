@@ -3,8 +3,6 @@
 //! matched (never the asked-about paper's own path), carries a citation URI only when it can
 //! be opened, and says whether it is readable in this turn (`inGrant`).
 
-use std::fmt::Write;
-
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -139,17 +137,9 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
 
     let mut truncated = false;
     loop {
-        let (structured, text) = render(&target.rel, &meta.title, &cards, &counts, truncated);
-        if text.chars().count() <= ctx.remaining {
-            let uris = cards
-                .iter()
-                .filter_map(|c| c.citation_uri.clone())
-                .collect();
-            return Ok(ToolOutput {
-                structured,
-                text,
-                citation_uris: uris,
-            });
+        let out = render(&target.rel, &meta.title, &cards, &counts, truncated);
+        if out.chars() <= ctx.remaining {
+            return Ok(out);
         }
         if cards.pop().is_none() {
             return Err(super::budget_exhausted(&ctx.grant));
@@ -186,52 +176,21 @@ fn render(
     cards: &[RelCard],
     counts: &[(Kind, usize)],
     truncated: bool,
-) -> (Value, String) {
-    let structured = json!({"path": path, "title": title, "cards": cards, "truncated": truncated});
-    let mut t = String::new();
-    let _ = writeln!(t, "Relations of \"{title}\" ({path}):");
-    for (kind, _) in counts {
-        let of_kind: Vec<&RelCard> = cards.iter().filter(|c| c.relation == *kind).collect();
-        let _ = writeln!(t, "{} ({}):", label(*kind), of_kind.len());
-        for c in of_kind {
-            let mut line = format!("- {}", c.title);
-            if let Some(y) = c.year {
-                let _ = write!(line, " ({y})");
-            }
-            if !c.authors.is_empty() {
-                let _ = write!(
-                    line,
-                    " — {}",
-                    c.authors
-                        .iter()
-                        .take(3)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
-            if let Some(p) = &c.paper_path {
-                let _ = write!(
-                    line,
-                    " [library: {p}{}]",
-                    if c.in_grant {
-                        ", in grant"
-                    } else {
-                        ", not readable this turn"
-                    }
-                );
-            }
-            if let Some(u) = &c.citation_uri {
-                let _ = write!(line, " citationUri: {u}");
-            }
-            let _ = writeln!(t, "{line}");
-        }
-    }
+) -> ToolOutput {
+    let shown: serde_json::Map<String, Value> = counts
+        .iter()
+        .map(|(k, _)| {
+            let n = cards.iter().filter(|c| c.relation == *k).count();
+            (label(*k).to_string(), json!(n))
+        })
+        .collect();
+    let mut v = json!({"path": path, "title": title, "cards": cards, "counts": shown, "truncated": truncated});
     if truncated {
-        let _ = writeln!(
-            t,
-            "(more cards were left out: the turn's budget is nearly used up)"
-        );
+        v["note"] = json!("more cards were left out: the turn's budget is nearly used up");
     }
-    (structured, t)
+    let uris = cards
+        .iter()
+        .filter_map(|c| c.citation_uri.clone())
+        .collect();
+    ToolOutput::new(v, uris)
 }

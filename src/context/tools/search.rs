@@ -4,7 +4,6 @@
 //! silently empty.
 
 use std::collections::BTreeSet;
-use std::fmt::Write;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -109,14 +108,9 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     // Fit the turn's remaining budget by dropping the weakest cards, and say so.
     let mut truncated = false;
     loop {
-        let (structured, text) = render(query, &cards, truncated);
-        if text.chars().count() <= ctx.remaining {
-            let uris = cards.iter().map(|c| c.citation_uri.clone()).collect();
-            return Ok(ToolOutput {
-                structured,
-                text,
-                citation_uris: uris,
-            });
+        let out = render(query, &cards, truncated);
+        if out.chars() <= ctx.remaining {
+            return Ok(out);
         }
         if cards.pop().is_none() {
             return Err(super::budget_exhausted(&ctx.grant));
@@ -128,42 +122,15 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     }
 }
 
-fn render(query: &str, cards: &[Card], truncated: bool) -> (Value, String) {
-    let structured = json!({ "cards": cards, "truncated": truncated });
-    let mut t = String::new();
+fn render(query: &str, cards: &[Card], truncated: bool) -> ToolOutput {
+    let mut v = json!({ "query": query, "cards": cards, "truncated": truncated });
     if cards.is_empty() {
-        let _ = writeln!(t, "No matches for {query:?} in the granted sources.");
-    } else {
-        let _ = writeln!(t, "{} card(s) for {query:?}:", cards.len());
+        v["note"] = json!("nothing in the granted sources matches; try other words");
+    } else if truncated {
+        v["note"] = json!("more cards were left out: the turn's budget is nearly used up");
     }
-    for (i, c) in cards.iter().enumerate() {
-        let place = match (c.page, c.lines) {
-            (Some(p), _) => match c.page_label.as_deref().filter(|l| *l != p.to_string()) {
-                Some(l) => format!("page {p} (\"{l}\")"),
-                None => format!("page {p}"),
-            },
-            (None, Some([a, b])) => format!("lines {a}-{b}"),
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            t,
-            "[{}] {} — {} ({}) {place}, score {:.2}",
-            i + 1,
-            c.title,
-            c.path,
-            c.kind.as_str(),
-            c.score
-        );
-        let _ = writeln!(t, "    {}", c.excerpt);
-        let _ = writeln!(t, "    citationUri: {}", c.citation_uri);
-    }
-    if truncated {
-        let _ = writeln!(
-            t,
-            "(more cards were left out: the turn's budget is nearly used up)"
-        );
-    }
-    (structured, t)
+    let uris = cards.iter().map(|c| c.citation_uri.clone()).collect();
+    ToolOutput::new(v, uris)
 }
 
 fn is_fresh(catalog: &Catalog, rel: &str, kind: EntryKind, meta: &std::fs::Metadata) -> bool {

@@ -1,0 +1,357 @@
+//! What agentero knows about each real ACP adapter (measured against claude-agent-acp 0.23,
+//! gemini-cli 0.61 `--acp` and codex-acp 0.16 with a scripted model API), so that a session
+//! reads the grant through `agentero-context` and nothing else, with no permission prompt:
+//!
+//! - **Claude Code** (`claude-agent-acp`): `session/new`'s `_meta.claudeCode.options` is spread
+//!   into the Claude Agent SDK's options. `tools: []` removes the built-in tools (Read, Grep,
+//!   Bash, WebFetch, …) from what the model is offered, `allowedTools` pre-approves our three, so
+//!   the adapter never asks. With `native_reads`, `Read` stays and reaches our permission policy.
+//! - **Gemini CLI** (`gemini --acp`): MCP servers of an untrusted folder are skipped silently,
+//!   so the process gets `GEMINI_CLI_TRUST_WORKSPACE=true` (trust for this process only; the
+//!   user's settings are not touched). A policy file (`--policy`) denies every built-in tool
+//!   (they disappear from the model's tool list) and allows the `agentero-context` server's.
+//! - **Codex** (`codex-acp`): its shell and web search are switched off with `-c` overrides
+//!   (the read-only sandbox would otherwise let the shell read any file without asking); an
+//!   `env_var` auth method whose variables are set is sent as `authenticate` before sessions.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::client::CONTEXT_SERVER_NAME;
+use crate::config::{Adapter, AgentDef};
+use crate::context::TOOL_NAMES;
+
+/// The folder under `.agentero/` for files agentero writes for its agents.
+pub const AGENTS_DIR: &str = "agents";
+
+/// How the agent's process is started: the command line and environment after the adapter's
+/// switches are added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub command: PathBuf,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// Codex's switches: no shell, no unified exec, no web search.
+const CODEX_OVERRIDES: [&str; 3] = [
+    "features.shell_tool=false",
+    "features.unified_exec=false",
+    "web_search=\"disabled\"",
+];
+
+/// Gemini CLI's policy: built-in tools denied (and so not offered), ours allowed.
+pub fn gemini_policy() -> String {
+    format!(
+        "# Written by agentero for Gemini CLI sessions: the vault is read only through the\n\
+         # {CONTEXT_SERVER_NAME} tools, which enforce the turn's grant.\n\
+         [[rule]]\n\
+         toolName = \"*\"\n\
+         decision = \"deny\"\n\
+         priority = 500\n\
+         deny_message = \"agentero: the vault is read only through the {CONTEXT_SERVER_NAME} \
+         tools (context_search, context_read, paper_relations).\"\n\
+         \n\
+         [[rule]]\n\
+         mcpName = \"{CONTEXT_SERVER_NAME}\"\n\
+         toolName = \"*\"\n\
+         decision = \"allow\"\n\
+         priority = 900\n"
+    )
+}
+
+/// The process to start for `def` in the vault whose state folder is `state_dir`. `npx` is the
+/// fallback for a preset whose command is not installed (`found` tells whether it is).
+pub fn launch(def: &AgentDef, state_dir: &Path, found: bool) -> std::io::Result<Launch> {
+    let (mut command, mut args) = (def.command.clone(), def.args.clone());
+    if !found && let Some(pkg) = &def.npx_package {
+        command = PathBuf::from("npx");
+        let mut a = vec!["-y".to_string(), pkg.clone()];
+        a.append(&mut args);
+        args = a;
+    }
+    let mut env = def.env.clone();
+    match def.adapter {
+        Adapter::Gemini => {
+            env.entry("GEMINI_CLI_TRUST_WORKSPACE".into())
+                .or_insert_with(|| "true".into());
+            if !args.iter().any(|a| a == "--policy") {
+                let dir = state_dir.join(AGENTS_DIR);
+                std::fs::create_dir_all(&dir)?;
+                let file = dir.join("gemini-policy.toml");
+                let text = gemini_policy();
+                if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+                    crate::vault::fsutil::atomic_write(&file, text.as_bytes())?;
+                }
+                args.push("--policy".into());
+                args.push(file.display().to_string());
+            }
+        }
+        Adapter::Codex => {
+            for o in CODEX_OVERRIDES {
+                let key = o.split('=').next().unwrap_or(o);
+                let set = args.windows(2).any(|w| {
+                    (w[0] == "-c" || w[0] == "--config") && w[1].starts_with(&format!("{key}="))
+                });
+                if !set {
+                    args.push("-c".into());
+                    args.push(o.into());
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(Launch { command, args, env })
+}
+
+/// The tool names as the Claude Agent SDK spells them.
+fn claude_tool_names() -> Vec<String> {
+    TOOL_NAMES
+        .iter()
+        .map(|t| format!("mcp__{CONTEXT_SERVER_NAME}__{t}"))
+        .collect()
+}
+
+/// `_meta` for `session/new`, `session/load` and `session/resume` of `def`'s adapter.
+pub fn session_meta(def: &AgentDef) -> Option<serde_json::Map<String, Value>> {
+    match def.adapter {
+        Adapter::Claude => {
+            let tools: Vec<&str> = if def.native_reads {
+                vec!["Read"]
+            } else {
+                Vec::new()
+            };
+            let meta = json!({
+                "claudeCode": {
+                    "options": {
+                        "tools": tools,
+                        "allowedTools": claude_tool_names(),
+                    }
+                }
+            });
+            meta.as_object().cloned()
+        }
+        _ => None,
+    }
+}
+
+/// The session mode to switch to after opening, when the agent offers it and is elsewhere.
+pub fn wanted_mode(def: &AgentDef) -> Option<&'static str> {
+    match def.adapter {
+        Adapter::Codex => Some("read-only"),
+        _ => None,
+    }
+}
+
+/// An authentication method as the agent advertised it (`initialize`'s `authMethods`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthInfo {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+    /// `agent` (the agent handles it), `terminal` or `env_var`.
+    pub kind: String,
+    /// The variables an `env_var` method reads.
+    pub vars: Vec<String>,
+}
+
+impl AuthInfo {
+    /// From the raw JSON of one advertised method (the typed schema drops `type` and `vars`).
+    pub fn from_json(v: &Value) -> Option<AuthInfo> {
+        Some(AuthInfo {
+            id: v.get("id")?.as_str()?.to_string(),
+            name: v
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            description: v
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            kind: v
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("agent")
+                .to_string(),
+            vars: v
+                .get("vars")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.get("name").and_then(Value::as_str))
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+    }
+
+    /// One line for messages: name (id): description [environment: VARS].
+    pub fn describe(&self) -> String {
+        let mut s = format!("- {} ({})", self.name, self.id);
+        if let Some(d) = &self.description {
+            s.push_str(&format!(": {d}"));
+        }
+        if !self.vars.is_empty() {
+            s.push_str(&format!(" [environment: {}]", self.vars.join(", ")));
+        }
+        s
+    }
+}
+
+/// The `env_var` method to `authenticate` with: the first whose variables are all set (in the
+/// agent's configured environment or agentero's own).
+pub fn env_auth_method(
+    methods: &[AuthInfo],
+    env: &BTreeMap<String, String>,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Option<String> {
+    methods
+        .iter()
+        .find(|m| {
+            m.kind == "env_var"
+                && !m.vars.is_empty()
+                && m.vars.iter().all(|v| {
+                    env.get(v)
+                        .cloned()
+                        .or_else(|| lookup(v))
+                        .is_some_and(|x| !x.is_empty())
+                })
+        })
+        .map(|m| m.id.clone())
+}
+
+/// What to do about a login wall, for this agent (its preset's advice, or a generic line).
+pub fn login_hint(def: &AgentDef) -> String {
+    let mut hint = match crate::config::preset_of(def) {
+        Some(p) => format!("To log in: {}.", p.login),
+        None => format!(
+            "Log in with the agent's own command line, or set its API key in [agents.{}] env \
+             of the config file.",
+            def.name
+        ),
+    };
+    if def.adapter == Adapter::Claude && is_root() {
+        hint.push_str(
+            " Claude Code refuses to start as root unless IS_SANDBOX=1 is set in its environment.",
+        );
+    }
+    hint
+}
+
+fn is_root() -> bool {
+    #[cfg(unix)]
+    {
+        std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, presets};
+
+    fn def(name: &str) -> AgentDef {
+        Config::defaults(Path::new("/opt/agentero"))
+            .agent(Some(name))
+            .unwrap()
+            .clone()
+    }
+
+    #[test]
+    fn presets_fall_back_to_npx_and_get_their_switches() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = launch(&def("claude"), dir.path(), false).unwrap();
+        assert_eq!(l.command, PathBuf::from("npx"));
+        assert_eq!(l.args, ["-y", "@zed-industries/claude-agent-acp"]);
+        let l = launch(&def("claude"), dir.path(), true).unwrap();
+        assert_eq!(l.command, PathBuf::from("claude-agent-acp"));
+
+        let l = launch(&def("gemini"), dir.path(), true).unwrap();
+        assert_eq!(l.args[0], "--acp");
+        assert_eq!(l.args[1], "--policy");
+        let policy = std::fs::read_to_string(&l.args[2]).unwrap();
+        assert!(
+            policy.contains("mcpName = \"agentero-context\""),
+            "{policy}"
+        );
+        assert!(l.args[2].starts_with(&dir.path().display().to_string()));
+        assert_eq!(
+            l.env.get("GEMINI_CLI_TRUST_WORKSPACE").map(String::as_str),
+            Some("true")
+        );
+
+        let mut codex = def("codex");
+        codex.args = vec!["-c".into(), "web_search=\"live\"".into()];
+        let l = launch(&codex, dir.path(), true).unwrap();
+        // The user's own setting wins; the others are added.
+        assert_eq!(
+            l.args,
+            [
+                "-c",
+                "web_search=\"live\"",
+                "-c",
+                "features.shell_tool=false",
+                "-c",
+                "features.unified_exec=false"
+            ]
+        );
+        assert!(presets().iter().all(|p| !p.login.is_empty()));
+    }
+
+    #[test]
+    fn claude_sessions_offer_only_our_tools() {
+        let m = session_meta(&def("claude")).unwrap();
+        let o = &m["claudeCode"]["options"];
+        assert_eq!(o["tools"], json!([]));
+        assert_eq!(o["allowedTools"].as_array().unwrap().len(), 3);
+        let mut reads = def("claude");
+        reads.native_reads = true;
+        assert_eq!(
+            session_meta(&reads).unwrap()["claudeCode"]["options"]["tools"],
+            json!(["Read"])
+        );
+        assert!(session_meta(&def("gemini")).is_none());
+    }
+
+    #[test]
+    fn env_var_auth_needs_every_variable() {
+        let raw = json!([
+            {"id": "chatgpt", "name": "Login with ChatGPT"},
+            {"type": "env_var", "id": "codex-api-key", "name": "Use CODEX_API_KEY", "vars": [{"name": "CODEX_API_KEY"}]},
+            {"type": "env_var", "id": "openai-api-key", "name": "Use OPENAI_API_KEY", "vars": [{"name": "OPENAI_API_KEY"}]}
+        ]);
+        let methods: Vec<AuthInfo> = raw
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(AuthInfo::from_json)
+            .collect();
+        assert_eq!(methods[1].vars, ["CODEX_API_KEY"]);
+        let none = BTreeMap::new();
+        assert_eq!(env_auth_method(&methods, &none, |_| None), None);
+        assert_eq!(
+            env_auth_method(&methods, &none, |v| (v == "OPENAI_API_KEY")
+                .then(|| "k".into())),
+            Some("openai-api-key".into())
+        );
+        let mut env = BTreeMap::new();
+        env.insert("CODEX_API_KEY".to_string(), "k".to_string());
+        assert_eq!(
+            env_auth_method(&methods, &env, |_| None),
+            Some("codex-api-key".into())
+        );
+        assert!(
+            methods[1]
+                .describe()
+                .contains("[environment: CODEX_API_KEY]")
+        );
+    }
+}
