@@ -73,3 +73,40 @@ fn tex_accents_compose_with_their_letters() {
 fn code_keeps_its_indentation_and_line_breaks() {
     assert_pages(&fixtures::code_listing().unwrap());
 }
+
+/// `agentero index` names the papers whose text could not be decoded, on every run, and the CJK
+/// text of CID fonts without ToUnicode is searchable.
+#[test]
+fn index_summary_reports_undecodable_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (slug, fixture) in [
+        ("opaque", fixtures::undecodable_font().unwrap()),
+        ("cjk", fixtures::predefined_cmaps().unwrap()),
+    ] {
+        std::fs::create_dir_all(root.join("papers").join(slug)).unwrap();
+        std::fs::write(
+            root.join("papers").join(slug).join("paper.pdf"),
+            fixture.pdf,
+        )
+        .unwrap();
+    }
+    let v = root.to_str().unwrap();
+    for run in 0..2 {
+        let out = common::agentero(&["index", v], root);
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        let stdout = common::stdout(&out);
+        assert!(
+            stdout.contains("papers/opaque/paper.pdf: text not decodable on 1 page"),
+            "run {run}: {stdout}"
+        );
+        assert!(!stdout.contains("papers/cjk/paper.pdf: text"), "{stdout}");
+    }
+    let out = common::agentero(&["search", "--vault", v, "--json", "中文排版"], root);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        found["cards"][0]["citationUri"], "papers/cjk/paper.pdf#page=1",
+        "{found}"
+    );
+}
