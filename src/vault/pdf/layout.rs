@@ -464,55 +464,50 @@ fn find_aside(
         }
         lines.iter().map(|l| l.2 - l.1).sum::<f32>() / lines.len().max(1) as f32
     };
+    // The aside grows with the cut: fragments join it in order of their inner edge.
+    let edge = |f: &Frag| if left { f.x1 } else { -f.x0 };
+    let mut order: Vec<usize> = (0..frags.len()).collect();
+    order.sort_by(|&a, &b| edge(&frags[a]).total_cmp(&edge(&frags[b])));
+    let mut in_aside = vec![false; frags.len()];
+    let mut taken = 0;
+    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    let (mut aside_glyphs, mut aside_letters) = (0usize, 0usize);
     let mut best = None;
     for g in cuts.into_iter().take(400) {
-        let aside: Vec<usize> = (0..frags.len())
-            .filter(|&i| {
-                if left {
-                    frags[i].x1 <= g + 0.5
-                } else {
-                    frags[i].x0 >= g - 0.5
-                }
-            })
-            .collect();
-        if aside.len() < 2 {
+        let limit = if left { g + 0.5 } else { -(g - 0.5) };
+        while taken < order.len() && edge(&frags[order[taken]]) <= limit {
+            let i = order[taken];
+            in_aside[i] = true;
+            lo = lo.min(frags[i].y - 0.5 * em);
+            hi = hi.max(frags[i].y + frags[i].size);
+            aside_glyphs += frags[i].end - frags[i].first;
+            // Words, not a column of numbers (contents page numbers, equation numbers).
+            aside_letters += frag_text(page, gs, &frags[i])
+                .map_or(0, |t| t.chars().filter(|c| c.is_alphabetic()).count());
+            taken += 1;
+        }
+        if taken < 2 || aside_letters * 2 < aside_glyphs {
             continue;
         }
-        let lo = aside
-            .iter()
-            .map(|&i| frags[i].y)
-            .fold(f32::INFINITY, f32::min)
-            - 0.5 * em;
-        let hi = aside
-            .iter()
-            .map(|&i| frags[i].y + frags[i].size)
-            .fold(f32::NEG_INFINITY, f32::max);
-        let beside: Vec<usize> = (0..frags.len())
-            .filter(|i| !aside.contains(i) && frags[*i].y >= lo && frags[*i].y <= hi)
-            .collect();
-        if beside.is_empty() {
-            continue;
-        }
-        let crowded = beside.iter().any(|&i| {
-            if left {
-                frags[i].x0 < g + em
-            } else {
-                frags[i].x1 > g - em
+        // A clear strip between the aside and everything level with it.
+        let mut beside = Vec::new();
+        let mut crowded = false;
+        for (i, f) in frags.iter().enumerate() {
+            if in_aside[i] || f.y < lo || f.y > hi {
+                continue;
             }
-        });
-        // Words, not a column of numbers (page numbers of a contents list, equation numbers).
-        let letters: usize = aside
-            .iter()
-            .filter_map(|&i| frag_text(page, gs, &frags[i]))
-            .map(|t| t.chars().filter(|c| c.is_alphabetic()).count())
-            .sum();
+            if (left && f.x0 < g + em) || (!left && f.x1 > g - em) {
+                crowded = true;
+                break;
+            }
+            beside.push(i);
+        }
+        if crowded || beside.is_empty() || aside_glyphs >= glyphs(&beside) {
+            continue;
+        }
+        let aside: Vec<usize> = order[..taken].to_vec();
         let beside_width = mean_width(&beside);
-        if crowded
-            || letters * 2 < glyphs(&aside)
-            || beside_width < 2.0 * mean_width(&aside)
-            || beside_width < 0.35 * width
-            || glyphs(&aside) >= glyphs(&beside)
-        {
+        if beside_width < 2.0 * mean_width(&aside) || beside_width < 0.35 * width {
             continue;
         }
         best = Some((aside, beside));
