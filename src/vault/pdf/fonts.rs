@@ -375,8 +375,9 @@ fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Font {
     } else {
         None
     };
+    let to_unicode = load_to_unicode(doc, dict);
     let builtin = if base.is_none() && !type3 {
-        descriptor.and_then(|d| type1_builtin_encoding(doc, d))
+        descriptor.and_then(|d| type1_builtin_encoding(doc, d, to_unicode.is_some()))
     } else {
         None
     };
@@ -387,8 +388,6 @@ fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Font {
         (None, _) if type3 => None,
         (None, _) => Some(BaseEncoding::Standard.table()),
     };
-
-    let to_unicode = load_to_unicode(doc, dict);
 
     // Codes the font uses, to guess its TeX layout for unnamed control codes.
     let used_ot1_lig = (0x0b..=0x0f).any(|c| differences[c].is_some());
@@ -532,9 +531,17 @@ fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Font {
 
 /// The built-in encoding of an embedded Type 1 or CFF program: for Type 1 the `/Encoding` array in
 /// the clear-text part (pdfTeX embeds Computer Modern this way with no /Encoding in the PDF at all).
-fn type1_builtin_encoding(doc: &Document, descriptor: &Dictionary) -> Option<Vec<Option<String>>> {
+fn type1_builtin_encoding(
+    doc: &Document,
+    descriptor: &Dictionary,
+    has_to_unicode: bool,
+) -> Option<Vec<Option<String>>> {
     let Some(stream) = get_stream(doc, descriptor, b"FontFile") else {
-        // A bare CFF program (/FontFile3 /Subtype /Type1C) carries its encoding in binary.
+        // A bare CFF program (/FontFile3 /Subtype /Type1C) carries its encoding in binary;
+        // decompressing and parsing it is only worth it when no ToUnicode map names the text.
+        if has_to_unicode {
+            return None;
+        }
         let cff = get_stream(doc, descriptor, b"FontFile3")?;
         if get_name(doc, &cff.dict, b"Subtype") != Some(b"Type1C") {
             return None;
@@ -656,7 +663,9 @@ fn load_type0(doc: &Document, dict: &Dictionary) -> Font {
         });
         by_cid = match collection {
             Some(c) => CidSource::Collection(cid::cid_text(c)),
-            None if !codes_are_unicode => program_cid_text(doc, cf),
+            // The program's own cmap only when nothing else names the glyphs: decompressing a
+            // CJK TrueType program costs more than the page it is used on.
+            None if !codes_are_unicode && to_unicode.is_none() => program_cid_text(doc, cf),
             None => CidSource::None,
         };
     }
