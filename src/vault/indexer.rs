@@ -4,7 +4,7 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::catalog::{Catalog, CatalogEntry, LoadOutcome, Status};
@@ -27,12 +27,59 @@ pub struct IndexOptions {
 
 impl Default for IndexOptions {
     fn default() -> Self {
+        // `AGENTERO_INDEX_THREADS` overrides the core count (benchmarks measure memory with it).
+        let threads = std::env::var("AGENTERO_INDEX_THREADS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|n: &usize| *n > 0)
+            .unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(2)
+            });
         IndexOptions {
             time_limit: Duration::from_secs(60),
-            threads: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(2),
+            threads,
         }
+    }
+}
+
+/// Bytes of PDF being extracted at once, over all threads. A parsed PDF takes ten to twenty times
+/// its size in memory, so this bounds what the extraction threads hold together (about 150 MB)
+/// whatever the number of cores; small files still go all in parallel, and a file larger than
+/// the budget goes alone.
+const IN_FLIGHT_BYTES: u64 = 8 << 20;
+/// What the smallest file counts for (a parse has a floor of its own).
+const MIN_WEIGHT: u64 = 256 << 10;
+
+#[derive(Default)]
+struct Budget {
+    used: Mutex<u64>,
+    freed: Condvar,
+}
+
+impl Budget {
+    /// Waits until `size` bytes fit in the budget (or nothing else is in flight) and takes them.
+    fn take(&self, size: u64) -> u64 {
+        let want = size.clamp(MIN_WEIGHT, IN_FLIGHT_BYTES);
+        let Ok(mut used) = self.used.lock() else {
+            return 0;
+        };
+        while *used > 0 && *used + want > IN_FLIGHT_BYTES {
+            used = match self.freed.wait(used) {
+                Ok(u) => u,
+                Err(_) => return 0,
+            };
+        }
+        *used += want;
+        want
+    }
+
+    fn give_back(&self, taken: u64) {
+        if let Ok(mut used) = self.used.lock() {
+            *used = used.saturating_sub(taken);
+        }
+        self.freed.notify_all();
     }
 }
 
@@ -256,11 +303,13 @@ pub fn index_vault(
         summary.removed = removed.len();
 
         let queue = Arc::new(Mutex::new(jobs));
+        let budget = Arc::new(Budget::default());
         let threads = opts.threads.clamp(1, 16);
         let (tx, rx) = mpsc::sync_channel::<(Entry, Outcome)>(threads * 2);
         let mut handles = Vec::new();
         for n in 0..threads {
             let queue = Arc::clone(&queue);
+            let budget = Arc::clone(&budget);
             let tx = tx.clone();
             let root = vault.root().to_path_buf();
             let limit = opts.time_limit;
@@ -273,7 +322,12 @@ pub fn index_vault(
                             Err(_) => None,
                         };
                         let Some(job) = job else { break };
+                        let taken = match job.entry.kind {
+                            EntryKind::Paper => budget.take(job.entry.size),
+                            _ => 0,
+                        };
                         let outcome = process(&job, &root, limit);
+                        budget.give_back(taken);
                         if tx.send((job.entry, outcome)).is_err() {
                             break;
                         }
@@ -484,5 +538,37 @@ fn collect_garbage(records_dir: &std::path::Path, catalog: &Catalog) {
         if !live.contains(stem) {
             let _ = std::fs::remove_file(f.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_bounds_the_bytes_in_flight() {
+        let budget = Arc::new(Budget::default());
+        let big = budget.take(6 << 20);
+        assert_eq!(
+            budget.take(1000),
+            MIN_WEIGHT,
+            "small files count for the floor"
+        );
+        let (tx, rx) = mpsc::channel();
+        let waiting = Arc::clone(&budget);
+        std::thread::spawn(move || {
+            let taken = waiting.take(4 << 20);
+            let _ = tx.send(taken);
+        });
+        assert!(
+            rx.recv_timeout(Duration::from_millis(200)).is_err(),
+            "a file that does not fit waits"
+        );
+        budget.give_back(big);
+        assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok(4 << 20));
+        budget.give_back(4 << 20);
+        budget.give_back(MIN_WEIGHT);
+        // Larger than the whole budget: it goes, alone.
+        assert_eq!(budget.take(100 << 20), IN_FLIGHT_BYTES);
     }
 }
