@@ -77,7 +77,11 @@ fn reference_pages(path: &Path) -> Vec<String> {
         .arg("-")
         .output()
         .expect("pdftotext is missing: install poppler-utils and poppler-data");
-    assert!(out.status.success(), "pdftotext failed on {}", path.display());
+    assert!(
+        out.status.success(),
+        "pdftotext failed on {}",
+        path.display()
+    );
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let mut pages: Vec<String> = text.split('\u{c}').map(str::to_string).collect();
     if pages.last().is_some_and(|p| p.trim().is_empty()) {
@@ -253,7 +257,10 @@ fn cjk_phrase_queries_find_their_page() {
     }
     println!("CJK phrase queries: {first} of 20 at rank 1");
     assert!(misses.is_empty(), "{}", misses.join("\n"));
-    assert!(first >= 18, "only {first} of 20 CJK phrases found at rank 1");
+    assert!(
+        first >= 18,
+        "only {first} of 20 CJK phrases found at rank 1"
+    );
 
     // A question names words of a page without the text in between, and without spaces: the
     // page still comes first by the words it shares with the question.
@@ -269,8 +276,9 @@ fn cjk_phrase_queries_find_their_page() {
         let question = format!("{head}{other}吗");
         let cards = index.search(&question, &opts).unwrap();
         assert!(
-            cards.iter().any(|c| c.path == format!("papers/{slug}/paper.pdf")
-                && c.page == Some(*page)),
+            cards
+                .iter()
+                .any(|c| c.path == format!("papers/{slug}/paper.pdf") && c.page == Some(*page)),
             "{question:?} (page {page} of {slug}): {:?}",
             cards
                 .iter()

@@ -607,15 +607,24 @@ const F1_FLOORS: &[(&str, f64)] = &[
     ("manuscript-title-with-forced-linebreak", 0.97),
     ("poorman-hangul-jamo-input-method", 0.98),
     ("preparation-of-papers-for-jacow-conferences", 0.98),
-    ("proposal-for-offering-tex-courses-and-relevant-resources-in", 0.98),
+    (
+        "proposal-for-offering-tex-courses-and-relevant-resources-in",
+        0.98,
+    ),
     ("sample-paper-for-the-aomart-class", 0.96),
     ("style-files-for-asce-like-documents", 0.98),
-    ("template-demonstrating-the-quantumarticle-document-class", 0.98),
+    (
+        "template-demonstrating-the-quantumarticle-document-class",
+        0.98,
+    ),
     ("the-latex2e-tugboat-macros", 0.98),
     ("the-latex3-interfaces", 0.98),
     // pdftotext reads the lps Type 3 ligatures as U+001C ("modi\u{1c}es"), which costs that
     // file a few points against us.
-    ("the-lps-class-layout-for-the-logic-philosophy-of-science", 0.94),
+    (
+        "the-lps-class-layout-for-the-logic-philosophy-of-science",
+        0.94,
+    ),
     ("the-name-of-the-title-is-hope", 0.98),
     ("tlmgr-introduction-chinese", 0.98),
     ("uplatex-japanese-manual", 0.96),

@@ -306,14 +306,15 @@ impl SearchIndex {
             .iter()
             .map(|p| {
                 let term = Term::from_field_text(self.fields.cjk, p);
-                let q: Box<dyn Query> = Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs));
+                let q: Box<dyn Query> =
+                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs));
                 (Occur::Should, q)
             })
             .collect();
         let strict = query.contains(['"', '+'])
-            || query.split_whitespace().any(|w| {
-                w.starts_with('-') || w == "AND" || w == "NOT" || w.contains(':')
-            });
+            || query
+                .split_whitespace()
+                .any(|w| w.starts_with('-') || w == "AND" || w == "NOT" || w.contains(':'));
         let parsed_occur = if strict { Occur::Must } else { Occur::Should };
         Box::new(BooleanQuery::new(vec![
             (parsed_occur, parsed),
@@ -441,8 +442,11 @@ impl SearchIndex {
         let lines = num(f.line_start).zip(num(f.line_end)).map(|(a, b)| [a, b]);
         let text = text_of(f.text);
         let snippet = snippets.snippet(match_window(&text, terms, cjk_runs, max));
-        let highlights =
-            word_highlights(snippet.fragment(), snippet.highlighted(), !cjk_runs.is_empty());
+        let highlights = word_highlights(
+            snippet.fragment(),
+            snippet.highlighted(),
+            !cjk_runs.is_empty(),
+        );
         let excerpt = if highlights.is_empty() {
             if text.trim().is_empty() {
                 "(no text layer on this page)".to_string()
@@ -660,7 +664,7 @@ fn word_highlights(
         matches!((it.next(), it.next()), (Some(c), None) if tokenizer::is_cjk(c))
     };
     if cjk_words {
-            merged.retain(|r| fragment.get(r.clone()).is_none_or(|s| !single_cjk(s)));
+        merged.retain(|r| fragment.get(r.clone()).is_none_or(|s| !single_cjk(s)));
     }
     merged
 }
@@ -705,9 +709,16 @@ mod tests {
     #[test]
     fn cjk_highlights_cover_words() {
         let fragment = "在中文排版中的问题";
-        let byte = |i: usize| fragment.char_indices().nth(i).map_or(fragment.len(), |c| c.0);
-        let char_ranges: Vec<std::ops::Range<usize>> =
-            [1, 2, 3, 4, 5].iter().map(|&i| byte(i)..byte(i + 1)).collect();
+        let byte = |i: usize| {
+            fragment
+                .char_indices()
+                .nth(i)
+                .map_or(fragment.len(), |c| c.0)
+        };
+        let char_ranges: Vec<std::ops::Range<usize>> = [1, 2, 3, 4, 5]
+            .iter()
+            .map(|&i| byte(i)..byte(i + 1))
+            .collect();
         // 中 文 排 版 adjacent, then 中 alone after them.
         let merged = word_highlights(fragment, &char_ranges[..4], true);
         assert_eq!(mark(fragment, &merged), "…在**中文排版**中的问题…");
