@@ -468,6 +468,8 @@ fn find_aside(
     let edge = |f: &Frag| if left { f.x1 } else { -f.x0 };
     let mut order: Vec<usize> = (0..frags.len()).collect();
     order.sort_by(|&a, &b| edge(&frags[a]).total_cmp(&edge(&frags[b])));
+    let mut by_y: Vec<usize> = (0..frags.len()).collect();
+    by_y.sort_by(|&a, &b| frags[a].y.total_cmp(&frags[b].y));
     let mut in_aside = vec![false; frags.len()];
     let mut taken = 0;
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
@@ -492,8 +494,10 @@ fn find_aside(
         // A clear strip between the aside and everything level with it.
         let mut beside = Vec::new();
         let mut crowded = false;
-        for (i, f) in frags.iter().enumerate() {
-            if in_aside[i] || f.y < lo || f.y > hi {
+        let from = by_y.partition_point(|&i| frags[i].y < lo);
+        for &i in by_y[from..].iter().take_while(|&&i| frags[i].y <= hi) {
+            let f = &frags[i];
+            if in_aside[i] {
                 continue;
             }
             if (left && f.x0 < g + em) || (!left && f.x1 > g - em) {
