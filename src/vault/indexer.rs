@@ -45,12 +45,12 @@ impl Default for IndexOptions {
 }
 
 /// Bytes of PDF being extracted at once, over all threads. A parsed PDF takes ten to twenty times
-/// its size in memory, so this bounds what the extraction threads hold together (about 150 MB)
-/// whatever the number of cores; small files still go all in parallel, and a file larger than
-/// the budget goes alone.
-const IN_FLIGHT_BYTES: u64 = 8 << 20;
+/// its size in memory, and each thread's allocator keeps what its largest file needed, so this
+/// bounds what extraction holds whatever the number of cores: about ten typical papers at once
+/// (more than two cores can use), and a file larger than the budget goes alone.
+const IN_FLIGHT_BYTES: u64 = 4 << 20;
 /// What the smallest file counts for (a parse has a floor of its own).
-const MIN_WEIGHT: u64 = 256 << 10;
+const MIN_WEIGHT: u64 = 384 << 10;
 
 #[derive(Default)]
 struct Budget {
@@ -548,7 +548,7 @@ mod tests {
     #[test]
     fn budget_bounds_the_bytes_in_flight() {
         let budget = Arc::new(Budget::default());
-        let big = budget.take(6 << 20);
+        let big = budget.take(IN_FLIGHT_BYTES * 3 / 4);
         assert_eq!(
             budget.take(1000),
             MIN_WEIGHT,
@@ -557,7 +557,7 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let waiting = Arc::clone(&budget);
         std::thread::spawn(move || {
-            let taken = waiting.take(4 << 20);
+            let taken = waiting.take(IN_FLIGHT_BYTES / 2);
             let _ = tx.send(taken);
         });
         assert!(
@@ -565,8 +565,11 @@ mod tests {
             "a file that does not fit waits"
         );
         budget.give_back(big);
-        assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok(4 << 20));
-        budget.give_back(4 << 20);
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(10)),
+            Ok(IN_FLIGHT_BYTES / 2)
+        );
+        budget.give_back(IN_FLIGHT_BYTES / 2);
         budget.give_back(MIN_WEIGHT);
         // Larger than the whole budget: it goes, alone.
         assert_eq!(budget.take(100 << 20), IN_FLIGHT_BYTES);
