@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 
-use crate::vault::index::IndexError;
 use crate::vault::indexer::{self, IndexOptions, IndexSummary, Progress};
+use crate::vault::visible::visible;
 use crate::vault::{Card, SearchOptions, Vault, VaultError};
 
 #[derive(Debug, Parser)]
@@ -106,6 +106,23 @@ pub enum Command {
         #[arg(required_unless_present = "handoff", num_args = 1..)]
         question: Vec<String>,
     },
+    /// Check the configured agents (or those named): command found, `initialize` answered,
+    /// login in place, a session opened. Exits non-zero when one fails.
+    Agents {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// Read this config file instead of ~/.config/agentero/config.toml.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Start presets that are not installed through `npx -y` (may download them).
+        #[arg(long)]
+        npx: bool,
+        /// Print one JSON array.
+        #[arg(long)]
+        json: bool,
+        /// Agent names (default: every configured agent).
+        names: Vec<String>,
+    },
     /// Write the bundled demo vault into a folder (default: the app's data folder) and print it.
     Demo { dir: Option<PathBuf> },
     /// Print the context plan (JSON) of a request; with --grant also write its grant file and
@@ -121,8 +138,40 @@ pub enum Command {
         /// Also write the grant for a new runtime id.
         #[arg(long)]
         grant: bool,
+        /// Read this config file (its [budget]) instead of ~/.config/agentero/config.toml.
+        #[arg(long)]
+        config: Option<PathBuf>,
         /// @-mentions: vault-relative paths of papers, files or folders.
         mentions: Vec<String>,
+    },
+    /// Serve the whole vault, read-only, to external MCP clients (Claude Desktop, Claude Code,
+    /// Cursor, Zed, …): Streamable HTTP on 127.0.0.1 with a bearer token, or --stdio.
+    Serve {
+        /// The vault folder (default: the current folder if it is a vault, else the demo vault).
+        vault: Option<PathBuf>,
+        /// The loopback port (0 picks a free one; the URL is printed).
+        #[arg(long, default_value_t = crate::mcp::http::DEFAULT_PORT)]
+        port: u16,
+        /// Serve over stdin/stdout, for clients that launch the server themselves (no token).
+        #[arg(long, conflicts_with_all = ["token", "rotate_token"])]
+        stdio: bool,
+        /// Print the vault's bearer token (created on first use) and exit.
+        #[arg(long, conflicts_with = "rotate_token")]
+        token: bool,
+        /// Replace the token with a new one, print it and exit (a running server accepts only
+        /// the new one from then on).
+        #[arg(long)]
+        rotate_token: bool,
+        /// Also accept requests from this browser origin (e.g. http://localhost:6274 for the
+        /// MCP Inspector's web UI). Repeatable.
+        #[arg(long = "allow-origin", value_name = "ORIGIN")]
+        allow_origin: Vec<String>,
+        /// Characters one result returns at most (longer reads continue with `next`).
+        #[arg(long, default_value_t = 20_000)]
+        read_chars: usize,
+        /// Re-index the vault every this many seconds (0: only at start).
+        #[arg(long, default_value_t = 60)]
+        refresh: u64,
     },
 }
 
@@ -168,10 +217,21 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 },
             remote,
             grant,
+            config,
             mentions,
         }) => {
             let vault = open_vault(vault.as_deref())?;
-            plan(&vault, paper, page, selection, remote, grant, mentions)
+            let exe = std::env::current_exe().unwrap_or_default();
+            let config = crate::config::Config::load(config.as_deref(), &exe)?;
+            for p in &config.problems {
+                eprintln!("warning: {}", visible(p));
+            }
+            let reading = Reading {
+                paper,
+                page,
+                selection,
+            };
+            plan(&vault, reading, config.budget, remote, grant, mentions)
         }
         Some(Command::Ask {
             vault,
@@ -208,6 +268,55 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             };
             crate::acp::ask::run(&vault, opts)
         }
+        Some(Command::Agents {
+            vault,
+            config,
+            npx,
+            json,
+            names,
+        }) => {
+            let vault = open_vault(vault.as_deref())?;
+            agents(&vault, config.as_deref(), npx, json, &names)
+        }
+        Some(Command::Serve {
+            vault,
+            port,
+            stdio,
+            token,
+            rotate_token,
+            allow_origin,
+            read_chars,
+            refresh,
+        }) => {
+            let path = crate::paths::choose_vault(vault.as_deref())?;
+            let vault = Vault::open(&path)?;
+            if token || rotate_token {
+                vault.ensure_state_dir()?;
+                let t = if rotate_token {
+                    crate::mcp::http::rotate_token(&vault)?
+                } else {
+                    crate::mcp::http::ensure_token(&vault)?
+                };
+                println!("{t}");
+                return Ok(());
+            }
+            if read_chars < 1000 {
+                bail!("--read-chars must be at least 1000");
+            }
+            let opts = crate::mcp::serve::ServeOptions {
+                stdio,
+                http: crate::mcp::http::HttpOptions {
+                    port,
+                    limits: crate::context::tools::vault::Limits {
+                        read_chars,
+                        ..Default::default()
+                    },
+                    extra_origins: allow_origin,
+                },
+                refresh: (refresh > 0).then(|| std::time::Duration::from_secs(refresh)),
+            };
+            crate::mcp::serve::run(vault, opts)
+        }
         Some(Command::Demo { dir }) => {
             let dir = match dir {
                 Some(d) => {
@@ -218,10 +327,84 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 None => crate::paths::demo_vault()?,
             };
-            println!("{}", dir.display());
+            println!("{}", visible(&dir.display().to_string()));
             Ok(())
         }
     }
+}
+
+/// `agentero agents`: the doctor's report, one agent at a time.
+fn agents(
+    vault: &Vault,
+    config: Option<&Path>,
+    npx: bool,
+    json: bool,
+    names: &[String],
+) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("cannot locate the agentero executable")?;
+    let config = crate::config::Config::load(config, &exe)?;
+    let defs: Vec<crate::config::AgentDef> = if names.is_empty() {
+        config.agents.values().cloned().collect()
+    } else {
+        names
+            .iter()
+            .map(|n| config.agent(Some(n)).cloned())
+            .collect::<Result<_, _>>()?
+    };
+    vault.ensure_state_dir()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let mut reports = Vec::new();
+    let mut out = std::io::stdout().lock();
+    for def in &defs {
+        let r = runtime.block_on(async {
+            tokio::time::timeout(
+                crate::acp::doctor::CHECK_TIMEOUT,
+                crate::acp::doctor::check(def, vault, npx),
+            )
+            .await
+        });
+        let r = r.unwrap_or_else(|_| crate::acp::doctor::AgentReport {
+            name: def.name.clone(),
+            adapter: def.adapter.as_str().into(),
+            command: crate::acp::doctor::Check {
+                ok: false,
+                detail: format!(
+                    "{} did not answer within {} s",
+                    def.command_line(),
+                    crate::acp::doctor::CHECK_TIMEOUT.as_secs()
+                ),
+            },
+            initialize: None,
+            login: None,
+            session: None,
+            ok: false,
+        });
+        if !json {
+            // Agent names, versions and error tails come from other programs.
+            write!(
+                out,
+                "{}",
+                visible(&crate::acp::doctor::render(std::slice::from_ref(&r)))
+            )?;
+            out.flush()?;
+        }
+        reports.push(r);
+    }
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&reports)?)?;
+    }
+    if reports.iter().any(|r| !r.ok) {
+        bail!(
+            "{} of {} agents failed a check",
+            reports.iter().filter(|r| !r.ok).count(),
+            reports.len()
+        );
+    }
+    Ok(())
 }
 
 fn open_vault(named: Option<&Path>) -> anyhow::Result<Vault> {
@@ -233,7 +416,8 @@ fn open_vault(named: Option<&Path>) -> anyhow::Result<Vault> {
     Ok(vault)
 }
 
-fn index_with_progress(vault: &Vault, opts: &IndexOptions) -> Result<IndexSummary, VaultError> {
+/// A progress bar on stderr and the callback that drives it.
+fn progress_bar() -> (indicatif::ProgressBar, impl FnMut(Progress)) {
     let bar = indicatif::ProgressBar::hidden();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     let style = indicatif::ProgressStyle::with_template(
@@ -242,19 +426,30 @@ fn index_with_progress(vault: &Vault, opts: &IndexOptions) -> Result<IndexSummar
     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
     .progress_chars("=> ");
     bar.set_style(style);
-    let result = indexer::index_vault(vault, opts, &mut |p| match p {
-        Progress::Planned { to_process, .. } => bar.set_length(to_process as u64),
+    let handle = bar.clone();
+    let progress = move |p| match p {
+        Progress::Planned { to_process, .. } => handle.set_length(to_process as u64),
         Progress::Processed { path, done, .. } => {
-            bar.set_position(done as u64);
-            bar.set_message(path);
+            handle.set_position(done as u64);
+            handle.set_message(visible(&path).into_owned());
         }
-    });
+    };
+    (bar, progress)
+}
+
+fn index_with_progress(vault: &Vault, opts: &IndexOptions) -> Result<IndexSummary, VaultError> {
+    let (bar, mut progress) = progress_bar();
+    let result = indexer::index_vault(vault, opts, &mut progress);
     bar.finish_and_clear();
     result
 }
 
+/// The index summary. Paths, reasons and warnings come from the vault's files: every one is
+/// shown through [`visible`].
 fn print_summary(vault: &Vault, s: &IndexSummary) {
     let mut out = std::io::stdout().lock();
+    let root = vault.root().display().to_string();
+    let root = visible(&root);
     let secs = s.elapsed.as_secs_f64();
     if s.up_to_date() {
         let _ = writeln!(
@@ -262,12 +457,12 @@ fn print_summary(vault: &Vault, s: &IndexSummary) {
             "Up to date: {} unchanged files checked in {:.0} ms ({}).",
             s.unchanged,
             secs * 1000.0,
-            vault.root().display()
+            root
         );
     } else {
-        let _ = writeln!(out, "Indexed {}", vault.root().display());
+        let _ = writeln!(out, "Indexed {}", root);
         if let Some(why) = &s.rebuilt {
-            let _ = writeln!(out, "  rebuilt from scratch: {why}");
+            let _ = writeln!(out, "  rebuilt from scratch: {}", visible(why));
         }
         let _ = writeln!(
             out,
@@ -291,7 +486,7 @@ fn print_summary(vault: &Vault, s: &IndexSummary) {
             "  no text layer (scanned; pages kept, nothing to search):"
         );
         for p in &s.no_text {
-            let _ = writeln!(out, "    {p}");
+            let _ = writeln!(out, "    {}", visible(p));
         }
     }
     for (p, n) in &s.undecodable {
@@ -304,30 +499,15 @@ fn print_summary(vault: &Vault, s: &IndexSummary) {
     if !s.failed.is_empty() {
         let _ = writeln!(out, "  failed:");
         for (p, why) in &s.failed {
-            let _ = writeln!(out, "    {p}: {why}");
+            let _ = writeln!(out, "    {}: {}", visible(p), visible(why));
         }
     }
     for (p, w) in &s.warnings {
-        let _ = writeln!(out, "  warning: {p}: {w}");
+        let _ = writeln!(out, "  warning: {}: {}", visible(p), visible(w));
     }
 }
 
 fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Result<()> {
-    let index = match vault.open_index() {
-        Ok(i) => i,
-        Err(VaultError::Index(IndexError::Missing)) => {
-            eprintln!("No index yet: indexing {} first…", vault.root().display());
-            let summary = index_with_progress(vault, &IndexOptions::default())?;
-            if !json {
-                print_summary(vault, &summary);
-            }
-            vault.open_index()?
-        }
-        Err(e) => {
-            return Err(e)
-                .context("cannot open the search index (run `agentero index` to rebuild it)");
-        }
-    };
     if limit == 0 {
         bail!("--limit must be at least 1");
     }
@@ -335,7 +515,15 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
         limit,
         ..SearchOptions::default()
     };
-    let cards = index.search(query, &opts)?;
+    // A missing index is built and a damaged one rebuilt, with progress, saying so once.
+    let (bar, mut progress) = progress_bar();
+    let mut notice = |m: &str| eprintln!("{}", visible(m));
+    let index =
+        indexer::open_or_rebuild(vault, &IndexOptions::default(), &mut progress, &mut notice)?;
+    let cards = indexer::search_or_rebuild(vault, index, &mut progress, &mut notice, |i| {
+        i.search(query, &opts)
+    })?;
+    bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
     if json {
         let doc = serde_json::json!({
@@ -350,10 +538,16 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
         writeln!(out, "No matches for {query:?}.")?;
         return Ok(());
     }
+    // Titles, paths and excerpts are the vault's text: shown through `visible`.
     for (i, c) in cards.iter().enumerate() {
-        writeln!(out, "{:>2}. {}", i + 1, headline(c))?;
-        writeln!(out, "    {}", c.excerpt)?;
-        writeln!(out, "    {}  (score {:.2})", c.citation_uri, c.score)?;
+        writeln!(out, "{:>2}. {}", i + 1, visible(&headline(c)))?;
+        writeln!(out, "    {}", visible(&c.excerpt))?;
+        writeln!(
+            out,
+            "    {}  (score {:.2})",
+            visible(&c.citation_uri),
+            c.score
+        )?;
     }
     Ok(())
 }
@@ -370,15 +564,20 @@ fn headline(c: &Card) -> String {
 
 fn plan(
     vault: &Vault,
-    paper: Option<String>,
-    page: Option<u32>,
-    selection: Option<String>,
+    reading: Reading,
+    budget: crate::context::budget::Budget,
     remote: bool,
     grant: bool,
     mentions: Vec<String>,
 ) -> anyhow::Result<()> {
     use crate::context::{ContextRequest, CurrentPaper, Locality, Selection};
+    let Reading {
+        paper,
+        page,
+        selection,
+    } = reading;
     let request = ContextRequest {
+        budget,
         mentions,
         selection: match (&paper, selection) {
             (Some(p), Some(text)) => Some(Selection {
@@ -406,7 +605,7 @@ fn plan(
         if let Err(e) = crate::context::library::ensure_cache(vault, &catalog) {
             tracing::warn!(error = %e, "cannot write the citing-scan cache");
         }
-        eprintln!("grant: {}", files.grant().display());
+        eprintln!("grant: {}", visible(&files.grant().display().to_string()));
     }
     println!("{}", plan.to_json_pretty());
     Ok(())

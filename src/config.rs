@@ -246,6 +246,8 @@ pub struct Config {
     pub budget: Budget,
     pub turn_timeout_secs: u64,
     pub agents: BTreeMap<String, AgentDef>,
+    /// Mistakes in the file, each `file:line: message`, skipped so the rest still works.
+    pub problems: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -271,19 +273,6 @@ pub enum ConfigError {
         known: String,
         hint: String,
     },
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawConfig {
-    default_agent: Option<String>,
-    keymap: Option<String>,
-    theme: Option<String>,
-    turn_timeout_secs: Option<u64>,
-    #[serde(default)]
-    budget: Option<Budget>,
-    #[serde(default)]
-    agents: BTreeMap<String, RawAgent>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -323,6 +312,7 @@ impl Config {
             budget: Budget::default(),
             turn_timeout_secs: DEFAULT_TURN_TIMEOUT_SECS,
             agents,
+            problems: Vec::new(),
         }
     }
 
@@ -342,82 +332,169 @@ impl Config {
         }
     }
 
-    /// Parses config text; errors name `file` and the line.
+    /// Parses config text. Nothing in it can take the app down: every mistake — a syntax
+    /// error, an unknown key, a bad value, one broken agent — is reported as a problem naming
+    /// `file` and the line ([`Config::problems`]) and skipped, keeping the rest of the file,
+    /// the defaults and the built-in agent.
     pub fn parse(text: &str, file: &Path, exe: &Path) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let line = e.span().map_or(1, |s| line_of(text, s.start));
+        let mut config = Config::defaults(exe);
+        config.file = Some(file.to_path_buf());
+        let mut problems = Vec::new();
+        let at = |line: usize, message: String| {
             ConfigError::Parse {
                 file: file.to_path_buf(),
                 line,
-                message: e.message().trim().to_string(),
+                message,
             }
-        })?;
-        let mut config = Config::defaults(exe);
-        config.file = Some(file.to_path_buf());
-        let invalid = |message: String| ConfigError::Invalid {
-            file: file.to_path_buf(),
-            message,
+            .to_string()
         };
-        for (name, a) in raw.agents {
-            if name == BUILTIN_AGENT {
-                return Err(invalid(format!(
-                    "[agents.{BUILTIN_AGENT}] is reserved for the built-in agent; pick another name"
-                )));
-            }
-            if a.command.trim().is_empty() {
-                return Err(invalid(format!("[agents.{name}] has an empty command")));
-            }
-            let command = PathBuf::from(&a.command);
-            let adapter = a
-                .adapter
-                .unwrap_or_else(|| Adapter::detect(&command, &a.args));
-            let mut def = AgentDef {
-                name: name.clone(),
-                command,
-                args: a.args,
-                env: a.env,
-                remote: a.remote,
-                warm_pool: a.warm_pool.unwrap_or(DEFAULT_WARM_POOL),
-                install_hint: None,
-                adapter,
-                native_reads: a.native_reads,
-                npx_package: None,
-            };
-            if let Some(p) = preset_of(&def) {
-                def.install_hint = Some(p.install.to_string());
-                // The preset's own command line keeps its npx fallback.
-                if def.command.as_os_str() == p.command {
-                    def.npx_package = Some(p.package.to_string());
+        // A syntax error spoils the whole document for the TOML parser: then each section
+        // (from one `[header]` line to the next) is read on its own, so one typo costs only
+        // its own section.
+        let sections: Vec<(usize, String)> = match toml::from_str::<toml::Table>(text) {
+            Ok(_) => vec![(0, text.to_string())],
+            Err(_) => split_sections(text),
+        };
+        for (offset, section) in sections {
+            match toml::from_str::<BTreeMap<String, toml::Spanned<toml::Value>>>(&section) {
+                Ok(keys) => {
+                    config.apply_keys(&section, offset, keys, &mut |line, m| {
+                        problems.push(at(line, m))
+                    });
+                }
+                Err(e) => {
+                    let line = offset + e.span().map_or(1, |s| line_of(&section, s.start));
+                    problems.push(at(line, e.message().trim().to_string()));
                 }
             }
-            config.agents.insert(name, def);
-        }
-        if let Some(d) = raw.default_agent {
-            config.default_agent = d;
         }
         if !config.agents.contains_key(&config.default_agent) {
-            return Err(invalid(format!(
-                "default_agent = {:?} names no agent (defined: {})",
-                config.default_agent,
-                config.agent_names().join(", ")
-            )));
+            let line = find_key_line(text, "default_agent").unwrap_or(1);
+            problems.push(at(
+                line,
+                format!(
+                    "default_agent = {:?} names no agent (defined: {}); using {BUILTIN_AGENT:?}",
+                    config.default_agent,
+                    config.agent_names().join(", ")
+                ),
+            ));
+            config.default_agent = BUILTIN_AGENT.into();
         }
-        if let Some(k) = raw.keymap {
-            config.keymap = k;
-        }
-        if let Some(t) = raw.theme {
-            config.theme = t;
-        }
-        if let Some(b) = raw.budget {
-            config.budget = b.sanitized();
-        }
-        if let Some(t) = raw.turn_timeout_secs {
-            if t == 0 {
-                return Err(invalid("turn_timeout_secs must be at least 1".into()));
-            }
-            config.turn_timeout_secs = t;
-        }
+        config.problems = problems;
         Ok(config)
+    }
+
+    /// Applies the top-level keys of one document (or section, starting after line `offset`).
+    fn apply_keys(
+        &mut self,
+        text: &str,
+        offset: usize,
+        keys: BTreeMap<String, toml::Spanned<toml::Value>>,
+        problem: &mut dyn FnMut(usize, String),
+    ) {
+        let line_at = |span: std::ops::Range<usize>| offset + line_of(text, span.start);
+        for (key, value) in keys {
+            let line = line_at(value.span());
+            let value = value.into_inner();
+            let string = |v: toml::Value| match v {
+                toml::Value::String(s) => Ok(s),
+                other => Err(format!(
+                    "`{key}` must be a string, not {}",
+                    other.type_str()
+                )),
+            };
+            let outcome: Result<(), String> = match key.as_str() {
+                "default_agent" => string(value).map(|s| self.default_agent = s),
+                "keymap" => string(value).map(|s| self.keymap = s),
+                "theme" => string(value).map(|s| self.theme = s),
+                "turn_timeout_secs" => match value {
+                    toml::Value::Integer(t) if t >= 1 => {
+                        self.turn_timeout_secs = t as u64;
+                        Ok(())
+                    }
+                    _ => Err(
+                        "turn_timeout_secs must be a whole number of seconds, at least 1".into(),
+                    ),
+                },
+                "budget" => match Budget::deserialize(value) {
+                    Ok(b) => {
+                        self.budget = b.sanitized();
+                        Ok(())
+                    }
+                    Err(e) => {
+                        let message = e.message().trim().to_string();
+                        let spans = spans_of(text, "budget", None);
+                        let line =
+                            culprit_line(&spans, &message, text).map_or(line, |l| offset + l);
+                        problem(
+                            line,
+                            format!("[budget]: {message}; the default budget is used"),
+                        );
+                        Ok(())
+                    }
+                },
+                "agents" => {
+                    self.apply_agents(text, offset, value, problem);
+                    Ok(())
+                }
+                other => Err(format!(
+                    "unknown setting `{other}` (known: default_agent, keymap, theme, turn_timeout_secs, [budget], [agents.NAME])"
+                )),
+            };
+            if let Err(m) = outcome {
+                problem(line, format!("{m}; ignored"));
+            }
+        }
+    }
+
+    fn apply_agents(
+        &mut self,
+        text: &str,
+        offset: usize,
+        value: toml::Value,
+        problem: &mut dyn FnMut(usize, String),
+    ) {
+        let toml::Value::Table(agents) = value else {
+            let line = offset + find_key_line(text, "agents").unwrap_or(1);
+            problem(
+                line,
+                "`agents` must be a table of [agents.NAME] sections; ignored".into(),
+            );
+            return;
+        };
+        for (name, value) in agents {
+            let header = offset + find_agent_line(text, &name).unwrap_or(1);
+            if name == BUILTIN_AGENT {
+                problem(
+                    header,
+                    format!(
+                        "[agents.{BUILTIN_AGENT}] is reserved for the built-in agent; pick another name (ignored)"
+                    ),
+                );
+                continue;
+            }
+            let a = match RawAgent::deserialize(value) {
+                Ok(a) => a,
+                Err(e) => {
+                    let message = e.message().trim().to_string();
+                    let spans = spans_of(text, "agents", Some(&name));
+                    let line = culprit_line(&spans, &message, text).map_or(header, |l| offset + l);
+                    problem(
+                        line,
+                        format!("[agents.{name}]: {message}; this agent is skipped"),
+                    );
+                    continue;
+                }
+            };
+            if a.command.trim().is_empty() {
+                problem(
+                    header,
+                    format!("[agents.{name}] has an empty command; skipped"),
+                );
+                continue;
+            }
+            self.agents.insert(name.clone(), agent_def(name, a));
+        }
     }
 
     pub fn agent_names(&self) -> Vec<String> {
@@ -435,6 +512,167 @@ impl Config {
                 hint: presets_toml(),
             })
     }
+}
+
+/// An agent definition from its config section.
+fn agent_def(name: String, a: RawAgent) -> AgentDef {
+    let command = PathBuf::from(&a.command);
+    let adapter = a
+        .adapter
+        .unwrap_or_else(|| Adapter::detect(&command, &a.args));
+    let mut def = AgentDef {
+        name,
+        command,
+        args: a.args,
+        env: a.env,
+        remote: a.remote,
+        warm_pool: a.warm_pool.unwrap_or(DEFAULT_WARM_POOL),
+        install_hint: None,
+        adapter,
+        native_reads: a.native_reads,
+        npx_package: None,
+    };
+    if let Some(p) = preset_of(&def) {
+        def.install_hint = Some(p.install.to_string());
+        // The preset's own command line keeps its npx fallback.
+        if def.command.as_os_str() == p.command {
+            def.npx_package = Some(p.package.to_string());
+        }
+    }
+    def
+}
+
+/// The document cut at its `[header]` lines: (lines before the section, section text).
+fn split_sections(text: &str) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = vec![(0, String::new())];
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with('[') && n > 0 {
+            out.push((n, String::new()));
+        }
+        let last = out.last_mut().expect("one section at least");
+        last.1.push_str(line);
+        last.1.push('\n');
+    }
+    out
+}
+
+/// The keys of table `table` (or of `table.sub`) in `text` with where their values are.
+fn spans_of(
+    text: &str,
+    table: &str,
+    sub: Option<&str>,
+) -> BTreeMap<String, toml::Spanned<toml::Value>> {
+    type Keys = BTreeMap<String, toml::Spanned<toml::Value>>;
+    let found = match sub {
+        None => toml::from_str::<BTreeMap<String, Keys>>(&only_table(text, table))
+            .ok()
+            .and_then(|mut m| m.remove(table)),
+        Some(sub) => {
+            toml::from_str::<BTreeMap<String, BTreeMap<String, Keys>>>(&only_table(text, table))
+                .ok()
+                .and_then(|mut m| m.remove(table))
+                .and_then(|mut m| m.remove(sub))
+        }
+    };
+    found.unwrap_or_default()
+}
+
+/// `text` with every line outside `[table…]` sections blanked (line numbers and byte offsets
+/// unchanged), so that it parses as tables of tables.
+fn only_table(text: &str, table: &str) -> String {
+    let mut inside = false;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            let name: String = t
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != '[')
+                .collect();
+            inside =
+                name.starts_with(&format!("{table}]")) || name.starts_with(&format!("{table}."));
+        }
+        if inside {
+            out.push_str(line);
+        } else {
+            out.extend(line.chars().map(|c| if c == '\n' { c } else { ' ' }));
+        }
+    }
+    out
+}
+
+/// The 1-based line of the key an error message is about: the message names the key (an
+/// unknown field) or the bad value (an invalid type) between backticks.
+fn culprit_line(
+    spans: &BTreeMap<String, toml::Spanned<toml::Value>>,
+    message: &str,
+    text: &str,
+) -> Option<usize> {
+    let tokens: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+    let span = tokens.iter().find_map(|t| {
+        spans.get(*t).map(|v| v.span()).or_else(|| {
+            spans
+                .values()
+                .find(|v| {
+                    let shown = v.get_ref().to_string();
+                    shown == *t || shown.trim_matches('"') == *t
+                })
+                .map(|v| v.span())
+        })
+    })?;
+    Some(line_of(text, span.start))
+}
+
+/// The 1-based line of the first `key =` at the start of a line.
+fn find_key_line(text: &str, key: &str) -> Option<usize> {
+    text.lines().enumerate().find_map(|(n, l)| {
+        let rest = l.trim_start().strip_prefix(key)?;
+        rest.trim_start().starts_with('=').then_some(n + 1)
+    })
+}
+
+/// The 1-based line of `[agents.NAME]` (or of the first `NAME = …` under `[agents]`).
+fn find_agent_line(text: &str, name: &str) -> Option<usize> {
+    let headers = [format!("[agents.{name}]"), format!("[agents.\"{name}\"]")];
+    text.lines()
+        .position(|l| {
+            let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+            headers.iter().any(|h| l.starts_with(h.as_str()))
+        })
+        .map(|n| n + 1)
+        .or_else(|| find_key_line(text, &format!("agents.{name}")))
+        .or_else(|| find_key_line(text, name))
+}
+
+/// The 1-based line a TOML parse error points at (for `file:line:` messages of the user's
+/// keymap and theme files too).
+pub fn toml_error_line(text: &str, e: &toml::de::Error) -> usize {
+    e.span().map_or(1, |s| line_of(text, s.start))
+}
+
+/// The 1-based line of `key = …` (bare, "quoted" or 'quoted') inside `[table]` (or at the top
+/// when `table` is `None`) of a TOML text.
+pub fn toml_key_line(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
+    let mut inside = table.is_none();
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            let name = t.trim_start_matches('[').trim_end_matches(']').trim();
+            inside = table.is_some_and(|want| name == want || name == format!("\"{want}\""));
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        for quoted in [key.to_string(), format!("\"{key}\""), format!("'{key}'")] {
+            if let Some(rest) = t.strip_prefix(&quoted)
+                && rest.trim_start().starts_with('=')
+            {
+                return Some(n + 1);
+            }
+        }
+    }
+    None
 }
 
 fn line_of(text: &str, byte: usize) -> usize {
@@ -499,22 +737,69 @@ warm_pool = 2
 
     #[test]
     fn errors_name_file_and_line() {
-        let text = "default_agent = \"builtin\"\n[agents.x]\ncommand = 3\n";
-        let e = Config::parse(text, Path::new("/h/config.toml"), &exe()).unwrap_err();
-        let msg = e.to_string();
-        assert!(msg.starts_with("/h/config.toml:3:"), "{msg}");
-        let e = Config::parse("bogus = 1\n", Path::new("f.toml"), &exe()).unwrap_err();
-        assert!(e.to_string().starts_with("f.toml:1:"), "{e}");
-        let e =
-            Config::parse("default_agent = \"nope\"\n", Path::new("f.toml"), &exe()).unwrap_err();
-        assert!(e.to_string().contains("names no agent"), "{e}");
-        let e = Config::parse(
-            "[agents.builtin]\ncommand = \"x\"\n",
-            Path::new("f.toml"),
-            &exe(),
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("reserved"), "{e}");
+        let problems = |text: &str| {
+            let c = Config::parse(text, Path::new("/h/config.toml"), &exe()).unwrap();
+            // Whatever is wrong, the built-in agent and the defaults still work.
+            assert!(c.agent(Some(BUILTIN_AGENT)).is_ok());
+            assert!(c.agent(None).is_ok());
+            c.problems
+        };
+        let p = problems("default_agent = \"builtin\"\n[agents.x]\ncommand = 3\n");
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].starts_with("/h/config.toml:3:"), "{p:?}");
+        let p = problems("bogus = 1\n");
+        assert!(
+            p[0].starts_with("/h/config.toml:1:") && p[0].contains("bogus"),
+            "{p:?}"
+        );
+        let p = problems("default_agent = \"nope\"\n");
+        assert!(p[0].contains("names no agent"), "{p:?}");
+        let p = problems("[agents.builtin]\ncommand = \"x\"\n");
+        assert!(
+            p[0].contains("reserved") && p[0].starts_with("/h/config.toml:1:"),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn one_typo_costs_only_its_own_section() {
+        let text = "default_agent = \"far\"\n\
+                    turn_timeout_secs = 0\n\
+                    [budget]\n\
+                    search_cards = 3\n\
+                    exerpt_chars = 10\n\
+                    [agents.broken]\n\
+                    command = \"x\n\
+                    [agents.far]\n\
+                    command = \"/bin/far\"\n\
+                    remote = true\n\
+                    [agents.typo]\n\
+                    command = \"/bin/typo\"\n\
+                    remtoe = true\n";
+        let c = Config::parse(text, Path::new("c.toml"), &exe()).unwrap();
+        let p = c.problems.join("\n");
+        // The unclosed string (line 7), the unknown budget key (line 5), the zero timeout
+        // (line 2) and the misspelt agent key (line 13), each with its line.
+        assert!(p.contains("c.toml:7:"), "{p}");
+        assert!(p.contains("c.toml:5:") && p.contains("exerpt_chars"), "{p}");
+        assert!(
+            p.contains("c.toml:2:") && p.contains("turn_timeout_secs"),
+            "{p}"
+        );
+        assert!(p.contains("c.toml:13:") && p.contains("remtoe"), "{p}");
+        assert_eq!(c.problems.len(), 4, "{p}");
+        // The well-formed agent and default still count; the broken ones are skipped.
+        assert_eq!(c.default_agent, "far");
+        assert!(c.agent(Some("far")).unwrap().remote);
+        assert!(c.agent(Some("broken")).is_err() && c.agent(Some("typo")).is_err());
+        assert!(c.agent(Some(BUILTIN_AGENT)).is_ok());
+        assert_eq!(c.turn_timeout_secs, DEFAULT_TURN_TIMEOUT_SECS);
+        // A broken [budget] keeps the default budget.
+        assert_eq!(c.budget, Budget::default());
+        let ok =
+            Config::parse("[budget]\nsearch_cards = 3\n", Path::new("c.toml"), &exe()).unwrap();
+        assert!(ok.problems.is_empty());
+        assert_eq!(ok.budget.search_cards, 3);
     }
 
     #[test]

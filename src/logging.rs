@@ -38,6 +38,8 @@ pub fn install_panic_hook() {
             .is_some_and(|n| n == crate::vault::extract::ISOLATED_THREAD);
         if isolated {
             tracing::warn!(panic = %info, "a document crashed the parser");
+        } else if crate::vault::index::panic_is_contained() {
+            tracing::warn!(panic = %info, "a damaged index made tantivy panic");
         } else {
             tracing::error!(panic = %info, "panic");
             default(info);

@@ -8,7 +8,9 @@ fn main() -> ExitCode {
     match agentero::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("agentero: {e:#}");
+            // Errors quote file names and content: never raw control characters.
+            let message = format!("{e:#}");
+            eprintln!("agentero: {}", agentero::vault::visible::visible(&message));
             ExitCode::FAILURE
         }
     }

@@ -43,7 +43,7 @@ impl Fixture {
             .env("XDG_DATA_HOME", home.join("data"))
             .env("XDG_CONFIG_HOME", home.join("config"))
             .env_remove("AGENTERO_BUILTIN_FAULT");
-        run_with_timeout(cmd, Duration::from_secs(120))
+        common::output_within(cmd, Duration::from_secs(120))
     }
     fn ask_json(&self, args: &[&str]) -> Value {
         let mut all = vec!["--json"];
@@ -68,28 +68,6 @@ impl Fixture {
             .join(thread)
             .join("state.json");
         serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
-    }
-}
-
-/// Runs a command with a time limit (killing it when it overruns) and returns its output.
-pub fn run_with_timeout(mut cmd: Command, limit: Duration) -> Output {
-    use std::process::Stdio;
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("agentero starts");
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(limit) {
-        Ok(out) => out.unwrap(),
-        Err(_) => {
-            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-            panic!("agentero ask did not finish within {limit:?}");
-        }
     }
 }
 

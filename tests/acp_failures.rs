@@ -218,6 +218,13 @@ fn an_agent_that_never_attaches_falls_back_to_inlined_evidence() {
             .contains("never connected"),
         "{v}"
     );
+    // Why, and what to do.
+    let why = v["notices"][1].as_str().unwrap();
+    assert!(
+        why.contains("nomcp never started the agentero-context server")
+            && why.contains("`agentero agents nomcp`"),
+        "{v}"
+    );
     let thread = v["threadId"].as_str().unwrap().to_string();
     let mut second: Vec<&str> = args.to_vec();
     second.extend(["--thread", &thread, QUESTION]);

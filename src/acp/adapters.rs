@@ -42,8 +42,13 @@ const CODEX_OVERRIDES: [&str; 3] = [
     "web_search=\"disabled\"",
 ];
 
-/// Gemini CLI's policy: built-in tools denied (and so not offered), ours allowed.
+/// Gemini CLI's policy: built-in tools denied (and so not offered), ours allowed. The allow
+/// rule names our tools exactly: a `mcpName` + `*` rule does not match them in gemini-cli 0.61.
 pub fn gemini_policy() -> String {
+    let ours: Vec<String> = TOOL_NAMES
+        .iter()
+        .map(|t| format!("\"mcp_{CONTEXT_SERVER_NAME}_{t}\""))
+        .collect();
     format!(
         "# Written by agentero for Gemini CLI sessions: the vault is read only through the\n\
          # {CONTEXT_SERVER_NAME} tools, which enforce the turn's grant.\n\
@@ -55,10 +60,10 @@ pub fn gemini_policy() -> String {
          tools (context_search, context_read, paper_relations).\"\n\
          \n\
          [[rule]]\n\
-         mcpName = \"{CONTEXT_SERVER_NAME}\"\n\
-         toolName = \"*\"\n\
+         toolName = [{}]\n\
          decision = \"allow\"\n\
-         priority = 900\n"
+         priority = 900\n",
+        ours.join(", ")
     )
 }
 
@@ -242,6 +247,30 @@ pub fn login_hint(def: &AgentDef) -> String {
     hint
 }
 
+/// What to try when the agent did not attach the context server.
+pub fn attach_hint(def: &AgentDef) -> String {
+    let check = format!("`agentero agents {}` checks the agent", def.name);
+    match def.adapter {
+        Adapter::Gemini => format!(
+            "Gemini CLI skips MCP servers of folders it does not trust; agentero starts it with \
+             GEMINI_CLI_TRUST_WORKSPACE=true, so look for `mcp.allowed`/`mcp.excluded` or \
+             `--allowed-mcp-server-names` in your Gemini settings. {check}."
+        ),
+        Adapter::Claude => format!(
+            "Claude Code starts the servers a session is given; look for a `disabledMcpServers` \
+             or `enableAllProjectMcpServers` setting in ~/.claude/settings.json. {check}."
+        ),
+        Adapter::Codex => format!(
+            "Codex starts the servers a session is given; look for `[mcp_servers]` overrides in \
+             ~/.codex/config.toml. {check}."
+        ),
+        _ => format!(
+            "The agent may not support MCP servers over stdio (ACP `mcpServers`). {check}; until it \
+             attaches, turns carry the evidence in the prompt."
+        ),
+    }
+}
+
 fn is_root() -> bool {
     #[cfg(unix)]
     {
@@ -279,7 +308,7 @@ mod tests {
         assert_eq!(l.args[1], "--policy");
         let policy = std::fs::read_to_string(&l.args[2]).unwrap();
         assert!(
-            policy.contains("mcpName = \"agentero-context\""),
+            policy.contains("\"mcp_agentero-context_context_read\""),
             "{policy}"
         );
         assert!(l.args[2].starts_with(&dir.path().display().to_string()));

@@ -34,6 +34,7 @@
 //! | `attached` | the agent attached the context server (absent when none was offered) |
 //! | `notices` | messages about the session (e.g. the attachment fallback) |
 //! | `agent` | the agent's name |
+//! | `timing` | milliseconds: `planMs`, `agentStartMs` (start + `initialize`), `hostMs` (grant and thread bookkeeping), `promptSentMs`, `firstChunkMs`, `totalMs` (the turn) |
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -50,6 +51,7 @@ use crate::config::Config;
 use crate::context::grant::SESSIONS_DIR;
 use crate::context::{ContextRequest, CurrentPaper, Locality, Mode, Selection};
 use crate::vault::Vault;
+use crate::vault::visible::visible;
 
 #[derive(Debug, Clone, Default)]
 pub struct AskOptions {
@@ -107,6 +109,9 @@ pub async fn ask(
     out: &mut (dyn Write + Send),
 ) -> anyhow::Result<super::turn::TurnOutcome> {
     let config = Config::load(opts.config.as_deref(), exe)?;
+    for p in &config.problems {
+        eprintln!("warning: {}", visible(p));
+    }
     let def = config.agent(opts.agent.as_deref())?.clone();
     if opts.handoff && opts.thread.is_none() {
         anyhow::bail!("--handoff needs --thread ID (the thread to hand off)");
@@ -123,7 +128,13 @@ pub async fn ask(
         (None, _) => Thread::create(vault),
     };
     for w in &thread.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", visible(w));
+    }
+    let cut = thread.interrupted_turns(None).len();
+    if cut > 0 {
+        eprintln!(
+            "note: {cut} earlier turn(s) of this thread were interrupted; what had streamed is kept"
+        );
     }
     if !opts.json {
         eprintln!("thread: {}", thread.id);
@@ -165,8 +176,12 @@ pub async fn ask(
         }
     };
     let timeout = Duration::from_secs(opts.timeout_secs.unwrap_or(config.turn_timeout_secs).max(1));
+    let t_plan = std::time::Instant::now();
     let spec = TurnSpec::planned(vault, request, exe.to_path_buf(), timeout);
+    let plan_ms = t_plan.elapsed().as_secs_f64() * 1e3;
+    let t_start = std::time::Instant::now();
     let mut agent = AgentProcess::start(&def, &vault.state_dir()).await?;
+    let start_ms = t_start.elapsed().as_secs_f64() * 1e3;
     // A one-shot process never uses a refill.
     agent.auto_refill = false;
     if remote && def.warm_pool > 0 {
@@ -186,16 +201,17 @@ pub async fn ask(
             return;
         }
         let mut o = std::io::stdout();
+        // The agent's text and titles: never raw control characters on the terminal.
         match e {
             TurnEvent::MessageChunk(t) => {
-                let _ = write!(o, "{t}");
+                let _ = write!(o, "{}", visible(t));
                 let _ = o.flush();
             }
-            TurnEvent::ToolCall(t) => eprintln!("· {}", t.title),
+            TurnEvent::ToolCall(t) => eprintln!("· {}", visible(&t.title)),
             TurnEvent::ToolUpdate(u) if u.status == Some(ToolStatus::Failed) => {
-                eprintln!("· {} failed", u.id)
+                eprintln!("· {} failed", visible(&u.id))
             }
-            TurnEvent::Notice(n) => eprintln!("note: {n}"),
+            TurnEvent::Notice(n) => eprintln!("note: {}", visible(n)),
             _ => {}
         }
     };
@@ -222,14 +238,19 @@ pub async fn ask(
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         } else {
             writeln!(out, "\n")?;
-            write!(out, "{}", h.to_markdown())?;
-            eprintln!("handoff: {}", thread.handoff_path().display());
+            write!(out, "{}", visible(&h.to_markdown()))?;
+            eprintln!(
+                "handoff: {}",
+                visible(&thread.handoff_path().display().to_string())
+            );
         }
         return Ok(outcome);
     }
     if opts.json {
         let mut doc = serde_json::to_value(&outcome)?;
         doc["agent"] = json!(def.name);
+        doc["timing"]["planMs"] = json!(plan_ms);
+        doc["timing"]["agentStartMs"] = json!(start_ms);
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
         writeln!(out)?;
@@ -244,7 +265,7 @@ pub async fn ask(
             writeln!(out, "  (none)")?;
         }
         for s in &outcome.sources {
-            writeln!(out, "  {s}")?;
+            writeln!(out, "  {}", visible(s))?;
         }
     }
     if outcome.stop_reason == "cancelled" {
@@ -256,16 +277,11 @@ pub async fn ask(
 /// The context tools read the index: build it when it is missing, and the citing-scan cache
 /// (written by the host, never by the context server).
 fn ensure_index(vault: &Vault) -> anyhow::Result<()> {
-    use crate::vault::VaultError;
-    use crate::vault::index::IndexError;
-    match vault.open_index() {
-        Ok(_) => {}
-        Err(VaultError::Index(IndexError::Missing)) => {
-            eprintln!("No index yet: indexing {} first…", vault.root().display());
-            crate::vault::indexer::index_vault(vault, &Default::default(), &mut |_| {})?;
-        }
-        Err(e) => return Err(e).context("cannot open the search index (run `agentero index`)"),
-    }
+    // Missing: built; damaged: rebuilt (saying so once).
+    crate::vault::indexer::open_or_rebuild(vault, &Default::default(), &mut |_| {}, &mut |m| {
+        eprintln!("{}", visible(m))
+    })
+    .context("cannot open the search index")?;
     if let Err(e) = crate::context::library::ensure_cache(vault, &vault.catalog()) {
         tracing::warn!(error = %e, "cannot write the citing-scan cache");
     }

@@ -23,10 +23,11 @@ use agent_client_protocol::v1::schema::{
     SessionModeState, SessionNotification, SessionUpdate, SetSessionModeRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};
+use agent_client_protocol::{Agent, Client, ErrorCode};
 use tokio::sync::{mpsc, oneshot};
 
 use super::adapters::{self, AuthInfo};
+use super::transport;
 use crate::config::AgentDef;
 use crate::context::grant::new_id;
 
@@ -34,7 +35,6 @@ use crate::context::grant::new_id;
 pub const INIT_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long opening a session may take.
 pub const OPEN_TIMEOUT: Duration = Duration::from_secs(60);
-const STDERR_TAIL_LINES: usize = 20;
 /// The MCP server every local session gets (SPEC §5).
 pub const CONTEXT_SERVER_NAME: &str = "agentero-context";
 
@@ -70,8 +70,13 @@ pub enum AgentError {
     },
     #[error("agent {agent} stopped during the turn{tail}")]
     Crashed { agent: String, tail: String },
-    #[error("agent {agent}: {message}")]
-    Protocol { agent: String, message: String },
+    #[error("agent {agent}: {message}{tail}")]
+    Protocol {
+        agent: String,
+        message: String,
+        /// The agent's last stderr lines, when it wrote any (its own account of the error).
+        tail: String,
+    },
     #[error("agent {agent} did not answer within {secs} s")]
     TimedOut { agent: String, secs: u64 },
 }
@@ -171,6 +176,8 @@ pub struct AgentProcess {
     cx: ConnectionTo<Agent>,
     routes: Routes,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The agent's process group (ended on stop, kill and drop).
+    group: Arc<tokio::sync::Mutex<transport::Group>>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<Result<(), agent_client_protocol::Error>>>,
     pool: Arc<tokio::sync::Mutex<Pool>>,
@@ -271,6 +278,7 @@ impl AgentProcess {
             AgentError::Protocol {
                 agent: agent.clone(),
                 message: format!("cannot prepare the agent's files: {e}"),
+                tail: String::new(),
             }
         })?;
         let command = launch_line(&launch);
@@ -287,18 +295,13 @@ impl AgentProcess {
                 }
             },
         };
-        let stderr: Arc<Mutex<VecDeque<String>>> = Arc::default();
-        let tail = stderr.clone();
         let name = def.name.clone();
         // The typed schema drops an auth method's `type` and `vars`: keep the raw methods.
         let raw_auth: Arc<Mutex<Option<serde_json::Value>>> = Arc::default();
         let raw_auth_w = raw_auth.clone();
-        let config = AcpAgentConfig::new(exe)
-            .args(launch.args.clone())
-            .envs(launch.env.clone());
-        let transport = AcpAgent::new(config).with_debug(move |line, dir| match dir {
-            LineDirection::Stdout if line.contains("\"authMethods\"") => {
-                tracing::trace!(agent = %name, "<- {line}");
+        let on_stdout = Arc::new(move |line: &str| {
+            tracing::trace!(agent = %name, "<- {line}");
+            if line.contains("\"authMethods\"") {
                 let mut slot = raw_auth_w.lock().unwrap_or_else(|e| e.into_inner());
                 if slot.is_none()
                     && let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
@@ -307,17 +310,16 @@ impl AgentProcess {
                     *slot = Some(m.clone());
                 }
             }
-            LineDirection::Stderr => {
-                tracing::info!(agent = %name, "stderr: {line}");
-                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
-                if t.len() == STDERR_TAIL_LINES {
-                    t.pop_front();
-                }
-                t.push_back(line.to_string());
-            }
-            LineDirection::Stdin => tracing::trace!(agent = %name, "-> {line}"),
-            LineDirection::Stdout => tracing::trace!(agent = %name, "<- {line}"),
         });
+        let spawned = transport::spawn(&def.name, &exe, &launch.args, &launch.env, on_stdout)
+            .map_err(|e| AgentError::Exited {
+                agent: agent.clone(),
+                command: command.clone(),
+                tail: format!(": {e}"),
+            })?;
+        let transport = spawned.lines;
+        let stderr = spawned.stderr;
+        let group = Arc::new(tokio::sync::Mutex::new(spawned.group));
         let routes = Routes::default();
         let (r_notif, r_perm) = (routes.clone(), routes.clone());
         let (cx_tx, cx_rx) = oneshot::channel::<ConnectionTo<Agent>>();
@@ -370,6 +372,7 @@ impl AgentProcess {
             },
             routes,
             stderr,
+            group,
             stop: Some(stop_tx),
             task: Some(task),
             pool: Arc::default(),
@@ -494,6 +497,7 @@ impl AgentProcess {
 
     pub fn has_exited(&self) -> bool {
         self.task.as_ref().is_none_or(|t| t.is_finished())
+            || self.group.try_lock().is_ok_and(|mut g| g.has_exited())
     }
 
     /// The last lines the agent wrote to stderr, for error messages.
@@ -516,6 +520,7 @@ impl AgentProcess {
             AgentError::Protocol {
                 agent: self.def.name.clone(),
                 message: error_text(e),
+                tail: self.tail(),
             }
         }
     }
@@ -725,6 +730,9 @@ impl AgentProcess {
             t.abort();
         }
         self.stop.take();
+        if let Ok(mut g) = self.group.try_lock() {
+            g.kill();
+        }
     }
 
     async fn stop_now(&mut self, grace: Duration) {
@@ -739,12 +747,14 @@ impl AgentProcess {
         {
             t.abort();
         }
+        // The connection is gone (stdin closed): a grace to exit, then the whole group ends.
+        self.group.lock().await.stop(grace).await;
     }
 }
 
 impl Drop for AgentProcess {
     fn drop(&mut self) {
-        // Dropping the connection task kills the agent's process group (SIGKILL).
+        // The agent's whole process group ends with its handle (SIGKILL).
         self.kill();
     }
 }

@@ -10,9 +10,11 @@
 pub mod adapters;
 pub mod ask;
 pub mod client;
+pub mod doctor;
 pub mod events;
 pub mod handoff;
 pub mod permission;
 pub mod session;
 pub mod transcript;
+pub mod transport;
 pub mod turn;

@@ -226,6 +226,25 @@ impl Thread {
         atomic_write(&self.dir.join(STATE_FILE), &bytes)
     }
 
+    /// Turns that were cut short: a question with no end and no error line after it (the
+    /// process was killed mid-answer). What had streamed is kept; restore shows them as
+    /// interrupted. `running` names a turn in progress that must not count.
+    pub fn interrupted_turns(&self, running: Option<&str>) -> Vec<String> {
+        let mut open: Vec<String> = Vec::new();
+        for l in &self.lines {
+            match l {
+                Line::User { turn, .. }
+                    if Some(turn.as_str()) != running && !open.contains(turn) =>
+                {
+                    open.push(turn.clone());
+                }
+                Line::End { turn, .. } | Line::Error { turn, .. } => open.retain(|t| t != turn),
+                _ => {}
+            }
+        }
+        open
+    }
+
     /// The visible conversation: user questions and the agent's answers, one message per turn
     /// and role.
     pub fn conversation(&self) -> Vec<PriorMessage> {

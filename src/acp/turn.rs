@@ -94,7 +94,6 @@ pub struct TurnOutcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attached: Option<bool>,
     pub notices: Vec<String>,
-    #[serde(skip)]
     pub timing: Timing,
 }
 
@@ -140,8 +139,9 @@ fn text_of(block: &ContentBlock) -> Option<&str> {
     }
 }
 
-/// How often streamed text is written while it keeps coming without a paragraph end.
-const FLUSH_EVERY: Duration = Duration::from_millis(200);
+/// How often streamed text is written while it keeps coming without a paragraph end: a
+/// bounded write rate, and at most this much of an answer is lost to a `kill -9`.
+const FLUSH_EVERY: Duration = Duration::from_millis(50);
 
 /// Collects a turn's agent text and writes it to the transcript as it streams: at paragraph
 /// ends, at tool calls, and while a paragraph is still open at most every [`FLUSH_EVERY`] (each
@@ -343,6 +343,7 @@ fn record_native_read(
         args_digest: crate::context::canonical::digest(&serde_json::json!(paths)),
         citation_uris: uris,
         chars,
+        micros: 0,
     };
     grant::append_usage(&files.usage(), &line).map_err(|e| format!("cannot record the read: {e}"))
 }
@@ -478,6 +479,11 @@ pub async fn run_turn(
                     }
                 };
                 tracing::info!(session = %refused, %message, "the agent refused to reopen the session");
+                notices.push(format!(
+                    "{} could not reopen the session ({message}); a new session was started and \
+                     given the conversation so far",
+                    agent.def.name
+                ));
                 effects = machine.handle(Event::OpenRefused {
                     session_id: refused,
                 });
@@ -715,6 +721,9 @@ pub async fn run_turn(
     let effects = machine.handle(Event::TurnEnded { attached });
     let mut end_notices = Vec::new();
     apply_side_effects(&effects, thread, &machine, &mut end_notices);
+    if attached == Some(false) {
+        end_notices.push(not_attached_reason(&files, agent));
+    }
     for n in &end_notices {
         on_event(&TurnEvent::Notice(n.clone()));
         let _ = thread.append(Line::Notice {
@@ -755,6 +764,33 @@ pub async fn run_turn(
             total_ms: total.as_secs_f64() * 1e3,
         },
     })
+}
+
+/// Why the agent did not attach the context server, and what the user can do about it.
+fn not_attached_reason(files: &GrantFiles, agent: &AgentProcess) -> String {
+    let what = match grant::read_attachment(files) {
+        None => "never started the agentero-context server".to_string(),
+        Some(a) if a.initialized_at.is_none() => {
+            "started the agentero-context server but never initialized it".to_string()
+        }
+        Some(_) => "started the agentero-context server but never listed its tools".to_string(),
+    };
+    let said: Vec<String> = agent
+        .tail()
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            l.contains("mcp") || l.contains("trust") || l.contains("agentero-context")
+        })
+        .map(str::to_string)
+        .collect();
+    let mut s = format!("{} {what} this turn", agent.def.name);
+    if !said.is_empty() {
+        s.push_str(&format!(" (it said: {})", said.join(" / ")));
+    }
+    s.push_str(&format!(". {}", super::adapters::attach_hint(&agent.def)));
+    s
 }
 
 /// The context server recorded a client that initialized it and listed its tools.

@@ -163,6 +163,9 @@ pub struct UsageLine {
     pub args_digest: String,
     pub citation_uris: Vec<String>,
     pub chars: u64,
+    /// Time the server spent on the call, in microseconds (0 in lines of older versions).
+    #[serde(default)]
+    pub micros: u64,
 }
 
 /// Appends one line whole (see [`append_whole`]): concurrent servers never interleave.
@@ -303,6 +306,7 @@ mod tests {
             args_digest: "d".into(),
             citation_uris: vec!["a.md#line=1,2".into()],
             chars,
+            micros: 0,
         };
         let mut m = UsageMeter::default();
         assert_eq!(m.used(&p, "t1"), 0);

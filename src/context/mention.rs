@@ -1,7 +1,7 @@
 //! Turning a mention (or any path from outside) into a verified source: kind, vault-relative
-//! path and content hash — or a machine-readable reason why not. Everything goes through
-//! [`Vault::resolve`]; on top of it, percent-encoded names are refused outright so that a
-//! mention is never decoded into something other than what the user saw.
+//! path and content hash — or a machine-readable reason why not. Everything goes through the
+//! vault's escape policy ([`crate::vault::paths::unescape`], the same one the context tools
+//! apply) and then [`Vault::resolve`].
 
 use std::path::Path;
 
@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::vault::catalog::Catalog;
 use crate::vault::fsutil::{sha256_file, sha256_hex};
+use crate::vault::paths;
 use crate::vault::scan::{self, EntryKind};
 use crate::vault::{Resolved, Vault};
 
@@ -38,14 +39,6 @@ pub fn clean(raw: &str) -> &str {
     t.strip_prefix('@').unwrap_or(t).trim()
 }
 
-/// Whether `s` contains a `%XX` escape. Such a name is refused instead of decoded: decoding
-/// is how `%2e%2e%2f` becomes `../` after every check has passed.
-pub fn has_percent_escape(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.windows(3)
-        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
-}
-
 /// Resolves a path safely and classifies it. `catalog` (when given) supplies content hashes for
 /// files whose size and mtime it already knows, so planning does not re-hash unchanged PDFs.
 pub fn verify(
@@ -53,11 +46,8 @@ pub fn verify(
     catalog: Option<&Catalog>,
     raw: &str,
 ) -> Result<Verified, &'static str> {
-    let rel = clean(raw);
-    if has_percent_escape(rel) {
-        return Err(ENCODED);
-    }
-    let resolved = vault.resolve(rel).map_err(|r| r.as_str())?;
+    let rel = paths::unescape(clean(raw)).map_err(|r| r.as_str())?;
+    let resolved = vault.resolve(&rel).map_err(|r| r.as_str())?;
     if resolved.rel.is_empty() {
         return Err(VAULT_ROOT);
     }
@@ -68,14 +58,10 @@ pub fn verify(
 pub fn classify(resolved: &Resolved, catalog: Option<&Catalog>) -> Result<Verified, &'static str> {
     if resolved.is_dir {
         let listing = listing(&resolved.abs).map_err(|_| UNREADABLE)?;
-        let text: String = listing
-            .iter()
-            .map(|e| format!("{}\n", e.display_name()))
-            .collect();
         return Ok(Verified {
             kind: EntryKind::Directory,
             path: resolved.rel.clone(),
-            sha256: sha256_hex(text.as_bytes()),
+            sha256: listing_sha256(&listing),
             size: listing.len() as u64,
             abs: resolved.abs.clone(),
         });
@@ -101,6 +87,15 @@ pub fn classify(resolved: &Resolved, catalog: Option<&Catalog>) -> Result<Verifi
         size: meta.len(),
         abs: resolved.abs.clone(),
     })
+}
+
+/// A directory's content hash: of its listing's display names, one a line.
+pub fn listing_sha256(listing: &[ListedEntry]) -> String {
+    let text: String = listing
+        .iter()
+        .map(|e| format!("{}\n", e.display_name()))
+        .collect();
+    sha256_hex(text.as_bytes())
 }
 
 /// One entry of a directory listing.
@@ -154,10 +149,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn percent_escapes_are_detected() {
-        assert!(has_percent_escape("%2e%2e/x"));
-        assert!(has_percent_escape("notes%2Fa.md"));
-        assert!(!has_percent_escape("50%off.md"));
+    fn mentions_are_cleaned() {
         assert_eq!(clean("  @notes/a.md "), "notes/a.md");
     }
 
@@ -183,6 +175,12 @@ mod tests {
         );
         assert_eq!(d.sha256, sha256_hex(b"a.md\nsub/\n"));
         assert_eq!(verify(&vault, None, "notes%2fa.md"), Err(ENCODED));
+        assert_eq!(verify(&vault, None, "notes/%2e%2e/x"), Err(ENCODED));
+        // Escapes of other characters are decoded, as in a citation URI.
+        assert_eq!(
+            verify(&vault, None, "notes/%61.md").unwrap().path,
+            "notes/a.md"
+        );
         assert_eq!(verify(&vault, None, "notes/.hidden.md"), Err("hidden"));
         assert_eq!(verify(&vault, None, "notes/pic.png"), Err(UNSUPPORTED));
         assert_eq!(verify(&vault, None, "."), Err(VAULT_ROOT));

@@ -20,6 +20,11 @@ use serde_json::{Value, json};
 use crate::context::grant::{self, Attachment, GrantFiles};
 use crate::context::tools::{ToolError, ToolSession, specs};
 
+pub mod http;
+pub mod serve;
+pub mod vault;
+pub mod wire;
+
 pub const SERVER_NAME: &str = "agentero-context";
 
 #[derive(Clone)]
@@ -53,17 +58,17 @@ impl ContextServer {
         }
     }
 
+    fn current_grant(&self) -> Option<std::sync::Arc<crate::context::Grant>> {
+        let mut s = self.session.lock().unwrap_or_else(|e| e.into_inner());
+        s.grant().ok().map(|(g, _)| g)
+    }
+
     fn record(&self, update: impl FnOnce(&mut Attachment)) {
         let mut a = self.attachment.lock().unwrap_or_else(|e| e.into_inner());
         update(&mut a);
         if let Err(e) = grant::write_attachment(&self.files, &a) {
             tracing::warn!(error = %e, "cannot write attached.json");
         }
-    }
-
-    fn current_turn(&self) -> Option<String> {
-        let mut s = self.session.lock().unwrap_or_else(|e| e.into_inner());
-        s.grant().ok().map(|(g, _)| g.turn_id.clone())
     }
 }
 
@@ -105,12 +110,24 @@ impl ServerHandler for ContextServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let turn = self.current_turn();
+        let grant = self.current_grant();
+        let turn = grant.as_ref().map(|g| g.turn_id.clone());
         self.record(|a| {
             a.tools_listed_at = Some(grant::now_rfc3339());
             a.turn_id = turn;
         });
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        // Only the tools this turn's grant allows (none when the grant cannot be read).
+        let allowed: Vec<Tool> = self
+            .tools
+            .iter()
+            .filter(|t| {
+                grant
+                    .as_ref()
+                    .is_some_and(|g| g.tools.iter().any(|n| *n == t.name))
+            })
+            .cloned()
+            .collect();
+        Ok(ListToolsResult::with_all_items(allowed))
     }
 
     async fn call_tool(
@@ -149,7 +166,7 @@ impl ServerHandler for ContextServer {
 /// Serves the grant at `grant_path` over stdin/stdout until the client disconnects.
 pub async fn serve_stdio(grant_path: PathBuf) -> anyhow::Result<()> {
     let server = ContextServer::new(&grant_path);
-    let running = server.serve(rmcp::transport::stdio_pipes()).await?;
+    let running = server.serve(wire::stdio()).await?;
     running.waiting().await?;
     Ok(())
 }
@@ -170,6 +187,9 @@ pub fn run(grant_path: &Path) -> anyhow::Result<()> {
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // Tool calls run on the blocking pool, which takes this size too: a generous stack is
+        // a second line of defence behind the bounds on query nesting and JSON depth.
+        .thread_stack_size(8 << 20)
         .enable_all()
         .build()?;
     let result = runtime.block_on(serve_stdio(grant_path));

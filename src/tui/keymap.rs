@@ -310,34 +310,58 @@ impl Keymap {
         let table: toml::Table = match toml::from_str(text) {
             Ok(t) => t,
             Err(e) => {
-                self.errors
-                    .push(format!("{file}: not valid TOML ({})", e.message()));
+                let line = crate::config::toml_error_line(text, &e);
+                self.errors.push(format!(
+                    "{file}:{line}: not valid TOML ({})",
+                    e.message().trim()
+                ));
                 return;
+            }
+        };
+        // `file:line` of an entry, for the messages below.
+        let at = |mode: &str, keys: Option<&str>| {
+            let line = match keys {
+                Some(k) => crate::config::toml_key_line(text, Some(mode), k),
+                None => text
+                    .lines()
+                    .position(|l| l.trim() == format!("[{mode}]"))
+                    .map(|n| n + 1),
+            };
+            match line {
+                Some(l) => format!("{file}:{l}"),
+                None => file.to_string(),
             }
         };
         for (mode_name, entries) in table {
             let Some(mode) = Mode::from_name(&mode_name) else {
-                self.errors
-                    .push(format!("{file}: unknown mode [{mode_name}]"));
+                self.errors.push(format!(
+                    "{}: unknown mode [{mode_name}]",
+                    at(&mode_name, None)
+                ));
                 continue;
             };
             let Some(entries) = entries.as_table() else {
-                self.errors
-                    .push(format!("{file}: [{mode_name}] is not a table"));
+                self.errors.push(format!(
+                    "{}: [{mode_name}] is not a table",
+                    at(&mode_name, None)
+                ));
                 continue;
             };
             for (keys, action) in entries {
                 let chord = match parse_chord(keys) {
                     Ok(c) => c,
                     Err(e) => {
-                        self.errors
-                            .push(format!("{file}: [{mode_name}] {keys:?}: {e}"));
+                        self.errors.push(format!(
+                            "{}: [{mode_name}] {keys:?}: {e}",
+                            at(&mode_name, Some(keys))
+                        ));
                         continue;
                     }
                 };
                 let Some(name) = action.as_str() else {
                     self.errors.push(format!(
-                        "{file}: [{mode_name}] {keys:?}: the action must be a string"
+                        "{}: [{mode_name}] {keys:?}: the action must be a string",
+                        at(&mode_name, Some(keys))
                     ));
                     continue;
                 };
@@ -351,7 +375,8 @@ impl Keymap {
                         map.insert(chord, a);
                     }
                     None => self.errors.push(format!(
-                        "{file}: [{mode_name}] {keys:?}: unknown action {name:?}"
+                        "{}: [{mode_name}] {keys:?}: unknown action {name:?}",
+                        at(&mode_name, Some(keys))
                     )),
                 }
             }
@@ -522,11 +547,28 @@ mod tests {
         );
         let errs = k.errors.join("\n");
         assert!(
-            errs.contains("keymap.toml: [global] \"x\": unknown action \"fly\""),
+            errs.contains("keymap.toml:4: [global] \"x\": unknown action \"fly\""),
             "{errs}"
         );
-        assert!(errs.contains("\"hyper-x\": unknown key"), "{errs}");
-        assert!(errs.contains("unknown mode [nowhere]"), "{errs}");
+        assert!(
+            errs.contains("keymap.toml:5: [global] \"hyper-x\": unknown key"),
+            "{errs}"
+        );
+        assert!(
+            errs.contains("keymap.toml:6: unknown mode [nowhere]"),
+            "{errs}"
+        );
+        let broken = Keymap::load("default", Some(("k.toml", "[global]\nq = \"quit\n")));
+        assert!(
+            broken.errors[0].starts_with("k.toml:2: not valid TOML"),
+            "{:?}",
+            broken.errors
+        );
+        // The shipped bindings still work.
+        assert_eq!(
+            broken.lookup(&[Mode::Global], &[Key::plain('q')]),
+            Lookup::Action(Action::Quit)
+        );
     }
 
     /// Every action the default keymap binds is still bound with each layer.

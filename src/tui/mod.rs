@@ -88,6 +88,10 @@ pub fn run(vault_path: &Path) -> anyhow::Result<()> {
         .unwrap_or_else(|| ("default".into(), "default".into()));
     let mut setup = Setup::load(&layer, &theme_name, theme::truecolor_from_env());
     let mut errors = setup.theme.errors.clone();
+    // Mistakes in config.toml: reported with their lines; the rest of the file still applies.
+    if let Some(c) = &config {
+        errors.extend(c.problems.iter().cloned());
+    }
     let name = vault_name(&vault);
     setup.agent = match &agent {
         Ok(a) => app::AgentState::Starting {

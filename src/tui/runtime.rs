@@ -171,12 +171,17 @@ impl Runner {
                 let _ = r.tx.send(Msg::IndexDone(
                     result
                         .map(|s| {
-                            format!(
+                            let done = format!(
                                 "indexed: {} updated, {} unchanged, {} failed",
                                 s.updated,
                                 s.unchanged,
                                 s.failed.len()
-                            )
+                            );
+                            // A damaged index was rebuilt: say so (once, here).
+                            match &s.rebuilt {
+                                Some(why) => format!("rebuilt the index ({why}); {done}"),
+                                None => done,
+                            }
                         })
                         .map_err(|e| e.to_string()),
                 ));

@@ -43,13 +43,24 @@ struct RawTheme {
     inherits: Option<String>,
     palette: BTreeMap<String, String>,
     styles: BTreeMap<String, toml::Value>,
+    /// The line of each top-level key, for messages.
+    lines: BTreeMap<String, usize>,
 }
 
 fn parse_raw(file: &str, text: &str) -> Result<RawTheme, String> {
-    let table: toml::Table =
-        toml::from_str(text).map_err(|e| format!("{file}: not valid TOML ({})", e.message()))?;
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
+        let line = crate::config::toml_error_line(text, &e);
+        format!("{file}:{line}: not valid TOML ({})", e.message().trim())
+    })?;
     let mut raw = RawTheme::default();
     for (k, v) in table {
+        if let Some(line) = crate::config::toml_key_line(text, None, &k).or_else(|| {
+            text.lines()
+                .position(|l| l.trim() == format!("[{k}]"))
+                .map(|n| n + 1)
+        }) {
+            raw.lines.insert(k.clone(), line);
+        }
         match k.as_str() {
             "inherits" => raw.inherits = v.as_str().map(str::to_string),
             "palette" => {
@@ -110,7 +121,13 @@ impl Theme {
                     Ok(s) => {
                         theme.styles.insert(key.clone(), s);
                     }
-                    Err(e) => theme.errors.push(format!("{file}: {key:?}: {e}")),
+                    Err(e) => {
+                        let at = match raw.lines.get(key) {
+                            Some(l) => format!("{file}:{l}"),
+                            None => file.clone(),
+                        };
+                        theme.errors.push(format!("{at}: {key:?}: {e}"))
+                    }
                 }
             }
         }
@@ -280,6 +297,32 @@ mod tests {
         let t = Theme::load("bad", &src, false);
         assert_eq!(t.name, "default");
         assert!(t.errors[0].contains("bad.toml"), "{:?}", t.errors);
+        // Errors carry the line: a syntax error, and a bad style value.
+        let src = |n: &str| match n {
+            "bad" => Some((
+                "bad.toml".to_string(),
+                "inherits = \"default\"\n\n\"chat\" = \"fg:nocolour\"\nx = [\n".to_string(),
+            )),
+            "odd" => Some((
+                "odd.toml".to_string(),
+                "inherits = \"default\"\n\n\"chat\" = 42\n".to_string(),
+            )),
+            other => shipped(other),
+        };
+        let t = Theme::load("bad", &src, false);
+        assert!(
+            t.errors[0].starts_with("bad.toml:4: not valid TOML"),
+            "{:?}",
+            t.errors
+        );
+        let t = Theme::load("odd", &src, false);
+        assert!(
+            t.errors
+                .iter()
+                .any(|e| e.starts_with("odd.toml:3: \"chat\"")),
+            "{:?}",
+            t.errors
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::query_grammar::{self, UserInputAst, UserInputLeaf, UserInputLiteral};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
     TextOptions, Value,
@@ -30,6 +31,10 @@ pub enum IndexError {
     Busy,
     #[error("cannot understand the query: {0}")]
     BadQuery(String),
+    /// A file of the index fails its checksum, cannot be decoded, or made tantivy panic. The
+    /// index is derived: rebuild it (or read the sources directly).
+    #[error("the search index is damaged ({0})")]
+    Corrupt(String),
     #[error("search index error: {0}")]
     Tantivy(#[from] tantivy::TantivyError),
     #[error("search index I/O error: {0}")]
@@ -174,12 +179,28 @@ fn register(index: &Index) {
 impl SearchIndex {
     /// Opens an existing index for reading. Fails with `Missing` when there is none and with a
     /// schema error when it is of another version (the indexer rebuilds such an index).
+    ///
+    /// Every file's checksum is verified first (a read of the whole index, a few milliseconds
+    /// per ten megabytes): tantivy trusts its files and panics or misreads on damaged ones.
     pub fn open(dir: &Path) -> Result<SearchIndex, IndexError> {
         if !dir.join("meta.json").exists() {
             return Err(IndexError::Missing);
         }
-        let index = Index::open_in_dir(dir)?;
-        Self::from_index(index)
+        contain(|| {
+            let index = Index::open_in_dir(dir).map_err(damaged)?;
+            let bad = index.validate_checksum().map_err(damaged)?;
+            if !bad.is_empty() {
+                let mut names: Vec<String> = bad.iter().map(|p| p.display().to_string()).collect();
+                names.sort();
+                let verb = if names.len() == 1 {
+                    "fails its checksum"
+                } else {
+                    "fail their checksums"
+                };
+                return Err(IndexError::Corrupt(format!("{} {verb}", names.join(", "))));
+            }
+            Self::from_index(index)
+        })
     }
 
     fn from_index(index: Index) -> Result<SearchIndex, IndexError> {
@@ -280,14 +301,33 @@ impl SearchIndex {
 
     fn parse(&self, query: &str, lenient: bool) -> Result<Box<dyn Query>, IndexError> {
         let f = &self.fields;
+        // The grammar and every pass over the parsed query recurse once per parenthesis: bound
+        // the nesting before tantivy sees it, so no query can overflow a thread's stack.
+        let depth = nesting_depth(query);
+        let flattened;
+        let query = if depth <= MAX_QUERY_NESTING {
+            query
+        } else if lenient {
+            flattened = query.replace(['(', ')'], " ");
+            flattened.as_str()
+        } else {
+            return Err(IndexError::BadQuery(format!(
+                "parentheses are nested {depth} deep; at most {MAX_QUERY_NESTING} levels are accepted"
+            )));
+        };
         let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.authors, f.text]);
         parser.set_field_boost(f.title, 2.0);
         parser.set_field_boost(f.authors, 1.5);
         let parsed = if lenient {
-            parser.parse_query_lenient(query).0
+            let (ast, _) = query_grammar::parse_query_lenient(query);
+            let ast = searchable_fields_only(ast, true).map_err(IndexError::BadQuery)?;
+            parser.build_query_from_user_input_ast_lenient(ast).0
         } else {
+            let ast = query_grammar::parse_query(query)
+                .map_err(|_| IndexError::BadQuery(format!("syntax error in {query:?}")))?;
+            let ast = searchable_fields_only(ast, false).map_err(IndexError::BadQuery)?;
             parser
-                .parse_query(query)
+                .build_query_from_user_input_ast(ast)
                 .map_err(|e| IndexError::BadQuery(e.to_string()))?
         };
         Ok(self.with_cjk_pairs(query, parsed))
@@ -323,6 +363,32 @@ impl SearchIndex {
     }
 
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
+        match contain(|| self.search_unguarded(query, opts)) {
+            // Intact files and still a failure: the query trips a bug in tantivy (a
+            // `-:1-1-1…` phrase, say). Lenient: search its plain words; strict: say so.
+            Err(IndexError::Corrupt(why)) if self.intact() => {
+                tracing::warn!(%why, "a query made tantivy fail on an intact index");
+                let words = plain_words(query);
+                if opts.lenient && !words.is_empty() && words != query {
+                    match contain(|| self.search_unguarded(&words, opts)) {
+                        Err(IndexError::Corrupt(_)) => {}
+                        other => return other,
+                    }
+                }
+                Err(IndexError::BadQuery(format!(
+                    "this query cannot be run ({why}); search for plain words"
+                )))
+            }
+            other => other,
+        }
+    }
+
+    /// Whether every file of the index passes its checksum.
+    fn intact(&self) -> bool {
+        contain(|| Ok(self.index.validate_checksum().map_err(damaged)?.is_empty())).unwrap_or(false)
+    }
+
+    fn search_unguarded(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
         if query.trim().is_empty() {
             return Err(IndexError::BadQuery("the query is empty".into()));
         }
@@ -477,6 +543,10 @@ impl SearchIndex {
 
     /// The stored documents of one path, ordered by page or first line.
     pub fn docs_of(&self, path: &str) -> Result<Vec<StoredDoc>, IndexError> {
+        contain(|| self.docs_of_unguarded(path))
+    }
+
+    fn docs_of_unguarded(&self, path: &str) -> Result<Vec<StoredDoc>, IndexError> {
         let f = self.fields;
         let searcher = self.reader.searcher();
         let q = TermQuery::new(
@@ -495,6 +565,10 @@ impl SearchIndex {
 
     /// The text of one page of a paper, when indexed.
     pub fn page(&self, path: &str, page: u32) -> Result<Option<StoredDoc>, IndexError> {
+        contain(|| self.page_unguarded(path, page))
+    }
+
+    fn page_unguarded(&self, path: &str, page: u32) -> Result<Option<StoredDoc>, IndexError> {
         let f = self.fields;
         let searcher = self.reader.searcher();
         let q = BooleanQuery::new(vec![
@@ -554,6 +628,159 @@ pub struct StoredDoc {
     pub lines: Option<(u32, u32)>,
     pub text: String,
     pub sha256: String,
+}
+
+thread_local! {
+    static CONTAINED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the current thread is inside [`contain`]: a panic there is an expected symptom of a
+/// damaged index (logged, turned into [`IndexError::Corrupt`]), not a crash to report.
+pub fn panic_is_contained() -> bool {
+    CONTAINED.with(|c| c.get())
+}
+
+/// Runs `work` on the index with its panics caught and its I/O and decoding errors reported as
+/// damage: tantivy assumes intact files.
+fn contain<T>(work: impl FnOnce() -> Result<T, IndexError>) -> Result<T, IndexError> {
+    let outer = CONTAINED.with(|c| c.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    CONTAINED.with(|c| c.set(outer));
+    match result {
+        Ok(Err(IndexError::Tantivy(e))) => Err(damaged(e)),
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(IndexError::Corrupt(format!("reading it failed: {msg}")))
+        }
+    }
+}
+
+/// Tantivy errors that mean the files are bad, as [`IndexError::Corrupt`]; the rest as they are.
+fn damaged(e: tantivy::TantivyError) -> IndexError {
+    use tantivy::TantivyError as T;
+    match e {
+        T::DataCorruption(_)
+        | T::IoError(_)
+        | T::OpenReadError(_)
+        | T::OpenDirectoryError(_)
+        | T::InternalError(_)
+        | T::DeserializeError(_)
+        | T::IncompatibleIndex(_) => {
+            let text = e.to_string();
+            // tantivy repeats its message a few times over; the first is enough.
+            let first = text.split("': ").next().unwrap_or(&text).to_string();
+            IndexError::Corrupt(first.chars().take(300).collect())
+        }
+        other => IndexError::Tantivy(other),
+    }
+}
+
+/// The words of `query` (letters and digits), without any operator.
+fn plain_words(query: &str) -> String {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The fields a query may name (`author:` is accepted for `authors:`). The others (path, dir,
+/// kind, sha256, …) are bookkeeping: naming them either fails inside tantivy or reaches past
+/// what a reader means to search.
+const QUERY_FIELDS: &[&str] = &["title", "authors", "text"];
+
+fn query_field(name: &str) -> Option<&'static str> {
+    let name = if name == "author" { "authors" } else { name };
+    QUERY_FIELDS.iter().copied().find(|f| *f == name)
+}
+
+/// Checks every field a parsed query names. Strict: an unknown field is an error that lists
+/// the searchable ones. Lenient: a literal on an unknown field searches the default fields,
+/// anything else on one becomes the field's name as a word.
+fn searchable_fields_only(ast: UserInputAst, lenient: bool) -> Result<UserInputAst, String> {
+    let unknown = |f: &str| {
+        format!(
+            "cannot search the field {f:?}; the searchable fields are {}",
+            QUERY_FIELDS.join(", ")
+        )
+    };
+    let word = |f: String| {
+        UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(UserInputLiteral {
+            field_name: None,
+            phrase: f,
+            delimiter: query_grammar::Delimiter::None,
+            slop: 0,
+            prefix: false,
+        })))
+    };
+    Ok(match ast {
+        UserInputAst::Clause(clauses) => UserInputAst::Clause(
+            clauses
+                .into_iter()
+                .map(|(o, a)| searchable_fields_only(a, lenient).map(|a| (o, a)))
+                .collect::<Result<_, _>>()?,
+        ),
+        UserInputAst::Boost(a, b) => {
+            UserInputAst::Boost(Box::new(searchable_fields_only(*a, lenient)?), b)
+        }
+        UserInputAst::Leaf(leaf) => {
+            let named = match &*leaf {
+                UserInputLeaf::Literal(l) => l.field_name.clone(),
+                UserInputLeaf::Range { field, .. }
+                | UserInputLeaf::Set { field, .. }
+                | UserInputLeaf::Regex { field, .. } => field.clone(),
+                // `field:*` needs a fast field, and no searchable field is one.
+                UserInputLeaf::Exists { field } if !lenient => {
+                    return Err(format!(
+                        "`{field}:*` (any value) cannot be searched; search for words instead"
+                    ));
+                }
+                UserInputLeaf::Exists { field } => return Ok(word(field.clone())),
+                UserInputLeaf::All => None,
+            };
+            match named {
+                None => UserInputAst::Leaf(leaf),
+                Some(f) => match (query_field(&f), *leaf) {
+                    (Some(known), UserInputLeaf::Literal(mut l)) => {
+                        l.field_name = Some(known.to_string());
+                        UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(l)))
+                    }
+                    (Some(_), other) => UserInputAst::Leaf(Box::new(other)),
+                    (None, _) if !lenient => return Err(unknown(&f)),
+                    (None, UserInputLeaf::Literal(mut l)) => {
+                        l.field_name = None;
+                        UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(l)))
+                    }
+                    (None, _) => word(f),
+                },
+            }
+        }
+    })
+}
+
+/// Deepest parenthesis nesting a query may have (see [`nesting_depth`]).
+pub const MAX_QUERY_NESTING: usize = 24;
+
+/// How deep `(` nest in `query`, counted without regard to quotes or escapes (an unclosed
+/// quote or a `\(` must not hide a nesting from the bound): an over-estimate, never less.
+pub fn nesting_depth(query: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for c in query.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
 }
 
 /// Scores are shown with three decimals; ordering uses the same rounding, so two cards that
@@ -705,6 +932,97 @@ pub fn shorten(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tiny_index(dir: &Path) -> SearchIndex {
+        let index = SearchIndex::create(dir).unwrap();
+        let mut w = index.writer().unwrap();
+        index
+            .add(
+                &w,
+                &IndexDoc {
+                    path: "notes/a.md",
+                    kind: EntryKind::File,
+                    title: "A",
+                    authors: "",
+                    carries_title: true,
+                    page: None,
+                    page_label: None,
+                    lines: Some((1, 1)),
+                    text: "nested parentheses everywhere",
+                    sha256: "0",
+                },
+            )
+            .unwrap();
+        w.commit().unwrap();
+        index.reload().unwrap();
+        index
+    }
+
+    #[test]
+    fn only_the_searchable_fields_can_be_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = tiny_index(dir.path());
+        let strict = SearchOptions::default();
+        let lenient = SearchOptions {
+            lenient: true,
+            ..SearchOptions::default()
+        };
+        for q in [
+            "sha256:*",
+            "path:notes",
+            "kind:file",
+            "text:*",
+            "dir:notes AND nested",
+        ] {
+            match index.search(q, &strict) {
+                Err(IndexError::BadQuery(m)) => assert!(!m.is_empty()),
+                other => panic!("{q}: {other:?}"),
+            }
+            assert!(index.search(q, &lenient).is_ok(), "{q}");
+        }
+        // Lenient: a literal on a bookkeeping field is a plain word.
+        assert_eq!(index.search("path:nested", &lenient).unwrap().len(), 1);
+        assert_eq!(index.search("text:nested", &strict).unwrap().len(), 1);
+        assert_eq!(index.search("title:a", &strict).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn deeply_nested_queries_are_bounded_not_recursed() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = tiny_index(dir.path());
+        let deep = format!("{}parentheses{}", "(".repeat(5000), ")".repeat(5000));
+        let unclosed = format!("{}parentheses", "(-".repeat(3000));
+        // A small stack: without the bound, these overflow it and abort the process.
+        let found = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(256 << 10)
+                .spawn_scoped(s, || {
+                    let lenient = SearchOptions {
+                        lenient: true,
+                        ..SearchOptions::default()
+                    };
+                    let a = index.search(&deep, &lenient).unwrap();
+                    let b = index.search(&unclosed, &lenient).unwrap();
+                    let strict = index.search(&deep, &SearchOptions::default());
+                    (a.len(), b.len(), strict.err().map(|e| e.to_string()))
+                })
+                .unwrap()
+                .join()
+                .unwrap()
+        });
+        assert_eq!(found.0, 1, "the lenient search still finds the word");
+        assert!(found.2.unwrap().contains("nested 5000 deep"));
+        let shallow = format!("{}parentheses{}", "(".repeat(5), ")".repeat(5));
+        assert_eq!(
+            index
+                .search(&shallow, &SearchOptions::default())
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(nesting_depth("a (b (c) d) (e)"), 2);
+        assert_eq!(nesting_depth(")))((("), 3);
+    }
 
     #[test]
     fn cjk_highlights_cover_words() {

@@ -23,6 +23,8 @@ pub struct IndexOptions {
     pub time_limit: Duration,
     /// Extraction threads (default: all cores).
     pub threads: usize,
+    /// Rebuild from scratch, for this reason (a search found the index damaged).
+    pub rebuild: Option<String>,
 }
 
 impl Default for IndexOptions {
@@ -40,6 +42,7 @@ impl Default for IndexOptions {
         IndexOptions {
             time_limit: Duration::from_secs(60),
             threads,
+            rebuild: None,
         }
     }
 }
@@ -218,6 +221,9 @@ pub fn index_vault(
         LoadOutcome::Missing => (Catalog::default(), None),
         LoadOutcome::Unusable(why) => (Catalog::default(), Some(why)),
     };
+    if let Some(why) = &opts.rebuild {
+        rebuild = Some(why.clone());
+    }
     let index = match (&rebuild, SearchIndex::open(&index_dir)) {
         (None, Ok(i)) if !catalog.entries.is_empty() || i.num_docs() == 0 => Some(i),
         (None, Ok(_)) => {
@@ -231,7 +237,7 @@ pub fn index_vault(
             None
         }
         (None, Err(e)) => {
-            rebuild = Some(format!("the index cannot be opened ({e})"));
+            rebuild = Some(e.to_string());
             None
         }
         (Some(_), _) => None,
@@ -398,6 +404,64 @@ pub fn index_vault(
     }
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// The index, ready to search: built first when there is none, rebuilt when it is damaged or
+/// of another version. `notice` is told once, before the work starts, what is being done and
+/// why; `progress` follows the (re)build.
+pub fn open_or_rebuild(
+    vault: &Vault,
+    opts: &IndexOptions,
+    progress: &mut dyn FnMut(Progress),
+    notice: &mut dyn FnMut(&str),
+) -> Result<SearchIndex, VaultError> {
+    let why = match vault.open_index() {
+        Ok(index) => return Ok(index),
+        Err(VaultError::Index(IndexError::Missing)) => {
+            notice("No index yet: indexing the vault first…");
+            None
+        }
+        Err(VaultError::Index(IndexError::Busy)) => {
+            return Err(VaultError::Index(IndexError::Busy));
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "the index cannot be used; rebuilding it");
+            notice(&format!("{e}: rebuilding it from the vault…"));
+            Some(e.to_string())
+        }
+    };
+    let opts = IndexOptions {
+        rebuild: why.or_else(|| opts.rebuild.clone()),
+        ..opts.clone()
+    };
+    index_vault(vault, &opts, progress)?;
+    vault.open_index()
+}
+
+/// Runs `search` on the index and, when it finds the index damaged after all (a file that
+/// passed its checksum but made tantivy fail), rebuilds it once and searches again.
+pub fn search_or_rebuild<T>(
+    vault: &Vault,
+    index: SearchIndex,
+    progress: &mut dyn FnMut(Progress),
+    notice: &mut dyn FnMut(&str),
+    search: impl Fn(&SearchIndex) -> Result<T, IndexError>,
+) -> Result<T, VaultError> {
+    match search(&index) {
+        Err(IndexError::Corrupt(why)) => {
+            drop(index);
+            let why = format!("the search index is damaged ({why})");
+            tracing::warn!(reason = %why, "rebuilding the index after a failed search");
+            notice(&format!("{why}: rebuilding it from the vault…"));
+            let opts = IndexOptions {
+                rebuild: Some(why),
+                ..IndexOptions::default()
+            };
+            index_vault(vault, &opts, progress)?;
+            Ok(search(&vault.open_index()?)?)
+        }
+        other => Ok(other?),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

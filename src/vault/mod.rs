@@ -16,6 +16,7 @@ pub mod scan;
 pub mod textfile;
 pub mod tokenizer;
 pub mod uri;
+pub mod visible;
 
 use std::path::{Path, PathBuf};
 

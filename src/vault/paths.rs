@@ -33,6 +33,8 @@ pub enum Refusal {
     Unreadable,
     #[error("not a paper, text file or directory")]
     Unsupported,
+    #[error("percent-encoded dots, slashes, percent signs or control characters are not accepted")]
+    Encoded,
 }
 
 impl Refusal {
@@ -48,8 +50,58 @@ impl Refusal {
             Refusal::OutsideVault => "outside_vault",
             Refusal::Unreadable => "unreadable",
             Refusal::Unsupported => "unsupported",
+            Refusal::Encoded => "encoded",
         }
     }
+}
+
+/// Whether `s` holds a `%XX` escape (so it is written as a URI, not as a plain path).
+pub fn has_escape(s: &str) -> bool {
+    s.as_bytes()
+        .windows(3)
+        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
+}
+
+/// The escape policy for every path that comes from outside (a mention, a tool argument, the
+/// path of a citation URI): `%XX` escapes are decoded — citation URIs are percent-encoded —
+/// except those of `.`, `/`, `\`, `%` and control characters, which are refused outright.
+/// Decoding those is how `%2e%2e%2f` becomes `../` after a check, and how `%252e` survives
+/// one decoding to be decoded again. The decoded text then goes through [`normalize`] like
+/// any other path.
+pub fn unescape(raw: &str) -> Result<std::borrow::Cow<'_, str>, Refusal> {
+    if !has_escape(raw) {
+        return Ok(std::borrow::Cow::Borrowed(raw));
+    }
+    let b = raw.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let escaped = (b[i] == b'%'
+            && i + 2 < b.len()
+            && b[i + 1].is_ascii_hexdigit()
+            && b[i + 2].is_ascii_hexdigit())
+        .then(|| hex(b[i + 1]) << 4 | hex(b[i + 2]));
+        match escaped {
+            Some(c) => {
+                if matches!(c, b'.' | b'/' | b'\\' | b'%') || c < 0x20 || c == 0x7f {
+                    return Err(Refusal::Encoded);
+                }
+                out.push(c);
+                i += 3;
+            }
+            None => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out)
+        .map(std::borrow::Cow::Owned)
+        .map_err(|_| Refusal::Encoded)
+}
+
+fn hex(c: u8) -> u8 {
+    (c as char).to_digit(16).unwrap_or(0) as u8
 }
 
 /// Characters that render like `.` or `/`, or not at all, and so can disguise a path.
@@ -182,6 +234,29 @@ mod tests {
         );
         assert_eq!(normalize("a\u{200B}b"), Err(Refusal::SuspiciousCharacters));
         assert_eq!(normalize("./a//b/"), Ok("a/b".into()));
+    }
+
+    #[test]
+    fn one_escape_policy() {
+        assert_eq!(unescape("notes/a b.md").unwrap(), "notes/a b.md");
+        assert_eq!(unescape("my%20paper.pdf").unwrap(), "my paper.pdf");
+        assert_eq!(unescape("caf%C3%A9.md").unwrap(), "café.md");
+        assert_eq!(unescape("50%off.md").unwrap(), "50%off.md");
+        assert_eq!(unescape("trailing%2").unwrap(), "trailing%2");
+        for bad in [
+            "%2e%2e/x",
+            "notes%2Fa.md",
+            "a%5cb",
+            "%252e%252e",
+            "a%00b",
+            "a%1bb",
+            "a%7F",
+            "bad%ff%fe",
+        ] {
+            assert_eq!(unescape(bad), Err(Refusal::Encoded), "{bad}");
+        }
+        assert!(has_escape("a%41") && !has_escape("100%") && !has_escape("%g1"));
+        assert_eq!(unescape("%+1%41").unwrap(), "%+1A");
     }
 
     #[test]

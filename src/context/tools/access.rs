@@ -3,12 +3,15 @@
 //! by where it really leads, so a symlink inside a granted folder cannot reach past it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::ToolError;
 use crate::context::grant::Grant;
 use crate::context::mention;
 use crate::vault::Vault;
-use crate::vault::paths::to_rel;
+use crate::vault::catalog::Catalog;
+use crate::vault::fsutil::sha256_file;
+use crate::vault::paths::{self, to_rel};
 use crate::vault::scan::{self, EntryKind};
 use crate::vault::uri::{self, Target as UriTarget};
 
@@ -25,6 +28,9 @@ pub struct Target {
     pub page: Option<u32>,
     /// From a citation URI's `#line=`.
     pub lines: Option<(u32, u32)>,
+    /// The content hash the grant names, when the target is one of its sources (not an entry
+    /// inside a granted directory): what is served must still have it.
+    pub granted_sha: Option<String>,
 }
 
 fn refused(reason: &str) -> ToolError {
@@ -49,14 +55,6 @@ fn refused(reason: &str) -> ToolError {
     ToolError::new("refused", format!("refused: {why} [{reason}]"))
 }
 
-/// Escapes that could smuggle a dot, slash or another escape through decoding.
-fn dangerous_escape(s: &str) -> bool {
-    let lower = s.to_ascii_lowercase();
-    ["%2e", "%2f", "%5c", "%25", "%00"]
-        .iter()
-        .any(|e| lower.contains(e))
-}
-
 /// Whether `rel` (a normalized vault path of `kind`) is covered by the grant. Exact sources of
 /// any kind; inside a granted directory, text files and folders only.
 pub fn covered(grant: &Grant, rel: &str, kind: EntryKind) -> Result<(), &'static str> {
@@ -78,41 +76,85 @@ pub fn covered(grant: &Grant, rel: &str, kind: EntryKind) -> Result<(), &'static
     }
 }
 
+/// What a tool call may read.
+#[derive(Debug, Clone)]
+pub enum Access {
+    /// This turn's grant (the `agentero-context` server).
+    Grant(Arc<Grant>),
+    /// Every paper, file and folder of the vault except hidden entries and `.agentero/` (the
+    /// vault MCP for external clients). The same resolver refuses the same escapes.
+    WholeVault,
+}
+
+impl Access {
+    /// Resolves a tool's `path` argument to a target this access covers.
+    pub fn authorize(&self, vault: &Vault, raw: &str) -> Result<Target, ToolError> {
+        match self {
+            Access::Grant(g) => authorize(g, vault, raw),
+            Access::WholeVault => resolve_target(None, vault, raw),
+        }
+    }
+
+    /// Whether a library paper at `path` may be read (`inGrant` on relation cards).
+    pub fn may_read_paper(&self, path: &str) -> bool {
+        match self {
+            Access::Grant(g) => paper_in_grant(g, path),
+            Access::WholeVault => true,
+        }
+    }
+}
+
 /// Resolves a tool's `path` argument (a vault path or a citation URI) to a granted target.
 pub fn authorize(grant: &Grant, vault: &Vault, raw: &str) -> Result<Target, ToolError> {
+    resolve_target(Some(grant), vault, raw)
+}
+
+/// The one resolution path for both accesses; `None` is the whole vault.
+fn resolve_target(grant: Option<&Grant>, vault: &Vault, raw: &str) -> Result<Target, ToolError> {
     let raw = raw.trim();
-    let (path, page, lines) =
-        if raw.contains('#') || mention::has_percent_escape(raw) || raw.contains("://") {
-            if dangerous_escape(raw) {
-                return Err(refused("encoded"));
-            }
-            match uri::parse(raw) {
-                Some(UriTarget::Vault { path, page, lines }) => (path, page, lines),
-                Some(UriTarget::External(_)) => return Err(refused("external")),
-                None => return Err(refused("bad_uri")),
-            }
-        } else {
-            (raw.to_string(), None, None)
-        };
+    // One escape policy for mentions and tools (vault::paths): refused escapes never reach
+    // the URI parser, which decodes the rest.
+    paths::unescape(raw).map_err(|r| refused(r.as_str()))?;
+    let (path, page, lines) = if raw.contains('#') || paths::has_escape(raw) || raw.contains("://")
+    {
+        match uri::parse(raw) {
+            Some(UriTarget::Vault { path, page, lines }) => (path, page, lines),
+            Some(UriTarget::External(_)) => return Err(refused("external")),
+            None => return Err(refused("bad_uri")),
+        }
+    } else {
+        (raw.to_string(), None, None)
+    };
     let resolved = vault.resolve(&path).map_err(|r| refused(r.as_str()))?;
     if resolved.rel.is_empty() {
-        return Err(refused("not_granted"));
+        return Err(refused(if grant.is_some() {
+            "not_granted"
+        } else {
+            "empty"
+        }));
     }
     let kind = if resolved.is_dir {
         EntryKind::Directory
     } else {
         scan::classify_file(&resolved.abs).ok_or_else(|| refused("unsupported"))?
     };
-    covered(grant, &resolved.rel, kind).map_err(refused)?;
+    if let Some(grant) = grant {
+        covered(grant, &resolved.rel, kind).map_err(refused)?;
+    }
     let canonical_rel =
         to_rel(vault.root(), &resolved.abs).ok_or_else(|| refused("outside_vault"))?;
     // Behind a symlink, the real place must be granted too — unless the link itself was
-    // granted by name (the user chose it when mentioning it).
-    let named_exactly = grant
-        .sources
-        .iter()
-        .any(|s| s.path == resolved.rel && s.kind == kind);
-    if canonical_rel != resolved.rel && !named_exactly {
+    // granted by name (the user chose it when mentioning it). (For the whole vault the
+    // resolver already refused real places that are hidden or outside.)
+    let named = grant.and_then(|g| {
+        g.sources
+            .iter()
+            .find(|s| s.path == resolved.rel && s.kind == kind)
+    });
+    if let Some(grant) = grant
+        && canonical_rel != resolved.rel
+        && named.is_none()
+    {
         covered(grant, &canonical_rel, kind).map_err(refused)?;
     }
     Ok(Target {
@@ -122,7 +164,109 @@ pub fn authorize(grant: &Grant, vault: &Vault, raw: &str) -> Result<Target, Tool
         kind,
         page,
         lines,
+        granted_sha: named.map(|s| s.sha256.clone()),
     })
+}
+
+/// The refusal for a granted source whose content is no longer the one granted (rewritten,
+/// replaced by a link to something else, or re-pointed when it is a symlink).
+pub fn changed_since_grant(rel: &str) -> ToolError {
+    ToolError::new(
+        "changed_since_grant",
+        format!(
+            "refused: {rel} changed after this turn's grant was written, so it is not the source \
+             the user granted; the user must mention it again [changed_since_grant]"
+        ),
+    )
+}
+
+/// What a file looked like when its content was last checked against the grant. The change
+/// time and inode move on any rewrite, rename or new link, even one that restores the mtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    len: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+    ino: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
+        #[cfg(unix)]
+        let (ctime_ns, ino) = {
+            use std::os::unix::fs::MetadataExt;
+            (
+                meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
+                meta.ino(),
+            )
+        };
+        #[cfg(not(unix))]
+        let (ctime_ns, ino) = (0, 0);
+        FileStamp {
+            len: meta.len(),
+            mtime_ns: scan::mtime_ns(meta),
+            ctime_ns,
+            ino,
+        }
+    }
+}
+
+/// Grant checks already passed, by path: a source is hashed again only when its stamp moved.
+#[derive(Debug, Default)]
+pub struct Seals {
+    checked: std::collections::HashMap<String, (FileStamp, String)>,
+}
+
+impl Seals {
+    /// Whether `t` still has the content its grant names (size and mtime against the catalog,
+    /// then the hash when either changed). Entries inside granted directories are not hashed
+    /// in the grant; for them only the path checks of [`authorize`] apply.
+    pub fn check(&mut self, t: &Target, catalog: &Catalog) -> Result<(), ToolError> {
+        let Some(want) = &t.granted_sha else {
+            return Ok(());
+        };
+        if t.kind == EntryKind::Directory {
+            let listing = mention::listing(&t.abs)
+                .map_err(|_| ToolError::new("unreadable", "the directory cannot be listed"))?;
+            return if mention::listing_sha256(&listing) == *want {
+                Ok(())
+            } else {
+                Err(changed_since_grant(&t.rel))
+            };
+        }
+        let meta = std::fs::metadata(&t.abs)
+            .map_err(|_| ToolError::new("unreadable", "the source cannot be read"))?;
+        let stamp = FileStamp::of(&meta);
+        if let Some((s, sha)) = self.checked.get(&t.rel)
+            && *s == stamp
+        {
+            return if sha == want {
+                Ok(())
+            } else {
+                Err(changed_since_grant(&t.rel))
+            };
+        }
+        let catalogued = [&t.rel, &t.canonical_rel].into_iter().find_map(|p| {
+            catalog
+                .entries
+                .get(p.as_str())
+                .filter(|e| e.size == stamp.len && e.mtime_ns == stamp.mtime_ns)
+                .map(|e| e.sha256.clone())
+        });
+        let sha = match catalogued {
+            Some(sha) => sha,
+            None => sha256_file(&t.abs)
+                .map_err(|_| ToolError::new("unreadable", "the source cannot be read"))?,
+        };
+        let ok = sha == *want;
+        self.checked.insert(t.rel.clone(), (stamp, sha));
+        if ok {
+            Ok(())
+        } else {
+            tracing::warn!(path = %t.rel, "a granted source changed after the grant was written");
+            Err(changed_since_grant(&t.rel))
+        }
+    }
 }
 
 /// Whether a library paper at `path` may be read in this turn (for `inGrant` on cards).

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::access::{self, Target};
-use super::{Ctx, ToolError, ToolOutput, ToolSession, cap_chars, parse_args};
+use super::access::{self, Access, Target};
+use super::{Ctx, ToolError, ToolOutput, VaultReader, cap_chars, parse_args};
 use crate::vault::catalog::{Catalog, Status};
 use crate::vault::index::sort_cards;
 use crate::vault::scan::{self, EntryKind};
@@ -25,6 +25,13 @@ struct Args {
     paths: Option<Vec<String>>,
 }
 
+/// The longest query accepted: a few sentences. Longer ones cost the parser and the scorer
+/// without finding anything better.
+pub const MAX_QUERY_CHARS: usize = 4000;
+
+/// Entries of `paths` accepted in one call.
+const MAX_PATHS: usize = 256;
+
 /// Files walked inside granted directories at most per call.
 const WALK_LIMIT: usize = 20_000;
 
@@ -34,64 +41,69 @@ struct Plan {
     stale: Vec<Target>,
 }
 
-pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
     let query = a.query.trim();
     if query.is_empty() {
         return Err(ToolError::bad_args("`query` is empty"));
     }
-    let budget = ctx.grant.budget;
+    if query.chars().count() > MAX_QUERY_CHARS {
+        return Err(ToolError::bad_args(format!(
+            "`query` is too long; at most {MAX_QUERY_CHARS} characters (search for a few distinctive words)"
+        )));
+    }
+    if a.paths.as_ref().is_some_and(|p| p.len() > MAX_PATHS) {
+        return Err(ToolError::bad_args(format!(
+            "`paths` names too many sources; at most {MAX_PATHS}"
+        )));
+    }
+    let Access::Grant(grant) = &ctx.access else {
+        return Err(ToolError::new(
+            "unknown_tool",
+            "context_search searches a turn's grant",
+        ));
+    };
+    let budget = ctx.budget;
     let limit = a.limit.map_or(budget.search_cards, |l| {
         (l as usize).clamp(1, budget.search_cards)
     });
     // Roots: the `paths` filter (each one must be granted) or every granted source.
+    // A granted source that changed since the grant is an error when named in `paths`, and
+    // otherwise left out and listed in the result.
+    let mut changed = Vec::new();
     let roots: Vec<Target> = match &a.paths {
         Some(paths) if !paths.is_empty() => paths
             .iter()
-            .map(|p| access::authorize(&ctx.grant, &ctx.vault, p))
+            .map(|p| s.authorize(ctx, p))
             .collect::<Result<_, _>>()?,
-        _ => ctx
-            .grant
-            .sources
-            .iter()
-            .filter_map(|src| access::authorize(&ctx.grant, &ctx.vault, &src.path).ok())
-            .collect(),
+        _ => {
+            let mut roots = Vec::new();
+            for src in &grant.sources {
+                match s.authorize(ctx, &src.path) {
+                    Ok(t) => roots.push(t),
+                    Err(e) if e.code == "changed_since_grant" => changed.push(src.path.clone()),
+                    Err(_) => {}
+                }
+            }
+            roots
+        }
     };
     let catalog = s.catalog(&ctx.vault);
-    let plan = plan(&ctx.vault, &catalog, &ctx.grant, &roots);
+    let plan = plan(&ctx.vault, &catalog, grant, &roots);
 
     let mut cards: Vec<Card> = Vec::new();
-    if !plan.indexed.is_empty()
-        && let Some(index) = s.index(&ctx.vault)
-    {
-        let opts = SearchOptions {
-            limit,
-            excerpt_chars: budget.excerpt_chars,
-            lenient: true,
-            scope: Some(Scope {
-                files: plan.indexed.clone(),
-                dirs: Vec::new(),
-            }),
+    if !plan.indexed.is_empty() {
+        let scope = Scope {
+            files: plan.indexed.clone(),
+            dirs: Vec::new(),
         };
-        match index.search(query, &opts) {
-            Ok(found) => cards.extend(found),
-            Err(crate::vault::index::IndexError::BadQuery(m)) => {
-                return Err(ToolError::bad_args(m));
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "index search failed");
-                return Err(ToolError::new(
-                    "index_error",
-                    "the search index cannot be read right now",
-                ));
-            }
-        }
+        cards.extend(index_cards(s, ctx, query, limit, Some(scope))?);
     }
     // Indexed sources the index could not open are searched in memory too.
     let mut stale = plan.stale;
     if s.index(&ctx.vault).is_none() {
         for rel in &plan.indexed {
-            if let Ok(t) = access::authorize(&ctx.grant, &ctx.vault, rel) {
+            if let Ok(t) = s.authorize(ctx, rel) {
                 stale.push(t);
             }
         }
@@ -99,46 +111,101 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     for t in &stale {
         cards.extend(search_fresh(s, ctx, t, query, budget.excerpt_chars));
     }
-    sort_cards(&mut cards);
-    cards.truncate(limit);
-    for c in &mut cards {
-        c.excerpt = cap_chars(&c.excerpt, budget.excerpt_chars);
-    }
+    finish(ctx, query, cards, limit, "the granted sources", &changed)
+}
 
-    // Fit the turn's remaining budget by dropping the weakest cards, and say so.
-    let mut truncated = false;
-    loop {
-        let out = render(query, &cards, truncated);
-        if out.chars() <= ctx.remaining {
-            return Ok(out);
-        }
-        if cards.pop().is_none() {
-            return Err(super::budget_exhausted(&ctx.grant));
-        }
-        truncated = true;
-        if cards.is_empty() {
-            return Err(super::budget_exhausted(&ctx.grant));
+/// Cards from the index (none when there is no index, or when it turns out damaged: the
+/// caller then searches the sources directly), within `scope`.
+pub(super) fn index_cards(
+    s: &VaultReader,
+    ctx: &Ctx,
+    query: &str,
+    limit: usize,
+    scope: Option<Scope>,
+) -> Result<Vec<Card>, ToolError> {
+    let Some(index) = s.index(&ctx.vault) else {
+        return Ok(Vec::new());
+    };
+    let opts = SearchOptions {
+        limit,
+        excerpt_chars: ctx.budget.excerpt_chars,
+        lenient: true,
+        scope,
+    };
+    match index.search(query, &opts) {
+        Ok(found) => Ok(found),
+        Err(crate::vault::index::IndexError::BadQuery(m)) => Err(ToolError::bad_args(m)),
+        Err(e) => {
+            s.index_unusable(&e.to_string());
+            Ok(Vec::new())
         }
     }
 }
 
-fn render(query: &str, cards: &[Card], truncated: bool) -> ToolOutput {
+/// The best `limit` cards with capped excerpts, fitted to the remaining budget by dropping
+/// the weakest cards (and saying so). `searched` names what was searched; `changed` lists
+/// granted sources left out because they changed since the grant.
+pub(super) fn finish(
+    ctx: &Ctx,
+    query: &str,
+    mut cards: Vec<Card>,
+    limit: usize,
+    searched: &str,
+    changed: &[String],
+) -> Result<ToolOutput, ToolError> {
+    sort_cards(&mut cards);
+    cards.truncate(limit);
+    for c in &mut cards {
+        c.excerpt = cap_chars(&c.excerpt, ctx.budget.excerpt_chars);
+    }
+    let mut truncated = false;
+    loop {
+        let out = render(query, &cards, truncated, searched, changed);
+        if out.chars() <= ctx.remaining {
+            return Ok(out);
+        }
+        if cards.pop().is_none() {
+            return Err(ctx.budget_exhausted());
+        }
+        truncated = true;
+        if cards.is_empty() {
+            return Err(ctx.budget_exhausted());
+        }
+    }
+}
+
+fn render(
+    query: &str,
+    cards: &[Card],
+    truncated: bool,
+    searched: &str,
+    changed: &[String],
+) -> ToolOutput {
     let mut v = json!({ "query": query, "cards": cards, "truncated": truncated });
     if cards.is_empty() {
-        v["note"] = json!("nothing in the granted sources matches; try other words");
+        v["note"] = json!(format!("nothing in {searched} matches; try other words"));
     } else if truncated {
         v["note"] = json!("more cards were left out: the turn's budget is nearly used up");
+    }
+    if !changed.is_empty() {
+        // Not searched: changed after this turn's grant was written.
+        v["changedSinceGrant"] = json!(changed);
+        v["changedNote"] = json!(
+            "these granted sources changed after the grant was written and were not searched; the user must mention them again"
+        );
     }
     let uris = cards.iter().map(|c| c.citation_uri.clone()).collect();
     ToolOutput::new(v, uris)
 }
 
-fn is_fresh(catalog: &Catalog, rel: &str, kind: EntryKind, meta: &std::fs::Metadata) -> bool {
-    catalog.entries.get(rel).is_some_and(|e| {
-        e.kind == kind
+/// Whether the index holds `t` as it is on disk — and, for a granted source, as granted.
+fn is_fresh(catalog: &Catalog, t: &Target, meta: &std::fs::Metadata) -> bool {
+    catalog.entries.get(&t.rel).is_some_and(|e| {
+        e.kind == t.kind
             && e.status != Status::Failed
             && e.size == meta.len()
             && e.mtime_ns == scan::mtime_ns(meta)
+            && t.granted_sha.as_ref().is_none_or(|g| *g == e.sha256)
     })
 }
 
@@ -152,7 +219,7 @@ fn plan(vault: &Vault, catalog: &Catalog, grant: &crate::context::Grant, roots: 
             return;
         }
         match std::fs::metadata(&t.abs) {
-            Ok(m) if is_fresh(catalog, &t.rel, t.kind, &m) => {
+            Ok(m) if is_fresh(catalog, &t, &m) => {
                 indexed.insert(t.rel);
             }
             Ok(_) => stale.push(t),
@@ -213,7 +280,7 @@ fn terms(query: &str) -> Vec<String> {
 
 /// Cards from one source read now (pages of a paper, chunks of a file).
 fn search_fresh(
-    s: &mut ToolSession,
+    s: &VaultReader,
     ctx: &Ctx,
     t: &Target,
     query: &str,
@@ -246,7 +313,7 @@ fn search_fresh(
             }
         }
         _ => {
-            let Ok(text) = std::fs::read_to_string(&t.abs) else {
+            let Ok(text) = s.read_text(t) else {
                 return cards;
             };
             let title = textfile::title(&t.rel, &text);

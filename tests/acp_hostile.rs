@@ -1,0 +1,167 @@
+//! A hostile ACP agent (`tests/peers/hostile_agent.py`, a real process speaking ACP over
+//! stdio) against `agentero ask`: broken lines mid-answer are skipped and the turn completes;
+//! `kill -9` of `ask` mid-answer keeps everything that had streamed, and the thread shows the
+//! turn as interrupted when it is opened again.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use agentero::acp::transcript::{Line, Thread};
+use agentero::vault::Vault;
+use agentero::vault::indexer::{IndexOptions, index_vault};
+use serde_json::Value;
+
+const QUESTION: &str = "What is the reading order? @papers/layoutflow/paper.pdf";
+
+fn peer() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/hostile_agent.py")
+}
+
+fn fixture(mode: &str) -> tempfile::TempDir {
+    let dir = common::demo_vault();
+    let vault = Vault::open(dir.path()).unwrap();
+    index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
+    let cfg = format!(
+        "default_agent = \"hostile\"\n[agents.hostile]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ HOSTILE_MODE = \"{mode}\", HOSTILE_LOG = {:?} }}\n",
+        peer().display().to_string(),
+        dir.path().join("sent.log").display().to_string(),
+    );
+    std::fs::write(dir.path().join("agents.toml"), cfg).unwrap();
+    dir
+}
+
+fn command(root: &Path, json: bool) -> Command {
+    let home = root.join(".agentero-test-home");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentero"));
+    cmd.arg("ask")
+        .arg("--vault")
+        .arg(root)
+        .arg("--config")
+        .arg(root.join("agents.toml"));
+    if json {
+        cmd.arg("--json");
+    }
+    cmd.arg(QUESTION)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"));
+    cmd
+}
+
+fn agent_text(t: &Thread) -> String {
+    t.lines
+        .iter()
+        .filter_map(|l| match l {
+            Line::Agent { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn broken_agent_lines_are_skipped_and_the_turn_completes() {
+    let dir = fixture("garbage");
+    let out = common::output_within(command(dir.path(), true), Duration::from_secs(60));
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Not JSON, not UTF-8, the wrong shape, another session's update, a batch: all skipped.
+    assert_eq!(v["answer"], "Part one. Part two.", "{v}");
+    assert_eq!(v["stopReason"], "end_turn");
+    let vault = Vault::open(dir.path()).unwrap();
+    let t = Thread::open(&vault, v["threadId"].as_str().unwrap()).unwrap();
+    assert_eq!(agent_text(&t), "Part one. Part two.");
+    assert!(t.interrupted_turns(None).is_empty());
+    let log = std::fs::read_to_string(dir.path().join(".agentero/logs/agentero.log")).unwrap();
+    assert!(log.contains("not UTF-8"), "the skipped line is logged");
+}
+
+/// The chunks the agent had sent by `before` (its own log: one line per chunk, with the time).
+fn sent_before(dir: &Path, before: f64) -> Vec<String> {
+    std::fs::read_to_string(dir.join("sent.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (t, text) = l.split_once(' ')?;
+            (t.parse::<f64>().ok()? < before).then(|| text.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn a_killed_ask_keeps_what_streamed_and_restore_marks_the_turn_interrupted() {
+    let mut kills = 0;
+    let mut lost = 0;
+    for round in 0..4 {
+        let dir = fixture("slow");
+        let mut child = command(dir.path(), false)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Kill at a different point of the answer each round: once the agent has sent a
+        // number of chunks (its own log says so), whatever the machine's load.
+        let want = 6 + 5 * round;
+        let started = Instant::now();
+        while std::fs::read_to_string(dir.path().join("sent.log")).map_or(0, |s| s.lines().count())
+            < want
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "round {round}: the agent never sent {want} chunks"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        child.kill().unwrap();
+        let _ = child.wait();
+        kills += 1;
+        let killed_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        let vault = Vault::open(dir.path()).unwrap();
+        let id = agentero::acp::transcript::Thread::latest(&vault).expect("a thread on disk");
+        let t = Thread::open(&vault, &id).unwrap();
+        let kept = agent_text(&t);
+        // Everything the agent had sent a little before the kill is on disk (the writer
+        // flushes at least every 50 ms; the margin covers the pipe and the scheduler).
+        let sent = sent_before(dir.path(), killed_at - 0.25);
+        assert!(!sent.is_empty(), "round {round}: the agent sent nothing");
+        for piece in &sent {
+            if !kept.contains(piece.as_str()) {
+                lost += 1;
+            }
+        }
+        assert!(kept.starts_with("piece 00. "), "round {round}: {kept:?}");
+        let interrupted = t.interrupted_turns(None);
+        assert_eq!(interrupted.len(), 1, "round {round}: {:?}", t.lines);
+        // The thread continues after the interruption: asking again works and the earlier
+        // turn stays interrupted with its text.
+        let again = Command::new(env!("CARGO_BIN_EXE_agentero"))
+            .args(["ask", "--vault"])
+            .arg(dir.path())
+            .arg("--config")
+            .arg(dir.path().join("agents.toml"))
+            .args(["--thread", &id, "--timeout", "60", "go on"])
+            .env("HOME", dir.path().join(".agentero-test-home"))
+            .env(
+                "XDG_CONFIG_HOME",
+                dir.path().join(".agentero-test-home/config"),
+            )
+            .env("XDG_DATA_HOME", dir.path().join(".agentero-test-home/data"))
+            .env_remove("HOSTILE_MODE")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let _ = std::io::stderr().write_all(&again.stderr);
+        let t = Thread::open(&vault, &id).unwrap();
+        assert_eq!(t.interrupted_turns(None), interrupted);
+        assert!(agent_text(&t).starts_with(&kept));
+    }
+    eprintln!("kills {kills}, recoveries {kills}, chunks lost {lost}");
+    assert_eq!(lost, 0, "streamed text was lost");
+}

@@ -1,0 +1,152 @@
+//! Terminal injection: vault content full of control sequences (OSC 52 to the clipboard, OSC 0
+//! to the window title, `ESC[2J`, a one-byte C1 CSI, a bare `\r`, a file name with an escape in
+//! it) printed by the real binary to a real pseudo-terminal. The bytes that reach the terminal
+//! hold no escape from the content, and the content is still shown, visibly escaped.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+const PTY_RUNNER: &str = r#"
+import os, pty, select, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    ready, _, _ = select.select([fd], [], [], 120)
+    if not ready:
+        os.kill(pid, 9)
+        break
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+sys.stderr.write("exit %d\n" % os.waitstatus_to_exitcode(status))
+"#;
+
+/// Runs the binary with `args` on a pseudo-terminal (stdin, stdout and stderr all on it) and
+/// returns every byte it wrote there and whether it succeeded.
+fn on_a_pty_status(args: &[&str], cwd: &Path) -> (Vec<u8>, bool) {
+    let home = cwd.join(".agentero-test-home");
+    let py = std::env::var("AGENTERO_PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = Command::new(&py)
+        .arg("-c")
+        .arg(PTY_RUNNER)
+        .arg(env!("CARGO_BIN_EXE_agentero"))
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("TERM", "xterm-256color")
+        .env_remove("AGENTERO_LOG")
+        .output()
+        .expect("python3 runs (it provides the pseudo-terminal)");
+    let status = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        status.contains("exit "),
+        "the pseudo-terminal runner failed: {status}"
+    );
+    (out.stdout, status.contains("exit 0\n"))
+}
+
+fn on_a_pty(args: &[&str], cwd: &Path) -> Vec<u8> {
+    let (bytes, ok) = on_a_pty_status(args, cwd);
+    assert!(ok, "{args:?} failed: {}", String::from_utf8_lossy(&bytes));
+    bytes
+}
+
+fn assert_clean(bytes: &[u8], what: &str) {
+    let shown = String::from_utf8_lossy(bytes);
+    assert!(
+        !bytes.contains(&0x1b),
+        "{what}: an ESC reached the terminal:\n{shown:?}"
+    );
+    assert!(
+        !shown.contains('\u{9b}') && !shown.contains('\u{7}'),
+        "{what}: a C1 CSI or BEL reached the terminal:\n{shown:?}"
+    );
+    // The terminal turns each "\n" into "\r\n"; any other "\r" came from the content.
+    assert!(
+        !bytes.windows(2).any(|w| w[0] == b'\r' && w[1] != b'\n'),
+        "{what}: a bare carriage return reached the terminal:\n{shown:?}"
+    );
+}
+
+#[test]
+fn content_never_drives_the_terminal() {
+    let py = std::env::var("AGENTERO_PYTHON").unwrap_or_else(|_| "python3".into());
+    if Command::new(&py).arg("-V").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 is needed for the pseudo-terminal"
+        );
+        eprintln!("skipped: python3 is not installed (it provides the pseudo-terminal)");
+        return;
+    }
+    let dir = common::demo_vault();
+    let root = dir.path();
+    std::fs::write(
+        root.join("notes/evil.md"),
+        "# Evil \u{1b}]0;pwned-title\u{7} note\n\
+         The quokka clipboard \u{1b}]52;c;cHduZWQ=\u{7} and \u{1b}[2J cleared \
+         and \u{9b}31m red and\rfake line, all about the quokka.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("notes/named\u{1b}[31mred.md"),
+        "# Named\nAnother quokka sighting.\n",
+    )
+    .unwrap();
+    let v = root.to_str().unwrap();
+    let indexed = common::agentero(&["index", v], root);
+    assert!(indexed.status.success(), "{}", common::stderr(&indexed));
+
+    let search = on_a_pty(&["search", "--vault", v, "quokka"], root);
+    assert_clean(&search, "search");
+    let shown = String::from_utf8_lossy(&search);
+    assert!(shown.contains("\\033]52;c;cHduZWQ=\\a"), "{shown}");
+    assert!(
+        shown.contains("\\033[2J") && shown.contains("\\u{9b}31m"),
+        "{shown}"
+    );
+    assert!(shown.contains("named\\033[31mred.md"), "{shown}");
+
+    let ask = on_a_pty(
+        &[
+            "ask",
+            "--vault",
+            v,
+            "What does @notes/evil.md say about the quokka clipboard?",
+        ],
+        root,
+    );
+    assert_clean(&ask, "ask");
+    let shown = String::from_utf8_lossy(&ask);
+    assert!(shown.contains("quokka"), "{shown}");
+    assert!(
+        shown.contains("\\033"),
+        "the answer quotes the note: {shown}"
+    );
+
+    // An error that names a file: the name is shown escaped too.
+    let (missing, ok) = on_a_pty_status(
+        &[
+            "search",
+            "--vault",
+            &format!("{v}/no\u{1b}]0;x\u{7}such"),
+            "q",
+        ],
+        root,
+    );
+    assert!(!ok);
+    assert_clean(&missing, "error");
+    assert!(String::from_utf8_lossy(&missing).contains("no\\033]0;x\\asuch"));
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""A hostile ACP agent for the tests (a test peer, not a mock of a real agent): it speaks just
+enough ACP v1 over stdio to open a session, then answers `session/prompt` by streaming message
+chunks with broken lines in between — not JSON, not UTF-8, JSON of the wrong shape, an update
+for a session that does not exist — before it finishes.
+
+HOSTILE_MODE=garbage (default): the broken lines, then the end of the answer.
+HOSTILE_MODE=slow: chunks every 100 ms for HOSTILE_CHUNKS chunks (default 60), for kill tests
+(a prompt that says "go on" gets three quick chunks). HOSTILE_LOG names a file that gets one
+line per chunk sent: the time, then the text.
+"""
+import json
+import os
+import sys
+import time
+
+out = sys.stdout.buffer
+
+
+def send(obj):
+    out.write((json.dumps(obj) + "\n").encode())
+    out.flush()
+
+
+def raw(b):
+    out.write(b + b"\n")
+    out.flush()
+
+
+LOG = os.environ.get("HOSTILE_LOG")
+
+
+def chunk(sid, text):
+    if LOG:
+        with open(LOG, "a") as f:
+            f.write(f"{time.time():.3f} {text}\n")
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": {
+        "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
+
+
+mode = os.environ.get("HOSTILE_MODE", "garbage")
+for line in sys.stdin.buffer:
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        continue
+    method, mid = msg.get("method"), msg.get("id")
+    if mid is None:
+        continue
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": 1,
+              "agentCapabilities": {"loadSession": False}, "authMethods": [],
+              "agentInfo": {"name": "hostile-agent", "version": "1"}}})
+    elif method == "session/new":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"sessionId": "hostile-1"}})
+    elif method == "session/prompt":
+        sid = msg["params"]["sessionId"]
+        text = json.dumps(msg["params"].get("prompt", []))
+        if mode == "slow" and "go on" in text:
+            for i in range(3):
+                chunk(sid, f"more {i}. ")
+        elif mode == "slow":
+            for i in range(int(os.environ.get("HOSTILE_CHUNKS", "60"))):
+                chunk(sid, f"piece {i:02d}. ")
+                time.sleep(0.1)
+        else:
+            chunk(sid, "Part one. ")
+            raw(b"this is not json")
+            raw(b"\xff\xfe{\"jsonrpc\": \"2.0\"}")
+            raw(b'{"jsonrpc": "2.0", "method": "session/update", "params": {"bad": 1}}')
+            raw(b'{"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "nobody", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "INTRUDER"}}}}')
+            raw(b"[1, 2, 3]")
+            chunk(sid, "Part two.")
+        send({"jsonrpc": "2.0", "id": mid, "result": {"stopReason": "end_turn"}})
+    else:
+        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "no"}})
