@@ -865,15 +865,21 @@ async fn a_long_manuals_metadata_pages_through_next_and_is_counted_as_delivered(
     .await;
 }
 
-#[tokio::test]
-async fn corpus_search_read_and_pdftotext_quotes() {
-    let Some(corpus) = common::corpus() else {
-        return;
-    };
+/// An indexed copy of the corpus (AGENTERO_CORPUS), or `None` when it is not set.
+fn indexed_corpus() -> Option<(tempfile::TempDir, Vault)> {
+    let corpus = common::corpus()?;
     let dir = tempfile::tempdir().unwrap();
     common::copy_tree(&corpus, dir.path());
     let vault = Vault::open(dir.path()).unwrap();
     index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
+    Some((dir, vault))
+}
+
+#[tokio::test]
+async fn corpus_search_read_and_pdftotext_quotes() {
+    let Some((_dir, vault)) = indexed_corpus() else {
+        return;
+    };
     let catalog = vault.catalog();
     let mut papers: Vec<String> = catalog
         .entries
@@ -935,6 +941,172 @@ async fn corpus_search_read_and_pdftotext_quotes() {
             .await);
             assert!(!p["text"].as_str().unwrap().is_empty());
         }
+        client.cancel().await.unwrap();
+    })
+    .await;
+}
+
+/// Cards per document of a search result.
+fn cards_per_document(v: &Value) -> std::collections::BTreeMap<String, usize> {
+    let mut m = std::collections::BTreeMap::new();
+    for c in v["cards"].as_array().unwrap() {
+        *m.entry(c["path"].as_str().unwrap().to_string())
+            .or_insert(0) += 1;
+    }
+    m
+}
+
+#[tokio::test]
+async fn a_folder_grant_includes_its_papers() {
+    let f = fixture(&["papers/"], Budget::default());
+    // The manifest says what the folder covers; the fingerprint has the folder only.
+    let p = plan(
+        &f.vault,
+        &ContextRequest {
+            mentions: vec!["papers/".into()],
+            ..ContextRequest::default()
+        },
+    );
+    let covers = p.manifest[0]
+        .covers
+        .clone()
+        .expect("what the folder covers");
+    assert_eq!(covers.papers, 7, "{covers:?}");
+    assert_eq!(p.sources.len(), 1);
+    assert!(agentero::context::prompt::render(&p, "q").contains("7 papers and"));
+    timed(async {
+        let client = connect(&f.grant_path).await;
+        // Search reaches the papers inside, no single paper taking every card.
+        let v = ok(call(
+            &client,
+            "context_search",
+            json!({"query": "retrieval passages"}),
+        )
+        .await);
+        let per = cards_per_document(&v);
+        assert!(per.len() >= 2, "cards from several papers: {v}");
+        assert!(per.keys().all(|p| p.starts_with("papers/")), "{v}");
+        assert!(
+            per.values().all(|n| *n <= 3),
+            "no paper crowds out the rest: {per:?}"
+        );
+        // Any paper inside is readable by path (and by citation URI), its relations too.
+        let m = ok(call(
+            &client,
+            "context_read",
+            json!({"path": "papers/halvorsen2009-passages/paper.pdf"}),
+        )
+        .await);
+        assert_eq!(
+            m["title"],
+            "Passage-Level Retrieval over Scholarly Full Text"
+        );
+        let page = ok(call(
+            &client,
+            "context_read",
+            json!({"path": "papers/layoutflow/paper.pdf#page=2", "mode": "page"}),
+        )
+        .await);
+        assert_eq!(page["citationUri"], "papers/layoutflow/paper.pdf#page=2");
+        let r = ok(call(
+            &client,
+            "paper_relations",
+            json!({"path": "papers/receipts-qa/paper.pdf", "kinds": ["related"]}),
+        )
+        .await);
+        assert!(
+            r["cards"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c.get("paperPath").is_some())
+                .all(|c| c["inGrant"] == true),
+            "papers of the folder are in the grant: {r}"
+        );
+        // The folder itself still lists one level; outside it nothing is readable.
+        let d = ok(call(&client, "context_read", json!({"path": "papers/"})).await);
+        let entries: Vec<String> = d["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert!(
+            entries.contains(&"layoutflow".to_string())
+                || entries.iter().any(|e| e.starts_with("layoutflow")),
+            "{d}"
+        );
+        err(call(
+            &client,
+            "context_read",
+            json!({"path": "inbox/2402.09876v2.pdf"}),
+        )
+        .await);
+        err(call(&client, "context_read", json!({"path": "notes/TODO"})).await);
+        client.cancel().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn corpus_folder_grants() {
+    let Some((dir, vault)) = indexed_corpus() else {
+        return;
+    };
+    let pdfs = std::fs::read_dir(dir.path().join("papers"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("paper.pdf").is_file())
+        .count() as u64;
+    let runtime = grant::new_id("rt");
+    // Enough budget to open every card.
+    let budget = Budget {
+        turn_chars: 2_000_000,
+        ..Budget::default()
+    };
+    let (grant_path, _) = write_grant(&vault, &runtime, &["papers/", "notes/"], budget);
+    let p = plan(
+        &vault,
+        &ContextRequest {
+            mentions: vec!["papers/".into(), "notes/".into()],
+            ..ContextRequest::default()
+        },
+    );
+    let papers_entry = p.manifest.iter().find(|m| m.path == "papers").unwrap();
+    assert_eq!(papers_entry.covers.as_ref().unwrap().papers, pdfs);
+    let notes_entry = p.manifest.iter().find(|m| m.path == "notes").unwrap();
+    assert_eq!(notes_entry.covers.as_ref().unwrap().files, 4);
+    timed(async {
+        let client = connect(&grant_path).await;
+        // Words every template uses: the 345-page manual must not take every card.
+        for query in ["bibliography style", "footnotes", "section headings", "figure captions"] {
+            let v = ok(call(&client, "context_search", json!({"query": query})).await);
+            let per = cards_per_document(&v);
+            assert!(per.len() >= 3, "{query}: {per:?}");
+            assert!(per.values().all(|n| *n <= 3), "{query}: {per:?}");
+            // Every card opens: its page exists and reads.
+            for c in v["cards"].as_array().unwrap() {
+                let u = c["citationUri"].as_str().unwrap();
+                let r = ok(call(&client, "context_read", json!({"path": u, "mode": "page"})).await);
+                assert_eq!(r["citationUri"], u);
+            }
+        }
+        // A paper named by path, a page by citation URI, deep inside the granted folder.
+        let m = ok(call(
+            &client,
+            "context_read",
+            json!({"path": "papers/the-latex3-interfaces/paper.pdf"}),
+        )
+        .await);
+        assert_eq!(m["pages"], 345);
+        ok(call(
+            &client,
+            "context_read",
+            json!({"path": "papers/style-files-for-asce-like-documents/paper.pdf#page=5", "mode": "page"}),
+        )
+        .await);
+        // The manifest at the corpus root is not in the grant.
+        err(call(&client, "context_read", json!({"path": "MANIFEST.md"})).await);
         client.cancel().await.unwrap();
     })
     .await;

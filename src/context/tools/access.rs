@@ -36,7 +36,6 @@ pub struct Target {
 fn refused(reason: &str) -> ToolError {
     let why = match reason {
         "not_granted" => "it is not among the sources granted for this turn",
-        "paper_in_directory" => "papers inside a granted directory must be granted by name",
         "encoded" => "percent-encoded dots, slashes or percent signs are not accepted in paths",
         "external" => {
             "external papers (DOI or arXiv links) cannot be read; only granted vault paths"
@@ -55,8 +54,9 @@ fn refused(reason: &str) -> ToolError {
     ToolError::new("refused", format!("refused: {why} [{reason}]"))
 }
 
-/// Whether `rel` (a normalized vault path of `kind`) is covered by the grant. Exact sources of
-/// any kind; inside a granted directory, text files and folders only.
+/// Whether `rel` (a normalized vault path of `kind`) is covered by the grant: an exact source
+/// of any kind, or anything (papers, text files, folders) inside a granted directory at any
+/// depth — the folder is the source.
 pub fn covered(grant: &Grant, rel: &str, kind: EntryKind) -> Result<(), &'static str> {
     if grant
         .sources
@@ -69,11 +69,7 @@ pub fn covered(grant: &Grant, rel: &str, kind: EntryKind) -> Result<(), &'static
         .sources
         .iter()
         .any(|s| s.kind == EntryKind::Directory && rel.starts_with(&format!("{}/", s.path)));
-    match (in_dir, kind) {
-        (true, EntryKind::Paper) => Err("paper_in_directory"),
-        (true, _) => Ok(()),
-        (false, _) => Err("not_granted"),
-    }
+    if in_dir { Ok(()) } else { Err("not_granted") }
 }
 
 /// What a tool call may read.
@@ -271,8 +267,5 @@ impl Seals {
 
 /// Whether a library paper at `path` may be read in this turn (for `inGrant` on cards).
 pub fn paper_in_grant(grant: &Grant, path: &str) -> bool {
-    grant
-        .sources
-        .iter()
-        .any(|s| s.path == path && s.kind == EntryKind::Paper)
+    covered(grant, path, EntryKind::Paper).is_ok()
 }

@@ -10,6 +10,8 @@ use serde_json::{Value, json};
 
 use super::access::{self, Access, Target};
 use super::{Ctx, ToolError, ToolOutput, VaultReader, cap_chars, parse_args};
+use crate::context::mention;
+use crate::context::plan::COVERAGE_LIMIT;
 use crate::vault::catalog::{Catalog, Status};
 use crate::vault::index::sort_cards;
 use crate::vault::scan::{self, EntryKind};
@@ -32,13 +34,49 @@ pub const MAX_QUERY_CHARS: usize = 4000;
 /// Entries of `paths` accepted in one call.
 const MAX_PATHS: usize = 256;
 
-/// Files walked inside granted directories at most per call.
-const WALK_LIMIT: usize = 20_000;
+/// Papers inside granted folders that are not indexed (yet) and are extracted to be searched
+/// in one call at most; the rest are named in the result (`notIndexed`). Papers granted by name
+/// are always searched.
+const FOLDER_EXTRACTIONS: usize = 4;
 
 /// What to search: exact sources and directories (already authorized).
 struct Plan {
     indexed: Vec<String>,
     stale: Vec<Target>,
+    /// Papers under granted folders left out: not indexed and over [`FOLDER_EXTRACTIONS`].
+    not_indexed: Vec<String>,
+    /// How many documents can match (a one-document search may fill every card).
+    documents: usize,
+}
+
+/// Cards of one document at most while other documents have matches too.
+fn per_document(limit: usize) -> usize {
+    limit.div_ceil(3).max(2)
+}
+
+/// The best `limit` cards with no document crowding out the rest: at most [`per_document`]
+/// cards of one document first, then the remaining slots by score.
+fn diversify(mut cards: Vec<Card>, limit: usize) -> Vec<Card> {
+    sort_cards(&mut cards);
+    let cap = per_document(limit);
+    let mut taken: Vec<Card> = Vec::new();
+    let mut rest: Vec<Card> = Vec::new();
+    for c in cards {
+        let of_doc = taken.iter().filter(|t| t.path == c.path).count();
+        if taken.len() < limit && of_doc < cap {
+            taken.push(c);
+        } else {
+            rest.push(c);
+        }
+    }
+    for c in rest {
+        if taken.len() >= limit {
+            break;
+        }
+        taken.push(c);
+    }
+    sort_cards(&mut taken);
+    taken
 }
 
 pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
@@ -92,12 +130,18 @@ pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput,
     let plan = plan(&ctx.vault, &catalog, grant, &roots);
 
     let mut cards: Vec<Card> = Vec::new();
+    // More than shown, so that other documents' cards are there to take a crowded one's place.
+    let fetch = if plan.documents > 1 {
+        limit.saturating_mul(4).min(64)
+    } else {
+        limit
+    };
     if !plan.indexed.is_empty() {
         let scope = Scope {
             files: plan.indexed.clone(),
             dirs: Vec::new(),
         };
-        cards.extend(index_cards(s, ctx, query, limit, Some(scope))?);
+        cards.extend(index_cards(s, ctx, query, fetch, Some(scope))?);
     }
     // Indexed sources the index could not open are searched in memory too.
     let mut stale = plan.stale;
@@ -111,7 +155,27 @@ pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput,
     for t in &stale {
         cards.extend(search_fresh(s, ctx, t, query, budget.excerpt_chars));
     }
-    finish(ctx, query, cards, limit, "the granted sources", &changed)
+    let cards = diversify(cards, limit);
+    let mut out = finish(ctx, query, cards, limit, "the granted sources", &changed)?;
+    if !plan.not_indexed.is_empty() {
+        let n = plan.not_indexed.len();
+        out = ToolOutput::new(
+            {
+                let mut v = out.structured;
+                v["notIndexed"] = json!(plan.not_indexed.iter().take(20).collect::<Vec<_>>());
+                v["notIndexedNote"] = json!(format!(
+                    "{n} papers in the granted folders are not indexed yet and were not searched; \
+                     name one in `paths` to search it anyway"
+                ));
+                v
+            },
+            out.citation_uris,
+        );
+        if out.chars() > ctx.remaining {
+            return Err(ctx.budget_exhausted());
+        }
+    }
+    Ok(out)
 }
 
 /// Cards from the index (none when there is no index, or when it turns out damaged: the
@@ -209,60 +273,55 @@ fn is_fresh(catalog: &Catalog, t: &Target, meta: &std::fs::Metadata) -> bool {
     })
 }
 
-/// Splits the roots into what the index can answer and what must be read now.
+/// Splits the roots into what the index can answer and what must be read now. A granted
+/// folder contributes every paper and text file under it ([`mention::coverage`]), each
+/// authorized like a path the agent named.
 fn plan(vault: &Vault, catalog: &Catalog, grant: &crate::context::Grant, roots: &[Target]) -> Plan {
     let mut indexed = BTreeSet::new();
     let mut stale = Vec::new();
+    let mut not_indexed = Vec::new();
     let mut seen = BTreeSet::new();
-    let mut consider = |t: Target, indexed: &mut BTreeSet<String>, stale: &mut Vec<Target>| {
-        if !seen.insert(t.rel.clone()) {
-            return;
-        }
-        match std::fs::metadata(&t.abs) {
-            Ok(m) if is_fresh(catalog, &t, &m) => {
-                indexed.insert(t.rel);
+    let mut extractions = 0usize;
+    let mut consider =
+        |t: Target, in_folder: bool, indexed: &mut BTreeSet<String>, stale: &mut Vec<Target>| {
+            if !seen.insert(t.rel.clone()) {
+                return;
             }
-            Ok(_) => stale.push(t),
-            Err(_) => {}
-        }
-    };
-    let mut walked = 0usize;
+            match std::fs::metadata(&t.abs) {
+                Ok(m) if is_fresh(catalog, &t, &m) => {
+                    indexed.insert(t.rel);
+                }
+                Ok(_) if in_folder && t.kind == EntryKind::Paper => {
+                    if extractions < FOLDER_EXTRACTIONS {
+                        extractions += 1;
+                        stale.push(t);
+                    } else {
+                        not_indexed.push(t.rel);
+                    }
+                }
+                Ok(_) => stale.push(t),
+                Err(_) => {}
+            }
+        };
     for root in roots {
         match root.kind {
             EntryKind::Directory => {
-                let mut stack = vec![root.rel.clone()];
-                while let Some(dir) = stack.pop() {
-                    let Ok(abs) = vault.resolve(&dir) else {
-                        continue;
-                    };
-                    let Ok(entries) = crate::context::mention::listing(&abs.abs) else {
-                        continue;
-                    };
-                    for e in entries {
-                        walked += 1;
-                        if walked > WALK_LIMIT {
-                            break;
-                        }
-                        let rel = format!("{dir}/{}", e.name);
-                        match e.kind {
-                            EntryKind::Directory => stack.push(rel),
-                            // Papers in a granted folder need a grant of their own.
-                            EntryKind::Paper => {}
-                            EntryKind::File => {
-                                if let Ok(t) = access::authorize(grant, vault, &rel) {
-                                    consider(t, &mut indexed, &mut stale);
-                                }
-                            }
-                        }
+                let covered = mention::coverage(&root.rel, &root.abs, COVERAGE_LIMIT);
+                for (rel, _) in covered.entries {
+                    if let Ok(t) = access::authorize(grant, vault, &rel) {
+                        consider(t, true, &mut indexed, &mut stale);
                     }
                 }
             }
-            _ => consider(root.clone(), &mut indexed, &mut stale),
+            _ => consider(root.clone(), false, &mut indexed, &mut stale),
         }
     }
+    let documents = indexed.len() + stale.len();
     Plan {
         indexed: indexed.into_iter().collect(),
         stale,
+        not_indexed,
+        documents,
     }
 }
 

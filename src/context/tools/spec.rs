@@ -20,9 +20,10 @@ fn search() -> ToolSpec {
         name: "context_search",
         title: "Search the granted sources",
         description: "Full-text search over the sources granted for this turn only: the pages of granted papers, \
-granted text files, and text files inside granted directories. Returns a few short evidence cards (path, title, \
-page or line range, a short excerpt with matches in **bold**, a citation URI and a score), never whole texts. \
-Card count and excerpt length are capped by the turn's budget. Use context_read on a card's path or citation URI \
+granted text files, and the papers and text files inside granted directories (at any depth). Returns a few short \
+evidence cards (path, title, page or line range, a short excerpt with matches in **bold**, a citation URI and a \
+score), never whole texts, with no one document taking every card while others match. Card count and excerpt \
+length are capped by the turn's budget. Use context_read on a card's path or citation URI \
 to read more, and cite with the citationUri.",
         input_schema: json!({
             "type": "object",
@@ -57,7 +58,7 @@ year, DOI/arXiv, abstract, page count and sections of a paper; title and line co
 `section` (a paper's section by title or number), `page` (one page of a paper), `region` (characters `start`..`end` \
 of one page of a paper, or lines `start`..`end` of a file), `full` (the whole text from `page`/`start` on, only \
 when you need it; cut at the budget). Long results come back with `truncated: true` and `next`, the arguments \
-to continue. A directory returns its entry names (one level); to read a file in it, name that file. \
+to continue. A directory returns its entry names (one level); to read a paper or file in it (at any depth), name it. \
 Papers that are only known from relation cards are not readable.",
         input_schema: json!({
             "type": "object",
