@@ -880,18 +880,10 @@ async fn corpus_search_read_and_pdftotext_quotes() {
     let Some((_dir, vault)) = indexed_corpus() else {
         return;
     };
-    let catalog = vault.catalog();
-    let mut papers: Vec<String> = catalog
-        .entries
-        .iter()
-        .filter(|(_, e)| {
-            e.kind == agentero::vault::EntryKind::Paper
-                && e.status == agentero::vault::Status::Indexed
-                && e.units >= 2
-        })
-        .map(|(p, _)| p.clone())
+    let papers: Vec<String> = common::indexed_papers(&vault, 2)
+        .into_iter()
+        .map(|(p, _)| p)
         .collect();
-    papers.sort();
     // Two papers whose second page has quotable prose per pdftotext.
     let chosen: Vec<(String, String)> = papers
         .iter()

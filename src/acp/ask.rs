@@ -24,6 +24,9 @@
 //! |---|---|
 //! | `answer` | the agent's message text of this turn |
 //! | `sources` | citation URIs: the prompt's evidence, then those the context tools returned this turn (`usage.jsonl`) |
+//! | `cited` | the places the answer cites, in order |
+//! | `consulted` | sources given or read but not cited |
+//! | `citations` | one object per citation of the answer: `uri`, `quote` (absent: none beside it), `verdict` (`verified`, `other_page`, `not_found`, `no_quote`, `unverifiable`), `foundAt` (where the quote really is) |
 //! | `threadId` | the thread (`.agentero/chats/<threadId>/`) |
 //! | `sessionId` | the ACP session id |
 //! | `fingerprint` | the grant fingerprint of this turn's plan |
@@ -260,12 +263,21 @@ pub async fn ask(
                 "\n(prompt only: the agent could not read the vault beyond the evidence)"
             )?;
         }
+        if !outcome.citations.is_empty() {
+            writeln!(out, "\nCitations:")?;
+            for c in &outcome.citations {
+                writeln!(out, "  {}", visible(&c.line()))?;
+            }
+        }
         writeln!(out, "\nSources:")?;
         if outcome.sources.is_empty() {
             writeln!(out, "  (none)")?;
         }
-        for s in &outcome.sources {
-            writeln!(out, "  {}", visible(s))?;
+        for s in &outcome.cited {
+            writeln!(out, "  cited      {}", visible(s))?;
+        }
+        for s in &outcome.consulted {
+            writeln!(out, "  consulted  {}", visible(s))?;
         }
     }
     if outcome.stop_reason == "cancelled" {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::session::{PriorMessage, SessionRecord};
+use crate::context::citations::CitationCheck;
 use crate::context::grant::{new_id, now_rfc3339, valid_id};
 use crate::vault::Vault;
 use crate::vault::fsutil::{append_whole, atomic_write};
@@ -54,10 +55,22 @@ pub enum Line {
         turn: String,
         entries: Vec<String>,
     },
+    /// The turn's sources: everything the agent was given or read (`uris`), split into those
+    /// its answer cites and those only consulted.
     Sources {
         ts: String,
         turn: String,
         uris: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        cited: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        consulted: Vec<String>,
+    },
+    /// The verdict on each citation of the turn's answer.
+    Citations {
+        ts: String,
+        turn: String,
+        checks: Vec<CitationCheck>,
     },
     Notice {
         ts: String,
@@ -88,6 +101,7 @@ impl Line {
             | Line::Tool { turn, .. }
             | Line::Plan { turn, .. }
             | Line::Sources { turn, .. }
+            | Line::Citations { turn, .. }
             | Line::Notice { turn, .. }
             | Line::Error { turn, .. }
             | Line::End { turn, .. } => turn,
@@ -497,6 +511,8 @@ mod tests {
             ts: now_rfc3339(),
             turn: "t1".into(),
             uris: vec!["a.md#line=1,2".into()],
+            cited: vec!["a.md#line=1,2".into()],
+            consulted: Vec::new(),
         })
         .unwrap();
         t.append(user("t2", "And Y?")).unwrap();

@@ -25,6 +25,7 @@ use super::session::{
     Caps, Effect, Event, Open, Opening, Seed, SessionMachine, TurnInput, conversation_seed,
 };
 use super::transcript::{Line, Thread};
+use crate::context::citations::{self, CitationCheck};
 use crate::context::grant::{self, GrantFiles, SESSIONS_DIR, UsageLine, new_id, now_rfc3339};
 use crate::context::{ContextPlan, ContextRequest, Mode, prompt};
 use crate::vault::Vault;
@@ -82,7 +83,14 @@ pub struct Timing {
 #[serde(rename_all = "camelCase")]
 pub struct TurnOutcome {
     pub answer: String,
+    /// Everything the agent was given or read this turn (evidence, tool results).
     pub sources: Vec<String>,
+    /// The places the answer cites, in order.
+    pub cited: Vec<String>,
+    /// Sources read or given but not cited.
+    pub consulted: Vec<String>,
+    /// The verdict on each citation of the answer.
+    pub citations: Vec<CitationCheck>,
     pub thread_id: String,
     pub session_id: String,
     pub fingerprint: String,
@@ -728,11 +736,40 @@ pub async fn run_turn(
     }
     let attached = attach_mcp.then(|| attached(&files));
     let stop_reason = stop_name(response.stop_reason);
+    // Every quote beside a citation, checked against the page it cites (off the async threads:
+    // it reads the index and may extract a paper).
+    let evidence: Vec<String> = given.iter().map(|e| e.citation_uri.clone()).collect();
+    let checks = {
+        let (vault, answer) = (vault.clone(), answer.clone());
+        tokio::task::spawn_blocking(move || citations::check_in_vault(&vault, &answer, &evidence))
+            .await
+            .unwrap_or_default()
+    };
+    let mut cited: Vec<String> = Vec::new();
+    for c in &checks {
+        if !cited.iter().any(|u| citations::same_place(u, &c.uri)) {
+            cited.push(c.uri.clone());
+        }
+    }
+    let consulted: Vec<String> = sources
+        .iter()
+        .filter(|s| !cited.iter().any(|c| citations::same_place(c, s)))
+        .cloned()
+        .collect();
     let _ = thread.append(Line::Sources {
         ts: now_rfc3339(),
         turn: turn.clone(),
         uris: sources.clone(),
+        cited: cited.clone(),
+        consulted: consulted.clone(),
     });
+    if !checks.is_empty() {
+        let _ = thread.append(Line::Citations {
+            ts: now_rfc3339(),
+            turn: turn.clone(),
+            checks: checks.clone(),
+        });
+    }
     let effects = machine.handle(Event::TurnEnded { attached });
     let mut end_notices = Vec::new();
     apply_side_effects(&effects, thread, &machine, &mut end_notices);
@@ -763,6 +800,9 @@ pub async fn run_turn(
     Ok(TurnOutcome {
         answer,
         sources,
+        cited,
+        consulted,
+        citations: checks,
         thread_id: thread.id.clone(),
         session_id,
         fingerprint: plan.fingerprint.clone(),

@@ -11,6 +11,7 @@
 
 pub mod budget;
 pub mod canonical;
+pub mod citations;
 pub mod grant;
 pub mod library;
 pub mod mention;

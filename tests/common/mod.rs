@@ -50,16 +50,40 @@ pub fn demo_vault() -> tempfile::TempDir {
 
 /// Runs the real binary with a private HOME so it never touches the user's files.
 pub fn agentero(args: &[&str], cwd: &Path) -> Output {
-    let home = cwd.join(".agentero-test-home");
-    Command::new(env!("CARGO_BIN_EXE_agentero"))
+    command(cwd)
         .args(args)
-        .current_dir(cwd)
+        .output()
+        .expect("the agentero binary runs")
+}
+
+/// The real binary, run in `cwd` with a private HOME (under `cwd`) so it never touches the
+/// user's files.
+pub fn command(cwd: &Path) -> Command {
+    let home = cwd.join(".agentero-test-home");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentero"));
+    cmd.current_dir(cwd)
         .env("HOME", &home)
         .env("XDG_DATA_HOME", home.join("data"))
         .env("XDG_CONFIG_HOME", home.join("config"))
-        .env_remove("AGENTERO_LOG")
-        .output()
-        .expect("the agentero binary runs")
+        .env_remove("AGENTERO_LOG");
+    cmd
+}
+
+/// The indexed papers of `vault` with at least `pages` pages, by path, with their page count.
+pub fn indexed_papers(vault: &agentero::vault::Vault, pages: u32) -> Vec<(String, u32)> {
+    let mut papers: Vec<(String, u32)> = vault
+        .catalog()
+        .entries
+        .iter()
+        .filter(|(_, e)| {
+            e.kind == agentero::vault::EntryKind::Paper
+                && e.status == agentero::vault::Status::Indexed
+                && e.units >= pages
+        })
+        .map(|(p, e)| (p.clone(), e.units))
+        .collect();
+    papers.sort();
+    papers
 }
 
 /// An rmcp client connected to the real binary serving `agentero-context` for `grant`
@@ -114,7 +138,7 @@ pub fn stderr(o: &Output) -> String {
 
 /// Text of a whole PDF per `pdftotext`, reduced to lower-case letters and digits (memoized: a
 /// long manual takes seconds).
-fn pdftotext_reduced(pdf: &Path) -> Option<String> {
+pub fn pdftotext_reduced(pdf: &Path) -> Option<String> {
     use std::collections::HashMap;
     use std::sync::Mutex;
     static CACHE: Mutex<Option<HashMap<PathBuf, String>>> = Mutex::new(None);

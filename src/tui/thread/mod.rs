@@ -330,6 +330,8 @@ pub fn from_transcript(t: &crate::acp::transcript::Thread) -> Thread {
                     })
                     .collect(),
             ),
+            // Shown by the chat pane with the sources (issue 14's TUI part).
+            Line::Citations { .. } => continue,
             Line::Notice { text, .. } => ChatEvent::Notice(text.clone()),
             Line::Error { message, .. } => ChatEvent::TurnFailed(message.clone()),
             Line::End { stop_reason, .. } => ChatEvent::TurnEnded {
