@@ -125,6 +125,26 @@ pub enum Command {
     },
     /// Write the bundled demo vault into a folder (default: the app's data folder) and print it.
     Demo { dir: Option<PathBuf> },
+    /// List the vault's chat threads, most recent first, or find them: by a paper, page or
+    /// lines their answers cited, and by words of their questions and answers. Each thread is
+    /// listed with the turns that match (`ask --thread ID` continues it).
+    Threads {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// Threads whose answers cited this paper or file, or this page or these lines:
+        /// papers/x/paper.pdf, papers/x/paper.pdf#page=3, notes/a.md#line=10,20, or a folder.
+        #[arg(long, value_name = "PATH[#page=N]")]
+        cites: Option<String>,
+        /// Threads with a turn whose question or answer has all these words (any case).
+        #[arg(long, value_name = "TEXT")]
+        search: Option<String>,
+        /// Print one JSON array.
+        #[arg(long)]
+        json: bool,
+        /// Threads listed at most.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
     /// Print the context plan (JSON) of a request; with --grant also write its grant file and
     /// print the grant's path on stderr (`grant: PATH`).
     Plan {
@@ -317,6 +337,16 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             };
             crate::mcp::serve::run(vault, opts)
         }
+        Some(Command::Threads {
+            vault,
+            cites,
+            search,
+            json,
+            limit,
+        }) => {
+            let vault = open_vault(vault.as_deref())?;
+            threads(&vault, cites, search, json, limit)
+        }
         Some(Command::Demo { dir }) => {
             let dir = match dir {
                 Some(d) => {
@@ -331,6 +361,86 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// `agentero threads`: every line of it through `visible` (titles, questions and snippets are
+/// the user's and the agents' text).
+fn threads(
+    vault: &Vault,
+    cites: Option<String>,
+    search: Option<String>,
+    json: bool,
+    limit: usize,
+) -> anyhow::Result<()> {
+    use crate::acp::threads::{ThreadIndex, ThreadQuery};
+    let index = ThreadIndex::load(vault);
+    for w in &index.warnings {
+        eprintln!("warning: {}", visible(w));
+    }
+    let query = ThreadQuery {
+        cites,
+        text: search,
+    };
+    let mut hits = index.search(&query)?;
+    let total = hits.len();
+    hits.truncate(limit.max(1));
+    let mut out = std::io::stdout().lock();
+    let written = print_threads(&mut out, vault, &query, &hits, total, json);
+    match written {
+        // A reader that stopped reading (`| head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+fn print_threads(
+    out: &mut dyn Write,
+    vault: &Vault,
+    query: &crate::acp::threads::ThreadQuery,
+    hits: &[crate::acp::threads::ThreadHit],
+    total: usize,
+    json: bool,
+) -> std::io::Result<()> {
+    if json {
+        // JSON escapes control characters itself.
+        return writeln!(out, "{}", serde_json::to_string_pretty(hits)?);
+    }
+    if hits.is_empty() {
+        if query.is_empty() {
+            let root = vault.root().display().to_string();
+            writeln!(out, "No threads yet in {}.", visible(&root))?;
+        } else {
+            writeln!(out, "No thread matches.")?;
+        }
+        return Ok(());
+    }
+    for h in hits {
+        let when = h.updated.get(..16).unwrap_or(&h.updated).replace('T', " ");
+        writeln!(
+            out,
+            "{}  {}  {}  ({} turn{})",
+            visible(&h.thread_id),
+            visible(&when),
+            visible(&h.title),
+            h.turn_count,
+            if h.turn_count == 1 { "" } else { "s" }
+        )?;
+        if !query.is_empty() {
+            for t in &h.turns {
+                writeln!(out, "    turn {}: {}", t.number, visible(&t.question))?;
+                for c in &t.cited {
+                    writeln!(out, "      cites {}", visible(c))?;
+                }
+                if query.text.is_some() {
+                    writeln!(out, "      {}", visible(&t.snippet))?;
+                }
+            }
+        }
+    }
+    if total > hits.len() {
+        writeln!(out, "({} more; --limit N shows more)", total - hits.len())?;
+    }
+    Ok(())
 }
 
 /// `agentero agents`: the doctor's report, one agent at a time.

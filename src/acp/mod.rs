@@ -2,6 +2,7 @@
 //!
 //! - [`session`]: the pure session state machine (resume by fingerprint, warm pool, fallback).
 //! - [`transcript`]: threads on disk (`transcript.jsonl`, `state.json`, `HANDOFF.md`).
+//! - [`threads`]: every thread of a vault, searchable by what its answers cite and say.
 //! - [`client`]: one agent process (own process group) and its ACP connection; warm pool.
 //! - [`turn`]: the turn driver (plan → grant → session → prompt → stream → sources).
 //! - [`handoff`]: the agent-written summary that seeds the next session (`HANDOFF.md`).
@@ -15,6 +16,7 @@ pub mod events;
 pub mod handoff;
 pub mod permission;
 pub mod session;
+pub mod threads;
 pub mod transcript;
 pub mod transport;
 pub mod turn;

@@ -607,6 +607,18 @@ pub fn check_in_vault(vault: &Vault, answer: &str, evidence: &[String]) -> Vec<C
     check(answer, evidence, &mut docs)
 }
 
+/// The vault places an answer cites, in order (URIs, and `[n]` markers resolved through its own
+/// reference list), each once.
+pub fn cited_places(answer: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (u, _) in pair(answer, &[]) {
+        if !out.iter().any(|o| same_place(o, &u)) {
+            out.push(u);
+        }
+    }
+    out
+}
+
 /// The same place, however it is written (`a%20b.pdf#page=3` and `a b.pdf#page=3`).
 pub fn same_place(a: &str, b: &str) -> bool {
     a == b || (vault_uri(a).is_some() && vault_uri(a) == vault_uri(b))

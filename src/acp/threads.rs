@@ -1,0 +1,460 @@
+//! Chats searchable by what they cite and what they say: an in-memory index of every thread of
+//! a vault (`agentero threads`, the terminal app's thread list filter). A thread is found by a
+//! paper or page its answers cited (`--cites papers/x/paper.pdf[#page=N]`) and by words of its
+//! questions and answers (`--search`); each hit names the turns that match, so a thread can be
+//! opened at that turn.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::transcript::{
+    CHATS_DIR, Line, STATE_FILE, TRANSCRIPT_FILE, ThreadState, read_transcript,
+};
+use crate::context::citations;
+use crate::context::grant::valid_id;
+use crate::vault::Vault;
+use crate::vault::uri::{self, Target};
+
+/// A cited place: vault path, page, lines.
+type Place = (String, Option<u32>, Option<(u32, u32)>);
+
+/// One turn of a thread, as searched.
+#[derive(Debug, Clone)]
+struct IndexedTurn {
+    turn: String,
+    question: String,
+    answer: String,
+    /// Places the answer cited: (path, page, lines).
+    cited: Vec<Place>,
+    cited_uris: Vec<String>,
+    /// Question and answer, lower-cased (what text search looks in).
+    lower: String,
+}
+
+#[derive(Debug, Clone)]
+struct IndexedThread {
+    id: String,
+    title: String,
+    updated: String,
+    turns: Vec<IndexedTurn>,
+}
+
+/// Every thread of a vault, loaded once and searched in memory.
+#[derive(Debug, Clone, Default)]
+pub struct ThreadIndex {
+    threads: Vec<IndexedThread>,
+    /// Transcripts that could not be read, as messages.
+    pub warnings: Vec<String>,
+}
+
+/// What to look for; every given part must match (in the same turn).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ThreadQuery {
+    /// A paper or file, optionally a page or lines: a citation URI or a vault path.
+    pub cites: Option<String>,
+    /// Words that must all occur in the turn's question or answer (case-insensitive).
+    pub text: Option<String>,
+}
+
+impl ThreadQuery {
+    pub fn is_empty(&self) -> bool {
+        self.cites.as_deref().is_none_or(|c| c.trim().is_empty())
+            && self.text.as_deref().is_none_or(|t| t.trim().is_empty())
+    }
+}
+
+/// A matching turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnHit {
+    /// The turn id (`turn` of its transcript lines).
+    pub turn: String,
+    /// 1-based number of the turn in its thread.
+    pub number: usize,
+    pub question: String,
+    /// The citations of the answer that match `--cites` (all of them without it).
+    pub cited: Vec<String>,
+    /// Text around the first match of `--search` (or the answer's start).
+    pub snippet: String,
+}
+
+/// A matching thread, most recently updated first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadHit {
+    pub thread_id: String,
+    pub title: String,
+    pub updated: String,
+    /// Turns in the thread.
+    pub turn_count: usize,
+    pub turns: Vec<TurnHit>,
+}
+
+/// Why a `--cites` argument names nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is not a vault path or citation URI (papers/x/paper.pdf, papers/x/paper.pdf#page=3, notes/a.md#line=1,5)"
+)]
+pub struct BadCites(pub String);
+
+/// The place a `--cites` argument names.
+fn place_of(cites: &str) -> Result<Place, BadCites> {
+    match uri::parse(cites.trim()) {
+        Some(Target::Vault { path, page, lines }) if !path.trim_matches('/').is_empty() => {
+            Ok((path.trim_matches('/').to_string(), page, lines))
+        }
+        _ => Err(BadCites(cites.to_string())),
+    }
+}
+
+fn overlaps(a: (u32, u32), b: (u32, u32)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
+}
+
+impl IndexedTurn {
+    /// The cited URIs that match the place (a folder matches everything under it).
+    fn citing(&self, path: &str, page: Option<u32>, lines: Option<(u32, u32)>) -> Vec<String> {
+        self.cited
+            .iter()
+            .zip(&self.cited_uris)
+            .filter(|((p, pg, ln), _)| {
+                let same = p == path || p.starts_with(&format!("{path}/"));
+                same && page.is_none_or(|want| *pg == Some(want))
+                    && lines.is_none_or(|want| ln.is_some_and(|l| overlaps(l, want)))
+            })
+            .map(|(_, u)| u.clone())
+            .collect()
+    }
+}
+
+/// Text around byte `at` of `text` (about `width` characters), on one line.
+fn snippet(text: &str, at: usize, width: usize) -> String {
+    let flat_start = text[..at].chars().rev().take(width / 3).count();
+    let start = at
+        - text[..at]
+            .chars()
+            .rev()
+            .take(flat_start)
+            .map(char::len_utf8)
+            .sum::<usize>();
+    let piece: String = text[start..].chars().take(width).collect();
+    let mut s = piece.split_whitespace().collect::<Vec<_>>().join(" ");
+    if start > 0 {
+        s.insert(0, '…');
+    }
+    if text[start..].chars().count() > width {
+        s.push('…');
+    }
+    s
+}
+
+fn load_thread(dir: &Path, id: &str) -> (IndexedThread, Vec<String>) {
+    let state: ThreadState = std::fs::read(dir.join(STATE_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let (lines, warnings) = read_transcript(&dir.join(TRANSCRIPT_FILE));
+    let mut turns: Vec<IndexedTurn> = Vec::new();
+    for l in &lines {
+        let turn = l.turn();
+        let i = match turns.iter().rposition(|t| t.turn == turn) {
+            Some(i) => i,
+            None => {
+                turns.push(IndexedTurn {
+                    turn: turn.to_string(),
+                    question: String::new(),
+                    answer: String::new(),
+                    cited: Vec::new(),
+                    cited_uris: Vec::new(),
+                    lower: String::new(),
+                });
+                turns.len() - 1
+            }
+        };
+        let t = &mut turns[i];
+        match l {
+            Line::User { text, .. } => t.question.push_str(text),
+            Line::Agent { text, .. } => t.answer.push_str(text),
+            Line::Sources { cited, .. } => {
+                for u in cited {
+                    if !t.cited_uris.contains(u) {
+                        t.cited_uris.push(u.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    turns.retain(|t| !t.question.is_empty() || !t.answer.is_empty());
+    for t in &mut turns {
+        // Transcripts from before cited sources were recorded: the URIs the answer names.
+        if t.cited_uris.is_empty() {
+            t.cited_uris = citations::cited_places(&t.answer);
+        }
+        t.cited = t
+            .cited_uris
+            .iter()
+            .filter_map(|u| match uri::parse(u) {
+                Some(Target::Vault { path, page, lines }) => Some((path, page, lines)),
+                _ => None,
+            })
+            .collect();
+        t.cited_uris = t
+            .cited_uris
+            .iter()
+            .filter(|u| matches!(uri::parse(u), Some(Target::Vault { .. })))
+            .cloned()
+            .collect();
+        t.lower = format!("{}\n{}", t.question, t.answer).to_lowercase();
+    }
+    let title = if state.title.is_empty() {
+        turns
+            .first()
+            .map(|t| t.question.chars().take(80).collect())
+            .unwrap_or_default()
+    } else {
+        state.title
+    };
+    (
+        IndexedThread {
+            id: id.to_string(),
+            title,
+            updated: state.updated,
+            turns,
+        },
+        warnings,
+    )
+}
+
+impl ThreadIndex {
+    /// Reads every thread of `vault` (a transcript that cannot be read is skipped with a
+    /// warning; a corrupt line only loses itself).
+    pub fn load(vault: &Vault) -> ThreadIndex {
+        let dir = vault.state_dir().join(CHATS_DIR);
+        let mut index = ThreadIndex::default();
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return index;
+        };
+        for e in entries.flatten() {
+            let id = e.file_name().to_string_lossy().into_owned();
+            if !valid_id(&id) || !e.path().is_dir() {
+                continue;
+            }
+            let (t, w) = load_thread(&e.path(), &id);
+            index.warnings.extend(w);
+            index.threads.push(t);
+        }
+        index
+            .threads
+            .sort_by(|a, b| b.updated.cmp(&a.updated).then(a.id.cmp(&b.id)));
+        index
+    }
+
+    pub fn len(&self) -> usize {
+        self.threads.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.threads.is_empty()
+    }
+
+    /// The threads matching `q` (every thread, without a query), most recent first, each with
+    /// its matching turns.
+    pub fn search(&self, q: &ThreadQuery) -> Result<Vec<ThreadHit>, BadCites> {
+        let place = match q.cites.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+            Some(c) => Some(place_of(c)?),
+            None => None,
+        };
+        let words: Vec<String> = q
+            .text
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
+        let mut out = Vec::new();
+        for t in &self.threads {
+            let mut turns = Vec::new();
+            for (i, turn) in t.turns.iter().enumerate() {
+                let cited = match &place {
+                    Some((p, pg, ln)) => {
+                        let c = turn.citing(p, *pg, *ln);
+                        if c.is_empty() {
+                            continue;
+                        }
+                        c
+                    }
+                    None => turn.cited_uris.clone(),
+                };
+                let at = if words.is_empty() {
+                    None
+                } else {
+                    let mut first = None;
+                    let mut all = true;
+                    for w in &words {
+                        match turn.lower.find(w.as_str()) {
+                            Some(p) => first = Some(first.map_or(p, |f: usize| f.min(p))),
+                            None => {
+                                all = false;
+                                break;
+                            }
+                        }
+                    }
+                    if !all {
+                        continue;
+                    }
+                    first
+                };
+                let both = format!("{}\n{}", turn.question, turn.answer);
+                // `lower` and `both` have the same length unless lower-casing changed it.
+                let snip = match at {
+                    Some(p) if both.len() == turn.lower.len() && both.is_char_boundary(p) => {
+                        snippet(&both, p, 120)
+                    }
+                    _ => snippet(&turn.answer, 0, 120),
+                };
+                turns.push(TurnHit {
+                    turn: turn.turn.clone(),
+                    number: i + 1,
+                    question: turn.question.clone(),
+                    cited,
+                    snippet: snip,
+                });
+            }
+            if !turns.is_empty() || (q.is_empty() && t.turns.is_empty()) {
+                out.push(ThreadHit {
+                    thread_id: t.id.clone(),
+                    title: t.title.clone(),
+                    updated: t.updated.clone(),
+                    turn_count: t.turns.len(),
+                    turns,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::acp::transcript::Thread;
+    use crate::context::grant::now_rfc3339;
+
+    fn turn(t: &mut Thread, id: &str, q: &str, a: &str, cited: &[&str]) {
+        let ts = now_rfc3339();
+        t.append(Line::User {
+            ts: ts.clone(),
+            turn: id.into(),
+            text: q.into(),
+            mentions: vec![],
+        })
+        .unwrap();
+        t.append(Line::Agent {
+            ts: ts.clone(),
+            turn: id.into(),
+            text: a.into(),
+        })
+        .unwrap();
+        if !cited.is_empty() {
+            t.append(Line::Sources {
+                ts,
+                turn: id.into(),
+                uris: cited.iter().map(|s| s.to_string()).collect(),
+                cited: cited.iter().map(|s| s.to_string()).collect(),
+                consulted: vec![],
+            })
+            .unwrap();
+        }
+    }
+
+    #[test]
+    fn threads_are_found_by_what_they_cite_and_say() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = Vault::open(dir.path()).unwrap();
+        let mut a = Thread::create(&vault);
+        turn(
+            &mut a,
+            "t1",
+            "How are columns found?",
+            "> \"Gutters split columns.\" — papers/x/paper.pdf#page=2",
+            &["papers/x/paper.pdf#page=2"],
+        );
+        turn(
+            &mut a,
+            "t2",
+            "And the reading order?",
+            "It follows the columns.",
+            &[],
+        );
+        a.save_state().unwrap();
+        let mut b = Thread::create(&vault);
+        // An older transcript: no cited list, only the answer's URIs.
+        b.append(Line::User {
+            ts: now_rfc3339(),
+            turn: "u1".into(),
+            text: "Footnote size?".into(),
+            mentions: vec![],
+        })
+        .unwrap();
+        b.append(Line::Agent {
+            ts: now_rfc3339(),
+            turn: "u1".into(),
+            text: "\"All footnotes are of 8pt font size.\" papers/x/paper.pdf#page=3 and notes/n.md#line=4,6".into(),
+        })
+        .unwrap();
+        b.save_state().unwrap();
+        let index = ThreadIndex::load(&vault);
+        assert_eq!(index.len(), 2);
+        let ids = |hits: &[ThreadHit]| hits.iter().map(|h| h.thread_id.clone()).collect::<Vec<_>>();
+        let q = |cites: Option<&str>, text: Option<&str>| ThreadQuery {
+            cites: cites.map(String::from),
+            text: text.map(String::from),
+        };
+        let paper = index.search(&q(Some("papers/x/paper.pdf"), None)).unwrap();
+        assert_eq!(paper.len(), 2);
+        let page2 = index
+            .search(&q(Some("papers/x/paper.pdf#page=2"), None))
+            .unwrap();
+        assert_eq!(ids(&page2), vec![a.id.clone()]);
+        assert_eq!(page2[0].turns.len(), 1);
+        assert_eq!(
+            (page2[0].turns[0].number, page2[0].turns[0].turn.as_str()),
+            (1, "t1")
+        );
+        let lines = index.search(&q(Some("notes/n.md#line=5,5"), None)).unwrap();
+        assert_eq!(ids(&lines), vec![b.id.clone()]);
+        assert!(
+            index
+                .search(&q(Some("papers/x/paper.pdf#page=9"), None))
+                .unwrap()
+                .is_empty()
+        );
+        // Words: all of them, in one turn, any case.
+        let text = index.search(&q(None, Some("READING order"))).unwrap();
+        assert_eq!(ids(&text), vec![a.id.clone()]);
+        assert_eq!(text[0].turns[0].number, 2);
+        assert!(text[0].turns[0].snippet.contains("reading order"));
+        assert!(
+            index
+                .search(&q(None, Some("reading footnotes")))
+                .unwrap()
+                .is_empty()
+        );
+        // Both: the same turn must match both.
+        assert!(
+            index
+                .search(&q(Some("papers/x/paper.pdf#page=2"), Some("reading")))
+                .unwrap()
+                .is_empty()
+        );
+        // No query: every thread.
+        assert_eq!(index.search(&ThreadQuery::default()).unwrap().len(), 2);
+        assert!(
+            index
+                .search(&q(Some("https://doi.org/10.1/x"), None))
+                .is_err()
+        );
+    }
+}
