@@ -462,6 +462,41 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
             .iter()
             .any(|l| matches!(l, Line::Sources { uris, .. } if *uris == sources))
     );
+    // Every citation of the answer was checked: the chat shows the transcript's verdicts under
+    // the answer (the built-in agent quotes verbatim: all verified), and a restored thread
+    // shows the same.
+    let checks = on_disk
+        .lines
+        .iter()
+        .find_map(|l| match l {
+            Line::Citations { checks, .. } => Some(checks.clone()),
+            _ => None,
+        })
+        .expect("the turn's verdicts in the transcript");
+    let shown_checks = |t: &agentero::tui::thread::Thread| -> Vec<_> {
+        t.items
+            .iter()
+            .filter_map(|i| match &i.kind {
+                ItemKind::Citation { check, .. } => Some(check.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(shown_checks(h.app.chat().thread().unwrap()), checks);
+    assert!(
+        checks
+            .iter()
+            .all(|c| c.verdict == agentero::context::citations::Verdict::Verified),
+        "{checks:#?}"
+    );
+    let restored = agentero::tui::thread::from_transcript(&on_disk);
+    assert_eq!(shown_checks(&restored), checks);
+    let screen = h.render();
+    assert!(
+        screen.contains(&format!("citations: ✓ {} verified", checks.len())),
+        "{screen}"
+    );
+    assert!(screen.contains("· verified"), "{screen}");
 
     // The last source: k selects it, enter opens the paper at the cited page.
     h.keys("esc k");

@@ -400,3 +400,79 @@ fn external_sources_are_hyperlinks(h: &Headless) {
         assert_eq!(border, above, "the border moved on the link's row");
     }
 }
+
+/// The verdicts of a turn's citations under its answer, computed by the real verifier on the
+/// demo vault's paper: a quote on its page (✓), one that is on the other page (⚠ with that
+/// page), an invented one (⚠ not found) and a citation without a quote (·). Enter on the ⚠
+/// opens the page where the quote really is.
+#[test]
+fn citation_verdicts_under_the_answer() {
+    use agentero::context::citations::{Verdict, check_in_vault};
+    for (w, hh) in SIZES {
+        let (d, mut h) = demo(w, hh);
+        let turn = stream(&mut h);
+        let answer = "\n> \"the hybrid reaches 0.731 and 0.538\" — papers/dense-vs-sparse/paper.pdf#page=1\n\n\
+            > \"The dense index needs 1.2 GB of memory\" — papers/dense-vs-sparse/paper.pdf#page=1\n\n\
+            > \"Dense retrieval always wins on scientific questions\" — papers/dense-vs-sparse/paper.pdf#page=2\n\n\
+            See also papers/dense-vs-sparse/paper.pdf#page=2.\n";
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::MessageChunk(answer.into()),
+        });
+        let vault = agentero::vault::Vault::open(&d.path().join("vault")).unwrap();
+        let checks = check_in_vault(&vault, answer, &[]);
+        let kinds: Vec<(Verdict, Option<&str>)> = checks
+            .iter()
+            .map(|c| (c.verdict, c.found_at.as_deref()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (Verdict::Verified, None),
+                (
+                    Verdict::OtherPage,
+                    Some("papers/dense-vs-sparse/paper.pdf#page=2")
+                ),
+                (Verdict::NotFound, None),
+                (Verdict::NoQuote, None),
+            ],
+            "{checks:#?}"
+        );
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::Citations(checks),
+        });
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::Sources(vec![
+                SourceRef {
+                    uri: "papers/dense-vs-sparse/paper.pdf#page=1".into(),
+                    quote: None,
+                },
+                SourceRef {
+                    uri: "papers/dense-vs-sparse/paper.pdf#page=2".into(),
+                    quote: None,
+                },
+            ]),
+        });
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::TurnEnded {
+                stop_reason: "end_turn".into(),
+            },
+        });
+        // Up from the end: the two sources, then the verdicts (the last one first).
+        h.keys("k k k k k");
+        let screen = h.render();
+        assert!(screen.contains("· verified"), "{screen}");
+        assert!(screen.contains("on p.2"), "{screen}");
+        snap("citation_verdicts", w, hh, screen);
+        h.keys("enter");
+        h.settle();
+        let p = h.app.paper().unwrap();
+        assert_eq!(
+            (p.path(), p.page()),
+            ("papers/dense-vs-sparse/paper.pdf", 2)
+        );
+    }
+}

@@ -376,6 +376,12 @@ impl Chat {
                 )],
                 None => vec![Out::Status(format!("cannot open {u}"))],
             },
+            ItemKind::Citation { check: c, .. } if !external => {
+                match super::thread::verdicts::jump(c) {
+                    Some(jump) => vec![Out::Jump(jump)],
+                    None => vec![Out::Status(format!("cannot open {}", c.uri))],
+                }
+            }
             ItemKind::Tool { .. } | ItemKind::Thought { .. } => {
                 if let Some(item) = self.thread_mut().and_then(|t| t.items.get_mut(i)) {
                     item.expanded = !item.expanded;

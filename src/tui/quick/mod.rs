@@ -216,6 +216,18 @@ impl Quick {
         let Some(i) = self.selected else {
             return vec![Out::Status("select a source with j/k first".into())];
         };
+        if let Some(ItemKind::Citation { check: c, .. }) =
+            self.thread.items.get(i).map(|it| &it.kind)
+        {
+            return match crate::tui::thread::verdicts::jump(c) {
+                Some(jump) => {
+                    let mut out = self.close();
+                    out.push(Out::Jump(jump));
+                    out
+                }
+                None => vec![Out::Status(format!("cannot open {}", c.uri))],
+            };
+        }
         let Some(ItemKind::Source(SourceRef { uri: u, quote })) =
             self.thread.items.get(i).map(|it| &it.kind)
         else {

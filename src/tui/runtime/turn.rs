@@ -219,6 +219,7 @@ impl Runner {
                     tools_attached: o.attached == Some(true),
                     session: session_name(o.session).into(),
                 }));
+                send(ChatEvent::Citations(o.citations.clone()));
                 send(ChatEvent::Sources(
                     o.sources
                         .iter()

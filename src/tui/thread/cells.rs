@@ -302,6 +302,7 @@ fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
                 theme.style("chat.source"),
             )]
         }
+        ItemKind::Citation { check, named } => super::verdicts::lines(check, *named, theme, width),
         ItemKind::Error(e) => paragraphs(&format!("error: {e}"), width, theme.style("chat.error")),
         ItemKind::Notice(n) => paragraphs(n, width, theme.style("chat.notice")),
     }

@@ -27,6 +27,8 @@ pub enum ChatEvent {
     Permission(PermissionRequest),
     /// The turn's sources (citation URIs, with the quote each points at when known).
     Sources(Vec<SourceRef>),
+    /// The verdict on each citation of the turn's answer ([`verdicts`]).
+    Citations(Vec<crate::context::citations::CitationCheck>),
     TurnEnded {
         stop_reason: String,
     },
@@ -47,6 +49,7 @@ pub struct SessionInfo {
 }
 
 pub mod cells;
+pub mod verdicts;
 
 pub use crate::acp::events::ToolStatus;
 pub use crate::acp::permission::PermissionKind;
@@ -103,6 +106,12 @@ pub enum ItemKind {
         detail: String,
     },
     Source(SourceRef),
+    /// One citation of an answer and its verdict ([`verdicts`]); `named`: the turn cites
+    /// more than one source, so the line names it.
+    Citation {
+        check: crate::context::citations::CitationCheck,
+        named: bool,
+    },
     Error(String),
     Notice(String),
 }
@@ -129,11 +138,14 @@ impl Item {
         *self.cache.get_mut() = None;
     }
 
-    /// Items the chat cursor stops on: sources, tool cards, thoughts.
+    /// Items the chat cursor stops on: sources, citation verdicts, tool cards, thoughts.
     pub fn selectable(&self) -> bool {
         matches!(
             self.kind,
-            ItemKind::Source(_) | ItemKind::Tool { .. } | ItemKind::Thought { .. }
+            ItemKind::Source(_)
+                | ItemKind::Citation { .. }
+                | ItemKind::Tool { .. }
+                | ItemKind::Thought { .. }
         )
     }
 }
@@ -230,6 +242,7 @@ impl Thread {
                     self.items.push(Item::new(ItemKind::Source(s)));
                 }
             }
+            ChatEvent::Citations(checks) => verdicts::insert(&mut self.items, checks),
             ChatEvent::TurnEnded { stop_reason } => {
                 if stop_reason != "end_turn" {
                     self.items.push(Item::new(ItemKind::Notice(format!(
@@ -330,8 +343,7 @@ pub fn from_transcript(t: &crate::acp::transcript::Thread) -> Thread {
                     })
                     .collect(),
             ),
-            // Shown by the chat pane with the sources (issue 14's TUI part).
-            Line::Citations { .. } => continue,
+            Line::Citations { checks, .. } => ChatEvent::Citations(checks.clone()),
             Line::Notice { text, .. } => ChatEvent::Notice(text.clone()),
             Line::Error { message, .. } => ChatEvent::TurnFailed(message.clone()),
             Line::End { stop_reason, .. } => ChatEvent::TurnEnded {
