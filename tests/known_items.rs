@@ -1,0 +1,71 @@
+//! Known-item search on the real corpus (`AGENTERO_CORPUS`): the judged queries of
+//! `tests/known_items.tsv` must find the right paper first at least as often as the floors say,
+//! per kind (issue 15). `cargo bench --bench search` prints the same figures beside grep.
+
+mod common;
+#[path = "common/known_items.rs"]
+mod known_items;
+
+use agentero::vault::indexer::{IndexOptions, index_vault};
+use agentero::vault::{SearchOptions, Vault};
+use known_items::{KINDS, Ranked};
+
+/// hit@1 floors per kind: what main scored before issue 15.
+const FLOORS: &[(&str, f64)] = &[
+    ("phrase", 0.89),
+    ("title", 0.68),
+    ("author", 0.97),
+    ("identifier", 0.58),
+    ("typo", 0.75),
+    ("cjk", 0.38),
+];
+
+#[test]
+fn judged_queries_find_the_right_paper_first() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let queries = known_items::load();
+    assert!(queries.len() >= 150, "{} judged queries", queries.len());
+    let tmp = tempfile::tempdir().unwrap();
+    common::copy_tree(&corpus, tmp.path());
+    let vault = Vault::open(tmp.path()).unwrap();
+    index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
+    let index = vault.open_index().unwrap();
+    let opts = SearchOptions {
+        limit: 50,
+        ..SearchOptions::default()
+    };
+    let report = known_items::evaluate(&queries, |q| match index.search(q, &opts) {
+        Ok(cards) => cards
+            .into_iter()
+            .map(|c| Ranked {
+                path: c.path,
+                page: c.page,
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    });
+    println!("| kind | n | hit@1 | MRR | page@1 |");
+    for kind in KINDS {
+        let s = report.kind(kind);
+        println!(
+            "| {kind} | {} | {:.2} | {:.2} | {:.2} |",
+            s.n,
+            s.hit_at_1(),
+            s.mrr(),
+            s.page_at_1()
+        );
+    }
+    println!("misses:\n{}", report.misses_text());
+    for (kind, floor) in FLOORS {
+        let s = report.kind(kind);
+        assert!(s.n > 0, "no {kind} queries");
+        assert!(
+            s.hit_at_1() >= *floor,
+            "{kind}: hit@1 {:.3} under the floor {floor}\n{}",
+            s.hit_at_1(),
+            report.misses_text()
+        );
+    }
+}
