@@ -1,7 +1,9 @@
 //! The index's tokenizer: words of letters and digits as usual, but each CJK ideograph (and
 //! kana/hangul syllable) as a token of its own, so Chinese or Japanese text is searchable without
-//! a dictionary. English words are lower-cased and stemmed after this.
+//! a dictionary. English words are lower-cased, folded to ASCII (`Thørväld` is found as
+//! `thorvald`, `Özçelik` as `ozcelik`) and stemmed after this.
 
+use tantivy::tokenizer::AsciiFoldingFilter;
 use tantivy::tokenizer::{
     LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
 };
@@ -12,6 +14,7 @@ pub fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(WordOrIdeograph::default())
         .filter(RemoveLongFilter::limit(60))
         .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
         .filter(Stemmer::default())
         .build()
 }
@@ -108,5 +111,14 @@ mod tests {
             vec!["retriev", "paper", "2023"]
         );
         assert_eq!(tokens("TeX课程abc"), vec!["tex", "课", "程", "abc"]);
+    }
+
+    #[test]
+    fn names_fold_to_ascii() {
+        assert_eq!(
+            tokens("Thørväld Béranger Özçelik"),
+            tokens("thorvald beranger ozcelik")
+        );
+        assert_eq!(tokens("Lídia"), vec!["lidia"]);
     }
 }

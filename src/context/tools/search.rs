@@ -12,6 +12,7 @@ use super::access::{self, Target};
 use super::{Ctx, ToolError, ToolOutput, ToolSession, cap_chars, parse_args};
 use crate::vault::catalog::{Catalog, Status};
 use crate::vault::index::sort_cards;
+use crate::vault::ranking::{per_document_cap, shown_score, spread};
 use crate::vault::scan::{self, EntryKind};
 use crate::vault::{Card, Scope, SearchOptions, Vault, textfile, uri};
 
@@ -97,6 +98,7 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
                 files: plan.indexed.clone(),
                 dirs: Vec::new(),
             }),
+            per_document: Some(per_document_cap(limit)),
         };
         match index.search(query, &opts) {
             Ok(found) => cards.extend(found),
@@ -119,8 +121,9 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     for t in &stale {
         cards.extend(search_fresh(s, ctx, t, query, budget.excerpt_chars));
     }
+    // Page-level cards, but no document takes more than its share while others match.
     sort_cards(&mut cards);
-    cards.truncate(limit);
+    let mut cards = spread(cards, limit, per_document_cap(limit), |c| c.path.as_str());
     for c in &mut cards {
         c.excerpt = cap_chars(&c.excerpt, budget.excerpt_chars);
     }
@@ -343,5 +346,6 @@ fn score_text(text: &str, words: &[String], max: usize) -> Option<(f32, String)>
     }
     out.push_str(&window[pos..]);
     out.push('…');
-    Some(((score * 1000.0).round() / 1000.0, out))
+    // On the index's scale, so cards of both kinds sort together.
+    Some((shown_score(0, score), out))
 }
