@@ -160,21 +160,21 @@ fn main() {
 
     // `agentero search`'s options (strict: a query it cannot parse is an error, a miss).
     let opts = SearchOptions {
-        limit: 50,
+        limit: known_items::CUTOFF,
         ..SearchOptions::default()
     };
     let mut latency: Vec<Duration> = Vec::new();
     let mut errors = 0;
     let ours = known_items::evaluate(&queries, |q| {
         let t = Instant::now();
-        let found = index.search(q, &opts);
+        let found = index.search_papers(q, &opts);
         latency.push(t.elapsed());
         match found {
             Ok(cards) => cards
                 .into_iter()
-                .map(|c| Ranked {
-                    path: c.path,
-                    page: c.page,
+                .map(|h| Ranked {
+                    path: h.card.path,
+                    page: h.card.page,
                 })
                 .collect(),
             Err(_) => {

@@ -33,15 +33,15 @@ fn judged_queries_find_the_right_paper_first() {
     index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
     let index = vault.open_index().unwrap();
     let opts = SearchOptions {
-        limit: 50,
+        limit: known_items::CUTOFF,
         ..SearchOptions::default()
     };
-    let report = known_items::evaluate(&queries, |q| match index.search(q, &opts) {
+    let report = known_items::evaluate(&queries, |q| match index.search_papers(q, &opts) {
         Ok(cards) => cards
             .into_iter()
-            .map(|c| Ranked {
-                path: c.path,
-                page: c.page,
+            .map(|h| Ranked {
+                path: h.card.path,
+                page: h.card.page,
             })
             .collect(),
         Err(_) => Vec::new(),
