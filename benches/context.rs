@@ -7,87 +7,25 @@
 //!
 //! Run: `cargo bench --bench context` (release build).
 
-use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use agentero::context::budget::Budget;
 use agentero::context::grant;
 use agentero::context::{ContextRequest, plan};
-use agentero::vault::Vault;
-use agentero::vault::indexer::{IndexOptions, index_vault};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
-const PAPERS: usize = 1000;
+mod common;
 
-fn pdfs_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() && !e.file_name().to_string_lossy().starts_with('.') {
-            pdfs_under(&p, out);
-        } else if p.extension().is_some_and(|x| x == "pdf") {
-            out.push(p);
-        }
-    }
-}
-
-fn build_vault(root: &Path) -> Vec<String> {
-    agentero::vault::demo::write_demo_vault(root).unwrap();
-    let mut demo = Vec::new();
-    pdfs_under(root, &mut demo);
-    demo.sort();
-    let sources: Vec<Vec<u8>> = demo.iter().map(|p| std::fs::read(p).unwrap()).collect();
-    let mut paths = Vec::new();
-    let extra = PAPERS - demo.len();
-    for n in 0..extra {
-        let mut bytes = sources[n % sources.len()].clone();
-        bytes.extend_from_slice(format!("\n% copy {n}\n").as_bytes());
-        let rel = format!("library/copy-{n:04}/paper.pdf");
-        std::fs::create_dir_all(root.join(rel.rsplit_once('/').unwrap().0)).unwrap();
-        std::fs::write(root.join(&rel), bytes).unwrap();
-        paths.push(rel);
-    }
-    paths
-}
-
-fn pct(sorted: &[Duration], p: f64) -> Duration {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
-}
-
-fn report(name: &str, mut samples: Vec<Duration>, goal: Option<Duration>) {
-    samples.sort();
-    let (p50, p99) = (pct(&samples, 0.5), pct(&samples, 0.99));
-    let verdict = match goal {
-        Some(g) if p99 < g => format!("goal p99 < {g:?}: met"),
-        Some(g) => format!("goal p99 < {g:?}: MISSED"),
-        None => String::new(),
-    };
-    println!(
-        "{name:<28} n={:<4} p50 {:>8.3} ms  p99 {:>8.3} ms  max {:>8.3} ms  {verdict}",
-        samples.len(),
-        p50.as_secs_f64() * 1e3,
-        p99.as_secs_f64() * 1e3,
-        samples.last().unwrap().as_secs_f64() * 1e3,
-    );
-}
+use common::{indexed_vault, report};
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    let t = Instant::now();
-    let copies = build_vault(&root);
-    let vault = Vault::open(&root).unwrap();
-    let summary = index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
-    println!(
-        "vault: {} papers ({} pages), built and indexed in {:.1} s",
-        summary.papers,
-        summary.pages,
-        t.elapsed().as_secs_f64()
-    );
+    let (copies, vault) = indexed_vault(&root);
 
     // 1. Plan with 20 mentions (19 papers and a folder), catalog loading included.
     let mut mentions: Vec<String> = copies

@@ -144,6 +144,35 @@ pub enum Command {
         /// @-mentions: vault-relative paths of papers, files or folders.
         mentions: Vec<String>,
     },
+    /// Serve the whole vault, read-only, to external MCP clients (Claude Desktop, Claude Code,
+    /// Cursor, Zed, …): Streamable HTTP on 127.0.0.1 with a bearer token, or --stdio.
+    Serve {
+        /// The vault folder (default: the current folder if it is a vault, else the demo vault).
+        vault: Option<PathBuf>,
+        /// The loopback port (0 picks a free one; the URL is printed).
+        #[arg(long, default_value_t = crate::mcp::http::DEFAULT_PORT)]
+        port: u16,
+        /// Serve over stdin/stdout, for clients that launch the server themselves (no token).
+        #[arg(long, conflicts_with_all = ["token", "rotate_token"])]
+        stdio: bool,
+        /// Print the vault's bearer token (created on first use) and exit.
+        #[arg(long, conflicts_with = "rotate_token")]
+        token: bool,
+        /// Replace the token with a new one, print it and exit (a running server accepts only
+        /// the new one from then on).
+        #[arg(long)]
+        rotate_token: bool,
+        /// Also accept requests from this browser origin (e.g. http://localhost:6274 for the
+        /// MCP Inspector's web UI). Repeatable.
+        #[arg(long = "allow-origin", value_name = "ORIGIN")]
+        allow_origin: Vec<String>,
+        /// Characters one result returns at most (longer reads continue with `next`).
+        #[arg(long, default_value_t = 20_000)]
+        read_chars: usize,
+        /// Re-index the vault every this many seconds (0: only at start).
+        #[arg(long, default_value_t = 60)]
+        refresh: u64,
+    },
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -248,6 +277,45 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         }) => {
             let vault = open_vault(vault.as_deref())?;
             agents(&vault, config.as_deref(), npx, json, &names)
+        }
+        Some(Command::Serve {
+            vault,
+            port,
+            stdio,
+            token,
+            rotate_token,
+            allow_origin,
+            read_chars,
+            refresh,
+        }) => {
+            let path = crate::paths::choose_vault(vault.as_deref())?;
+            let vault = Vault::open(&path)?;
+            if token || rotate_token {
+                vault.ensure_state_dir()?;
+                let t = if rotate_token {
+                    crate::mcp::http::rotate_token(&vault)?
+                } else {
+                    crate::mcp::http::ensure_token(&vault)?
+                };
+                println!("{t}");
+                return Ok(());
+            }
+            if read_chars < 1000 {
+                bail!("--read-chars must be at least 1000");
+            }
+            let opts = crate::mcp::serve::ServeOptions {
+                stdio,
+                http: crate::mcp::http::HttpOptions {
+                    port,
+                    limits: crate::context::tools::vault::Limits {
+                        read_chars,
+                        ..Default::default()
+                    },
+                    extra_origins: allow_origin,
+                },
+                refresh: (refresh > 0).then(|| std::time::Duration::from_secs(refresh)),
+            };
+            crate::mcp::serve::run(vault, opts)
         }
         Some(Command::Demo { dir }) => {
             let dir = match dir {
@@ -420,6 +488,13 @@ fn print_summary(vault: &Vault, s: &IndexSummary) {
         for p in &s.no_text {
             let _ = writeln!(out, "    {}", visible(p));
         }
+    }
+    for (p, n) in &s.undecodable {
+        let pages = if *n == 1 { "page" } else { "pages" };
+        let _ = writeln!(
+            out,
+            "  {p}: text not decodable on {n} {pages} (its fonts have no usable mapping to Unicode; that text is not searchable)"
+        );
     }
     if !s.failed.is_empty() {
         let _ = writeln!(out, "  failed:");

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use agentero::context::budget::Budget;
 use agentero::context::grant;
-use agentero::context::tools::{Ctx, ToolSession};
+use agentero::context::tools::{Access, Ctx, ToolSession};
 use agentero::context::{ContextRequest, plan};
 use agentero::vault::indexer::{IndexOptions, index_vault};
 use agentero::vault::scan::EntryKind;
@@ -549,8 +549,9 @@ fn fuzz_paths_and_uris_against_the_grant() {
     let mut session = ToolSession::new(&f.grant_path);
     let (g, vault) = session.grant().unwrap();
     let ctx = Ctx {
-        grant: g.clone(),
+        access: Access::Grant(g.clone()),
         vault,
+        budget: g.budget,
         remaining: usize::MAX,
     };
     let mut pool = seeds("paths.txt");

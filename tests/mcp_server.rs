@@ -795,46 +795,6 @@ async fn unindexed_and_changed_sources_are_read_on_demand() {
     .await;
 }
 
-/// A line of pdftotext output for page `n` that makes a good quote: long, mostly words.
-fn pdftotext_quote(pdf: &Path, n: u32) -> Option<String> {
-    let out = std::process::Command::new("pdftotext")
-        .args(["-enc", "UTF-8", "-f", &n.to_string(), "-l", &n.to_string()])
-        .arg(pdf)
-        .arg("-")
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let lines: Vec<&str> = text.lines().map(str::trim).collect();
-    // Two consecutive prose lines, so the quote crosses a line break as quotes do.
-    let whole = std::process::Command::new("pdftotext")
-        .args(["-enc", "UTF-8"])
-        .arg(pdf)
-        .arg("-")
-        .output()
-        .ok()?;
-    let whole = reduce(&String::from_utf8_lossy(&whole.stdout));
-    lines
-        .windows(2)
-        .map(|w| format!("{}\n{}", w[0], w[1]))
-        .find(|q| {
-            let letters = q.chars().filter(|c| c.is_alphabetic()).count();
-            let r = reduce(q);
-            // Unique in the paper (template papers repeat filler text on every page).
-            q.len() > 90
-                && q.len() < 240
-                && letters * 10 > q.len() * 7
-                && q.split_whitespace().count() > 12
-                && whole.matches(&r).count() == 1
-        })
-}
-
-fn reduce(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 /// The 345-page manual's metadata, page by page through `next`: every section arrives exactly
 /// once, each result within the per-call cap plus its envelope, and `usage.jsonl` counts what
 /// was delivered, character for character.
@@ -929,7 +889,7 @@ async fn corpus_search_read_and_pdftotext_quotes() {
     // Two papers whose second page has quotable prose per pdftotext.
     let chosen: Vec<(String, String)> = papers
         .iter()
-        .filter_map(|p| pdftotext_quote(&vault.root().join(p), 2).map(|q| (p.clone(), q)))
+        .filter_map(|p| common::pdftotext_quote(&vault.root().join(p), 2).map(|q| (p.clone(), q)))
         .take(2)
         .collect();
     assert_eq!(

@@ -435,6 +435,15 @@ fn scenario(agent: Agent) {
         );
     }
 
+    // Every tool schema is accepted as is (a union type made Gemini's validator complain).
+    let log =
+        std::fs::read_to_string(rig.root().join(".agentero/logs/agentero.log")).unwrap_or_default();
+    assert!(
+        !log.contains("allowUnionTypes") && !log.contains("strict mode"),
+        "{name} complained about a tool schema:\n{}",
+        rig.log_tail()
+    );
+
     // 2. The same mentions: the session is resumed or loaded, not new.
     let thread = v["threadId"].as_str().unwrap().to_string();
     if agent == Agent::Gemini {
@@ -737,6 +746,83 @@ fn the_terminal_app_with_each_real_agent_in_tmux() {
     for agent in [Agent::Claude, Agent::Codex, Agent::Gemini] {
         tui_scenario(agent);
     }
+}
+
+/// With `native_reads = true`, Claude Code's own `Read` is offered; a read of a granted file is
+/// allowed without a prompt, counted against the budget and listed among the sources, while a
+/// read outside the grant is refused and the turn goes on.
+#[test]
+fn claude_native_reads_of_granted_files_when_switched_on() {
+    let Some(bin) = adapters() else {
+        return;
+    };
+    let dir = common::demo_vault();
+    let vault = Vault::open(dir.path()).unwrap();
+    index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
+    let granted = dir
+        .path()
+        .join("notes/reading-list.md")
+        .canonicalize()
+        .unwrap();
+    let outside = dir.path().join("notes/TODO").canonicalize().unwrap();
+    let (g, o) = (granted.display().to_string(), outside.display().to_string());
+    let model = ModelServer::start(Arc::new(move |t: &Turn| match t.results.len() {
+        0 => Reply::Call {
+            tool: "Read".into(),
+            args: json!({"file_path": g}),
+        },
+        1 => Reply::Call {
+            tool: "Read".into(),
+            args: json!({"file_path": o}),
+        },
+        _ => Reply::Text(format!(
+            "granted read: {}; other read: {}",
+            t.results[0].is_error, t.results[1].is_error
+        )),
+    }));
+    let home = dir.path().join(".agentero-test-home");
+    let config = home.join("config/agentero");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[agents.claude]\ncommand = \"claude-agent-acp\"\nnative_reads = true\n",
+    )
+    .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentero"));
+    cmd.args(["ask", "--json", "--vault"])
+        .arg(dir.path())
+        .args([
+            "--agent",
+            "claude",
+            "What does the reading list say? @notes/reading-list.md",
+        ])
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"));
+    for (k, v) in Agent::Claude.env(&model.url()) {
+        cmd.env(k, v);
+    }
+    let out = common::output_within(cmd, LIMIT);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["answer"], "granted read: false; other read: true", "{v}");
+    let sources = v["sources"].to_string();
+    assert!(sources.contains("notes/reading-list.md#line=1,"), "{v}");
+    assert!(!sources.contains("TODO"), "{v}");
+    assert!(
+        v["notices"]
+            .to_string()
+            .contains("a native read outside the grant"),
+        "{v}"
+    );
 }
 
 #[test]

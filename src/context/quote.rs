@@ -96,6 +96,61 @@ pub fn find_in(hay: &Reduced, quote: &str) -> Option<Found> {
     })
 }
 
+/// Pages joined into one text (each followed by a newline), so that a quote running across a
+/// page break is found too, with the byte offset where each page starts.
+pub struct Joined {
+    pub text: String,
+    pub starts: Vec<usize>,
+}
+
+impl Joined {
+    pub fn new<'a>(pages: impl IntoIterator<Item = &'a str>) -> Joined {
+        let mut text = String::new();
+        let mut starts = Vec::new();
+        for page in pages {
+            starts.push(text.len());
+            text.push_str(page);
+            text.push('\n');
+        }
+        Joined { text, starts }
+    }
+
+    /// The index of the page holding byte `at` of the joined text.
+    pub fn page_at(&self, at: usize) -> usize {
+        self.starts.partition_point(|&s| s <= at).saturating_sub(1)
+    }
+
+    /// The byte range of pages `first..=last` in the joined text.
+    pub fn span(&self, first: usize, last: usize) -> Range<usize> {
+        let lo = self.starts.get(first).copied().unwrap_or(self.text.len());
+        let hi = self
+            .starts
+            .get(last + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        lo..hi
+    }
+}
+
+/// Where a quote occurs in joined pages: the pages it starts and ends on (indices) and its
+/// byte range in the joined text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageMatch {
+    pub first: usize,
+    pub last: usize,
+    pub found: Found,
+}
+
+/// Locates `quote` in joined pages.
+pub fn find_in_pages(pages: &Joined, quote: &str) -> Option<PageMatch> {
+    let found = find(&pages.text, quote)?;
+    Some(PageMatch {
+        first: pages.page_at(found.range.start),
+        last: pages.page_at(found.range.end.saturating_sub(1).max(found.range.start)),
+        found,
+    })
+}
+
 const ANCHOR: usize = 12;
 
 fn anchored(hay: &Reduced, needle: &str) -> Option<Range<usize>> {
@@ -173,6 +228,21 @@ mod tests {
         assert_eq!(f.range.start, 0);
         assert!(find(text, "no").is_none(), "too short");
         assert!(find(text, "something that is not in the text at all").is_none());
+    }
+
+    #[test]
+    fn quotes_across_a_page_break_start_on_the_right_page() {
+        let pages = Joined::new([
+            "First page ends with a long sen-",
+            "tence that goes on here.",
+            "Third.",
+        ]);
+        let m = find_in_pages(&pages, "a long sentence that goes on").unwrap();
+        assert_eq!((m.first, m.last), (0, 1));
+        let m = find_in_pages(&pages, "that goes on here").unwrap();
+        assert_eq!((m.first, m.last), (1, 1));
+        assert_eq!(pages.span(1, 1), 33..58);
+        assert!(find_in_pages(&pages, "nowhere in these pages").is_none());
     }
 
     #[test]

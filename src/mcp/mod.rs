@@ -20,6 +20,9 @@ use serde_json::{Value, json};
 use crate::context::grant::{self, Attachment, GrantFiles};
 use crate::context::tools::{ToolError, ToolSession, specs};
 
+pub mod http;
+pub mod serve;
+pub mod vault;
 pub mod wire;
 
 pub const SERVER_NAME: &str = "agentero-context";

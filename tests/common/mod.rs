@@ -111,3 +111,60 @@ pub fn stdout(o: &Output) -> String {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// Text of a whole PDF per `pdftotext`, reduced to lower-case letters and digits (memoized: a
+/// long manual takes seconds).
+fn pdftotext_reduced(pdf: &Path) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static CACHE: Mutex<Option<HashMap<PathBuf, String>>> = Mutex::new(None);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let cache = cache.get_or_insert_with(HashMap::new);
+    if let Some(t) = cache.get(pdf) {
+        return Some(t.clone());
+    }
+    let whole = Command::new("pdftotext")
+        .args(["-enc", "UTF-8"])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .ok()?;
+    let text = reduce(&String::from_utf8_lossy(&whole.stdout));
+    cache.insert(pdf.to_path_buf(), text.clone());
+    Some(text)
+}
+
+/// A line of pdftotext output for page `n` that makes a good quote: long, mostly words.
+pub fn pdftotext_quote(pdf: &Path, n: u32) -> Option<String> {
+    let out = Command::new("pdftotext")
+        .args(["-enc", "UTF-8", "-f", &n.to_string(), "-l", &n.to_string()])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    // Two consecutive prose lines, so the quote crosses a line break as quotes do.
+    let whole = pdftotext_reduced(pdf)?;
+    lines
+        .windows(2)
+        .map(|w| format!("{}\n{}", w[0], w[1]))
+        .find(|q| {
+            let letters = q.chars().filter(|c| c.is_alphabetic()).count();
+            let r = reduce(q);
+            // Unique in the paper (template papers repeat filler text on every page).
+            q.len() > 90
+                && q.len() < 240
+                && letters * 10 > q.len() * 7
+                && q.split_whitespace().count() > 12
+                && whole.matches(&r).count() == 1
+        })
+}
+
+/// Lower-case letters and digits only: how quotes compare across extractors.
+pub fn reduce(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}

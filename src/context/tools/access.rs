@@ -3,6 +3,7 @@
 //! by where it really leads, so a symlink inside a granted folder cannot reach past it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::ToolError;
 use crate::context::grant::Grant;
@@ -75,8 +76,41 @@ pub fn covered(grant: &Grant, rel: &str, kind: EntryKind) -> Result<(), &'static
     }
 }
 
+/// What a tool call may read.
+#[derive(Debug, Clone)]
+pub enum Access {
+    /// This turn's grant (the `agentero-context` server).
+    Grant(Arc<Grant>),
+    /// Every paper, file and folder of the vault except hidden entries and `.agentero/` (the
+    /// vault MCP for external clients). The same resolver refuses the same escapes.
+    WholeVault,
+}
+
+impl Access {
+    /// Resolves a tool's `path` argument to a target this access covers.
+    pub fn authorize(&self, vault: &Vault, raw: &str) -> Result<Target, ToolError> {
+        match self {
+            Access::Grant(g) => authorize(g, vault, raw),
+            Access::WholeVault => resolve_target(None, vault, raw),
+        }
+    }
+
+    /// Whether a library paper at `path` may be read (`inGrant` on relation cards).
+    pub fn may_read_paper(&self, path: &str) -> bool {
+        match self {
+            Access::Grant(g) => paper_in_grant(g, path),
+            Access::WholeVault => true,
+        }
+    }
+}
+
 /// Resolves a tool's `path` argument (a vault path or a citation URI) to a granted target.
 pub fn authorize(grant: &Grant, vault: &Vault, raw: &str) -> Result<Target, ToolError> {
+    resolve_target(Some(grant), vault, raw)
+}
+
+/// The one resolution path for both accesses; `None` is the whole vault.
+fn resolve_target(grant: Option<&Grant>, vault: &Vault, raw: &str) -> Result<Target, ToolError> {
     let raw = raw.trim();
     // One escape policy for mentions and tools (vault::paths): refused escapes never reach
     // the URI parser, which decodes the rest.
@@ -93,23 +127,34 @@ pub fn authorize(grant: &Grant, vault: &Vault, raw: &str) -> Result<Target, Tool
     };
     let resolved = vault.resolve(&path).map_err(|r| refused(r.as_str()))?;
     if resolved.rel.is_empty() {
-        return Err(refused("not_granted"));
+        return Err(refused(if grant.is_some() {
+            "not_granted"
+        } else {
+            "empty"
+        }));
     }
     let kind = if resolved.is_dir {
         EntryKind::Directory
     } else {
         scan::classify_file(&resolved.abs).ok_or_else(|| refused("unsupported"))?
     };
-    covered(grant, &resolved.rel, kind).map_err(refused)?;
+    if let Some(grant) = grant {
+        covered(grant, &resolved.rel, kind).map_err(refused)?;
+    }
     let canonical_rel =
         to_rel(vault.root(), &resolved.abs).ok_or_else(|| refused("outside_vault"))?;
     // Behind a symlink, the real place must be granted too — unless the link itself was
-    // granted by name (the user chose it when mentioning it).
-    let named = grant
-        .sources
-        .iter()
-        .find(|s| s.path == resolved.rel && s.kind == kind);
-    if canonical_rel != resolved.rel && named.is_none() {
+    // granted by name (the user chose it when mentioning it). (For the whole vault the
+    // resolver already refused real places that are hidden or outside.)
+    let named = grant.and_then(|g| {
+        g.sources
+            .iter()
+            .find(|s| s.path == resolved.rel && s.kind == kind)
+    });
+    if let Some(grant) = grant
+        && canonical_rel != resolved.rel
+        && named.is_none()
+    {
         covered(grant, &canonical_rel, kind).map_err(refused)?;
     }
     Ok(Target {

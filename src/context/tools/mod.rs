@@ -9,17 +9,20 @@ mod read;
 mod relations;
 mod search;
 pub mod spec;
+pub mod vault;
+mod vault_spec;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
 use serde_json::Value;
 
-pub use access::Target;
+pub use access::{Access, Target};
 pub use spec::{ToolSpec, specs};
 
+use super::Budget;
 use super::grant::{self, Grant, GrantFiles, UsageLine, UsageMeter};
 use super::library::Library;
 use crate::vault::catalog::{Catalog, LoadOutcome};
@@ -121,24 +124,46 @@ pub struct ToolSession {
     grant_path: PathBuf,
     files: GrantFiles,
     grant: Option<LoadedGrant>,
-    catalog: Option<(Option<Stamp>, Arc<Catalog>)>,
-    index: Option<SearchIndex>,
-    /// The catalog stamp the index reader was last reloaded for.
-    index_for: Option<Option<Stamp>>,
-    papers: HashMap<(String, u64, i128), Arc<PaperData>>,
-    library: Option<Arc<Library>>,
+    reader: VaultReader,
     meter: UsageMeter,
-    seals: access::Seals,
+}
+
+/// What the tools keep about one vault between calls: the catalog, a read-only index reader,
+/// papers loaded on demand and the library's citing-scan. Shared by concurrent calls (each
+/// cache has its own short-held lock; slow work such as extracting a paper runs outside them).
+#[derive(Default)]
+pub struct VaultReader {
+    catalog: Mutex<Option<(Option<Stamp>, Arc<Catalog>)>>,
+    index: Mutex<IndexSlot>,
+    papers: Mutex<HashMap<(String, u64, i128), Arc<PaperData>>>,
+    library: Mutex<Option<Arc<Library>>>,
+    /// Grant checks already passed (sources of a grant whose content was verified).
+    seals: Mutex<access::Seals>,
     /// The damaged-index warning was logged.
-    index_warned: bool,
+    index_warned: std::sync::atomic::AtomicBool,
+}
+
+/// The index reader and the catalog stamp it was last reloaded for.
+type IndexSlot = (Option<Arc<SearchIndex>>, Option<Option<Stamp>>);
+
+fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Per-call view handed to the tools.
 pub struct Ctx {
-    pub grant: Arc<Grant>,
+    /// What may be read: this turn's grant, or the whole vault.
+    pub access: Access,
     pub vault: Vault,
+    pub budget: Budget,
     /// Characters this turn may still return.
     pub remaining: usize,
+}
+
+impl Ctx {
+    fn budget_exhausted(&self) -> ToolError {
+        budget_exhausted(&self.budget)
+    }
 }
 
 /// Papers kept in memory at most (each is a few hundred KB of text at worst).
@@ -150,14 +175,8 @@ impl ToolSession {
             grant_path: grant_path.to_path_buf(),
             files: GrantFiles::of_grant(grant_path),
             grant: None,
-            catalog: None,
-            index: None,
-            index_for: None,
-            papers: HashMap::new(),
-            library: None,
+            reader: VaultReader::default(),
             meter: UsageMeter::default(),
-            seals: access::Seals::default(),
-            index_warned: false,
         }
     }
 
@@ -201,81 +220,10 @@ impl ToolSession {
         Ok((grant, vault))
     }
 
-    /// The catalog, re-read when `catalog.json` changed.
-    fn catalog(&mut self, vault: &Vault) -> Arc<Catalog> {
-        let st = stamp(&vault.catalog_path());
-        if let Some((s, c)) = &self.catalog
-            && *s == st
-        {
-            return c.clone();
-        }
-        let c = Arc::new(match Catalog::load(&vault.catalog_path()) {
-            LoadOutcome::Loaded(c) => c,
-            _ => Catalog::default(),
-        });
-        self.catalog = Some((st, c.clone()));
-        c
-    }
-
-    /// The index reader (opened read-only; never a writer), reloaded after the host re-indexed.
-    fn index(&mut self, vault: &Vault) -> Option<&SearchIndex> {
-        let st = stamp(&vault.catalog_path());
-        if self.index_for != Some(st) {
-            if let Some(i) = &self.index
-                && i.reload().is_err()
-            {
-                self.index = None;
-            }
-            if self.index.is_none() {
-                self.index = match vault.open_index() {
-                    Ok(i) => Some(i),
-                    Err(crate::vault::VaultError::Index(IndexError::Missing)) => None,
-                    Err(e) => {
-                        self.index_unusable(&e.to_string());
-                        None
-                    }
-                };
-            }
-            self.index_for = Some(st);
-        }
-        self.index.as_ref()
-    }
-
-    /// Stops using a damaged index until the host re-indexes (the catalog changes): granted
-    /// sources are then read and searched directly. This server only reads the index, so it
-    /// never repairs it; it says so in the log once.
-    fn index_unusable(&mut self, why: &str) {
-        self.index = None;
-        if !self.index_warned {
-            self.index_warned = true;
-            tracing::warn!(
-                reason = %why,
-                "the search index cannot be used; reading the granted sources directly"
-            );
-        }
-    }
-
-    /// Resolves a tool's path argument against the grant ([`access::authorize`]) and checks
-    /// that a granted source still has the content the grant names.
-    pub fn authorize(&mut self, ctx: &Ctx, raw: &str) -> Result<Target, ToolError> {
-        let target = access::authorize(&ctx.grant, &ctx.vault, raw)?;
-        let catalog = self.catalog(&ctx.vault);
-        self.seals.check(&target, &catalog)?;
-        Ok(target)
-    }
-
-    /// A granted text file's content, refused when the bytes read are not the granted ones
-    /// (closing the window between the check in [`ToolSession::authorize`] and the read).
-    pub fn read_text(&mut self, target: &Target) -> Result<String, ToolError> {
-        let bytes = std::fs::read(&target.abs)
-            .map_err(|_| ToolError::new("unreadable", "the file cannot be read"))?;
-        if let Some(want) = &target.granted_sha
-            && crate::vault::fsutil::sha256_hex(&bytes) != *want
-        {
-            return Err(access::changed_since_grant(&target.rel));
-        }
-        String::from_utf8(bytes)
-            .map_err(|_| ToolError::new("unreadable", "the file cannot be read as UTF-8 text"))
+    /// Resolves a path argument against `ctx`'s grant and checks the granted content
+    /// ([`VaultReader::authorize`]).
+    pub fn authorize(&self, ctx: &Ctx, raw: &str) -> Result<Target, ToolError> {
+        self.reader.authorize(ctx, raw)
     }
 
     /// Runs one tool call against the current grant.
@@ -297,22 +245,24 @@ impl ToolSession {
         let used = self.meter.used(&self.files.usage(), &grant.turn_id) as usize;
         let remaining = grant.budget.turn_chars.saturating_sub(used);
         if remaining == 0 {
-            return Err(budget_exhausted(&grant));
+            return Err(budget_exhausted(&grant.budget));
         }
         let ctx = Ctx {
-            grant: grant.clone(),
+            access: Access::Grant(grant.clone()),
             vault,
+            budget: grant.budget,
             remaining,
         };
         let digest = super::canonical::digest(&args);
+        let reader = &self.reader;
         let out = match tool {
-            "context_search" => search::run(self, &ctx, args),
-            "context_read" => read::run(self, &ctx, args),
-            _ => relations::run(self, &ctx, args),
+            "context_search" => search::run(reader, &ctx, args),
+            "context_read" => read::run(reader, &ctx, args),
+            _ => relations::run(reader, &ctx, args),
         }?;
         let chars = out.chars();
         if chars > remaining {
-            return Err(budget_exhausted(&grant));
+            return Err(budget_exhausted(&grant.budget));
         }
         let line = UsageLine {
             ts: grant::now_rfc3339(),
@@ -333,10 +283,98 @@ impl ToolSession {
         }
         Ok(out)
     }
+}
+
+impl VaultReader {
+    /// The catalog, re-read when `catalog.json` changed.
+    pub fn catalog(&self, vault: &Vault) -> Arc<Catalog> {
+        let st = stamp(&vault.catalog_path());
+        let mut slot = locked(&self.catalog);
+        if let Some((s, c)) = &*slot
+            && *s == st
+        {
+            return c.clone();
+        }
+        let c = Arc::new(match Catalog::load(&vault.catalog_path()) {
+            LoadOutcome::Loaded(c) => c,
+            _ => Catalog::default(),
+        });
+        *slot = Some((st, c.clone()));
+        c
+    }
+
+    /// The index reader (opened read-only; never a writer), reloaded after the host re-indexed.
+    pub fn index(&self, vault: &Vault) -> Option<Arc<SearchIndex>> {
+        let st = stamp(&vault.catalog_path());
+        let mut slot = locked(&self.index);
+        let (index, index_for) = &mut *slot;
+        if *index_for != Some(st) {
+            if let Some(i) = index
+                && i.reload().is_err()
+            {
+                *index = None;
+            }
+            if index.is_none() {
+                *index = match vault.open_index() {
+                    Ok(i) => Some(Arc::new(i)),
+                    Err(crate::vault::VaultError::Index(IndexError::Missing)) => None,
+                    Err(e) => {
+                        self.warn_index_unusable(&e.to_string());
+                        None
+                    }
+                };
+            }
+            *index_for = Some(st);
+        }
+        index.clone()
+    }
+
+    /// Stops using a damaged index until the host re-indexes (the catalog changes): sources
+    /// are then read and searched directly. The tools only read the index, so they never
+    /// repair it; they say so in the log once.
+    pub fn index_unusable(&self, why: &str) {
+        locked(&self.index).0 = None;
+        self.warn_index_unusable(why);
+    }
+
+    fn warn_index_unusable(&self, why: &str) {
+        use std::sync::atomic::Ordering;
+        if !self.index_warned.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                reason = %why,
+                "the search index cannot be used; reading the sources directly"
+            );
+        }
+    }
+
+    /// Resolves a tool's path argument for this call's access ([`Access::authorize`]) and
+    /// checks that a granted source still has the content the grant names.
+    pub fn authorize(&self, ctx: &Ctx, raw: &str) -> Result<Target, ToolError> {
+        let target = ctx.access.authorize(&ctx.vault, raw)?;
+        if target.granted_sha.is_some() {
+            let catalog = self.catalog(&ctx.vault);
+            locked(&self.seals).check(&target, &catalog)?;
+        }
+        Ok(target)
+    }
+
+    /// A text file's content, refused when the bytes read are not the granted ones (closing
+    /// the window between the check in [`VaultReader::authorize`] and the read).
+    pub fn read_text(&self, target: &Target) -> Result<String, ToolError> {
+        let bytes = std::fs::read(&target.abs)
+            .map_err(|_| ToolError::new("unreadable", "the file cannot be read"))?;
+        if let Some(want) = &target.granted_sha
+            && crate::vault::fsutil::sha256_hex(&bytes) != *want
+        {
+            return Err(access::changed_since_grant(&target.rel));
+        }
+        String::from_utf8(bytes)
+            .map_err(|_| ToolError::new("unreadable", "the file cannot be read as UTF-8 text"))
+    }
 
     /// A paper's record and pages: from the index when it is current for the file on disk,
     /// else extracted now (and kept for the rest of the process).
-    fn paper(&mut self, vault: &Vault, target: &Target) -> Result<Arc<PaperData>, ToolError> {
+    pub fn paper(&self, vault: &Vault, target: &Target) -> Result<Arc<PaperData>, ToolError> {
         let meta = std::fs::metadata(&target.abs)
             .map_err(|_| ToolError::new("unreadable", "the paper cannot be read"))?;
         let key = (
@@ -344,7 +382,7 @@ impl ToolSession {
             meta.len(),
             crate::vault::scan::mtime_ns(&meta),
         );
-        if let Some(p) = self.papers.get(&key) {
+        if let Some(p) = locked(&self.papers).get(&key) {
             return Ok(p.clone());
         }
         let catalog = self.catalog(vault);
@@ -403,38 +441,41 @@ impl ToolSession {
                 PaperData { record, pages }
             }
         };
-        if self.papers.len() >= PAPER_CACHE {
-            self.papers.clear();
-        }
         let data = Arc::new(data);
-        self.papers.insert(key, data.clone());
+        let mut papers = locked(&self.papers);
+        if papers.len() >= PAPER_CACHE {
+            papers.clear();
+        }
+        papers.insert(key, data.clone());
         Ok(data)
     }
 
     /// The library's identities and citing-scan: the host's on-disk cache when it matches the
     /// catalog, else computed here, in memory only.
-    fn library(&mut self, vault: &Vault) -> Arc<Library> {
+    pub fn library(&self, vault: &Vault) -> Arc<Library> {
         let catalog = self.catalog(vault);
         let key = super::library::cache_key(&catalog);
-        if let Some(l) = &self.library
+        // Held while building, so concurrent calls build the scan once.
+        let mut slot = locked(&self.library);
+        if let Some(l) = &*slot
             && l.key == key
         {
             return l.clone();
         }
         let lib = Library::load_cached(vault, &catalog)
-            .unwrap_or_else(|| Library::build(vault, &catalog, self.library.as_deref()));
+            .unwrap_or_else(|| Library::build(vault, &catalog, slot.as_deref()));
         let lib = Arc::new(lib);
-        self.library = Some(lib.clone());
+        *slot = Some(lib.clone());
         lib
     }
 }
 
-fn budget_exhausted(grant: &Grant) -> ToolError {
+fn budget_exhausted(budget: &Budget) -> ToolError {
     ToolError::new(
         "budget_exhausted",
         format!(
             "this turn's reading budget of {} characters is used up; answer with what you have",
-            grant.budget.turn_chars
+            budget.turn_chars
         ),
     )
 }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::access::Target;
 use super::{
-    Ctx, PaperData, ToolError, ToolOutput, ToolSession, byte_of_char, floor_boundary, parse_args,
+    Ctx, PaperData, ToolError, ToolOutput, VaultReader, byte_of_char, floor_boundary, parse_args,
 };
 use crate::context::{mention, quote};
 use crate::vault::pdf::PageText;
@@ -16,13 +16,15 @@ use crate::vault::{textfile, uri};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-enum Mode {
+pub(super) enum Mode {
     Metadata,
     Excerpt,
     Section,
     Page,
     Region,
     Full,
+    /// Pages `page..=endPage` (the vault MCP's `paper_read`; not a `context_read` mode).
+    Pages,
 }
 
 impl Mode {
@@ -34,16 +36,17 @@ impl Mode {
             Mode::Page => "page",
             Mode::Region => "region",
             Mode::Full => "full",
+            Mode::Pages => "pages",
         }
     }
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Args {
-    path: String,
+pub(super) struct Args {
+    pub path: String,
     #[serde(default)]
-    mode: Option<Mode>,
+    pub mode: Option<Mode>,
     #[serde(default)]
     quote: Option<String>,
     /// One type (a string) so every client's function-calling subset accepts the schema; a
@@ -52,12 +55,15 @@ struct Args {
     section: Option<String>,
     #[serde(default)]
     page: Option<u32>,
+    /// The last page of `pages` mode (vault MCP only).
+    #[serde(default)]
+    end_page: Option<u32>,
     #[serde(default)]
     start: Option<u64>,
     #[serde(default)]
     end: Option<u64>,
     #[serde(default)]
-    max_chars: Option<u64>,
+    pub max_chars: Option<u64>,
 }
 
 fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -115,8 +121,25 @@ impl Piece {
 /// distinctive sentence, and the search for it grows with its length.
 pub const MAX_QUOTE_CHARS: usize = 2000;
 
-pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
+    if a.mode == Some(Mode::Pages) || a.end_page.is_some() {
+        return Err(ToolError::bad_args(
+            "invalid arguments: context_read has no `pages` mode or `endPage`; use `full` from a `page`",
+        ));
+    }
+    read(s, ctx, a, "context_read", &|_| Ok(()))
+}
+
+/// Reads the source `a.path` names, after `accept` agreed to its kind; `tool` names the tool
+/// that continues a cut read.
+pub(super) fn read(
+    s: &VaultReader,
+    ctx: &Ctx,
+    a: Args,
+    tool: &str,
+    accept: &dyn Fn(&Target) -> Result<(), ToolError>,
+) -> Result<ToolOutput, ToolError> {
     let section_len = a.section.as_deref().map_or(0, |t| t.chars().count());
     if a.quote
         .as_deref()
@@ -129,13 +152,14 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
         )));
     }
     let target = s.authorize(ctx, &a.path)?;
+    accept(&target)?;
     let mode = a.mode.unwrap_or(match (target.page, target.lines) {
         (Some(_), _) => Mode::Page,
         (None, Some(_)) => Mode::Region,
         _ => Mode::Metadata,
     });
-    let per_call = a.max_chars.map_or(ctx.grant.budget.read_chars, |m| {
-        (m as usize).clamp(1, ctx.grant.budget.read_chars)
+    let per_call = a.max_chars.map_or(ctx.budget.read_chars, |m| {
+        (m as usize).clamp(1, ctx.budget.read_chars)
     });
     // The call's cap is on the text read; the whole result (the JSON the model receives,
     // envelope and escaping included) must fit what is left of the turn's budget, so the text
@@ -145,23 +169,24 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
         if limit == 0 {
             break;
         }
-        let out = read_once(s, ctx, &a, &target, mode, limit)?;
+        let out = read_once(s, ctx, &a, &target, mode, limit, tool)?;
         let chars = out.chars();
         if chars <= ctx.remaining {
             return Ok(out);
         }
         limit = limit.saturating_sub((chars - ctx.remaining).max(limit / 8).max(16));
     }
-    Err(super::budget_exhausted(&ctx.grant))
+    Err(ctx.budget_exhausted())
 }
 
 fn read_once(
-    s: &mut ToolSession,
+    s: &VaultReader,
     ctx: &Ctx,
     a: &Args,
     target: &Target,
     mode: Mode,
     limit: usize,
+    tool: &str,
 ) -> Result<ToolOutput, ToolError> {
     let (title, piece) = match target.kind {
         EntryKind::Directory => (
@@ -186,10 +211,10 @@ fn read_once(
     if let (Some(m), Some(Value::Object(next))) = (a.max_chars, piece.next.as_mut()) {
         next.insert("maxChars".into(), json!(m));
     }
-    Ok(render(target, mode, &title, piece))
+    Ok(render(target, mode, &title, piece, tool))
 }
 
-fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
+fn render(t: &Target, mode: Mode, title: &str, p: Piece, tool: &str) -> ToolOutput {
     let mut v = Map::new();
     v.insert("path".into(), json!(t.rel));
     v.insert("kind".into(), json!(t.kind.as_str()));
@@ -221,7 +246,7 @@ fn render(t: &Target, mode: Mode, title: &str, p: Piece) -> ToolOutput {
         v.insert(
             "note".into(),
             json!(format!(
-                "cut at the budget; continue with context_read {}",
+                "cut at the budget; continue with {tool} {}",
                 serde_json::to_string(n).unwrap_or_default()
             )),
         );
@@ -382,7 +407,7 @@ fn read_paper(
             }
             Ok(p)
         }
-        Mode::Full => {
+        Mode::Full | Mode::Pages => {
             let first = page_arg.unwrap_or(1);
             if first == 0 || first as usize > paper.pages.len() {
                 return Err(ToolError::bad_args(format!(
@@ -390,11 +415,25 @@ fn read_paper(
                     paper.pages.len()
                 )));
             }
+            let last = match mode {
+                Mode::Pages => {
+                    let last = a.end_page.unwrap_or(first);
+                    if last < first {
+                        return Err(ToolError::bad_args("`endPage` is before `page`"));
+                    }
+                    last
+                }
+                _ => u32::MAX,
+            };
             let mut from = a.start.unwrap_or(0) as usize;
             let mut text = String::new();
             let mut used = 0usize;
             let mut next = None;
-            for page in paper.pages.iter().filter(|p| p.number >= first) {
+            for page in paper
+                .pages
+                .iter()
+                .filter(|p| p.number >= first && p.number <= last)
+            {
                 let marker = format!("[page {}]\n", page.number);
                 // Room for the marker, one character of text and the closing newline.
                 if used + marker.len() + 2 > limit {
@@ -418,37 +457,30 @@ fn read_paper(
             p.page = Some(first);
             if let Some((pg, c)) = next {
                 p.truncated = true;
-                p.next = Some(json!({"path": rel, "mode": "full", "page": pg, "start": c}));
+                let mut next = json!({"path": rel, "mode": mode.as_str(), "page": pg, "start": c});
+                if mode == Mode::Pages {
+                    next["endPage"] = json!(last);
+                }
+                p.next = Some(next);
             }
             Ok(p)
         }
         Mode::Excerpt => {
             let q = a.quote.as_deref().map(str::trim).filter(|q| !q.is_empty());
             let q = q.ok_or_else(|| ToolError::bad_args("`quote` is required for excerpt mode"))?;
-            let mut joined = String::new();
-            let mut starts = Vec::with_capacity(paper.pages.len());
-            for page in &paper.pages {
-                starts.push(joined.len());
-                joined.push_str(&page.text);
-                joined.push('\n');
-            }
-            let found = quote::find(&joined, q).ok_or_else(|| {
+            let joined = quote::Joined::new(paper.pages.iter().map(|p| p.text.as_str()));
+            let m = quote::find_in_pages(&joined, q).ok_or_else(|| {
                 ToolError::new(
                     "quote_not_found",
                     "the quote was not found in this paper; check the wording or search for it",
                 )
             })?;
-            let idx = starts
-                .partition_point(|&s| s <= found.range.start)
-                .saturating_sub(1);
-            let last = starts
-                .partition_point(|&s| s < found.range.end)
-                .saturating_sub(1);
-            let lo = starts[idx];
-            let hi = starts.get(last + 1).copied().unwrap_or(joined.len());
-            let (ws, we, cut) = window(&joined, lo, hi, found.range.clone(), limit);
+            let found = m.found;
+            let span = joined.span(m.first, m.last);
+            let joined = joined.text;
+            let (ws, we, cut) = window(&joined, span.start, span.end, found.range.clone(), limit);
             let text = joined[ws..we].trim().to_string();
-            let page = paper.pages[idx].number;
+            let page = paper.pages[m.first].number;
             let mut p = Piece::new(text, Some(uri::page_uri(rel, page)));
             p.page = Some(page);
             p.truncated = cut;
@@ -593,8 +625,8 @@ fn read_file(
             p.extra.insert("size".into(), json!(text.len()));
             Ok(p)
         }
-        Mode::Page => Err(ToolError::bad_args(
-            "page mode reads papers; for a file use region with line numbers (start, end) or full",
+        Mode::Page | Mode::Pages => Err(ToolError::bad_args(
+            "page modes read papers; for a file use region with line numbers (start, end) or full",
         )),
         Mode::Section => Err(ToolError::bad_args(
             "section mode reads papers; for a file use excerpt, region or full",

@@ -6,8 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::access::paper_in_grant;
-use super::{Ctx, ToolError, ToolOutput, ToolSession, parse_args};
+use super::{Ctx, ToolError, ToolOutput, VaultReader, parse_args};
 use crate::context::library::{self, openable_uri};
 use crate::vault::scan::EntryKind;
 
@@ -51,7 +50,7 @@ struct RelCard {
 const DEFAULT_LIMIT: usize = 20;
 const MAX_LIMIT: usize = 50;
 
-pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
     let target = s.authorize(ctx, &a.path)?;
     if target.kind != EntryKind::Paper {
@@ -108,7 +107,7 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
                         arxiv: r.arxiv.clone(),
                         in_grant: path
                             .as_deref()
-                            .is_some_and(|p| paper_in_grant(&ctx.grant, p)),
+                            .is_some_and(|p| ctx.access.may_read_paper(p)),
                         citation_uri: openable_uri(
                             path.as_deref(),
                             r.doi.as_deref(),
@@ -142,7 +141,7 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
             return Ok(out);
         }
         if cards.pop().is_none() {
-            return Err(super::budget_exhausted(&ctx.grant));
+            return Err(ctx.budget_exhausted());
         }
         truncated = true;
     }
@@ -157,7 +156,7 @@ fn library_card(relation: Kind, p: &library::LibraryPaper, ctx: &Ctx) -> RelCard
         doi: p.doi.clone(),
         arxiv: p.arxiv.clone(),
         paper_path: Some(p.path.clone()),
-        in_grant: paper_in_grant(&ctx.grant, &p.path),
+        in_grant: ctx.access.may_read_paper(&p.path),
         citation_uri: openable_uri(Some(&p.path), None, None),
     }
 }

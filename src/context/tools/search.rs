@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::access::{self, Target};
-use super::{Ctx, ToolError, ToolOutput, ToolSession, cap_chars, parse_args};
+use super::access::{self, Access, Target};
+use super::{Ctx, ToolError, ToolOutput, VaultReader, cap_chars, parse_args};
 use crate::vault::catalog::{Catalog, Status};
 use crate::vault::index::sort_cards;
 use crate::vault::ranking::{per_document_cap, shown_score, spread};
@@ -42,7 +42,7 @@ struct Plan {
     stale: Vec<Target>,
 }
 
-pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
     let query = a.query.trim();
     if query.is_empty() {
@@ -58,7 +58,13 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
             "`paths` names too many sources; at most {MAX_PATHS}"
         )));
     }
-    let budget = ctx.grant.budget;
+    let Access::Grant(grant) = &ctx.access else {
+        return Err(ToolError::new(
+            "unknown_tool",
+            "context_search searches a turn's grant",
+        ));
+    };
+    let budget = ctx.budget;
     let limit = a.limit.map_or(budget.search_cards, |l| {
         (l as usize).clamp(1, budget.search_cards)
     });
@@ -73,7 +79,7 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
             .collect::<Result<_, _>>()?,
         _ => {
             let mut roots = Vec::new();
-            for src in &ctx.grant.sources {
+            for src in &grant.sources {
                 match s.authorize(ctx, &src.path) {
                     Ok(t) => roots.push(t),
                     Err(e) if e.code == "changed_since_grant" => changed.push(src.path.clone()),
@@ -84,30 +90,15 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
         }
     };
     let catalog = s.catalog(&ctx.vault);
-    let plan = plan(&ctx.vault, &catalog, &ctx.grant, &roots);
+    let plan = plan(&ctx.vault, &catalog, grant, &roots);
 
     let mut cards: Vec<Card> = Vec::new();
-    if !plan.indexed.is_empty()
-        && let Some(index) = s.index(&ctx.vault)
-    {
-        let opts = SearchOptions {
-            limit,
-            excerpt_chars: budget.excerpt_chars,
-            lenient: true,
-            scope: Some(Scope {
-                files: plan.indexed.clone(),
-                dirs: Vec::new(),
-            }),
-            per_document: Some(per_document_cap(limit)),
+    if !plan.indexed.is_empty() {
+        let scope = Scope {
+            files: plan.indexed.clone(),
+            dirs: Vec::new(),
         };
-        match index.search(query, &opts) {
-            Ok(found) => cards.extend(found),
-            Err(crate::vault::index::IndexError::BadQuery(m)) => {
-                return Err(ToolError::bad_args(m));
-            }
-            // Damaged after all: the sources are searched directly below.
-            Err(e) => s.index_unusable(&e.to_string()),
-        }
+        cards.extend(index_cards(s, ctx, query, limit, Some(scope))?);
     }
     // Indexed sources the index could not open are searched in memory too.
     let mut stale = plan.stale;
@@ -121,34 +112,81 @@ pub(super) fn run(s: &mut ToolSession, ctx: &Ctx, args: Value) -> Result<ToolOut
     for t in &stale {
         cards.extend(search_fresh(s, ctx, t, query, budget.excerpt_chars));
     }
-    // Page-level cards, but no document takes more than its share while others match.
-    sort_cards(&mut cards);
-    let mut cards = spread(cards, limit, per_document_cap(limit), |c| c.path.as_str());
-    for c in &mut cards {
-        c.excerpt = cap_chars(&c.excerpt, budget.excerpt_chars);
-    }
+    finish(ctx, query, cards, limit, "the granted sources", &changed)
+}
 
-    // Fit the turn's remaining budget by dropping the weakest cards, and say so.
-    let mut truncated = false;
-    loop {
-        let out = render(query, &cards, truncated, &changed);
-        if out.chars() <= ctx.remaining {
-            return Ok(out);
-        }
-        if cards.pop().is_none() {
-            return Err(super::budget_exhausted(&ctx.grant));
-        }
-        truncated = true;
-        if cards.is_empty() {
-            return Err(super::budget_exhausted(&ctx.grant));
+/// Cards from the index (none when there is no index, or when it turns out damaged: the
+/// caller then searches the sources directly), within `scope`.
+pub(super) fn index_cards(
+    s: &VaultReader,
+    ctx: &Ctx,
+    query: &str,
+    limit: usize,
+    scope: Option<Scope>,
+) -> Result<Vec<Card>, ToolError> {
+    let Some(index) = s.index(&ctx.vault) else {
+        return Ok(Vec::new());
+    };
+    let opts = SearchOptions {
+        limit,
+        excerpt_chars: ctx.budget.excerpt_chars,
+        lenient: true,
+        scope,
+        per_document: Some(per_document_cap(limit)),
+    };
+    match index.search(query, &opts) {
+        Ok(found) => Ok(found),
+        Err(crate::vault::index::IndexError::BadQuery(m)) => Err(ToolError::bad_args(m)),
+        Err(e) => {
+            s.index_unusable(&e.to_string());
+            Ok(Vec::new())
         }
     }
 }
 
-fn render(query: &str, cards: &[Card], truncated: bool, changed: &[String]) -> ToolOutput {
+/// The best `limit` cards with capped excerpts, fitted to the remaining budget by dropping
+/// the weakest cards (and saying so). `searched` names what was searched; `changed` lists
+/// granted sources left out because they changed since the grant.
+pub(super) fn finish(
+    ctx: &Ctx,
+    query: &str,
+    mut cards: Vec<Card>,
+    limit: usize,
+    searched: &str,
+    changed: &[String],
+) -> Result<ToolOutput, ToolError> {
+    // Page-level cards, but no document takes more than its share while others match.
+    sort_cards(&mut cards);
+    let mut cards = spread(cards, limit, per_document_cap(limit), |c| c.path.as_str());
+    for c in &mut cards {
+        c.excerpt = cap_chars(&c.excerpt, ctx.budget.excerpt_chars);
+    }
+    let mut truncated = false;
+    loop {
+        let out = render(query, &cards, truncated, searched, changed);
+        if out.chars() <= ctx.remaining {
+            return Ok(out);
+        }
+        if cards.pop().is_none() {
+            return Err(ctx.budget_exhausted());
+        }
+        truncated = true;
+        if cards.is_empty() {
+            return Err(ctx.budget_exhausted());
+        }
+    }
+}
+
+fn render(
+    query: &str,
+    cards: &[Card],
+    truncated: bool,
+    searched: &str,
+    changed: &[String],
+) -> ToolOutput {
     let mut v = json!({ "query": query, "cards": cards, "truncated": truncated });
     if cards.is_empty() {
-        v["note"] = json!("nothing in the granted sources matches; try other words");
+        v["note"] = json!(format!("nothing in {searched} matches; try other words"));
     } else if truncated {
         v["note"] = json!("more cards were left out: the turn's budget is nearly used up");
     }
@@ -245,7 +283,7 @@ fn terms(query: &str) -> Vec<String> {
 
 /// Cards from one source read now (pages of a paper, chunks of a file).
 fn search_fresh(
-    s: &mut ToolSession,
+    s: &VaultReader,
     ctx: &Ctx,
     t: &Target,
     query: &str,

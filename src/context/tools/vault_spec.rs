@@ -1,0 +1,320 @@
+//! The vault MCP's tool names, descriptions, input schemas and output schemas. Plain JSON, like
+//! [`super::spec`]; every result's `structuredContent` follows its output schema and the text
+//! content carries the same data.
+
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone)]
+pub struct VaultToolSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub input_schema: Value,
+    pub output_schema: Value,
+}
+
+pub fn specs() -> Vec<VaultToolSpec> {
+    vec![
+        vault_search(),
+        paper_list(),
+        paper_read(),
+        paper_relations(),
+        file_read(),
+        locate_quote(),
+    ]
+}
+
+const PATH: &str = "A vault path (papers/x/paper.pdf, notes/a.md) or a citation URI such as \
+papers/x/paper.pdf#page=3 or notes/a.md#line=10,20.";
+
+/// A field that may be `null` (as `anyOf`, which single-`type` schema dialects accept).
+fn nullable(t: &str) -> Value {
+    json!({"anyOf": [{"type": t}, {"type": "null"}]})
+}
+
+/// `next`: the arguments of the call that continues where this result stopped.
+fn next_schema() -> Value {
+    json!({"type": "object", "description": "Arguments to call the same tool with to continue."})
+}
+
+fn card_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "kind": {"type": "string", "enum": ["paper", "file"]},
+            "title": {"type": "string"},
+            "page": {"type": "integer"},
+            "pageLabel": {"type": "string"},
+            "lines": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+            "excerpt": {"type": "string"},
+            "citationUri": {"type": "string"},
+            "score": {"type": "number"}
+        },
+        "required": ["path", "kind", "title", "excerpt", "citationUri", "score"]
+    })
+}
+
+fn vault_search() -> VaultToolSpec {
+    VaultToolSpec {
+        name: "vault_search",
+        title: "Search the vault",
+        description: "Full-text search over every paper (page by page) and text file of the vault. Returns short \
+evidence cards: path, title, physical page and printed page label (papers) or line range (files), an excerpt with \
+the matched words in **bold**, a citation URI and a score — never whole texts. Filter by `folder`, `kind` (paper or \
+file) and publication `year` (or `yearFrom`/`yearTo`). Read more with paper_read or file_read on a card's \
+citationUri; cite with the citationUri.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Words or a \"quoted phrase\"; title:word and -word work too."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Maximum number of cards (default 10)."},
+                "folder": {"type": "string", "description": "Only papers and files under this vault folder, e.g. papers/ml."},
+                "kind": {"type": "string", "enum": ["paper", "file"], "description": "Only papers (PDFs) or only text files."},
+                "year": {"type": "integer", "description": "Only papers published in this year."},
+                "yearFrom": {"type": "integer", "description": "Only papers published in or after this year."},
+                "yearTo": {"type": "integer", "description": "Only papers published in or before this year."}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        }),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string"},
+                "cards": {"type": "array", "items": card_schema()},
+                "truncated": {"type": "boolean"},
+                "note": {"type": "string"}
+            },
+            "required": ["cards", "truncated"]
+        }),
+    }
+}
+
+fn paper_list() -> VaultToolSpec {
+    VaultToolSpec {
+        name: "paper_list",
+        title: "List the vault's papers",
+        description: "The vault's papers, sorted by path, a page at a time: path, title, authors, year, DOI, \
+arXiv id, page count, status (indexed, no_text for a scan without a text layer, failed) and a citation URI. \
+Filter by `folder`, `year` (or `yearFrom`/`yearTo`) and `query` (words of the title, an author or the path). \
+When more papers follow, `next` holds the arguments for the next page.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "folder": {"type": "string", "description": "Only papers under this vault folder."},
+                "query": {"type": "string", "description": "Only papers whose title, authors or path contain this text (any case)."},
+                "year": {"type": "integer"},
+                "yearFrom": {"type": "integer"},
+                "yearTo": {"type": "integer"},
+                "offset": {"type": "integer", "minimum": 0, "description": "Skip this many papers (from `next`)."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Papers per page (default 50)."}
+            },
+            "additionalProperties": false
+        }),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "papers": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string"},
+                        "title": {"type": "string"},
+                        "authors": {"type": "array", "items": {"type": "string"}},
+                        "year": nullable("integer"),
+                        "doi": nullable("string"),
+                        "arxiv": nullable("string"),
+                        "pages": {"type": "integer"},
+                        "status": {"type": "string", "enum": ["indexed", "no_text", "failed"]},
+                        "citationUri": {"type": "string"}
+                    },
+                    "required": ["path", "title", "authors", "pages", "status"]
+                }},
+                "total": {"type": "integer"},
+                "offset": {"type": "integer"},
+                "truncated": {"type": "boolean"},
+                "next": next_schema(),
+                "note": {"type": "string"}
+            },
+            "required": ["papers", "total", "offset", "truncated"]
+        }),
+    }
+}
+
+/// What paper_read and file_read return (the context tools' read result).
+fn read_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "kind": {"type": "string", "enum": ["paper", "file", "directory"]},
+            "mode": {"type": "string"},
+            "title": {"type": "string"},
+            "page": {"type": "integer"},
+            "lines": {"type": "array", "items": {"type": "integer"}},
+            "text": {"type": "string"},
+            "entries": {"type": "array", "items": {"type": "object"}},
+            "authors": {"type": "array", "items": {"type": "string"}},
+            "year": nullable("integer"),
+            "doi": nullable("string"),
+            "arxiv": nullable("string"),
+            "abstract": nullable("string"),
+            "pages": {"type": "integer"},
+            "sections": {"type": "array", "items": {"type": "object"}},
+            "citationUri": {"type": "string"},
+            "truncated": {"type": "boolean"},
+            "next": next_schema(),
+            "note": {"type": "string"}
+        },
+        "required": ["path", "kind", "mode", "title", "truncated"]
+    })
+}
+
+fn paper_read() -> VaultToolSpec {
+    VaultToolSpec {
+        name: "paper_read",
+        title: "Read a paper",
+        description: "Read one paper (PDF) of the vault. `mode`: `metadata` (default: title, authors, year, DOI/arXiv, \
+abstract, page count, sections), `page` (one physical page; `next` points to the following page, so a whole book \
+can be read page by page), `pages` (pages `page`..`endPage`), `section` (by title or number), `excerpt` (the text \
+around `quote`; whitespace, hyphenation and ligatures may differ), `region` (characters `start`..`end` of a page), \
+`full` (the whole text from `page` on). Every result is cut at a per-call budget of characters (`maxChars` lowers \
+it); when cut it says `truncated: true`, and `next` holds the exact arguments to continue.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": PATH},
+                "mode": {"type": "string", "enum": ["metadata", "page", "pages", "section", "excerpt", "region", "full"], "description": "What to read (default metadata; page when the URI names a page)."},
+                "page": {"type": "integer", "minimum": 1, "description": "page/pages/region: the 1-based physical page; full: the page to start from."},
+                "endPage": {"type": "integer", "minimum": 1, "description": "pages: the last page to read (inclusive)."},
+                "section": {"type": "string", "description": "section: the section's title or number, e.g. \"2.1\" or \"Method\"."},
+                "quote": {"type": "string", "description": "excerpt: the passage to locate (at least a few words)."},
+                "start": {"type": "integer", "minimum": 0, "description": "region: first character of the page; full/pages/section: where to continue (from `next`)."},
+                "end": {"type": "integer", "minimum": 0, "description": "region: end character of the page (exclusive)."},
+                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the server's per-call budget)."}
+            },
+            "required": ["path"],
+            "additionalProperties": false
+        }),
+        output_schema: read_output(),
+    }
+}
+
+fn paper_relations() -> VaultToolSpec {
+    VaultToolSpec {
+        name: "paper_relations",
+        title: "Citations of a paper",
+        description: "Slim cards of papers related to a paper of the vault: `cites` (its reference list, from its \
+citation sidecar or extracted from the PDF), `cited_by` (papers of the vault whose references name it by DOI or \
+arXiv id) and `related` (vault papers sharing references or cited together with it). A card has `paperPath` when \
+the paper is in the vault (then readable with paper_read) and `citationUri` only when it can be opened (a vault \
+path, https://doi.org/… or https://arxiv.org/abs/…).",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "A paper's vault path."},
+                "kinds": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ["cites", "cited_by", "related"]},
+                    "description": "Which relations to list (default all three)."
+                },
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Maximum cards per relation (default 20)."}
+            },
+            "required": ["path"],
+            "additionalProperties": false
+        }),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "title": {"type": "string"},
+                "cards": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "relation": {"type": "string", "enum": ["cites", "cited_by", "related"]},
+                        "title": {"type": "string"},
+                        "authors": {"type": "array", "items": {"type": "string"}},
+                        "year": {"type": "integer"},
+                        "doi": {"type": "string"},
+                        "arxiv": {"type": "string"},
+                        "paperPath": {"type": "string"},
+                        "inGrant": {"type": "boolean"},
+                        "citationUri": {"type": "string"}
+                    },
+                    "required": ["relation", "title", "authors", "inGrant"]
+                }},
+                "truncated": {"type": "boolean"}
+            },
+            "required": ["path", "title", "cards"]
+        }),
+    }
+}
+
+fn file_read() -> VaultToolSpec {
+    VaultToolSpec {
+        name: "file_read",
+        title: "Read a text file or list a folder",
+        description: "Read one text file of the vault (notes, .md, .txt, .tex, .bib, …) or list a folder (one level: \
+names and kinds). `mode`: `full` (default: the text from line `start` on), `region` (lines `start`..`end`, \
+1-based inclusive; a #line= URI selects them too), `excerpt` (the lines around `quote`), `metadata` (line count \
+and size). Cut at a per-call budget of characters; when cut, `next` holds the arguments to continue. Hidden files \
+and the app's state folder are never readable.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": PATH},
+                "mode": {"type": "string", "enum": ["full", "region", "excerpt", "metadata"], "description": "What to read (default full)."},
+                "quote": {"type": "string", "description": "excerpt: the passage to locate."},
+                "start": {"type": "integer", "minimum": 1, "description": "region/full: the first line (1-based)."},
+                "end": {"type": "integer", "minimum": 1, "description": "region: the last line (inclusive)."},
+                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the server's per-call budget)."}
+            },
+            "required": ["path"],
+            "additionalProperties": false
+        }),
+        output_schema: read_output(),
+    }
+}
+
+fn locate_quote() -> VaultToolSpec {
+    VaultToolSpec {
+        name: "locate_quote",
+        title: "Find where a quote comes from",
+        description: "Given a quoted passage (a sentence or more, as copied from a paper, a chat or a PDF viewer), \
+find the paper and the page it occurs on: physical page, printed page label and a citation URI. Tolerant of \
+different whitespace and line breaks, hyphenation at line ends, ligatures (ﬁ/fi) and typographic quotes and \
+dashes. Searches the whole vault, or only `paper` when given. `found: false` when it occurs nowhere.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "quote": {"type": "string", "description": "The passage to locate (at least a few words)."},
+                "paper": {"type": "string", "description": "Only look in this paper (a vault path)."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 10, "description": "Maximum matches (default 1; more when a quote occurs in several papers)."}
+            },
+            "required": ["quote"],
+            "additionalProperties": false
+        }),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "quote": {"type": "string"},
+                "found": {"type": "boolean"},
+                "matches": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string"},
+                        "title": {"type": "string"},
+                        "page": {"type": "integer"},
+                        "pageLabel": {"type": "string"},
+                        "match": {"type": "string", "enum": ["exact", "approximate"]},
+                        "text": {"type": "string"},
+                        "citationUri": {"type": "string"}
+                    },
+                    "required": ["path", "title", "page", "match", "text", "citationUri"]
+                }},
+                "note": {"type": "string"}
+            },
+            "required": ["quote", "found", "matches"]
+        }),
+    }
+}
