@@ -556,19 +556,7 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
 
 /// "Title · p. 3, 7, 12" (the best pages in page order), "Title · lines 1–40, 81–120".
 fn headline(h: &crate::vault::PaperHit) -> String {
-    let mut pages: Vec<u32> = h.pages.iter().filter_map(|p| p.page).collect();
-    let mut lines: Vec<[u32; 2]> = h.pages.iter().filter_map(|p| p.lines).collect();
-    pages.sort_unstable();
-    lines.sort_unstable();
-    let places = if !pages.is_empty() {
-        let list: Vec<String> = pages.iter().map(|p| p.to_string()).collect();
-        format!("p. {}", list.join(", "))
-    } else if !lines.is_empty() {
-        let list: Vec<String> = lines.iter().map(|[a, b]| format!("{a}–{b}")).collect();
-        format!("lines {}", list.join(", "))
-    } else {
-        String::new()
-    };
+    let places = h.places();
     let title = if h.card.title.trim().is_empty() {
         h.card.path.as_str()
     } else {

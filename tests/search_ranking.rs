@@ -238,6 +238,12 @@ fn papers_list_their_best_pages_and_cards_are_shared_out() {
     assert_eq!(manual.pages[0].page, manual.card.page);
     assert_eq!(manual.pages[0].citation_uri, manual.card.citation_uri);
     assert!(manual.pages.windows(2).all(|w| w[0].score >= w[1].score));
+    assert_eq!(manual.places(), "p. 1, 2, 3, 4, 5");
+    let note = hits
+        .iter()
+        .find(|h| h.card.path == "notes/dense.md")
+        .unwrap();
+    assert_eq!(note.places(), "lines 1–3");
     // One result per document.
     let mut paths: Vec<&str> = hits.iter().map(|h| h.card.path.as_str()).collect();
     paths.dedup();

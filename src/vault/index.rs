@@ -184,6 +184,26 @@ pub struct PaperHit {
     pub pages: Vec<PageRef>,
 }
 
+impl PaperHit {
+    /// The best pages in page order, as a reader scans them: `p. 3, 7, 12`, or a text file's
+    /// chunks, `lines 1–40, 81–120`; empty when there are none.
+    pub fn places(&self) -> String {
+        let mut pages: Vec<u32> = self.pages.iter().filter_map(|p| p.page).collect();
+        let mut lines: Vec<[u32; 2]> = self.pages.iter().filter_map(|p| p.lines).collect();
+        pages.sort_unstable();
+        lines.sort_unstable();
+        if !pages.is_empty() {
+            let list: Vec<String> = pages.iter().map(|p| p.to_string()).collect();
+            format!("p. {}", list.join(", "))
+        } else if !lines.is_empty() {
+            let list: Vec<String> = lines.iter().map(|[a, b]| format!("{a}–{b}")).collect();
+            format!("lines {}", list.join(", "))
+        } else {
+            String::new()
+        }
+    }
+}
+
 /// A page (or chunk of a text file) of a paper-level result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
