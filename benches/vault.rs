@@ -9,6 +9,7 @@
 //! Run: `AGENTERO_CORPUS=../shared/corpus cargo bench --bench vault` (release build);
 //! `AGENTERO_BENCH_ONLY=extract` runs the extraction table alone.
 
+mod common;
 #[path = "../tests/common/known_items.rs"]
 mod known_items;
 
@@ -19,14 +20,7 @@ use std::time::{Duration, Instant};
 use agentero::vault::indexer::{IndexOptions, index_vault};
 use agentero::vault::pdf::{Limits, extract};
 use agentero::vault::{SearchOptions, Vault};
-
-fn corpus() -> PathBuf {
-    let dir = std::env::var_os("AGENTERO_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("../shared/corpus"));
-    dir.canonicalize()
-        .unwrap_or_else(|e| panic!("AGENTERO_CORPUS={} cannot be opened: {e}", dir.display()))
-}
+use common::{copy_tree, corpus, dir_size};
 
 fn corpus_pdfs(corpus: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(corpus.join("papers"))
@@ -51,18 +45,6 @@ fn best_of<T>(n: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     (best, last.expect("n > 0"))
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), &t).unwrap();
-        }
-    }
-}
-
 /// Peak RSS (kB) of a child process, via wait4's rusage.
 fn run_measured(cmd: &mut Command) -> (Duration, i64, bool) {
     let t = Instant::now();
@@ -83,19 +65,6 @@ fn run_measured(cmd: &mut Command) -> (Duration, i64, bool) {
         usage.ru_maxrss,
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
     )
-}
-
-fn dir_size(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| match e.file_type() {
-                    Ok(t) if t.is_dir() => dir_size(&e.path()),
-                    _ => e.metadata().map(|m| m.len()).unwrap_or(0),
-                })
-                .sum()
-        })
-        .unwrap_or(0)
 }
 
 fn main() {

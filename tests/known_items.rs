@@ -8,10 +8,10 @@ mod known_items;
 
 use agentero::vault::indexer::{IndexOptions, index_vault};
 use agentero::vault::{SearchOptions, Vault};
-use known_items::{KINDS, Ranked};
+use known_items::KINDS;
 
-/// hit@1 floors per kind: issue 15's goals (main before it: phrase 0.90, title 0.68, author 0.98,
-/// identifier 0.58, typo 0.75, CJK 0.39; `cargo bench --bench search` prints the table).
+/// hit@1 floors per kind: issue 15's goals (main before it: phrase 0.90, title 0.79, author 0.98,
+/// identifier 0.61, typo 0.75, CJK 1.00; `cargo bench --bench search` prints the table).
 const FLOORS: &[(&str, f64)] = &[
     ("phrase", 0.95),
     ("title", 0.95),
@@ -41,13 +41,7 @@ fn judged_queries_find_the_right_paper_first() {
         ..SearchOptions::default()
     };
     let report = known_items::evaluate(&queries, |q| match index.search_papers(q, &opts) {
-        Ok(cards) => cards
-            .into_iter()
-            .map(|h| Ranked {
-                path: h.card.path,
-                page: h.card.page,
-            })
-            .collect(),
+        Ok(hits) => known_items::ranked(&hits),
         Err(_) => Vec::new(),
     });
     println!("| kind | n | hit@1 | MRR | page@1 |");

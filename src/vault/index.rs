@@ -473,11 +473,11 @@ impl SearchIndex {
                 (Occur::Should, q)
             })
             .collect();
-        let strict = query.contains(['"', '+'])
-            || query
-                .split_whitespace()
-                .any(|w| w.starts_with('-') || w == "AND" || w == "NOT" || w.contains(':'));
-        let parsed_occur = if strict { Occur::Must } else { Occur::Should };
+        let parsed_occur = if ranking::is_plain(query) {
+            Occur::Should
+        } else {
+            Occur::Must
+        };
         Box::new(BooleanQuery::new(vec![
             (parsed_occur, parsed),
             (Occur::Should, Box::new(BooleanQuery::new(bag))),
@@ -945,15 +945,21 @@ fn plain_words(query: &str) -> String {
         .join(" ")
 }
 
-/// The fields a query may name (`author:` is accepted for `authors:`). The others (path, dir,
-/// kind, sha256, …) are bookkeeping: naming them either fails inside tantivy or reaches past
-/// what a reader means to search.
+/// The fields a query may name (`author:` is accepted for `authors:`, `arXiv:` and `DOI:` for
+/// `arxiv:` and `doi:`). The others (path, dir, kind, sha256, …) are bookkeeping: naming them
+/// either fails inside tantivy or reaches past what a reader means to search.
 const QUERY_FIELDS: &[&str] = &[
     "title", "authors", "text", "abstract", "year", "doi", "arxiv",
 ];
 
 fn query_field(name: &str) -> Option<&'static str> {
-    let name = if name == "author" { "authors" } else { name };
+    let name = match name {
+        "author" => "authors",
+        // As identifiers are written in citations: `arXiv:2101.00001`, `DOI:10.1145/…`.
+        "arXiv" | "ArXiv" | "ARXIV" => "arxiv",
+        "DOI" => "doi",
+        other => other,
+    };
     QUERY_FIELDS.iter().copied().find(|f| *f == name)
 }
 
@@ -1318,6 +1324,14 @@ mod tests {
             assert_eq!(index.search(q, &strict).unwrap().len(), 1, "{q}");
         }
         assert!(index.search("nosuchfield:nested", &strict).is_err());
+        // Identifier fields as citations write them, inside a longer query.
+        for q in [
+            "arXiv:2101.00001 nested",
+            "DOI:10.1/x OR nested",
+            "year:2020 OR nested",
+        ] {
+            assert_eq!(index.search(q, &strict).unwrap().len(), 1, "{q}");
+        }
     }
 
     #[test]

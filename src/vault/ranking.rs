@@ -43,6 +43,7 @@ const FUZZY_BOOST: Score = 0.8;
 const MAX_EXPANSIONS: usize = 3;
 /// Longer queries are searched for their words only (a pasted paragraph is no title).
 const MAX_PHRASE_WORDS: usize = 16;
+/// Longer queries name no paper by its metadata.
 const MAX_NAMED_WORDS: usize = 12;
 /// Misspelt words widened per query at most.
 const MAX_WIDENED: usize = 4;
@@ -248,9 +249,10 @@ pub fn plain_plan(
         if known {
             continue;
         }
+        let meant = corrections(analyzer, word);
         let mut near = Vec::new();
         for (field, boost) in fields {
-            for e in nearest_terms(searcher, analyzer, field, word) {
+            for e in terms_in(searcher, field, &meant) {
                 should.push((Occur::Should, boosted(term(field, &e), FUZZY_BOOST * boost)));
                 near.push((field, e));
             }
@@ -322,16 +324,10 @@ fn may_be_misspelt(w: &str) -> bool {
     w.chars().count() >= 4 && w.chars().any(|c| c.is_alphabetic())
 }
 
-/// The terms of `field` that a misspelt word means: the stems of its corrections one edit
-/// away (a letter substituted, dropped, added, or two neighbours swapped), as the index holds
-/// them ("empyt" → "empty" → "empti", "scholraly" → "scholarly" → "scholar"), most frequent
-/// first. A word with no such neighbour (a new name) is widened to nothing.
-fn nearest_terms(
-    searcher: &Searcher,
-    analyzer: &mut TextAnalyzer,
-    field: Field,
-    word: &Word,
-) -> Vec<String> {
+/// What a misspelt word may mean: the stems of its corrections one edit away (a letter
+/// substituted, dropped, added, or two neighbours swapped), as the index would hold them
+/// ("empyt" → "empty" → "empti", "scholraly" → "scholarly" → "scholar").
+fn corrections(analyzer: &mut TextAnalyzer, word: &Word) -> TermSet {
     let mut meant: Vec<String> = Vec::new();
     for candidate in one_edit(&word.typed) {
         let mut stream = analyzer.token_stream(&candidate);
@@ -344,13 +340,18 @@ fn nearest_terms(
     }
     meant.sort_unstable();
     meant.dedup();
-    let set = TermSet::new(&meant);
+    TermSet::new(&meant)
+}
+
+/// The terms of `set` that `field` holds, most frequent first, at most [`MAX_EXPANSIONS`]. A
+/// misspelt word with no correction in the index (a new name) is widened to nothing.
+fn terms_in(searcher: &Searcher, field: Field, set: &TermSet) -> Vec<String> {
     let mut found: HashMap<String, u64> = HashMap::new();
     for segment in searcher.segment_readers() {
         let Ok(inverted) = segment.inverted_index(field) else {
             continue;
         };
-        let Ok(mut stream) = inverted.terms().search(&set).into_stream() else {
+        let Ok(mut stream) = inverted.terms().search(set).into_stream() else {
             continue;
         };
         while stream.advance() {

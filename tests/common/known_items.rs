@@ -29,6 +29,16 @@ pub struct Ranked {
     pub page: Option<u32>,
 }
 
+/// Paper-level results as a ranking: each paper at its best page.
+pub fn ranked(hits: &[agentero::vault::PaperHit]) -> Vec<Ranked> {
+    hits.iter()
+        .map(|h| Ranked {
+            path: h.card.path.clone(),
+            page: h.card.page,
+        })
+        .collect()
+}
+
 pub fn load() -> Vec<Judged> {
     let text = include_str!("../known_items.tsv");
     let mut out = Vec::new();
