@@ -678,17 +678,13 @@ fn answer_permission(answer: &str) -> (String, String) {
         &vault,
         &[("AGENTERO_BUILTIN_FAULT", "ask-permission")],
     );
-    h.keys("i");
-    h.type_text("What is the reading order of a page? @densesparsepdf");
-    let m = h.app.chat().mention().expect("mention popup");
-    assert_eq!(m.items[0].0, "papers/dense-vs-sparse/paper.pdf");
-    h.keys("enter");
-    // Sent without settling: the turn waits on the modal, so keys() would wait too.
-    let enter = agentero::tui::keymap::Key::parse("enter").unwrap();
-    h.send(Msg::Key(enter.to_event()));
-    assert!(h.app.chat().turn().is_some(), "{}", h.app.status());
-    let asked = h.wait_until(TURN, |a| a.overlay() == Some(OverlayKind::Permission));
-    assert!(asked, "no permission modal; status: {}", h.app.status());
+    ask_and_wait(&mut h, "What is the reading order of a page?");
+    assert_eq!(
+        h.app.overlay(),
+        Some(OverlayKind::Permission),
+        "no permission modal; status: {}",
+        h.app.status()
+    );
     // The turn waits for the user: no answer text yet, the turn still running.
     assert!(h.app.chat().turn().is_some());
     let screen = h.render();
@@ -707,14 +703,7 @@ fn answer_permission(answer: &str) -> (String, String) {
         })
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
-    let text: String = t
-        .items
-        .iter()
-        .filter_map(|i| match &i.kind {
-            ItemKind::Agent { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let text = agent_text(&h);
     // The turn went on after the answer: quoted evidence and sources.
     assert!(text.contains("> \""), "no quoted evidence: {text}");
     assert!(

@@ -3,38 +3,16 @@
 //! an @-mention, see the answer and its sources, jump to the cited page, quit with q, and
 //! check the terminal is restored (no alternate screen).
 
+mod common;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux").args(args).output().expect("tmux runs");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-struct Session(String);
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
-            .status();
-    }
-}
-
-fn wait_for(target: &str, what: &str, secs: u64) -> String {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        let screen = tmux(&["capture-pane", "-p", "-t", target]);
-        if screen.contains(what) || Instant::now() > deadline {
-            return screen;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+use common::tmux::{Session, available, tmux, wait_for, wait_gone};
 
 #[test]
 fn real_binary_in_tmux() {
-    if Command::new("tmux").arg("-V").output().is_err() {
+    if !available() {
         eprintln!("skipped: tmux is not installed");
         return;
     }
@@ -168,7 +146,7 @@ fn real_binary_in_tmux() {
 /// interrupted.
 #[test]
 fn a_killed_app_restores_the_streamed_answer_as_interrupted() {
-    if Command::new("tmux").arg("-V").output().is_err() {
+    if !available() {
         eprintln!("skipped: tmux is not installed");
         return;
     }
@@ -225,12 +203,7 @@ fn a_killed_app_restores_the_streamed_answer_as_interrupted() {
     let first = format!("{}:0", session.0);
     let screen = wait_for(&first, "slow ·", 30);
     assert!(screen.contains("slow ·"), "{screen}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while tmux(&["capture-pane", "-p", "-t", &first]).contains("starting…")
-        && Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_gone(&first, "starting…", 30);
     tmux(&["send-keys", "-t", &first, "i"]);
     tmux(&["send-keys", "-t", &first, "-l", "Tell me everything."]);
     tmux(&["send-keys", "-t", &first, "Enter"]);

@@ -89,7 +89,12 @@ pub fn reflow(text: String) -> String {
         let next_starts_item = next
             .trim_start()
             .starts_with(['•', '–', '-', '*', '[', '(']);
-        if full && !next.trim().is_empty() && !next_starts_item {
+        // A line that starts with spaces is code or a listing the extractor kept indented:
+        // its line breaks are part of it.
+        let indented = next.starts_with(' ') || line.starts_with(' ');
+        // "…as follows:" leads into a list, a display or a listing.
+        let lead_in = line.trim_end().ends_with(':');
+        if full && !next.trim().is_empty() && !next_starts_item && !indented && !lead_in {
             joins.push(offset);
         }
         offset += 1;
@@ -154,6 +159,17 @@ mod tests {
              • an item line that is long enough to count as full\n\
              • another one"
         );
+    }
+
+    /// Code the extractor kept indented keeps its line breaks, and so does a lead-in line.
+    #[test]
+    fn reflow_keeps_indented_code_lines() {
+        let page = "The function below reads a whole file into a string buffer first:\n\
+                    fn main() {\n\
+                    \x20   let text = std::fs::read_to_string(\"a long file name.txt\");\n\
+                    \x20   println!(\"{text:?} and some more words to make it long\");\n\
+                    }";
+        assert_eq!(reflow(page.to_string()), page);
     }
 
     #[test]

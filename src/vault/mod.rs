@@ -11,6 +11,7 @@ pub mod indexer;
 pub mod meta;
 pub mod paths;
 pub mod pdf;
+pub mod ranking;
 pub mod refs;
 pub mod scan;
 pub mod textfile;
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 pub use catalog::{Catalog, CatalogEntry, Status};
 pub use extract::{PaperRecord, Section};
-pub use index::{Card, Scope, SearchIndex, SearchOptions};
+pub use index::{Card, PageRef, PaperHit, Scope, SearchIndex, SearchOptions};
 pub use paths::{Refusal, Resolved};
 pub use scan::{Entry, EntryKind};
 

@@ -25,6 +25,8 @@ pub struct DocInfo {
     pub labels: Vec<Option<String>>,
     pub sections: Vec<Section>,
     pub pages_without_text: Vec<u32>,
+    /// Pages whose glyphs could not be mapped to text (fonts without a usable encoding).
+    pub pages_undecodable: Vec<u32>,
     /// Why the text came from the PDF directly (not indexed yet), when it did.
     pub note: Option<String>,
 }

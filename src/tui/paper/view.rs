@@ -257,6 +257,21 @@ pub fn metadata_lines(paper: &Paper, theme: &Theme) -> Vec<Line<'static>> {
             i.pages_without_text
         )));
     }
+    if !i.pages_undecodable.is_empty() {
+        lines.push(Line::styled(
+            format!(
+                "text not decodable on {} page{} {:?} (fonts without a usable encoding)",
+                i.pages_undecodable.len(),
+                if i.pages_undecodable.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                i.pages_undecodable
+            ),
+            theme.style("ui.status.error"),
+        ));
+    }
     if let Some(n) = &i.note {
         lines.push(Line::styled(n.clone(), theme.style("ui.dim")));
     }

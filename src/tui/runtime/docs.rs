@@ -42,6 +42,7 @@ impl Runner {
                     labels: rec.page_labels,
                     sections: rec.sections,
                     pages_without_text: rec.pages_without_text,
+                    pages_undecodable: rec.pages_undecodable,
                     note: None,
                 },
             ));
@@ -86,6 +87,7 @@ impl Runner {
                 .filter(|p| p.text.trim().is_empty())
                 .map(|p| p.number)
                 .collect(),
+            pages_undecodable: doc.undecodable_pages.clone(),
             note: Some("not indexed yet: text read from the PDF directly".into()),
             ..DocInfo::default()
         };
