@@ -101,6 +101,17 @@ fn ask(h: &mut Headless, question: &str, mention: &str, expect: &str) -> PlanPre
     preview
 }
 
+/// The citation verdicts a chat thread shows, in order.
+fn verdicts(t: &agentero::tui::thread::Thread) -> Vec<agentero::context::citations::CitationCheck> {
+    t.items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Citation { check, .. } => Some(check.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn demo() -> (tempfile::TempDir, Headless) {
     let dir = tempfile::tempdir().unwrap();
     let vault = dir.path().join("vault");
@@ -473,16 +484,7 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
             _ => None,
         })
         .expect("the turn's verdicts in the transcript");
-    let shown_checks = |t: &agentero::tui::thread::Thread| -> Vec<_> {
-        t.items
-            .iter()
-            .filter_map(|i| match &i.kind {
-                ItemKind::Citation { check, .. } => Some(check.clone()),
-                _ => None,
-            })
-            .collect()
-    };
-    assert_eq!(shown_checks(h.app.chat().thread().unwrap()), checks);
+    assert_eq!(verdicts(h.app.chat().thread().unwrap()), checks);
     assert!(
         checks
             .iter()
@@ -490,7 +492,7 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
         "{checks:#?}"
     );
     let restored = agentero::tui::thread::from_transcript(&on_disk);
-    assert_eq!(shown_checks(&restored), checks);
+    assert_eq!(verdicts(&restored), checks);
     let screen = h.render();
     assert!(
         screen.contains(&format!("citations: ✓ {} verified", checks.len())),
@@ -1047,4 +1049,91 @@ fn space_m_starts_and_stops_the_vault_mcp_server() {
     assert!(h.wait_until(TURN, |a| a.vault_mcp().is_none()));
     assert_eq!(h.app.status(), "vault MCP stopped");
     assert!(status_of(&addr).is_none(), "still listening after the stop");
+}
+
+/// The thread list's filter over real turns of the built-in agent: `/` then
+/// `@paper#page=N` lists the turns whose answers cited that page (a paper, a folder, words
+/// too), enter opens the thread at that turn with the matching verdict selected; esc lists
+/// every thread again; after a restart the threads restored from disk are found the same way.
+#[test]
+fn the_thread_list_finds_threads_by_cited_page_and_words() {
+    let (dir, mut h) = with_agent();
+    let halvorsen = "papers/halvorsen2009-passages/paper.pdf";
+    ask(
+        &mut h,
+        "What window size is used?",
+        "halvorsenpdf",
+        halvorsen,
+    );
+    let first = h.app.chat().current();
+    let page = verdicts(h.app.chat().thread().unwrap())
+        .into_iter()
+        .map(|c| c.uri)
+        .find(|u| u.starts_with(halvorsen))
+        .expect("the answer cites the paper");
+    // A new thread opens with the message input: esc leaves it.
+    h.keys("esc space n esc");
+    ask(
+        &mut h,
+        "How is the reading order recovered?",
+        "layoutflowpdf",
+        "papers/layoutflow/paper.pdf",
+    );
+    let second = h.app.chat().current();
+    assert_ne!(first, second);
+
+    let find = |h: &mut Headless, query: &str| -> Vec<(usize, usize)> {
+        h.keys("esc space t /");
+        assert_eq!(h.app.overlay(), Some(OverlayKind::Threads));
+        h.type_text(query);
+        let found = h.app.thread_filter().expect("a filter").found.clone();
+        found.iter().map(|t| (t.thread, t.turn)).collect()
+    };
+    // By cited page: the first thread, its first turn; the list says so.
+    assert_eq!(find(&mut h, &format!("@{page}")), [(first, 1)]);
+    let screen = h.render();
+    assert!(
+        screen.contains("1 turn found · enter opens there"),
+        "{screen}"
+    );
+    assert!(screen.contains("What window size is used?"), "{screen}");
+    assert!(screen.contains("find threads"), "{screen}");
+    // enter keeps the filter, enter again opens the thread at the verdict of that page.
+    h.keys("enter enter");
+    assert_eq!(h.app.overlay(), None);
+    assert_eq!(h.app.chat().current(), first);
+    let sel = h.app.chat().selected().expect("an item selected");
+    match &h.app.chat().thread().unwrap().items[sel].kind {
+        ItemKind::Citation { check, .. } => assert_eq!(check.uri, page),
+        other => panic!("selected {other:?}"),
+    }
+    // By paper, by a page nobody cited, by folder, by words (any case), both.
+    assert_eq!(find(&mut h, &format!("@{halvorsen}")), [(first, 1)]);
+    assert!(find(&mut h, &format!("@{halvorsen}#page=99")).is_empty());
+    let screen = h.render();
+    assert!(screen.contains("no thread matches"), "{screen}");
+    assert_eq!(find(&mut h, "@papers/").len(), 2);
+    assert_eq!(find(&mut h, "READING order"), [(second, 1)]);
+    assert!(find(&mut h, &format!("@{page} reading order")).is_empty());
+    // esc in the filter lists every thread again; esc closes the list.
+    h.keys("esc");
+    assert_eq!(h.app.overlay(), Some(OverlayKind::Threads));
+    assert!(h.app.thread_filter().is_none());
+    h.keys("esc");
+    assert_eq!(h.app.overlay(), None);
+    drop(h);
+
+    // After a restart: the threads restored from their transcripts are found the same way.
+    let mut h = open_agent(dir.path(), &dir.path().join("vault"));
+    let found = find(&mut h, &format!("@{page}"));
+    assert_eq!(found.len(), 1, "{found:?}");
+    h.keys("enter enter");
+    let t = h.app.chat().thread().unwrap();
+    assert!(t.title.starts_with("What window size"), "{}", t.title);
+    let sel = h.app.chat().selected().expect("an item selected");
+    assert!(
+        matches!(&t.items[sel].kind, ItemKind::Citation { check, .. } if check.uri == page),
+        "{:?}",
+        t.items[sel].kind
+    );
 }

@@ -58,6 +58,27 @@ pub struct ThreadQuery {
 }
 
 impl ThreadQuery {
+    /// A query typed on one line (the terminal app's thread filter): `@papers/x/paper.pdf#page=3`
+    /// (a word starting with `@`, or a citation URI with `#page=` / `#line=`) is what the turn
+    /// must cite — the first such word; the other words are text the turn must contain.
+    pub fn parse(line: &str) -> ThreadQuery {
+        let mut cites = None;
+        let mut words = Vec::new();
+        for w in line.split_whitespace() {
+            let place = w
+                .strip_prefix('@')
+                .or_else(|| (w.contains("#page=") || w.contains("#line=")).then_some(w));
+            match place {
+                Some(p) if cites.is_none() && !p.is_empty() => cites = Some(p.to_string()),
+                _ => words.push(w),
+            }
+        }
+        ThreadQuery {
+            cites,
+            text: (!words.is_empty()).then(|| words.join(" ")),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.cites.as_deref().is_none_or(|c| c.trim().is_empty())
             && self.text.as_deref().is_none_or(|t| t.trim().is_empty())
@@ -149,25 +170,57 @@ fn snippet(text: &str, at: usize, width: usize) -> String {
     s
 }
 
+/// One turn's text and what its answer cited, to be indexed (from a transcript, or from the
+/// chat pane's items).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TurnText {
+    pub turn: String,
+    pub question: String,
+    pub answer: String,
+    /// The places the answer cited; empty: the URIs the answer itself names.
+    pub cited: Vec<String>,
+}
+
+fn index_turn(t: TurnText) -> IndexedTurn {
+    // Turns from before cited sources were recorded: the URIs the answer names.
+    let uris = if t.cited.is_empty() {
+        citations::cited_places(&t.answer)
+    } else {
+        t.cited
+    };
+    let mut cited = Vec::new();
+    let mut cited_uris = Vec::new();
+    for u in uris {
+        if let Some(Target::Vault { path, page, lines }) = uri::parse(&u) {
+            cited.push((path, page, lines));
+            cited_uris.push(u);
+        }
+    }
+    IndexedTurn {
+        lower: format!("{}\n{}", t.question, t.answer).to_lowercase(),
+        turn: t.turn,
+        question: t.question,
+        answer: t.answer,
+        cited,
+        cited_uris,
+    }
+}
+
 fn load_thread(dir: &Path, id: &str) -> (IndexedThread, Vec<String>) {
     let state: ThreadState = std::fs::read(dir.join(STATE_FILE))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     let (lines, warnings) = read_transcript(&dir.join(TRANSCRIPT_FILE));
-    let mut turns: Vec<IndexedTurn> = Vec::new();
+    let mut turns: Vec<TurnText> = Vec::new();
     for l in &lines {
         let turn = l.turn();
         let i = match turns.iter().rposition(|t| t.turn == turn) {
             Some(i) => i,
             None => {
-                turns.push(IndexedTurn {
+                turns.push(TurnText {
                     turn: turn.to_string(),
-                    question: String::new(),
-                    answer: String::new(),
-                    cited: Vec::new(),
-                    cited_uris: Vec::new(),
-                    lower: String::new(),
+                    ..TurnText::default()
                 });
                 turns.len() - 1
             }
@@ -178,8 +231,8 @@ fn load_thread(dir: &Path, id: &str) -> (IndexedThread, Vec<String>) {
             Line::Agent { text, .. } => t.answer.push_str(text),
             Line::Sources { cited, .. } => {
                 for u in cited {
-                    if !t.cited_uris.contains(u) {
-                        t.cited_uris.push(u.clone());
+                    if !t.cited.contains(u) {
+                        t.cited.push(u.clone());
                     }
                 }
             }
@@ -187,44 +240,28 @@ fn load_thread(dir: &Path, id: &str) -> (IndexedThread, Vec<String>) {
         }
     }
     turns.retain(|t| !t.question.is_empty() || !t.answer.is_empty());
-    for t in &mut turns {
-        // Transcripts from before cited sources were recorded: the URIs the answer names.
-        if t.cited_uris.is_empty() {
-            t.cited_uris = citations::cited_places(&t.answer);
-        }
-        t.cited = t
-            .cited_uris
-            .iter()
-            .filter_map(|u| match uri::parse(u) {
-                Some(Target::Vault { path, page, lines }) => Some((path, page, lines)),
-                _ => None,
-            })
-            .collect();
-        t.cited_uris = t
-            .cited_uris
-            .iter()
-            .filter(|u| matches!(uri::parse(u), Some(Target::Vault { .. })))
-            .cloned()
-            .collect();
-        t.lower = format!("{}\n{}", t.question, t.answer).to_lowercase();
-    }
-    let title = if state.title.is_empty() {
+    (
+        thread_of(id.to_string(), state.title, state.updated, turns),
+        warnings,
+    )
+}
+
+fn thread_of(id: String, title: String, updated: String, turns: Vec<TurnText>) -> IndexedThread {
+    let turns: Vec<IndexedTurn> = turns.into_iter().map(index_turn).collect();
+    let title = if title.is_empty() {
         turns
             .first()
             .map(|t| t.question.chars().take(80).collect())
             .unwrap_or_default()
     } else {
-        state.title
+        title
     };
-    (
-        IndexedThread {
-            id: id.to_string(),
-            title,
-            updated: state.updated,
-            turns,
-        },
-        warnings,
-    )
+    IndexedThread {
+        id,
+        title,
+        updated,
+        turns,
+    }
 }
 
 impl ThreadIndex {
@@ -249,6 +286,12 @@ impl ThreadIndex {
             .threads
             .sort_by(|a, b| b.updated.cmp(&a.updated).then(a.id.cmp(&b.id)));
         index
+    }
+
+    /// Adds a thread after the ones already there (search lists threads in this order; `load`
+    /// puts the most recently updated first).
+    pub fn add(&mut self, id: String, title: String, updated: String, turns: Vec<TurnText>) {
+        self.threads.push(thread_of(id, title, updated, turns));
     }
 
     pub fn len(&self) -> usize {
@@ -456,5 +499,52 @@ mod tests {
                 .search(&q(Some("https://doi.org/10.1/x"), None))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn a_typed_query_names_the_cited_place_and_the_words() {
+        let p = ThreadQuery::parse;
+        assert_eq!(
+            p("  window @papers/x/paper.pdf#page=3  size "),
+            ThreadQuery {
+                cites: Some("papers/x/paper.pdf#page=3".into()),
+                text: Some("window size".into()),
+            }
+        );
+        assert_eq!(
+            p("notes/a.md#line=2,4"),
+            ThreadQuery {
+                cites: Some("notes/a.md#line=2,4".into()),
+                text: None,
+            }
+        );
+        assert_eq!(p("reading order").cites, None);
+        assert_eq!(p("@").text.as_deref(), Some("@"));
+        assert!(p("   ").is_empty());
+        // In-memory threads (the terminal app's): found in the order they were added.
+        let mut index = ThreadIndex::default();
+        for (id, cited) in [
+            ("old", "papers/x/paper.pdf#page=3"),
+            ("new", "papers/y/paper.pdf#page=1"),
+        ] {
+            index.add(
+                id.into(),
+                String::new(),
+                String::new(),
+                vec![TurnText {
+                    turn: "1".into(),
+                    question: format!("question of {id}"),
+                    answer: "an answer".into(),
+                    cited: vec![cited.into()],
+                }],
+            );
+        }
+        let hits = index.search(&p("@papers/x question")).unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(
+            (hits[0].thread_id.as_str(), hits[0].title.as_str()),
+            ("old", "question of old")
+        );
+        assert_eq!(index.search(&p("answer")).unwrap().len(), 2);
     }
 }

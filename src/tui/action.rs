@@ -49,7 +49,7 @@ actions! {
     GotoTop => "goto_top", "First page / first item";
     GotoPage => "goto_page", "Page [count] (no count: last page / last item)";
     Open => "open", "Open the selected entry, source or outline item";
-    Filter => "filter", "Filter the vault browser incrementally";
+    Filter => "filter", "Filter the vault browser, or find threads by @cited paper or page and words";
     TogglePaths => "toggle_paths", "Show paths instead of titles in the browser";
     Rescan => "rescan", "Re-scan the vault for changes";
     Search => "search", "Search in the paper";

@@ -48,6 +48,8 @@ impl Jump {
 pub enum PromptKind {
     Filter,
     Search,
+    /// The thread list's filter.
+    Threads,
 }
 
 /// A key that waits for a letter (marks).

@@ -21,6 +21,10 @@ impl AppState {
         let mut chain = Vec::new();
         match &self.overlay {
             Some(Overlay::Permission { .. }) => return vec![Mode::Permission, Mode::Global],
+            // The thread list's filter being typed.
+            Some(Overlay::Threads { .. }) if self.threads_prompt() => {
+                return vec![Mode::Prompt, Mode::Global];
+            }
             Some(_) => chain.push(Mode::List),
             // The Quick Chat popup: the input's keys while the question is typed, then the
             // list's (j/k over the sources, enter, promote, esc).
@@ -56,8 +60,18 @@ impl AppState {
         }
     }
 
+    /// Whether the prompt is the thread list's filter.
+    pub(super) fn threads_prompt(&self) -> bool {
+        self.input
+            .prompt()
+            .is_some_and(|p| p.kind == PromptKind::Threads)
+    }
+
     /// Whether typed characters are text for a field (the prompt, a message, a question).
     fn typing(&self) -> bool {
+        if matches!(self.overlay, Some(Overlay::Threads { .. })) && self.threads_prompt() {
+            return true;
+        }
         if self.overlay.is_none()
             && let Some(q) = &self.quick
         {
@@ -84,6 +98,11 @@ impl AppState {
     /// A key that is text: into the prompt, the Quick Chat's question or the message.
     fn type_key(&mut self, ev: KeyEvent) -> Vec<Effect> {
         if let Some(p) = self.input.edit_prompt(ev) {
+            if p.kind == PromptKind::Threads {
+                let text = p.text.clone();
+                self.filter_threads(Some(text));
+                return Vec::new();
+            }
             if p.kind == PromptKind::Filter {
                 let text = p.text.clone();
                 let out = self.browser.update(BrowserMsg::Filter(text));
@@ -125,11 +144,34 @@ impl AppState {
         }
     }
 
+    /// The thread list shows the turns `text` finds (`None`: every thread again).
+    fn filter_threads(&mut self, text: Option<String>) {
+        let current = self.chat.current();
+        let found = text
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| crate::tui::chat::find::find(self.chat.threads(), &t));
+        if let Some(Overlay::Threads { selected, filter }) = self.overlay.as_mut() {
+            *selected = if found.is_some() { 0 } else { current };
+            *filter = found;
+        }
+    }
+
     fn dispatch(&mut self, action: Action, count: Option<u32>) -> Vec<Effect> {
+        // The thread list's filter: enter keeps what it found, esc lists every thread again.
+        if self.threads_prompt() && matches!(action, Action::Open | Action::Cancel) {
+            self.input.take_prompt();
+            if action == Action::Cancel {
+                self.filter_threads(None);
+            }
+            return Vec::new();
+        }
         // An overlay takes the keys first.
         if let Some(overlay) = self.overlay.as_mut() {
             let total = match overlay {
                 Overlay::Outline { .. } => self.paper.doc().map_or(0, |p| p.info().sections.len()),
+                Overlay::Threads {
+                    filter: Some(f), ..
+                } => f.found.len(),
                 Overlay::Threads { .. } => self.chat.threads().len(),
                 Overlay::Help { .. } => crate::tui::overlay::view::help_lines(&self.keymap).len(),
                 _ => 0,
@@ -259,6 +301,28 @@ impl AppState {
             Choice::Thread(i) => {
                 self.overlay = None;
                 self.send_chat(ChatMsg::ShowThread(i))
+            }
+            Choice::ThreadAt {
+                thread,
+                turn,
+                cited,
+            } => {
+                self.overlay = None;
+                self.send_chat(ChatMsg::ShowThreadAt {
+                    thread,
+                    turn,
+                    cited,
+                })
+            }
+            Choice::FilterThreads => {
+                let text = match &self.overlay {
+                    Some(Overlay::Threads {
+                        filter: Some(f), ..
+                    }) => f.text.clone(),
+                    _ => String::new(),
+                };
+                self.input.open_prompt(PromptKind::Threads, text);
+                Vec::new()
             }
             Choice::Answer {
                 turn,

@@ -276,7 +276,13 @@ impl AppState {
                 }
                 Out::Prompt { kind, text } => self.input.open_prompt(kind, text),
                 Out::Await(wait) => self.input.wait_for(wait),
-                Out::Overlay(request) => self.overlay = Some(Overlay::open(request)),
+                Out::Overlay(request) => {
+                    // Another overlay replaces the thread list: its filter prompt goes too.
+                    if self.threads_prompt() {
+                        self.input.take_prompt();
+                    }
+                    self.overlay = Some(Overlay::open(request));
+                }
                 Out::ClosePermission { turn } => {
                     if self.overlay.as_ref().and_then(Overlay::permission_turn) == Some(turn) {
                         self.overlay = None;
@@ -342,6 +348,14 @@ impl AppState {
     /// The overlay that is open.
     pub fn overlay(&self) -> Option<OverlayKind> {
         self.overlay.as_ref().map(Overlay::kind)
+    }
+
+    /// What the thread list's filter found, while the list is open with one.
+    pub fn thread_filter(&self) -> Option<&crate::tui::chat::find::ThreadFilter> {
+        match &self.overlay {
+            Some(Overlay::Threads { filter, .. }) => filter.as_ref(),
+            _ => None,
+        }
     }
 
     pub fn browser(&self) -> &Browser {

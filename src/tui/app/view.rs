@@ -59,9 +59,13 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
         Some(Overlay::Metadata) => {
             overlay::view::metadata(theme, f, paper::view::metadata_lines(&st.paper, theme))
         }
-        Some(Overlay::Threads { selected }) => {
-            overlay::view::threads(theme, f, chat::view::thread_items(&st.chat), *selected)
-        }
+        Some(Overlay::Threads { selected, filter }) => overlay::view::threads(
+            theme,
+            f,
+            chat::view::thread_items(&st.chat),
+            filter.as_ref(),
+            *selected,
+        ),
         Some(Overlay::Permission { request, .. }) => overlay::view::permission(theme, f, request),
         None => {}
     }
@@ -86,10 +90,10 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
         left.push_str(&format!("{} ", chord_text(st.input.pending())));
     }
     let (msg, style) = if let Some(p) = st.input.prompt() {
-        let lead = if p.kind == PromptKind::Search {
-            "/"
-        } else {
-            "filter: "
+        let lead = match p.kind {
+            PromptKind::Search => "/",
+            PromptKind::Filter => "filter: ",
+            PromptKind::Threads => "find threads (@papers/x/paper.pdf#page=N, words): ",
         };
         (format!("{lead}{}█", p.text), theme.style("ui.status"))
     } else if let Some((done, total)) = st.index {

@@ -2,6 +2,7 @@
 //! with its @-mention popup and context chips (the next turn's grant), the grant preview and
 //! the agent's state in the status line.
 
+pub mod find;
 pub mod mention;
 mod turns;
 pub mod view;
@@ -56,6 +57,13 @@ pub enum ChatMsg {
     Promoted(Thread),
     /// The thread list's choice.
     ShowThread(usize),
+    /// The thread list's filter's choice: thread `thread` at its `turn`-th question (1-based),
+    /// with the citation that matched selected when there is one.
+    ShowThreadAt {
+        thread: usize,
+        turn: usize,
+        cited: Vec<String>,
+    },
     /// The paper being read (and its page), for the "reading" chip.
     Reading(Option<(String, Option<u32>)>),
     /// Write the next question, with this selection as its context.
@@ -199,6 +207,23 @@ impl Chat {
                     self.selected = None;
                 }
                 vec![Out::Focus(Pane::Chat)]
+            }
+            ChatMsg::ShowThreadAt {
+                thread,
+                turn,
+                cited,
+            } => {
+                let Some(t) = self.threads.get(thread) else {
+                    return vec![Out::Status("that thread is gone".into())];
+                };
+                let at = find::item_at(t, turn, &cited);
+                self.current = thread;
+                self.selected = at;
+                self.scroll_from_end = 0;
+                vec![
+                    Out::Focus(Pane::Chat),
+                    Out::Status(format!("thread \"{}\", turn {turn}", t.title)),
+                ]
             }
             ChatMsg::Reading(reading) => {
                 self.set_reading(reading);
@@ -479,6 +504,11 @@ impl Chat {
     /// The message as typed so far, one string per line.
     pub fn input_lines(&self) -> &[String] {
         self.input.lines()
+    }
+
+    /// The thread on screen (index into [`Chat::threads`]).
+    pub fn current(&self) -> usize {
+        self.current
     }
 
     /// The selected item of the thread on screen.

@@ -5,6 +5,7 @@
 pub mod view;
 
 use super::action::Action;
+use super::chat::find::ThreadFilter;
 use super::effect::OverlayRequest;
 use super::thread::PermissionKind;
 use super::thread::PermissionRequest;
@@ -20,6 +21,8 @@ pub enum Overlay {
     Metadata,
     Threads {
         selected: usize,
+        /// `/` typed a filter: the matching turns are listed instead of the threads.
+        filter: Option<ThreadFilter>,
     },
     Permission {
         turn: u64,
@@ -48,6 +51,14 @@ pub enum Choice {
     Outline(usize),
     /// The overlay closes on this thread of the list.
     Thread(usize),
+    /// The overlay closes on this turn of a thread, found by the filter.
+    ThreadAt {
+        thread: usize,
+        turn: usize,
+        cited: Vec<String>,
+    },
+    /// The thread list's filter is to be typed.
+    FilterThreads,
     /// The permission modal closes with this answer (the option's id; none: rejected).
     Answer {
         turn: u64,
@@ -66,7 +77,10 @@ impl Overlay {
             OverlayRequest::Help => Overlay::Help { scroll: 0 },
             OverlayRequest::Outline(selected) => Overlay::Outline { selected },
             OverlayRequest::Metadata => Overlay::Metadata,
-            OverlayRequest::Threads(selected) => Overlay::Threads { selected },
+            OverlayRequest::Threads(selected) => Overlay::Threads {
+                selected,
+                filter: None,
+            },
             OverlayRequest::Permission { turn, request } => Overlay::Permission { turn, request },
         }
     }
@@ -102,7 +116,7 @@ impl Overlay {
         let h = rows.saturating_sub(6);
         let sel = match self {
             Overlay::Help { scroll } => Some(scroll),
-            Overlay::Outline { selected } | Overlay::Threads { selected } => Some(selected),
+            Overlay::Outline { selected } | Overlay::Threads { selected, .. } => Some(selected),
             _ => None,
         };
         if let Some(sel) = sel {
@@ -142,7 +156,28 @@ impl Overlay {
             }
             (_, Action::Cancel | Action::Quit) | (Overlay::Metadata, Action::Open) => Choice::Close,
             (Overlay::Outline { selected }, Action::Open) => Choice::Outline(*selected),
-            (Overlay::Threads { selected }, Action::Open) => Choice::Thread(*selected),
+            (
+                Overlay::Threads {
+                    selected,
+                    filter: None,
+                },
+                Action::Open,
+            ) => Choice::Thread(*selected),
+            (
+                Overlay::Threads {
+                    selected,
+                    filter: Some(f),
+                },
+                Action::Open,
+            ) => f
+                .found
+                .get(*selected)
+                .map_or(Choice::Stay, |t| Choice::ThreadAt {
+                    thread: t.thread,
+                    turn: t.turn,
+                    cited: t.cited.clone(),
+                }),
+            (Overlay::Threads { .. }, Action::Filter) => Choice::FilterThreads,
             (_, Action::Help) => Choice::Help,
             _ => Choice::Stay,
         }

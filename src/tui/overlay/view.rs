@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::tui::action::Action;
+use crate::tui::chat::find::ThreadFilter;
 use crate::tui::keymap::{Keymap, Mode};
 use crate::tui::theme::Theme;
 use crate::tui::thread::PermissionRequest;
@@ -78,9 +79,37 @@ pub fn outline(theme: &Theme, f: &mut Frame, items: Vec<String>, selected: usize
     list_popup(theme, f, "Outline · enter jumps", items, selected);
 }
 
-/// The chat's threads: one line each.
-pub fn threads(theme: &Theme, f: &mut Frame, items: Vec<String>, selected: usize) {
-    list_popup(theme, f, "Threads · enter switches", items, selected);
+/// The chat's threads: one line each; with a filter, one line per matching turn.
+pub fn threads(
+    theme: &Theme,
+    f: &mut Frame,
+    items: Vec<String>,
+    filter: Option<&ThreadFilter>,
+    selected: usize,
+) {
+    match filter {
+        None => list_popup(
+            theme,
+            f,
+            "Threads · enter switches · / finds by @cited page or words",
+            items,
+            selected,
+        ),
+        Some(filter) => {
+            let title = format!(
+                "{} turn{} found · enter opens there · {}",
+                filter.found.len(),
+                if filter.found.len() == 1 { "" } else { "s" },
+                filter.text.trim(),
+            );
+            let rows = match (&filter.error, filter.found.is_empty()) {
+                (Some(e), _) => vec![e.clone()],
+                (None, true) => vec!["no thread matches".to_string()],
+                (None, false) => filter.found.iter().map(|t| t.row.clone()).collect(),
+            };
+            list_popup(theme, f, &title, rows, selected);
+        }
+    }
 }
 
 /// The paper's metadata (nothing without a paper).
