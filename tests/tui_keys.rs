@@ -304,7 +304,11 @@ fn mention_popup_makes_a_chip_and_removal_changes_the_grant() {
     );
     h.keys("enter");
     assert!(h.app.chat().mention().is_none());
-    assert_eq!(h.app.chat().input_lines()[0], "compare ");
+    // The mention stays in the message, whole (the thread draws it as a chip).
+    assert_eq!(
+        h.app.chat().input_lines()[0],
+        "compare @papers/receipts-qa/paper.pdf "
+    );
     assert_eq!(
         h.app.context_request().mentions,
         vec!["papers/receipts-qa/paper.pdf".to_string()]
@@ -312,6 +316,31 @@ fn mention_popup_makes_a_chip_and_removal_changes_the_grant() {
     assert_eq!(h.app.chat().preview().unwrap().sources, 1);
     h.keys("ctrl-x");
     assert!(h.app.context_request().mentions.is_empty());
+    assert_eq!(h.app.chat().input_lines()[0], "compare ");
+    // Mentioning the paper being read: a duplicate mention, said so, not "omitted".
+    h.keys("esc");
+    select(&mut h, "papers/receipts-qa/paper.pdf");
+    h.keys("enter i");
+    h.type_text("@recqapdf");
+    h.keys("enter");
+    let p = h.app.chat().preview().cloned().unwrap();
+    assert_eq!((p.sources, p.duplicates, p.omitted), (1, 1, 0), "{p:?}");
+    // (The status line shows the grant once an agent is ready.)
+    let unavailable = h.app.chat().agent().clone();
+    h.send(Msg::Agent(AgentState::Ready {
+        name: "builtin".into(),
+        remote: false,
+    }));
+    h.resize(260, 40);
+    let screen = h.render();
+    assert!(
+        screen.contains("grant 1 source (1 duplicate mention)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("omitted"), "{screen}");
+    h.resize(120, 40);
+    h.send(Msg::Agent(unavailable));
+    h.keys("ctrl-x");
     // Without an agent, sending says so and fakes nothing.
     h.type_text("hello");
     h.keys("enter");

@@ -91,7 +91,7 @@ fn real_binary_in_tmux() {
     let screen = wait_for(&target, "sources (", 60);
     assert!(screen.contains("sources ("), "{screen}");
     // The built-in agent's answer: verbatim quotes, each with its citation.
-    assert!(screen.contains("quoted verbatim"), "no answer:\n{screen}");
+    assert!(screen.contains("Quoted verbatim"), "no answer:\n{screen}");
     assert!(screen.contains("\" —"), "no quoted evidence:\n{screen}");
     // The last source: its cited page opens in the paper pane.
     let page: u32 = screen

@@ -65,7 +65,10 @@ pub fn add_chips(req: &mut ContextRequest, chips: &[Chip]) {
 pub struct PlanPreview {
     pub mode: String,
     pub sources: usize,
+    /// Mentions not granted (not found, outside the vault, …).
     pub omitted: usize,
+    /// Mentions of a source that another chip grants already (harmless).
+    pub duplicates: usize,
     pub fingerprint: String,
 }
 

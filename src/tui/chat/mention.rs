@@ -55,6 +55,23 @@ pub fn complete(entries: &[Entry], query: &str, limit: usize) -> Vec<(String, St
 /// The message input's side of mentions: `@` opens the popup, the text after it drives the
 /// completions, accepting one turns it into a chip.
 impl Chat {
+    /// A mention chip removed: its "@path" leaves the message too (what the message names is
+    /// what the chips grant).
+    pub(super) fn unmention(&mut self, path: &str) {
+        let token = format!("@{path}");
+        let lines = self.input.lines();
+        if !lines.iter().any(|l| l.contains(&token)) {
+            return;
+        }
+        let text = lines
+            .iter()
+            .map(|l| l.replace(&format!("{token} "), "").replace(&token, ""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        self.input = crate::tui::widgets::new_input();
+        self.input.insert_str(text);
+    }
+
     /// A key that is text: into the message; `@` opens the mention popup.
     pub(super) fn type_key(&mut self, ev: KeyEvent) {
         let c = Key::from_event(&ev).and_then(|k| k.char());
@@ -103,10 +120,12 @@ impl Chat {
         let Some((path, _)) = m.items.get(m.selected).cloned() else {
             return Vec::new();
         };
-        // Remove the typed "@query": the chip stands for it.
+        // The typed "@query" becomes the whole "@path": the message keeps its mentions where
+        // they were written (drawn as chips in the thread), and the chip grants it.
         for _ in 0..m.query.chars().count() + 1 {
             self.input.delete_char();
         }
+        self.input.insert_str(format!("@{path} "));
         if !self.chips.contains(&Chip::Mention(path.clone())) {
             self.chips.push(Chip::Mention(path));
         }

@@ -289,6 +289,9 @@ impl Chat {
                     if let Chip::Reading { path, .. } = &c {
                         self.dismissed_reading = Some(path.clone());
                     }
+                    if let Chip::Mention(path) = &c {
+                        self.unmention(path);
+                    }
                     let mut out = vec![Out::Status(format!("removed {}", c.label()))];
                     out.extend(self.plan());
                     return out;
@@ -567,7 +570,19 @@ mod tests {
         assert!(matches!(&out[..], [Out::Run(Effect::Plan { request, .. })]
             if request.mentions == vec!["papers/dense/paper.pdf".to_string()]));
         assert_eq!(*c.compose(), Compose::On);
-        assert_eq!(c.input_lines()[0], "compare ");
+        // The message keeps the mention where it was written, whole.
+        assert_eq!(c.input_lines()[0], "compare @papers/dense/paper.pdf ");
+        typed(&mut c, "and sparse");
+        // Removing the chip takes its mention out of the message.
+        act(&mut c, Action::RemoveChip);
+        assert!(c.chips().is_empty());
+        assert_eq!(c.input_lines()[0], "compare and sparse");
+        typed(&mut c, " @dens");
+        act(&mut c, Action::MentionAccept);
+        assert_eq!(
+            c.input_lines()[0],
+            "compare and sparse @papers/dense/paper.pdf "
+        );
         typed(&mut c, "@x y");
         assert_eq!(*c.compose(), Compose::On, "a space ends the mention");
         typed(&mut c, " @");

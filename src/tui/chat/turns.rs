@@ -29,7 +29,7 @@ impl Chat {
         let thread = match self.thread_mut() {
             Some(t) => {
                 if t.items.is_empty() {
-                    t.title = text.lines().next().unwrap_or("").chars().take(40).collect();
+                    t.title = crate::tui::thread::mentions::title(&text);
                 }
                 t.items.push(Item::new(ItemKind::User { text, chips }));
                 t.id.clone()

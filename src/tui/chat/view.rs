@@ -16,7 +16,15 @@ use crate::tui::widgets::{chip_spans, fit_placeholder, fit_spans, pane_block, tr
 
 /// The chat pane's inside: status line, messages, chips and the input.
 pub fn areas(c: &Chat, inner: Rect) -> [Rect; 4] {
-    let input_h = (c.input.lines().len() as u16 + 2).clamp(3, 6);
+    // The input grows with its wrapped rows (a mention written out makes a line long).
+    let width = inner.width.saturating_sub(2) as usize;
+    let rows: usize = c
+        .input
+        .lines()
+        .iter()
+        .map(|l| crate::tui::text::wrap(l, width).len())
+        .sum();
+    let input_h = (rows as u16 + 2).clamp(3, 6);
     let chips_h = if c.chips.is_empty() { 0 } else { 1 };
     Layout::vertical([
         Constraint::Length(1),
@@ -65,6 +73,13 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
                 ));
                 if p.omitted > 0 {
                     s.push_str(&format!(" ({} omitted)", p.omitted));
+                }
+                if p.duplicates > 0 {
+                    s.push_str(&format!(
+                        " ({} duplicate mention{})",
+                        p.duplicates,
+                        if p.duplicates == 1 { "" } else { "s" }
+                    ));
                 }
                 s.push_str(&format!(
                     " · fp {}",

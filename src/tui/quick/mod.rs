@@ -201,7 +201,7 @@ impl Quick {
         let request = self.request(ticket.remote);
         let turn = ticket.turn;
         let chips = self.chips.iter().map(Chip::label).collect();
-        self.thread.title = text.lines().next().unwrap_or("").chars().take(40).collect();
+        self.thread.title = crate::tui::thread::mentions::title(&text);
         self.thread
             .items
             .push(Item::new(ItemKind::User { text, chips }));

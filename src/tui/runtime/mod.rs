@@ -277,7 +277,16 @@ impl Runner {
                 let preview = PlanPreview {
                     mode: plan.mode.as_str().to_string(),
                     sources: plan.sources.len(),
-                    omitted: plan.omitted.len(),
+                    omitted: plan
+                        .omitted
+                        .iter()
+                        .filter(|o| o.reason != crate::context::mention::DUPLICATE)
+                        .count(),
+                    duplicates: plan
+                        .omitted
+                        .iter()
+                        .filter(|o| o.reason == crate::context::mention::DUPLICATE)
+                        .count(),
                     fingerprint: plan.fingerprint.clone(),
                 };
                 let _ = r.tx.send(Msg::Plan { seq, preview });

@@ -205,25 +205,7 @@ fn item_lines(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
 
 fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     match &item.kind {
-        ItemKind::User { text, chips } => {
-            let mut l = vec![Line::styled("you", theme.style("chat.user"))];
-            if !chips.is_empty() {
-                l.push(Line::styled(
-                    truncate(&format!("  [{}]", chips.join("] [")), width),
-                    theme.style("ui.dim"),
-                ));
-            }
-            for line in text.lines() {
-                l.extend(markdown::wrap_segments(
-                    &[(line.to_string(), Style::default())],
-                    width,
-                    "  ",
-                    "  ",
-                    Style::default(),
-                ));
-            }
-            l
-        }
+        ItemKind::User { text, chips } => super::mentions::user_lines(text, chips, theme, width),
         ItemKind::Agent { text } => {
             let mut l = vec![Line::styled("agent", theme.style("chat.user"))];
             for line in markdown::render(

@@ -49,6 +49,7 @@ pub struct SessionInfo {
 }
 
 pub mod cells;
+pub mod mentions;
 pub mod verdicts;
 
 pub use crate::acp::events::ToolStatus;
@@ -279,7 +280,7 @@ pub fn from_transcript(t: &crate::acp::transcript::Thread) -> Thread {
     use crate::acp::transcript::Line;
     let mut out = Thread::new(t.id.clone());
     if !t.state.title.is_empty() {
-        out.title = t.state.title.chars().take(40).collect();
+        out.title = mentions::title(&t.state.title);
     }
     let mut answer = String::new();
     let cut = t.interrupted_turns(None);
