@@ -2,7 +2,9 @@
 //! each written through the real transcript code (questions, answers with quotes and citation
 //! URIs into 200 papers, cited sources), then `agentero threads`' work — loading every thread
 //! (`ThreadIndex::load`, what the CLI does on each run and the terminal app once) and searching
-//! the loaded index by cited paper, cited page, words, and both — as p50/p99.
+//! the loaded index by cited paper, cited page, words, and both — as p50/p99; then the terminal
+//! app's thread list filter over the same 1,000 threads as the chat shows them (indexing them
+//! when `/` opens the filter, then what one key typed into it costs).
 
 mod common;
 
@@ -10,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use agentero::acp::threads::{ThreadIndex, ThreadQuery};
 use agentero::acp::transcript::{Line, Thread};
+use agentero::context::citations::{CitationCheck, Verdict};
 use agentero::context::grant::now_rfc3339;
 use agentero::vault::Vault;
 
@@ -66,6 +69,9 @@ impl Lcg {
 /// A kind of query: its name and how to make one.
 type QueryKind = (&'static str, Box<dyn Fn(&mut Lcg) -> ThreadQuery>);
 
+/// A filter typed in the terminal app: its name and how to make one.
+type Typed = (&'static str, Box<dyn Fn(&mut Lcg) -> String>);
+
 fn paper(n: usize) -> String {
     format!("papers/p{n:03}/paper.pdf")
 }
@@ -108,8 +114,23 @@ fn main() {
                 ts: ts.clone(),
                 turn: turn.clone(),
                 uris: cited.clone(),
-                cited,
+                cited: cited.clone(),
                 consulted: Vec::new(),
+            })
+            .unwrap();
+            // The verdicts, as every turn with citations records them.
+            th.append(Line::Citations {
+                ts: ts.clone(),
+                turn: turn.clone(),
+                checks: cited
+                    .iter()
+                    .map(|u| CitationCheck {
+                        uri: u.clone(),
+                        quote: Some("a quote".into()),
+                        verdict: Verdict::Verified,
+                        found_at: None,
+                    })
+                    .collect(),
             })
             .unwrap();
             th.append(Line::End {
@@ -190,6 +211,58 @@ fn main() {
             found as f64 / 300.0
         );
     }
+    // The terminal app's thread list filter: the chat's 1,000 threads (as restored from their
+    // transcripts) searched on every key typed into the filter.
+    let ids: Vec<String> = std::fs::read_dir(vault.state_dir().join("chats"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let chat: Vec<agentero::tui::thread::Thread> = ids
+        .iter()
+        .map(|id| agentero::tui::thread::from_transcript(&Thread::open(&vault, id).unwrap()))
+        .collect();
+    let typed: [Typed; 3] = [
+        (
+            "TUI filter @paper",
+            Box::new(|r: &mut Lcg| format!("@{}", paper(r.next() % PAPERS))),
+        ),
+        (
+            "TUI filter @page",
+            Box::new(|r: &mut Lcg| {
+                format!("@{}#page={}", paper(r.next() % PAPERS), 1 + r.next() % 30)
+            }),
+        ),
+        (
+            "TUI filter 2 words",
+            Box::new(|r: &mut Lcg| format!("{} {}", r.word(), r.word())),
+        ),
+    ];
+    use agentero::tui::chat::find;
+    let mut opened = Vec::new();
+    let mut index = find::index(&chat);
+    for _ in 0..20 {
+        let t = Instant::now();
+        index = find::index(&chat);
+        opened.push(t.elapsed());
+    }
+    common::report(
+        "TUI filter opened (index)",
+        opened,
+        Some(Duration::from_millis(200)),
+    );
+    for (name, make) in &typed {
+        let mut samples = Vec::new();
+        for _ in 0..100 {
+            let q = make(&mut rng);
+            let t = Instant::now();
+            let f = find::find_in(&index, &q);
+            samples.push(t.elapsed());
+            assert!(f.error.is_none());
+        }
+        common::report(name, samples, Some(Duration::from_millis(50)));
+    }
+
     // What one `agentero threads --cites …` run does: load, then search.
     let mut runs = Vec::new();
     for _ in 0..20 {

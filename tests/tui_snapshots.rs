@@ -476,3 +476,71 @@ fn citation_verdicts_under_the_answer() {
         );
     }
 }
+
+/// The thread list's filter: two threads restored with their answers' verdicts; `/` and a
+/// cited page list the one turn that cited it (the filter line in the status bar), words list
+/// theirs.
+#[test]
+fn thread_list_filter() {
+    use agentero::context::citations::{CitationCheck, Verdict};
+    use agentero::tui::thread::{Item, ItemKind, Thread};
+    let turn = |t: &mut Thread, q: &str, a: &str, quote: &str, cited: &[&str]| {
+        t.items.push(Item::new(ItemKind::User {
+            text: q.into(),
+            chips: vec![],
+        }));
+        t.apply(ChatEvent::MessageChunk(a.into()));
+        t.apply(ChatEvent::Citations(
+            cited
+                .iter()
+                .map(|u| CitationCheck {
+                    uri: u.to_string(),
+                    quote: Some(quote.into()),
+                    verdict: Verdict::Verified,
+                    found_at: None,
+                })
+                .collect(),
+        ));
+    };
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        let mut a = Thread::new("a".into());
+        a.title = "Which retriever wins?".into();
+        turn(
+            &mut a,
+            "Which retriever wins? @papers/dense-vs-sparse/paper.pdf",
+            "> \"the hybrid reaches 0.731 and 0.538\" — papers/dense-vs-sparse/paper.pdf#page=1",
+            "the hybrid reaches 0.731 and 0.538",
+            &["papers/dense-vs-sparse/paper.pdf#page=1"],
+        );
+        turn(
+            &mut a,
+            "And what does the dense index cost?",
+            "> \"The dense index needs 1.2 GB of memory\" — papers/dense-vs-sparse/paper.pdf#page=2",
+            "The dense index needs 1.2 GB of memory",
+            &["papers/dense-vs-sparse/paper.pdf#page=2"],
+        );
+        let mut b = Thread::new("b".into());
+        b.title = "How are columns found?".into();
+        turn(
+            &mut b,
+            "How are columns found?",
+            "> \"Columns are found from vertical whitespace\" — papers/layoutflow/paper.pdf#page=2",
+            "Columns are found from vertical whitespace",
+            &["papers/layoutflow/paper.pdf#page=2"],
+        );
+        h.send(Msg::Threads(vec![a, b]));
+        h.keys("space t");
+        snap("thread_list", w, hh, h.render());
+        h.keys("/");
+        h.type_text("@papers/dense-vs-sparse/paper.pdf#page=2");
+        let screen = h.render();
+        assert!(screen.contains("1 turn found"), "{screen}");
+        snap("thread_list_cited_page", w, hh, screen);
+        h.keys("esc /");
+        h.type_text("dense");
+        let screen = h.render();
+        assert!(screen.contains("2 turns found"), "{screen}");
+        snap("thread_list_words", w, hh, screen);
+    }
+}

@@ -146,10 +146,18 @@ impl AppState {
 
     /// The thread list shows the turns `text` finds (`None`: every thread again).
     fn filter_threads(&mut self, text: Option<String>) {
+        use crate::tui::chat::find;
         let current = self.chat.current();
-        let found = text
-            .filter(|t| !t.trim().is_empty())
-            .map(|t| crate::tui::chat::find::find(self.chat.threads(), &t));
+        let found = match text.filter(|t| !t.trim().is_empty()) {
+            Some(t) => {
+                let chat = &self.chat;
+                let index = self
+                    .thread_index
+                    .get_or_insert_with(|| find::index(chat.threads()));
+                Some(find::find_in(index, &t))
+            }
+            None => None,
+        };
         if let Some(Overlay::Threads { selected, filter }) = self.overlay.as_mut() {
             *selected = if found.is_some() { 0 } else { current };
             *filter = found;
@@ -160,6 +168,7 @@ impl AppState {
         // The thread list's filter: enter keeps what it found, esc lists every thread again.
         if self.threads_prompt() && matches!(action, Action::Open | Action::Cancel) {
             self.input.take_prompt();
+            self.thread_index = None;
             if action == Action::Cancel {
                 self.filter_threads(None);
             }
@@ -321,6 +330,8 @@ impl AppState {
                     }) => f.text.clone(),
                     _ => String::new(),
                 };
+                // Indexed afresh for this filter (a turn may have ended since the last one).
+                self.thread_index = None;
                 self.input.open_prompt(PromptKind::Threads, text);
                 Vec::new()
             }

@@ -88,6 +88,8 @@ pub struct AppState {
     next_turn: u64,
     /// The vault MCP server's address while it runs (`space m`).
     vault_mcp: Option<String>,
+    /// The chat's threads indexed while the thread list's filter is typed.
+    thread_index: Option<crate::acp::threads::ThreadIndex>,
 }
 
 impl AppState {
@@ -114,6 +116,7 @@ impl AppState {
             quit: false,
             next_turn: 0,
             vault_mcp: None,
+            thread_index: None,
         }
     }
 
@@ -280,6 +283,7 @@ impl AppState {
                     // Another overlay replaces the thread list: its filter prompt goes too.
                     if self.threads_prompt() {
                         self.input.take_prompt();
+                        self.thread_index = None;
                     }
                     self.overlay = Some(Overlay::open(request));
                 }

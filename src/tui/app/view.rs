@@ -93,7 +93,7 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
         let lead = match p.kind {
             PromptKind::Search => "/",
             PromptKind::Filter => "filter: ",
-            PromptKind::Threads => "find threads (@papers/x/paper.pdf#page=N, words): ",
+            PromptKind::Threads => "find threads: ",
         };
         (format!("{lead}{}█", p.text), theme.style("ui.status"))
     } else if let Some((done, total)) = st.index {

@@ -63,14 +63,25 @@ fn turns(t: &Thread) -> Vec<TurnText> {
     out
 }
 
-/// The turns of `threads` that `text` finds (see the module's rules).
-pub fn find(threads: &[Thread], text: &str) -> ThreadFilter {
-    let query = ThreadQuery::parse(text);
+/// The chat's threads indexed for the filter (built once when the filter opens; each key
+/// typed then only searches).
+pub fn index(threads: &[Thread]) -> ThreadIndex {
     let mut index = ThreadIndex::default();
     // The chat keeps threads oldest first; the list shows the most recent first.
     for (i, t) in threads.iter().enumerate().rev() {
         index.add(i.to_string(), t.title.clone(), String::new(), turns(t));
     }
+    index
+}
+
+/// The turns of `threads` that `text` finds (see the module's rules).
+pub fn find(threads: &[Thread], text: &str) -> ThreadFilter {
+    find_in(&index(threads), text)
+}
+
+/// The turns of an [`index`] of the chat's threads that `text` finds.
+pub fn find_in(index: &ThreadIndex, text: &str) -> ThreadFilter {
+    let query = ThreadQuery::parse(text);
     let mut filter = ThreadFilter {
         text: text.to_string(),
         ..ThreadFilter::default()
