@@ -238,7 +238,7 @@ fn main() {
             Box::new(|r: &mut Lcg| format!("{} {}", r.word(), r.word())),
         ),
     ];
-    use agentero::tui::chat::find;
+    use agentero::tui::thread::find;
     let mut opened = Vec::new();
     let mut index = find::index(&chat);
     for _ in 0..20 {

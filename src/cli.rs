@@ -132,7 +132,8 @@ pub enum Command {
         #[arg(long)]
         vault: Option<PathBuf>,
         /// Threads whose answers cited this paper or file, or this page or these lines:
-        /// papers/x/paper.pdf, papers/x/paper.pdf#page=3, notes/a.md#line=10,20, or a folder.
+        /// papers/x/paper.pdf, papers/x/paper.pdf#page=3, notes/a.md#line=10,20, or a folder
+        /// (a leading @ as in a mention is fine).
         #[arg(long, value_name = "PATH[#page=N]")]
         cites: Option<String>,
         /// Threads with a turn whose question or answer has all these words (any case).

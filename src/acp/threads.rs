@@ -121,7 +121,9 @@ pub struct BadCites(pub String);
 
 /// The place a `--cites` argument names.
 fn place_of(cites: &str) -> Result<Place, BadCites> {
-    match uri::parse(cites.trim()) {
+    // `@papers/x/paper.pdf` as a mention is written names the same place.
+    let cites = cites.trim();
+    match uri::parse(cites.strip_prefix('@').unwrap_or(cites)) {
         Some(Target::Vault { path, page, lines }) if !path.trim_matches('/').is_empty() => {
             Ok((path.trim_matches('/').to_string(), page, lines))
         }
@@ -466,6 +468,9 @@ mod tests {
             (page2[0].turns[0].number, page2[0].turns[0].turn.as_str()),
             (1, "t1")
         );
+        // As a mention is written, too.
+        let mention = index.search(&q(Some("@papers/x/paper.pdf#page=2"), None));
+        assert_eq!(mention.unwrap(), page2);
         let lines = index.search(&q(Some("notes/n.md#line=5,5"), None)).unwrap();
         assert_eq!(ids(&lines), vec![b.id.clone()]);
         assert!(

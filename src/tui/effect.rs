@@ -34,6 +34,23 @@ pub struct Jump {
 }
 
 impl Jump {
+    /// A jump to a vault citation URI (`papers/x/paper.pdf#page=3`, `notes/a.md#line=2,4`),
+    /// with the quote to highlight there; `None` for anything else.
+    pub fn at_uri(u: &str, quote: Option<String>) -> Option<Jump> {
+        match crate::vault::uri::parse(u) {
+            Some(crate::vault::uri::Target::Vault { path, page, lines }) => Some(Jump {
+                to: Location {
+                    path,
+                    page: page.unwrap_or(1),
+                    row: 0,
+                },
+                quote,
+                lines,
+            }),
+            _ => None,
+        }
+    }
+
     pub fn to(path: String, page: u32) -> Jump {
         Jump {
             to: Location { path, page, row: 0 },

@@ -146,7 +146,7 @@ impl AppState {
 
     /// The thread list shows the turns `text` finds (`None`: every thread again).
     fn filter_threads(&mut self, text: Option<String>) {
-        use crate::tui::chat::find;
+        use crate::tui::thread::find;
         let current = self.chat.current();
         let found = match text.filter(|t| !t.trim().is_empty()) {
             Some(t) => {

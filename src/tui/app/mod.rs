@@ -355,7 +355,7 @@ impl AppState {
     }
 
     /// What the thread list's filter found, while the list is open with one.
-    pub fn thread_filter(&self) -> Option<&crate::tui::chat::find::ThreadFilter> {
+    pub fn thread_filter(&self) -> Option<&crate::tui::thread::find::ThreadFilter> {
         match &self.overlay {
             Some(Overlay::Threads { filter, .. }) => filter.as_ref(),
             _ => None,

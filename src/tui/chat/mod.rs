@@ -2,7 +2,6 @@
 //! with its @-mention popup and context chips (the next turn's grant), the grant preview and
 //! the agent's state in the status line.
 
-pub mod find;
 pub mod mention;
 mod turns;
 pub mod view;
@@ -216,7 +215,7 @@ impl Chat {
                 let Some(t) = self.threads.get(thread) else {
                     return vec![Out::Status("that thread is gone".into())];
                 };
-                let at = find::item_at(t, turn, &cited);
+                let at = super::thread::find::item_at(t, turn, &cited);
                 self.current = thread;
                 self.selected = at;
                 self.scroll_from_end = 0;
@@ -405,7 +404,7 @@ impl Chat {
                 None => vec![Out::Status(format!("cannot open {u}"))],
             },
             ItemKind::Citation { check: c, .. } if !external => {
-                match super::thread::verdicts::jump(c) {
+                match Jump::at_uri(super::thread::verdicts::opens(c), c.quote.clone()) {
                     Some(jump) => vec![Out::Jump(jump)],
                     None => vec![Out::Status(format!("cannot open {}", c.uri))],
                 }

@@ -5,10 +5,10 @@
 pub mod view;
 
 use super::action::Action;
-use super::chat::find::ThreadFilter;
 use super::effect::OverlayRequest;
 use super::thread::PermissionKind;
 use super::thread::PermissionRequest;
+use super::thread::find::ThreadFilter;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {

@@ -6,10 +6,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::tui::action::Action;
-use crate::tui::chat::find::ThreadFilter;
 use crate::tui::keymap::{Keymap, Mode};
 use crate::tui::theme::Theme;
 use crate::tui::thread::PermissionRequest;
+use crate::tui::thread::find::ThreadFilter;
 use crate::tui::widgets::{centered, list_popup, modal, truncate};
 
 /// The help text: every action bound in the live keymap, by mode (from the registry).

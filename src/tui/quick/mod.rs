@@ -219,7 +219,8 @@ impl Quick {
         if let Some(ItemKind::Citation { check: c, .. }) =
             self.thread.items.get(i).map(|it| &it.kind)
         {
-            return match crate::tui::thread::verdicts::jump(c) {
+            let opens = crate::tui::thread::verdicts::opens(c);
+            return match Jump::at_uri(opens, c.quote.clone()) {
                 Some(jump) => {
                     let mut out = self.close();
                     out.push(Out::Jump(jump));

@@ -49,6 +49,7 @@ pub struct SessionInfo {
 }
 
 pub mod cells;
+pub mod find;
 pub mod mentions;
 pub mod verdicts;
 
@@ -243,7 +244,7 @@ impl Thread {
                     self.items.push(Item::new(ItemKind::Source(s)));
                 }
             }
-            ChatEvent::Citations(checks) => verdicts::insert(&mut self.items, checks),
+            ChatEvent::Citations(checks) => self.add_verdicts(checks),
             ChatEvent::TurnEnded { stop_reason } => {
                 if stop_reason != "end_turn" {
                     self.items.push(Item::new(ItemKind::Notice(format!(
@@ -255,6 +256,35 @@ impl Thread {
             ChatEvent::Notice(n) => self.items.push(Item::new(ItemKind::Notice(n))),
             ChatEvent::Permission(_) => {}
         }
+    }
+}
+
+impl Thread {
+    /// Puts a turn's citation verdicts right under its answer (before its source cards,
+    /// whichever arrived first): after the turn's last message, else at the end; a header
+    /// counts them ([`verdicts::summary`]).
+    fn add_verdicts(&mut self, checks: Vec<crate::context::citations::CitationCheck>) {
+        if checks.is_empty() {
+            return;
+        }
+        let items = &mut self.items;
+        let last_user = items
+            .iter()
+            .rposition(|i| matches!(i.kind, ItemKind::User { .. }));
+        let last_agent = items
+            .iter()
+            .rposition(|i| matches!(i.kind, ItemKind::Agent { .. }));
+        let at = match (last_user, last_agent) {
+            (u, Some(a)) if u.is_none_or(|u| u < a) => a + 1,
+            _ => items.len(),
+        };
+        let named = verdicts::several_sources(&checks);
+        let block = std::iter::once(Item::new(ItemKind::Notice(verdicts::summary(&checks)))).chain(
+            checks
+                .into_iter()
+                .map(|check| Item::new(ItemKind::Citation { check, named })),
+        );
+        items.splice(at..at, block);
     }
 }
 
@@ -365,6 +395,73 @@ pub const INTERRUPTED: &str =
 mod tests {
     use super::*;
     use crate::acp::transcript::{Line, Thread as Transcript};
+
+    /// The verdicts go under the turn's answer, before sources that came first, with a header;
+    /// a turn citing two sources names them on each line; a turn without an answer yet gets
+    /// them at the end.
+    #[test]
+    fn verdicts_go_under_the_answer() {
+        use crate::context::citations::{CitationCheck, Verdict};
+        let check = |uri: &str, verdict| CitationCheck {
+            uri: uri.into(),
+            quote: None,
+            verdict,
+            found_at: None,
+        };
+        let mut t = Thread::new("t".into());
+        t.items.push(Item::new(ItemKind::User {
+            text: "q".into(),
+            chips: vec![],
+        }));
+        t.apply(ChatEvent::MessageChunk("a".into()));
+        t.apply(ChatEvent::Sources(vec![SourceRef {
+            uri: "papers/x/paper.pdf#page=1".into(),
+            quote: None,
+        }]));
+        t.apply(ChatEvent::Citations(vec![
+            check("papers/x/paper.pdf#page=1", Verdict::Verified),
+            check("papers/x/paper.pdf#page=3", Verdict::NoQuote),
+        ]));
+        let kinds: Vec<String> = t
+            .items
+            .iter()
+            .map(|i| match &i.kind {
+                ItemKind::Notice(n) => n.clone(),
+                ItemKind::Citation { check, named } => {
+                    format!("{} {named}", check.verdict.glyph())
+                }
+                other => format!("{other:?}").chars().take(5).collect(),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "User ",
+                "Agent",
+                "citations of x: ✓ 1 verified, · 1 no quote",
+                "✓ false",
+                "· false",
+                "sources (1)",
+                "Sourc"
+            ]
+        );
+        t.items.push(Item::new(ItemKind::User {
+            text: "q2".into(),
+            chips: vec![],
+        }));
+        t.apply(ChatEvent::Citations(vec![
+            check("papers/x/paper.pdf#page=1", Verdict::Verified),
+            check("notes/n.md#line=2,2", Verdict::NoQuote),
+        ]));
+        assert!(matches!(
+            &t.items[t.items.len() - 3].kind,
+            ItemKind::Notice(n) if n == "citations: ✓ 1 verified, · 1 no quote"
+        ));
+        assert!(matches!(
+            t.items.last().unwrap().kind,
+            ItemKind::Citation { named: true, .. }
+        ));
+    }
 
     /// A turn cut short (no end, no error) is restored with what had arrived and a notice;
     /// finished turns get none.

@@ -2,14 +2,12 @@
 //! citation — `✓` the quote is on the cited page, `⚠` it is not (with the page where it does
 //! occur, if any), `·` a citation without a quote — after a header that counts them. Each line
 //! is selectable: `enter` opens the page where the quote is (the cited page when it is
-//! nowhere), with the quote highlighted. Kept apart from the source cards so either can change.
+//! nowhere), with the quote highlighted ([`opens`]). Kept apart from the source cards so either can change.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{Item, ItemKind};
 use crate::context::citations::{CitationCheck, Verdict};
-use crate::tui::effect::{Jump, Location};
 use crate::tui::markdown;
 use crate::tui::text::str_width;
 use crate::tui::theme::Theme;
@@ -45,29 +43,9 @@ pub fn summary(checks: &[CitationCheck]) -> String {
     format!("citations{of}: {}", parts.join(", "))
 }
 
-/// Puts a turn's verdicts right under its answer (before its source cards, whichever arrived
-/// first): after the turn's last message, else at the end.
-pub fn insert(items: &mut Vec<Item>, checks: Vec<CitationCheck>) {
-    if checks.is_empty() {
-        return;
-    }
-    let last_user = items
-        .iter()
-        .rposition(|i| matches!(i.kind, ItemKind::User { .. }));
-    let last_agent = items
-        .iter()
-        .rposition(|i| matches!(i.kind, ItemKind::Agent { .. }));
-    let at = match (last_user, last_agent) {
-        (u, Some(a)) if u.is_none_or(|u| u < a) => a + 1,
-        _ => items.len(),
-    };
-    let named = sources(&checks).len() > 1;
-    let block = std::iter::once(Item::new(ItemKind::Notice(summary(&checks)))).chain(
-        checks
-            .into_iter()
-            .map(|check| Item::new(ItemKind::Citation { check, named })),
-    );
-    items.splice(at..at, block);
+/// Whether the checks cite more than one source (each line then names its own).
+pub fn several_sources(checks: &[CitationCheck]) -> bool {
+    sources(checks).len() > 1
 }
 
 /// The sources (vault paths) the checks cite, each once.
@@ -193,21 +171,9 @@ pub fn lines(c: &CitationCheck, named: bool, theme: &Theme, width: usize) -> Vec
 }
 
 /// Where `enter` on a verdict goes: the page where the quote is (`foundAt`), else the cited
-/// page, with the quote to highlight.
-pub fn jump(c: &CitationCheck) -> Option<Jump> {
-    let to = c.found_at.as_deref().unwrap_or(&c.uri);
-    match uri::parse(to) {
-        Some(Target::Vault { path, page, lines }) => Some(Jump {
-            to: Location {
-                path,
-                page: page.unwrap_or(1),
-                row: 0,
-            },
-            quote: c.quote.clone(),
-            lines,
-        }),
-        _ => None,
-    }
+/// page (the quote is highlighted there).
+pub fn opens(c: &CitationCheck) -> &str {
+    c.found_at.as_deref().unwrap_or(&c.uri)
 }
 
 #[cfg(test)]
@@ -280,18 +246,10 @@ mod tests {
         assert!(rows(&gone, false, 60)[0].ends_with("· not found on that page or any other"));
     }
 
-    /// The block goes under the turn's answer, before sources that came first, and counts;
-    /// a turn citing one source names it once, in the header.
+    /// The header counts each kind and names the one source cited; enter goes where the quote
+    /// is.
     #[test]
-    fn verdicts_go_under_the_answer_with_a_count() {
-        let mut items = vec![
-            Item::new(ItemKind::User {
-                text: "q".into(),
-                chips: vec![],
-            }),
-            Item::new(ItemKind::Agent { text: "a".into() }),
-            Item::new(ItemKind::Notice("sources (1)".into())),
-        ];
+    fn the_header_counts_and_enter_goes_where_the_quote_is() {
         let checks = vec![
             check(
                 "papers/x/paper.pdf#page=1",
@@ -307,56 +265,25 @@ mod tests {
             ),
             check("papers/x/paper.pdf#page=3", None, Verdict::NoQuote, None),
         ];
-        insert(&mut items, checks.clone());
-        let kinds: Vec<String> = items
-            .iter()
-            .map(|i| match &i.kind {
-                ItemKind::Notice(n) => n.clone(),
-                ItemKind::Citation { check, named } => format!("{} {named}", check.verdict.glyph()),
-                other => format!("{other:?}").chars().take(5).collect(),
-            })
-            .collect();
         assert_eq!(
-            kinds,
-            [
-                "User ",
-                "Agent",
-                "citations of x: ✓ 1 verified, ⚠ 1 not found, · 1 no quote",
-                "✓ false",
-                "⚠ false",
-                "· false",
-                "sources (1)"
-            ]
+            summary(&checks),
+            "citations of x: ✓ 1 verified, ⚠ 1 not found, · 1 no quote"
         );
-        // Two sources: each line names its own; a turn without an answer yet: at the end.
-        items.push(Item::new(ItemKind::User {
-            text: "q2".into(),
-            chips: vec![],
-        }));
+        assert!(!several_sources(&checks));
         let two = vec![
             checks[0].clone(),
             check("notes/n.md#line=2,2", None, Verdict::NoQuote, None),
         ];
-        insert(&mut items, two);
-        assert!(matches!(
-            &items[items.len() - 3].kind,
-            ItemKind::Notice(n) if n == "citations: ✓ 1 verified, · 1 no quote"
-        ));
-        assert!(matches!(
-            items.last().unwrap().kind,
-            ItemKind::Citation { named: true, .. }
-        ));
+        assert_eq!(summary(&two), "citations: ✓ 1 verified, · 1 no quote");
+        assert!(several_sources(&two));
         // Enter goes where the quote is.
-        let j = jump(&check(
+        let moved = check(
             "papers/x/paper.pdf#page=2",
             Some("q"),
             Verdict::OtherPage,
             Some("papers/x/paper.pdf#page=5"),
-        ))
-        .unwrap();
-        assert_eq!(
-            (j.to.path.as_str(), j.to.page, j.quote.as_deref()),
-            ("papers/x/paper.pdf", 5, Some("q"))
         );
+        assert_eq!(opens(&moved), "papers/x/paper.pdf#page=5");
+        assert_eq!(opens(&checks[1]), "papers/x/paper.pdf#page=2");
     }
 }

@@ -7,7 +7,7 @@
 use crate::acp::threads::{ThreadIndex, ThreadQuery, TurnText};
 use crate::context::citations;
 
-use super::super::thread::{ItemKind, Thread};
+use super::{ItemKind, Thread};
 
 /// A matching turn of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
