@@ -424,8 +424,12 @@ pub fn keywords(question: &str) -> Vec<String> {
             if pointer || prev == "selected" {
                 continue;
             }
-            if w.chars().count() >= 2
-                && (w.chars().count() >= 3 || w.chars().all(|c| c.is_ascii_digit()))
+            // A letter on its own is a name in a question ("the x specifier", "starting with
+            // g"); other short words are not key words, numbers are.
+            let letter = w.len() == 1 && w.chars().all(|c| c.is_ascii_lowercase());
+            if (letter
+                || w.chars().count() >= 2
+                    && (w.chars().count() >= 3 || w.chars().all(|c| c.is_ascii_digit())))
                 && !STOP_WORDS.contains(&w.as_str())
                 && w != "selected"
                 && !out.contains(&w)
@@ -1119,6 +1123,21 @@ pub fn choose(q: &Question, cands: &[Candidate], exclude: Option<&str>) -> Vec<P
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A letter on its own names something (a specifier, a prefix); "a" and "I" stay stop
+    /// words, other short words are dropped, mentions too.
+    #[test]
+    fn key_words_keep_single_letters_that_name_things() {
+        assert_eq!(
+            keywords("What does the x argument specifier do? @papers/l3/paper.pdf"),
+            ["x", "argument", "specifier"]
+        );
+        assert_eq!(
+            keywords("What does a variable name starting with g mean?"),
+            ["variable", "name", "starting", "g"]
+        );
+        assert_eq!(keywords("Am I in a loop of 42 ms?"), ["loop", "42"]);
+    }
 
     fn cand(uri: &str, text: &str) -> Candidate {
         Candidate {
