@@ -206,6 +206,7 @@ fn item_lines(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
 fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     match &item.kind {
         ItemKind::User { text, chips } => super::mentions::user_lines(text, chips, theme, width),
+        ItemKind::Citation { check, named } => super::verdicts::lines(check, *named, theme, width),
         ItemKind::Agent { text } => {
             let mut l = vec![Line::styled("agent", theme.style("chat.user"))];
             for line in markdown::render(
@@ -284,7 +285,6 @@ fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
                 theme.style("chat.source"),
             )]
         }
-        ItemKind::Citation { check, named } => super::verdicts::lines(check, *named, theme, width),
         ItemKind::Error(e) => paragraphs(&format!("error: {e}"), width, theme.style("chat.error")),
         ItemKind::Notice(n) => paragraphs(n, width, theme.style("chat.notice")),
     }
