@@ -16,15 +16,7 @@ use crate::tui::widgets::{chip_spans, fit_placeholder, fit_spans, pane_block, tr
 
 /// The chat pane's inside: status line, messages, chips and the input.
 pub fn areas(c: &Chat, inner: Rect) -> [Rect; 4] {
-    // The input grows with its wrapped rows (a mention written out makes a line long).
-    let width = inner.width.saturating_sub(2) as usize;
-    let rows: usize = c
-        .input
-        .lines()
-        .iter()
-        .map(|l| crate::tui::text::wrap(l, width).len())
-        .sum();
-    let input_h = (rows as u16 + 2).clamp(3, 6);
+    let input_h = (input_rows(c, inner.width.saturating_sub(2) as usize) as u16 + 2).clamp(3, 6);
     let chips_h = if c.chips.is_empty() { 0 } else { 1 };
     Layout::vertical([
         Constraint::Length(1),
@@ -33,6 +25,33 @@ pub fn areas(c: &Chat, inner: Rect) -> [Rect; 4] {
         Constraint::Length(input_h),
     ])
     .areas(inner)
+}
+
+/// The message's rows at `width`: the input grows with them (a mention written out makes a
+/// line long).
+fn input_rows(c: &Chat, width: usize) -> usize {
+    c.input
+        .lines()
+        .iter()
+        .map(|l| crate::tui::text::wrap(l, width).len())
+        .sum()
+}
+
+/// What the grant preview leaves out: `(1 omitted)` for mentions that cannot be granted,
+/// `(1 duplicate mention)` for a mention of what another chip grants already.
+fn left_out(p: &crate::tui::chips::PlanPreview) -> String {
+    let mut s = String::new();
+    if p.omitted > 0 {
+        s.push_str(&format!(" ({} omitted)", p.omitted));
+    }
+    if p.duplicates > 0 {
+        s.push_str(&format!(
+            " ({} duplicate mention{})",
+            p.duplicates,
+            if p.duplicates == 1 { "" } else { "s" }
+        ));
+    }
+    s
 }
 
 /// The pane: title, status line (agent · mode · grant · fingerprint · tools · session), the
@@ -71,16 +90,7 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
                     p.sources,
                     if p.sources == 1 { "" } else { "s" }
                 ));
-                if p.omitted > 0 {
-                    s.push_str(&format!(" ({} omitted)", p.omitted));
-                }
-                if p.duplicates > 0 {
-                    s.push_str(&format!(
-                        " ({} duplicate mention{})",
-                        p.duplicates,
-                        if p.duplicates == 1 { "" } else { "s" }
-                    ));
-                }
+                s.push_str(&left_out(p));
                 s.push_str(&format!(
                     " · fp {}",
                     &p.fingerprint[..p.fingerprint.len().min(8)]
