@@ -30,6 +30,8 @@ struct IndexedTurn {
     cited_uris: Vec<String>,
     /// Question and answer, lower-cased (what text search looks in).
     lower: String,
+    /// Where the answer starts in `lower`.
+    split: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -198,8 +200,10 @@ fn index_turn(t: TurnText) -> IndexedTurn {
             cited_uris.push(u);
         }
     }
+    let question = t.question.to_lowercase();
     IndexedTurn {
-        lower: format!("{}\n{}", t.question, t.answer).to_lowercase(),
+        split: question.len() + 1,
+        lower: format!("{question}\n{}", t.answer.to_lowercase()),
         turn: t.turn,
         question: t.question,
         answer: t.answer,
@@ -351,10 +355,25 @@ impl ThreadIndex {
                     }
                     first
                 };
+                // The snippet shows the answer where the words are; the question only when
+                // they are in it alone. (Offsets in `lower` hold where lower-casing kept the
+                // length.)
+                let lower_answer = &turn.lower[turn.split.min(turn.lower.len())..];
+                let in_answer = words
+                    .iter()
+                    .filter_map(|w| lower_answer.find(w.as_str()))
+                    .min();
                 let both = format!("{}\n{}", turn.question, turn.answer);
-                // `lower` and `both` have the same length unless lower-casing changed it.
-                let snip = match at {
-                    Some(p) if both.len() == turn.lower.len() && both.is_char_boundary(p) => {
+                let snip = match (in_answer, at) {
+                    (Some(p), _)
+                        if turn.answer.len() == lower_answer.len()
+                            && turn.answer.is_char_boundary(p) =>
+                    {
+                        snippet(&turn.answer, p, 120)
+                    }
+                    (None, Some(p))
+                        if both.len() == turn.lower.len() && both.is_char_boundary(p) =>
+                    {
                         snippet(&both, p, 120)
                     }
                     _ => snippet(&turn.answer, 0, 120),
