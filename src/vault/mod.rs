@@ -12,6 +12,7 @@ pub mod meta;
 pub mod paths;
 pub mod pdf;
 pub mod refs;
+pub mod render;
 pub mod scan;
 pub mod textfile;
 pub mod tokenizer;

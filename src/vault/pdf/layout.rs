@@ -14,6 +14,7 @@ const FRAGMENT_GAP: f32 = 1.0;
 struct G {
     x: f32,
     x1: f32,
+    y: f32,
     size: f32,
     start: u32,
     len: u32,
@@ -36,25 +37,119 @@ struct Line {
     y: f32,
     size: f32,
     text: String,
+    /// Where each character of `text` sits (only when geometry was asked for).
+    cells: Vec<Cell>,
+}
+
+/// One character's place in the direction's frame: `at` is its byte offset in the text being
+/// built (a line's, then the page's), `x0..x1` its share of the glyph's advance, `y` the
+/// baseline.
+#[derive(Debug, Clone, Copy)]
+struct Cell {
+    at: u32,
+    x0: f32,
+    x1: f32,
+    y: f32,
+    size: f32,
+}
+
+/// A character of the page text and its box on the page, in PDF user space (y up): what a
+/// highlight over a quote is drawn from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextBox {
+    /// Byte offset of the character in the page text.
+    pub at: u32,
+    /// Extent along the baseline, in the writing direction's frame.
+    x0: f32,
+    x1: f32,
+    /// Baseline and font size, in that frame.
+    y: f32,
+    size: f32,
+    dir: Dir,
+}
+
+/// Share of the font size above and below the baseline a highlight covers (ascenders and
+/// descenders of a typical text face).
+const ASCENT: f32 = 0.8;
+const DESCENT: f32 = 0.25;
+
+impl TextBox {
+    /// The box in user space: `[x0, y0, x1, y1]`, y growing upwards.
+    pub fn rect(&self) -> [f32; 4] {
+        frame_to_user(self.dir, self.x0, self.x1, self.y, self.size)
+    }
+}
+
+/// Rectangles covering `boxes` (in page-text order), one per run of characters on the same
+/// line: consecutive boxes merge while they share a direction and a baseline and no wide gap
+/// separates them.
+pub fn merge_boxes(boxes: &[TextBox]) -> Vec<[f32; 4]> {
+    let mut runs: Vec<TextBox> = Vec::new();
+    for b in boxes {
+        if let Some(r) = runs.last_mut() {
+            let s = r.size.max(b.size);
+            let same_line = r.dir == b.dir && (r.y - b.y).abs() < 0.3 * s;
+            if same_line && b.x0 >= r.x0 - 0.5 * s && b.x0 <= r.x1 + 2.0 * s {
+                r.x1 = r.x1.max(b.x1);
+                r.x0 = r.x0.min(b.x0);
+                r.size = s;
+                continue;
+            }
+        }
+        runs.push(*b);
+    }
+    runs.iter().map(TextBox::rect).collect()
+}
+
+/// The inverse of `content::orient`: a span of the direction's frame back in user space.
+fn frame_to_user(dir: Dir, x0: f32, x1: f32, y: f32, size: f32) -> [f32; 4] {
+    let (y0, y1) = (y - DESCENT * size, y + ASCENT * size);
+    let corners = [(x0, y0), (x1, y1)].map(|(x, y)| match dir {
+        Dir::Up0 => (x, y),
+        Dir::Up180 => (-x, -y),
+        Dir::Up90 => (-y, x),
+        Dir::Up270 => (y, -x),
+    });
+    let (a, b) = (corners[0], corners[1]);
+    [a.0.min(b.0), a.1.min(b.1), a.0.max(b.0), a.1.max(b.1)]
 }
 
 /// The page's text: upright text first, then text in each other direction.
 pub fn page_text(page: &PageGlyphs) -> String {
+    layout(page, false).0
+}
+
+/// The page's text (exactly [`page_text`]) and the box of each of its characters.
+pub fn page_layout(page: &PageGlyphs) -> (String, Vec<TextBox>) {
+    layout(page, true)
+}
+
+fn layout(page: &PageGlyphs, geo: bool) -> (String, Vec<TextBox>) {
     let mut dirs: Vec<Dir> = page.glyphs.iter().map(|g| g.dir).collect();
     dirs.sort();
     dirs.dedup();
     let mut out = String::new();
+    let mut boxes = Vec::new();
     for dir in dirs {
         let glyphs: Vec<&Glyph> = page.glyphs.iter().filter(|g| g.dir == dir).collect();
-        let text = direction_text(page, &glyphs);
+        let (text, cells) = direction_text(page, &glyphs, geo);
         if !text.is_empty() {
             if !out.is_empty() {
                 out.push_str("\n\n");
             }
+            let base = out.len() as u32;
             out.push_str(&text);
+            boxes.extend(cells.into_iter().map(|c| TextBox {
+                at: c.at + base,
+                x0: c.x0,
+                x1: c.x1,
+                y: c.y,
+                size: c.size,
+                dir,
+            }));
         }
     }
-    out
+    (out, boxes)
 }
 
 /// The run of consecutive upright lines set in the page's largest font, when that font is
@@ -62,7 +157,7 @@ pub fn page_text(page: &PageGlyphs) -> String {
 pub fn title_hint(page: &PageGlyphs) -> Option<String> {
     let glyphs: Vec<&Glyph> = page.glyphs.iter().filter(|g| g.dir == Dir::Up0).collect();
     let (gs, frags) = fragments(&glyphs);
-    let lines = build_lines(page, &gs, &frags, (0..frags.len()).collect());
+    let lines = build_lines(page, &gs, &frags, (0..frags.len()).collect(), false);
     // Body size: the size carrying the most characters.
     let mut weights: Vec<(f32, usize)> = Vec::new();
     for l in &lines {
@@ -101,30 +196,40 @@ pub fn title_hint(page: &PageGlyphs) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
-fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph]) -> String {
+fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph], geo: bool) -> (String, Vec<Cell>) {
     let (gs, frags) = fragments(glyphs);
     if frags.is_empty() {
-        return String::new();
+        return (String::new(), Vec::new());
     }
     let mut blocks: Vec<Vec<Line>> = Vec::new();
     for region in regions(&frags) {
-        let lines = build_lines(page, &gs, &frags, region);
+        let lines = build_lines(page, &gs, &frags, region, geo);
         if !lines.is_empty() {
             blocks.push(lines);
         }
     }
     let mut out = String::new();
+    let mut cells = Vec::new();
     for lines in blocks {
-        let text = paragraphs(lines);
+        let (text, block_cells) = paragraphs(lines);
         if text.is_empty() {
             continue;
         }
         if !out.is_empty() {
             out.push_str("\n\n");
         }
+        shift_into(&mut cells, block_cells, out.len());
         out.push_str(&text);
     }
-    out
+    (out, cells)
+}
+
+/// Appends `cells` to `into`, their offsets moved by `base` bytes.
+fn shift_into(into: &mut Vec<Cell>, cells: Vec<Cell>, base: usize) {
+    into.extend(cells.into_iter().map(|c| Cell {
+        at: c.at + base as u32,
+        ..c
+    }));
 }
 
 /// Runs of glyphs in content order that sit on one baseline with no wide gap.
@@ -160,6 +265,7 @@ fn fragments(glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
         gs.push(G {
             x: g.x,
             x1: g.x + w,
+            y: g.y,
             size,
             start: g.start,
             len: g.len,
@@ -490,7 +596,13 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
     Some((g0, g1))
 }
 
-fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usize>) -> Vec<Line> {
+fn build_lines(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &[Frag],
+    mut region: Vec<usize>,
+    geo: bool,
+) -> Vec<Line> {
     region.sort_by(|&a, &b| {
         frags[b]
             .y
@@ -527,6 +639,7 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
     for (y, size, mut members) in groups {
         members.sort_by(|&a, &b| frags[a].x0.total_cmp(&frags[b].x0));
         let mut text = String::new();
+        let mut cells: Vec<Cell> = Vec::new();
         let mut prev: Option<G> = None;
         let mut x0 = f32::INFINITY;
         for &m in &members {
@@ -542,6 +655,9 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
                     let s = p.size.max(g.size);
                     if accent_overlap(&p, g, t, &text) {
                         compose_into(&mut text, t);
+                        if let Some(c) = cells.last_mut() {
+                            c.x1 = c.x1.max(g.x1);
+                        }
                         prev = Some(G {
                             x1: p.x1.max(g.x1),
                             ..*g
@@ -553,38 +669,84 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
                         text.push(' ');
                     }
                 }
-                if text.is_empty() {
-                    text.push_str(t.trim_start());
-                } else {
-                    text.push_str(t);
+                let shown = if text.is_empty() { t.trim_start() } else { t };
+                if geo {
+                    glyph_cells(&mut cells, text.len(), shown, g);
                 }
+                text.push_str(shown);
                 prev = Some(*g);
             }
         }
-        let text = normalize_spaces(&text);
+        let text = normalize_spaces(&text, &mut cells);
         if !text.is_empty() {
-            lines.push(Line { x0, y, size, text });
+            lines.push(Line {
+                x0,
+                y,
+                size,
+                text,
+                cells,
+            });
         }
     }
     lines
 }
 
-fn normalize_spaces(s: &str) -> String {
+/// One cell per character of `shown` (the glyph's text, placed at byte `at` of the line), the
+/// glyph's advance shared evenly (a ligature's letters split it).
+fn glyph_cells(cells: &mut Vec<Cell>, at: usize, shown: &str, g: &G) {
+    let n = shown.chars().count().max(1) as f32;
+    let step = (g.x1 - g.x) / n;
+    for (i, (off, _)) in shown.char_indices().enumerate() {
+        let x0 = g.x + step * i as f32;
+        cells.push(Cell {
+            at: (at + off) as u32,
+            x0,
+            x1: x0 + step,
+            y: g.y,
+            size: g.size,
+        });
+    }
+}
+
+/// `s` with runs of whitespace as single spaces and no space at either end; `cells` (sorted by
+/// offset) follow their characters, and those on whitespace are dropped.
+fn normalize_spaces(s: &str, cells: &mut Vec<Cell>) -> String {
     let mut out = String::with_capacity(s.len());
-    for w in s.split_whitespace() {
-        if !out.is_empty() {
+    let mut kept = Vec::with_capacity(cells.len());
+    let mut next = cells.iter().peekable();
+    let mut gap = false;
+    for (off, c) in s.char_indices() {
+        let mut own = None;
+        while let Some(cell) = next.next_if(|cell| cell.at as usize <= off) {
+            if cell.at as usize == off {
+                own = Some(*cell);
+            }
+        }
+        if c.is_whitespace() {
+            gap = true;
+            continue;
+        }
+        if gap && !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(w);
+        gap = false;
+        if let Some(cell) = own {
+            kept.push(Cell {
+                at: out.len() as u32,
+                ..cell
+            });
+        }
+        out.push(c);
     }
+    *cells = kept;
     out
 }
 
 /// Lines of one region joined into paragraphs (blank line between them), with hyphenated
-/// line ends rejoined.
-fn paragraphs(mut lines: Vec<Line>) -> String {
+/// line ends rejoined; the lines' cells follow, at offsets in the joined text.
+fn paragraphs(mut lines: Vec<Line>) -> (String, Vec<Cell>) {
     if lines.is_empty() {
-        return String::new();
+        return (String::new(), Vec::new());
     }
     let mut deltas: Vec<f32> = lines
         .windows(2)
@@ -636,16 +798,33 @@ fn paragraphs(mut lines: Vec<Line>) -> String {
                 Some((w, r)) => (w.to_string(), r.to_string()),
                 None => (next.clone(), String::new()),
             };
-            let cur = &mut lines[i].text;
-            cur.pop();
-            cur.push_str(&word);
+            let moved = next.len() - rest.len();
+            let next_cells = std::mem::take(&mut lines[i + 1].cells);
+            let cur = &mut lines[i];
+            cur.text.pop();
+            let base = cur.text.len();
+            cur.cells.retain(|c| (c.at as usize) < base);
+            cur.text.push_str(&word);
+            let (into_cur, stay): (Vec<Cell>, Vec<Cell>) = next_cells
+                .into_iter()
+                .partition(|c| (c.at as usize) < word.len());
+            shift_into(&mut cur.cells, into_cur, base);
+            lines[i + 1].cells = stay
+                .into_iter()
+                .filter(|c| c.at as usize >= moved)
+                .map(|c| Cell {
+                    at: c.at - moved as u32,
+                    ..c
+                })
+                .collect();
             lines[i + 1].text = rest;
         }
     }
 
     let mut out = String::new();
+    let mut cells = Vec::new();
     let mut pending_break = false;
-    for (i, l) in lines.iter().enumerate() {
+    for (i, l) in lines.into_iter().enumerate() {
         if breaks[i] {
             pending_break = true;
         }
@@ -656,9 +835,10 @@ fn paragraphs(mut lines: Vec<Line>) -> String {
             out.push_str(if pending_break { "\n\n" } else { "\n" });
         }
         pending_break = false;
+        shift_into(&mut cells, l.cells, out.len());
         out.push_str(&l.text);
     }
-    out
+    (out, cells)
 }
 
 fn ends_with_hyphenated_word(s: &str) -> bool {
