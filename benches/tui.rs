@@ -6,10 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use agentero::tui::app::{AgentState, Msg, Pane};
-use agentero::tui::chat::ChatEvent;
+use agentero::tui::app::{AgentState, Effect, Msg, Pane};
 use agentero::tui::headless::Headless;
 use agentero::tui::keymap::Key;
+use agentero::tui::thread::ChatEvent;
 
 fn rss_mb() -> f64 {
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -37,29 +37,46 @@ fn main() {
     h.type_text("Reading Machines");
     h.keys("enter enter");
     h.settle();
-    h.app.chat.agent = AgentState::Ready {
+    // A question sent to a ready agent through the keys; its effects are not run (the
+    // messages below stand in for the agent).
+    let _ = h.app.update(Msg::Agent(AgentState::Ready {
         name: "builtin".into(),
         remote: false,
-    };
-    h.app.chat.turn = Some(1);
+    }));
+    let press =
+        |h: &mut Headless, k: &str| h.app.update(Msg::Key(Key::parse(k).unwrap().to_event()));
+    press(&mut h, "i");
+    for c in "Dense or sparse?".chars() {
+        let _ = h.app.update(Msg::Key(Key::plain(c).to_event()));
+    }
+    let turn = press(&mut h, "enter")
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::StartTurn { turn, .. } => Some(turn),
+            _ => None,
+        })
+        .expect("the question starts a turn");
+    press(&mut h, "esc");
     for i in 0..500 {
         let text = format!(
             "## Answer {i}\n\nDense retrieval **beats** sparse on *recall* in this setting, with `code` and a list:\n\n- one point that is fairly long and has to wrap at the pane edge\n- another\n"
         );
         h.send(Msg::Chat {
-            turn: 1,
+            turn,
             event: ChatEvent::MessageChunk(text),
         });
         h.send(Msg::Chat {
-            turn: 1,
+            turn,
             event: ChatEvent::ToolCall {
                 id: format!("t{i}"),
                 title: "context_search".into(),
-                status: agentero::tui::chat::ToolStatus::Completed,
+                status: agentero::tui::thread::ToolStatus::Completed,
             },
         });
     }
-    h.app.focus = Pane::Paper;
+    press(&mut h, "space");
+    press(&mut h, "p");
+    assert_eq!(h.app.focus(), Pane::Paper);
     h.render();
     let mut times = Vec::new();
     for _ in 0..200 {
@@ -77,7 +94,7 @@ fn main() {
     let mut times = Vec::new();
     for i in 0..200 {
         h.send(Msg::Chat {
-            turn: 1,
+            turn,
             event: ChatEvent::MessageChunk(format!(" streamed words {i}")),
         });
         let t = Instant::now();
@@ -125,7 +142,7 @@ fn main() {
     let listed = t.elapsed();
     println!(
         "start to first frame, {n} papers, existing index: {first:?} (vault listed with titles: {listed:?}, entries {})",
-        h.app.browser.entries.len()
+        h.app.browser().entries().len()
     );
     println!("RSS with the {n}-paper vault open: {:.1} MB", rss_mb());
     drop(h);
@@ -139,7 +156,8 @@ fn main() {
 /// the runtime's counters. The goal is zero: the loop sleeps in `recv` and the terminal's
 /// input thread sleeps in `read()`, so nothing should wake it.
 fn idle(vault: &std::path::Path) {
-    use agentero::tui::runtime::{LOOP_DRAWS, LOOP_WAKEUPS, Runner, run_loop};
+    use agentero::tui::runtime::Runner;
+    use agentero::tui::runtime::terminal::{LOOP_DRAWS, LOOP_WAKEUPS, run_loop};
     use std::sync::atomic::Ordering;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

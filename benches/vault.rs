@@ -1,10 +1,12 @@
 //! Vault-core benchmarks, side by side with the references the issue names, in one run:
-//! page-text extraction over the corpus vs `pdftotext` on the same files; full index of the
+//! page-text extraction over the corpus vs `pdftotext` (with poppler-data) and MuPDF's
+//! `mutool draw -F txt` on the same files; full index of the
 //! corpus and of a 1,000-paper vault made from it (unique bytes and slugs) and the re-index of
 //! the unchanged 1,000-paper vault; search latency p50/p99 over the 1,000-paper vault and the
 //! peak RSS of indexing it.
 //!
-//! Run: `AGENTERO_CORPUS=../shared/corpus cargo bench --bench vault` (release build).
+//! Run: `AGENTERO_CORPUS=../shared/corpus cargo bench --bench vault` (release build);
+//! `AGENTERO_BENCH_ONLY=extract` runs the extraction table alone.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -85,11 +87,18 @@ fn main() {
     let pdfs = corpus_pdfs(&corpus);
     println!("# agentero vault benchmarks ({} corpus PDFs)\n", pdfs.len());
 
-    // 1. Extraction vs pdftotext.
-    println!("## 1. Page text: ours vs pdftotext (best of 3, per file)\n");
-    println!("| file | pages | ours ms | pdftotext ms | ratio |");
-    println!("|---|---:|---:|---:|---:|");
-    let (mut ours_total, mut theirs_total) = (Duration::ZERO, Duration::ZERO);
+    // 1. Extraction vs pdftotext and MuPDF.
+    println!("## 1. Page text: ours vs pdftotext and mutool (best of 3, per file)\n");
+    println!(
+        "| file | pages | ours ms | pdftotext ms | mutool ms | ours/pdftotext | ours/mutool |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let (mut ours_total, mut theirs_total, mut mupdf_total) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let have_mutool = Command::new("mutool")
+        .arg("-v")
+        .output()
+        .is_ok_and(|o| o.status.success() || !o.stderr.is_empty());
     for pdf in &pdfs {
         let bytes = std::fs::read(pdf).unwrap();
         let (ours, res) = best_of(3, || {
@@ -113,24 +122,66 @@ fn main() {
         if !ok {
             continue;
         }
-        ours_total += ours;
-        theirs_total += theirs;
+        let (mupdf, mupdf_ok) = if have_mutool {
+            best_of(3, || {
+                Command::new("mutool")
+                    .args(["draw", "-q", "-F", "txt", "-o", "/dev/null"])
+                    .arg(pdf)
+                    .output()
+                    .map(|o| o.status.success())
+                    .unwrap_or(false)
+            })
+        } else {
+            (Duration::ZERO, false)
+        };
+        // Totals over the files all three read, so the ratios compare the same work.
+        if mupdf_ok || !have_mutool {
+            ours_total += ours;
+            theirs_total += theirs;
+            mupdf_total += mupdf;
+        }
         let name = pdf.parent().unwrap().file_name().unwrap().to_string_lossy();
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
         println!(
-            "| {} | {} | {:.1} | {:.1} | {:.2} |",
+            "| {} | {} | {:.1} | {:.1} | {} | {:.2} | {} |",
             &name[..name.len().min(40)],
             doc.pages.len(),
-            ours.as_secs_f64() * 1e3,
-            theirs.as_secs_f64() * 1e3,
-            ours.as_secs_f64() / theirs.as_secs_f64()
+            ms(ours),
+            ms(theirs),
+            if mupdf_ok {
+                format!("{:.1}", ms(mupdf))
+            } else {
+                "-".into()
+            },
+            ours.as_secs_f64() / theirs.as_secs_f64(),
+            if mupdf_ok {
+                format!("{:.2}", ours.as_secs_f64() / mupdf.as_secs_f64())
+            } else {
+                "-".into()
+            }
         );
     }
     println!(
-        "| **total** | | **{:.1}** | **{:.1}** | **{:.2}** |\n",
+        "| **total** | | **{:.1}** | **{:.1}** | **{:.1}** | **{:.2}** | **{:.2}** |\n",
         ours_total.as_secs_f64() * 1e3,
         theirs_total.as_secs_f64() * 1e3,
-        ours_total.as_secs_f64() / theirs_total.as_secs_f64()
+        mupdf_total.as_secs_f64() * 1e3,
+        ours_total.as_secs_f64() / theirs_total.as_secs_f64(),
+        ours_total.as_secs_f64() / mupdf_total.as_secs_f64().max(1e-9)
     );
+    println!(
+        "(goal: under 0.5× MuPDF's time; mutool {})\n",
+        if have_mutool {
+            "found"
+        } else {
+            "missing: install mupdf-tools"
+        }
+    );
+
+    // `AGENTERO_BENCH_ONLY=extract` stops here (for quick runs of the extraction figures).
+    if std::env::var("AGENTERO_BENCH_ONLY").as_deref() == Ok("extract") {
+        return;
+    }
 
     // 2. Index the corpus.
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vault-bench");
@@ -188,6 +239,24 @@ fn main() {
         pages,
         rss_kb as f64 / 1024.0
     );
+    // The same on a 16-core machine: 16 extraction threads (the in-flight budget bounds them).
+    let fresh = work.join("vault-1000-16");
+    copy_tree(&big, &fresh);
+    let _ = std::fs::remove_dir_all(fresh.join(".agentero"));
+    let (full16, rss16_kb, ok16) = run_measured(
+        Command::new(exe)
+            .arg("index")
+            .arg(&fresh)
+            .env("AGENTERO_INDEX_THREADS", "16"),
+    );
+    assert!(ok16, "indexing with 16 threads failed");
+    println!(
+        "- the same with 16 extraction threads (AGENTERO_INDEX_THREADS=16, still 2 cores): {:.1} s, peak RSS {:.0} MB (goal < 300 MB: ratio {:.2})",
+        full16.as_secs_f64(),
+        rss16_kb as f64 / 1024.0,
+        rss16_kb as f64 / 1024.0 / 300.0
+    );
+    let _ = std::fs::remove_dir_all(&fresh);
     let (re, _) = best_of(3, || {
         let s = index_vault(&big_vault, &IndexOptions::default(), &mut |_| {}).unwrap();
         assert!(s.up_to_date());
@@ -235,6 +304,8 @@ fn main() {
         "hyphenation",
         "ligature",
         "课程",
+        "中文排版",
+        "如何安装宏包",
         "title:sample",
         "+latex -quantum",
         "\"forced linebreak\"",

@@ -614,6 +614,13 @@ fn print_summary(vault: &Vault, s: &IndexSummary) {
             let _ = writeln!(out, "    {}", visible(p));
         }
     }
+    for (p, n) in &s.undecodable {
+        let pages = if *n == 1 { "page" } else { "pages" };
+        let _ = writeln!(
+            out,
+            "  {p}: text not decodable on {n} {pages} (its fonts have no usable mapping to Unicode; that text is not searchable)"
+        );
+    }
     if !s.failed.is_empty() {
         let _ = writeln!(out, "  failed:");
         for (p, why) in &s.failed {

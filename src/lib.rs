@@ -2,6 +2,8 @@
 //! beside it. The layers import one way only (enforced by `tests/architecture.rs`):
 //! `vault` ← `context` ← (`mcp`, `acp`, `agent`) ← `tui`; `cli`/`main` wire them together.
 
+#![forbid(unsafe_code)]
+
 pub mod acp;
 pub mod agent;
 pub mod cli;

@@ -135,3 +135,319 @@ fn the_checker_catches_violations() {
         "ratatui"
     ));
 }
+
+/// The modules of `src/` by file: `tui::app::view` → `src/tui/app/view.rs`.
+fn modules(src: &Path) -> Vec<(String, PathBuf)> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files
+        .into_iter()
+        .filter_map(|f| {
+            let rel = f.strip_prefix(src).ok()?.with_extension("");
+            let mut parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if parts
+                .last()
+                .is_some_and(|p| p == "mod" || p == "lib" || p == "main")
+            {
+                parts.pop();
+            }
+            Some((parts.join("::"), f))
+        })
+        .collect()
+}
+
+/// The `::`-paths a piece of code names from `prefix` on, with `{a, b::c}` groups expanded.
+fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
+    fn ident(s: &str) -> (&str, &str) {
+        let end = s
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(s.len());
+        (&s[..end], &s[end..])
+    }
+    /// One path (or group) at the start of `s`, after `base`.
+    fn walk(s: &str, base: Vec<String>, out: &mut Vec<Vec<String>>) {
+        let s = s.trim_start();
+        if let Some(group) = s.strip_prefix('{') {
+            let mut depth = 0;
+            let mut start = 0;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        walk(&group[start..i], base.clone(), out);
+                        return;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        walk(&group[start..i], base.clone(), out);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
+        let (name, rest) = ident(s);
+        if name.is_empty() || name == "self" {
+            out.push(base);
+            return;
+        }
+        let mut path = base;
+        path.push(name.to_string());
+        match rest.strip_prefix("::") {
+            Some(rest) => walk(rest, path, out),
+            None => out.push(path),
+        }
+    }
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find(prefix) {
+        let start = from + at;
+        from = start + prefix.len();
+        let before = code[..start].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        walk(&code[from..], Vec::new(), &mut out);
+    }
+    out
+}
+
+/// Which modules of `src/` each module names: through `crate::` and `super::` paths and its
+/// own child modules' names (`view::layout`).
+fn module_graph(src: &Path) -> Vec<(String, Vec<String>)> {
+    let mods = modules(src);
+    let known: std::collections::BTreeSet<&str> = mods.iter().map(|(m, _)| m.as_str()).collect();
+    let resolve = |path: Vec<String>| -> Option<String> {
+        (1..=path.len())
+            .rev()
+            .map(|n| path[..n].join("::"))
+            .find(|m| known.contains(m.as_str()))
+    };
+    let mut graph = Vec::new();
+    for (m, f) in &mods {
+        let code = code_of(&std::fs::read_to_string(f).unwrap());
+        // Unit tests (at the end of a file, by custom) are not part of the structure, and
+        // their `super` is the file's own module.
+        let code = code.split("#[cfg(test)]").next().unwrap_or("").to_string();
+        let is_dir = f
+            .file_stem()
+            .is_some_and(|s| s == "mod" || s == "lib" || s == "main");
+        let here: Vec<String> = m.split("::").map(str::to_string).collect();
+        let parent = here[..here.len().saturating_sub(1)].to_vec();
+        let own_dir = if is_dir { here.clone() } else { parent.clone() };
+        let mut named = std::collections::BTreeSet::new();
+        for p in paths_after(&code, "crate::") {
+            named.extend(resolve(p));
+        }
+        for mut p in paths_after(&code, "super::") {
+            let mut base = parent.clone();
+            while p.first().is_some_and(|s| s == "super") {
+                p.remove(0);
+                base.pop();
+            }
+            named.extend(resolve([base, p].concat()));
+        }
+        // Children named directly (`mod view;` … `view::Areas`).
+        for (child, _) in &mods {
+            if let Some(name) = child
+                .strip_prefix(&format!("{}::", own_dir.join("::")))
+                .filter(|n| !n.contains("::"))
+                && is_dir
+                && !paths_after(&code, &format!("{name}::")).is_empty()
+            {
+                named.insert(child.clone());
+            }
+        }
+        named.remove(m);
+        graph.push((m.clone(), named.into_iter().collect()));
+    }
+    graph
+}
+
+/// Modules that import each other, directly or around a circle (strongly connected parts of
+/// the graph with more than one module).
+fn circles(graph: &[(String, Vec<String>)]) -> Vec<Vec<String>> {
+    let index: std::collections::HashMap<&str, usize> = graph
+        .iter()
+        .enumerate()
+        .map(|(i, (m, _))| (m.as_str(), i))
+        .collect();
+    let edges: Vec<Vec<usize>> = graph
+        .iter()
+        .map(|(_, to)| {
+            to.iter()
+                .filter_map(|t| index.get(t.as_str()).copied())
+                .collect()
+        })
+        .collect();
+    // Which modules each one reaches.
+    let reach: Vec<std::collections::BTreeSet<usize>> = (0..graph.len())
+        .map(|s| {
+            let mut seen = std::collections::BTreeSet::new();
+            let mut stack = vec![s];
+            while let Some(n) = stack.pop() {
+                for &t in &edges[n] {
+                    if seen.insert(t) {
+                        stack.push(t);
+                    }
+                }
+            }
+            seen
+        })
+        .collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut placed = std::collections::BTreeSet::new();
+    for a in 0..graph.len() {
+        if placed.contains(&a) || !reach[a].contains(&a) {
+            continue;
+        }
+        let part: Vec<usize> = (0..graph.len())
+            .filter(|&b| reach[a].contains(&b) && reach[b].contains(&a))
+            .collect();
+        placed.extend(part.iter().copied());
+        let mut names: Vec<String> = part.iter().map(|&i| graph[i].0.clone()).collect();
+        names.sort();
+        out.push(names);
+    }
+    out.sort();
+    out
+}
+
+/// The terminal UI's components (DESIGN.md: one per pane or surface): a component never names
+/// another, nor the app that composes them, nor the runtime.
+const COMPONENTS: &[&str] = &["browser", "paper", "chat", "quick", "overlay", "input"];
+
+/// The component (`browser`, `chat`, …) a `tui` module belongs to.
+fn component(m: &str) -> Option<&str> {
+    let first = m.strip_prefix("tui::")?.split("::").next()?;
+    COMPONENTS.iter().find(|c| **c == first).copied()
+}
+
+/// Imports a component must not have: another component, the app, the runtime.
+fn component_violations(graph: &[(String, Vec<String>)]) -> Vec<String> {
+    let mut violations = Vec::new();
+    for (m, named) in graph {
+        let Some(mine) = component(m) else { continue };
+        for n in named {
+            let foreign = component(n).is_some_and(|o| o != mine);
+            let composer = ["tui", "tui::headless"].contains(&n.as_str())
+                || n.starts_with("tui::app")
+                || n.starts_with("tui::runtime");
+            if foreign || composer {
+                violations.push(format!("{m} names {n}"));
+            }
+        }
+    }
+    violations
+}
+
+#[test]
+fn a_tui_component_never_imports_another_and_only_the_app_composes() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = module_graph(&src);
+    let violations = component_violations(&graph);
+    assert!(
+        violations.is_empty(),
+        "component imports:\n{}",
+        violations.join("\n")
+    );
+    // And the app does compose them: it names every component.
+    let app: Vec<&String> = graph
+        .iter()
+        .filter(|(m, _)| m.starts_with("tui::app"))
+        .flat_map(|(_, n)| n)
+        .collect();
+    for c in COMPONENTS {
+        assert!(
+            app.iter().any(|n| component(n) == Some(*c)),
+            "the app does not compose tui::{c}"
+        );
+    }
+}
+
+#[test]
+fn tui_modules_import_in_no_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = module_graph(&src);
+    let tui: Vec<(String, Vec<String>)> = graph
+        .into_iter()
+        .filter(|(m, _)| m.starts_with("tui"))
+        .collect();
+    let found = circles(&tui);
+    let into = |c: &Vec<String>| -> Vec<String> {
+        tui.iter()
+            .filter(|(m, _)| c.contains(m))
+            .map(|(m, n)| {
+                format!(
+                    "{m} -> {:?}",
+                    n.iter().filter(|x| c.contains(x)).collect::<Vec<_>>()
+                )
+            })
+            .collect()
+    };
+    let shown: Vec<Vec<String>> = found.iter().map(into).collect();
+    assert!(found.is_empty(), "import circles in src/tui: {shown:#?}");
+}
+
+#[test]
+fn the_graph_sees_groups_children_and_circles() {
+    let paths = paths_after("use crate::tui::{browser, chat::{Chat, view}};", "crate::");
+    assert_eq!(
+        paths,
+        vec![
+            vec!["tui", "browser"],
+            vec!["tui", "chat", "Chat"],
+            vec!["tui", "chat", "view"]
+        ]
+    );
+    let g = |edges: &[(&str, &[&str])]| -> Vec<(String, Vec<String>)> {
+        edges
+            .iter()
+            .map(|(m, to)| (m.to_string(), to.iter().map(|t| t.to_string()).collect()))
+            .collect()
+    };
+    assert_eq!(
+        circles(&g(&[
+            ("a", &["b"]),
+            ("b", &["c"]),
+            ("c", &["a"]),
+            ("d", &["a"])
+        ])),
+        vec![vec!["a".to_string(), "b".into(), "c".into()]]
+    );
+    assert!(circles(&g(&[("a", &["b"]), ("b", &[])])).is_empty());
+
+    // On files: a parent naming its child and the child its parent is a circle; a pane
+    // naming another pane is a violation, a shared module is not.
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "tui/mod.rs",
+        "pub mod app; pub mod chat; pub mod paper; pub mod text;",
+    );
+    write("tui/app/mod.rs", "pub mod view;\nfn f() { view::draw() }");
+    write("tui/app/view.rs", "use super::AppState;");
+    write("tui/chat/mod.rs", "use crate::tui::{paper::Paper, text};");
+    write(
+        "tui/paper/mod.rs",
+        "use super::text::wrap;\n#[cfg(test)]\nmod tests { use super::*; }",
+    );
+    write("tui/text.rs", "");
+    let graph = module_graph(dir.path());
+    assert_eq!(
+        circles(&graph),
+        vec![vec!["tui::app".to_string(), "tui::app::view".into()]]
+    );
+    assert_eq!(
+        component_violations(&graph),
+        vec!["tui::chat names tui::paper".to_string()]
+    );
+}

@@ -587,7 +587,16 @@ fn encrypted_files_open_with_empty_password_or_ask_for_one() {
 // ---------------------------------------------------------------------------------------------
 // Corpus against pdftotext
 
-/// Lowercase alphanumeric words of two or more characters, counted.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x11FF | 0x3040..=0x30FF | 0x3130..=0x318F | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF | 0xAC00..=0xD7FF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
+}
+
+/// Lowercase alphanumeric words of two or more characters, counted; each CJK character is a
+/// word (CJK has no spaces, and where a line breaks is no word boundary). Lines holding only a
+/// number (margin line numbers, which pdftotext keeps and we drop; page numbers) do not count,
+/// in either text.
 fn words(text: &str) -> HashMap<String, usize> {
     let mut out = HashMap::new();
     let expanded = text
@@ -596,9 +605,18 @@ fn words(text: &str) -> HashMap<String, usize> {
         .replace('\u{FB02}', "fl")
         .replace('\u{FB03}', "ffi")
         .replace('\u{FB04}', "ffl");
-    for w in expanded.split(|c: char| !c.is_alphanumeric()) {
-        if w.chars().count() >= 2 {
-            *out.entry(w.to_lowercase()).or_insert(0) += 1;
+    for line in expanded.lines() {
+        let t = line.trim();
+        if !t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        for w in line.split(|c: char| !c.is_alphanumeric() || is_cjk(c)) {
+            if w.chars().count() >= 2 {
+                *out.entry(w.to_lowercase()).or_insert(0) += 1;
+            }
+        }
+        for c in line.chars().filter(|&c| is_cjk(c)) {
+            *out.entry(c.to_string()).or_insert(0) += 1;
         }
     }
     out
@@ -643,6 +661,40 @@ fn pdftotext(path: &Path) -> Option<(Vec<String>, Duration)> {
     }
     Some((pages, took))
 }
+
+/// Word-F1 floors per document, about a point under what the extractor reaches (0.85 for any
+/// other document). Margin line numbers, sidebars, drop caps and Adobe's CID tables lifted
+/// aomart, IEEEtran and the CJK documents.
+const F1_FLOORS: &[(&str, f64)] = &[
+    ("a-short-introduction-to-latex2e-chinese", 0.98),
+    ("a-simple-example-of-the-llncsconf-package-for-latex", 0.98),
+    ("bare-demo-of-ieeetran-cls-for-ieee-journals", 0.93),
+    ("long-title-template-and-instructions-to-the-authors", 0.98),
+    ("manuscript-title-with-forced-linebreak", 0.97),
+    ("poorman-hangul-jamo-input-method", 0.98),
+    ("preparation-of-papers-for-jacow-conferences", 0.98),
+    (
+        "proposal-for-offering-tex-courses-and-relevant-resources-in",
+        0.98,
+    ),
+    ("sample-paper-for-the-aomart-class", 0.96),
+    ("style-files-for-asce-like-documents", 0.98),
+    (
+        "template-demonstrating-the-quantumarticle-document-class",
+        0.98,
+    ),
+    ("the-latex2e-tugboat-macros", 0.98),
+    ("the-latex3-interfaces", 0.98),
+    // pdftotext reads the lps Type 3 ligatures as U+001C ("modi\u{1c}es"), which costs that
+    // file a few points against us.
+    (
+        "the-lps-class-layout-for-the-logic-philosophy-of-science",
+        0.94,
+    ),
+    ("the-name-of-the-title-is-hope", 0.98),
+    ("tlmgr-introduction-chinese", 0.98),
+    ("uplatex-japanese-manual", 0.96),
+];
 
 /// The truncated aipsamp file is the one corpus entry allowed to fail.
 const MAY_FAIL: &str = "sample-title-with-forced-linebreak";
@@ -742,9 +794,10 @@ fn corpus_matches_pdftotext() {
             doc.pages.len(),
             ref_time.as_millis()
         );
-        // pdftotext reads the lps Type 3 ligatures as U+001C ("modi\u{1c}es"), which costs that
-        // file a few points against us; it still clears the common bar.
-        let bar = 0.85;
+        let bar = F1_FLOORS
+            .iter()
+            .find(|(s, _)| *s == slug)
+            .map_or(0.85, |f| f.1);
         if score < bar {
             failures.push(format!("{slug}: F1 {score:.4} below {bar}"));
         }
@@ -760,7 +813,7 @@ fn corpus_matches_pdftotext() {
         "corpus failures:\n{}",
         failures.join("\n")
     );
-    assert!(average >= 0.95, "average F1 {average:.4} below 0.95");
+    assert!(average >= 0.98, "average F1 {average:.4} below 0.98");
 }
 
 /// The REVTeX APS sample opens with a centred full-width block (title, authors, abstract) above

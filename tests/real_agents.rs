@@ -26,6 +26,7 @@ use std::time::Duration;
 use agentero::context::grant;
 use agentero::vault::Vault;
 use agentero::vault::indexer::{IndexOptions, index_vault};
+use common::tmux::{Session as TmuxSession, available, tmux, wait_for, wait_gone};
 use model_api::{ModelServer, Reply, Script, Turn};
 use serde_json::{Value, json};
 
@@ -568,42 +569,13 @@ fn scenario(agent: Agent) {
     assert!(report.contains("needs a login"), "{name}: {report}");
 }
 
-fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux").args(args).output().expect("tmux runs");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-struct TmuxSession(String);
-
-impl Drop for TmuxSession {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
-            .status();
-    }
-}
-
-fn wait_for(target: &str, what: &str, secs: u64) -> String {
-    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
-    loop {
-        let screen = tmux(&["capture-pane", "-p", "-t", target]);
-        if screen.contains(what) || std::time::Instant::now() > deadline {
-            return screen;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// The terminal app with this agent as the default, in tmux: ask with an @-mention, the answer
 /// streams with no permission modal, its sources are listed, the cited page opens.
 fn tui_scenario(agent: Agent) {
     let Some(bin) = adapters() else {
         return;
     };
-    assert!(
-        Command::new("tmux").arg("-V").output().is_ok(),
-        "tmux is needed (.ci/run installs it)"
-    );
+    assert!(available(), "tmux is needed (.ci/run installs it)");
     let rig = Rig::new(agent, &bin);
     let name = agent.name();
     let config = rig.home.join("config/agentero");
@@ -657,14 +629,7 @@ fn tui_scenario(agent: Agent) {
         screen.contains(name),
         "{name}: the app did not start:\n{screen}"
     );
-    let deadline = std::time::Instant::now() + Duration::from_secs(90);
-    let screen = loop {
-        let s = tmux(&["capture-pane", "-p", "-t", &target]);
-        if !s.contains("starting…") || std::time::Instant::now() > deadline {
-            break s;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let screen = wait_gone(&target, "starting…", 90);
     assert!(
         !screen.contains("starting…") && !screen.contains("agent unavailable"),
         "{name}: the agent did not start:\n{screen}"

@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use agentero::acp::transcript::{Line, Thread as Transcript};
 use agentero::config::AgentDef;
-use agentero::tui::app::{AgentState, Msg, Overlay, Pane, PlanPreview};
-use agentero::tui::chat::ItemKind;
+use agentero::tui::app::{AgentState, Msg, Pane, PlanPreview};
 use agentero::tui::headless::Headless;
+use agentero::tui::overlay::OverlayKind;
 use agentero::tui::runtime::AgentSetup;
+use agentero::tui::thread::ItemKind;
 use agentero::vault::Vault;
 use agentero::vault::uri::{self, Target};
 use ratatui::crossterm::event::{Event, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
@@ -56,13 +57,13 @@ fn open_agent_with(tmp: &Path, vault: &Path, env: &[(&str, &str)]) -> Headless {
     };
     let mut h = Headless::open_with_agent(vault, 120, 40, setup).unwrap();
     let ready = h.wait_until(TURN, |a| {
-        !matches!(a.chat.agent, AgentState::Starting { .. })
+        !matches!(a.chat().agent(), AgentState::Starting { .. })
     });
     assert!(ready, "the agent did not start in time");
     assert!(
-        matches!(h.app.chat.agent, AgentState::Ready { .. }),
+        matches!(h.app.chat().agent(), AgentState::Ready { .. }),
         "{:?}",
-        h.app.chat.agent
+        h.app.chat().agent()
     );
     h.settle();
     h
@@ -73,7 +74,7 @@ fn open_agent_with(tmp: &Path, vault: &Path, env: &[(&str, &str)]) -> Headless {
 fn ask(h: &mut Headless, question: &str, mention: &str, expect: &str) -> PlanPreview {
     h.keys("i");
     h.type_text(&format!("{question} @{mention}"));
-    let m = h.app.chat.mention.as_ref().expect("mention popup");
+    let m = h.app.chat().mention().expect("mention popup");
     assert_eq!(m.items[0].0, expect, "{:?}", m.items);
     h.keys("enter");
     assert!(
@@ -82,19 +83,19 @@ fn ask(h: &mut Headless, question: &str, mention: &str, expect: &str) -> PlanPre
             .mentions
             .contains(&expect.to_string())
     );
-    let preview = h.app.chat.preview.clone().expect("grant preview");
+    let preview = h.app.chat().preview().cloned().expect("grant preview");
     // keys() settles: the turn (a task) may well be over when it returns.
     h.keys("enter");
     let sent = h
         .app
-        .chat
+        .chat()
         .thread()
         .unwrap()
         .items
         .iter()
         .any(|i| matches!(&i.kind, ItemKind::User { text, .. } if text.starts_with(question)));
-    assert!(sent, "not sent: {}", h.app.status);
-    let done = h.wait_until(TURN, |a| a.chat.turn.is_none());
+    assert!(sent, "not sent: {}", h.app.status());
+    let done = h.wait_until(TURN, |a| a.chat().turn().is_none());
     assert!(done, "the turn did not end in time");
     h.settle();
     preview
@@ -112,12 +113,7 @@ fn demo() -> (tempfile::TempDir, Headless) {
 /// Moves the browser selection onto `path` with j presses (as a user would).
 fn select(h: &mut Headless, path: &str) {
     h.keys("space f g g");
-    let pos = h
-        .app
-        .browser
-        .visible
-        .iter()
-        .position(|&i| h.app.browser.entries[i].path == path);
+    let pos = h.app.browser().visible().position(|e| e.path == path);
     let pos = pos.unwrap_or_else(|| panic!("{path} not listed"));
     for _ in 0..pos {
         h.keys("j");
@@ -129,16 +125,16 @@ fn start_scans_and_indexes_in_the_background() {
     let (_d, mut h) = demo();
     assert!(
         h.app
-            .browser
-            .entries
+            .browser()
+            .entries()
             .iter()
             .any(|e| e.path == "papers/dense-vs-sparse/paper.pdf")
     );
     // Titles come from the records once indexing is done.
     let e = h
         .app
-        .browser
-        .entries
+        .browser()
+        .entries()
         .iter()
         .find(|e| e.path == "papers/citeweave/paper.pdf")
         .unwrap();
@@ -163,10 +159,9 @@ fn mouse_clicks_open_a_vault_entry_and_the_wheel_scrolls_the_paper() {
     let path = "papers/reading-machines-survey/paper.pdf";
     let pos = h
         .app
-        .browser
-        .visible
-        .iter()
-        .position(|&i| h.app.browser.entries[i].path == path)
+        .browser()
+        .visible()
+        .position(|e| e.path == path)
         .unwrap();
     let a = h.app.areas();
     // The list starts at the top with the first entry selected: entry `pos` is row `pos`.
@@ -174,29 +169,29 @@ fn mouse_clicks_open_a_vault_entry_and_the_wheel_scrolls_the_paper() {
     let (x, y) = (a.vault.x + 3, a.vault.y + 1 + pos as u16);
     let click = MouseEventKind::Down(MouseButton::Left);
     mouse(&mut h, click, x, y);
-    assert_eq!(h.app.browser.current().unwrap().path, path);
-    assert!(h.app.paper.is_none());
+    assert_eq!(h.app.browser().current().unwrap().path, path);
+    assert!(h.app.paper().is_none());
     // The second click on the selected entry opens it, like enter.
     mouse(&mut h, click, x, y);
-    assert_eq!(h.app.focus, Pane::Paper);
-    let p = h.app.paper.as_ref().expect("the paper opened");
-    assert_eq!(p.path, path);
-    assert!(p.loaded);
-    assert_eq!((p.page, p.scroll), (1, 0));
+    assert_eq!(h.app.focus(), Pane::Paper);
+    let p = h.app.paper().expect("the paper opened");
+    assert_eq!(p.path(), path);
+    assert!(p.loaded());
+    assert_eq!((p.page(), p.scroll()), (1, 0));
 
     // The wheel over the paper scrolls it three rows (this page is longer than the pane).
     let a = h.app.areas();
     let (px, py) = (a.paper_text.x + 4, a.paper_text.y + 4);
     mouse(&mut h, MouseEventKind::ScrollDown, px, py);
-    let p = h.app.paper.as_ref().unwrap();
-    assert_eq!((p.page, p.scroll), (1, 3));
-    assert!(p.cursor_row >= 3, "the cursor stays in view");
+    let p = h.app.paper().unwrap();
+    assert_eq!((p.page(), p.scroll()), (1, 3));
+    assert!(p.cursor_row() >= 3, "the cursor stays in view");
     mouse(&mut h, MouseEventKind::ScrollUp, px, py);
-    let p = h.app.paper.as_ref().unwrap();
-    assert_eq!((p.page, p.scroll), (1, 0));
+    let p = h.app.paper().unwrap();
+    assert_eq!((p.page(), p.scroll()), (1, 0));
     // A click on the chat focuses it.
     mouse(&mut h, click, a.chat.x + 3, a.chat.y + 3);
-    assert_eq!(h.app.focus, Pane::Chat);
+    assert_eq!(h.app.focus(), Pane::Chat);
 }
 
 #[test]
@@ -204,9 +199,9 @@ fn open_paper_jump_pages_search_outline_and_back() {
     let (_d, mut h) = demo();
     select(&mut h, "papers/dense-vs-sparse/paper.pdf");
     h.keys("enter");
-    assert_eq!(h.app.focus, Pane::Paper);
-    let p = h.app.paper.as_ref().unwrap();
-    assert_eq!(p.path, "papers/dense-vs-sparse/paper.pdf");
+    assert_eq!(h.app.focus(), Pane::Paper);
+    let p = h.app.paper().unwrap();
+    assert_eq!(p.path(), "papers/dense-vs-sparse/paper.pdf");
     let pages = p.page_count();
     assert!(pages >= 2, "pages: {pages}");
     let screen = h.render();
@@ -214,36 +209,44 @@ fn open_paper_jump_pages_search_outline_and_back() {
 
     // [count]G goes to a page; gg back to the first; ctrl-o undoes the jump.
     h.keys("2 G");
-    assert_eq!(h.app.paper.as_ref().unwrap().page, 2);
+    assert_eq!(h.app.paper().unwrap().page(), 2);
     h.keys("g g");
-    assert_eq!(h.app.paper.as_ref().unwrap().page, 1);
+    assert_eq!(h.app.paper().unwrap().page(), 1);
     h.keys("ctrl-o");
-    assert_eq!(h.app.paper.as_ref().unwrap().page, 2);
+    assert_eq!(h.app.paper().unwrap().page(), 2);
     h.keys("ctrl-i");
-    assert_eq!(h.app.paper.as_ref().unwrap().page, 1);
+    assert_eq!(h.app.paper().unwrap().page(), 1);
 
     // Search: / query enter, n moves on, matches are counted in the status bar.
     h.keys("/");
     h.type_text("retrieval");
     h.keys("enter");
-    let p = h.app.paper.as_ref().unwrap();
+    let p = h.app.paper().unwrap();
     assert!(
-        !p.search.hits.is_empty(),
+        !p.search_hits().is_empty(),
         "no hits; status {:?}",
-        h.app.status
+        h.app.status()
     );
-    assert!(h.app.status.starts_with("match 1 of"), "{}", h.app.status);
+    assert!(
+        h.app.status().starts_with("match 1 of"),
+        "{}",
+        h.app.status()
+    );
     h.keys("n");
-    assert!(h.app.status.starts_with("match 2 of"), "{}", h.app.status);
+    assert!(
+        h.app.status().starts_with("match 2 of"),
+        "{}",
+        h.app.status()
+    );
 
     // Outline: t, pick the last section, enter jumps there; ctrl-o comes back.
-    let before = h.app.paper.as_ref().unwrap().page;
+    let before = h.app.paper().unwrap().page();
     h.keys("t G enter");
-    let p = h.app.paper.as_ref().unwrap();
-    let last = p.info.sections.last().expect("sections").page;
-    assert_eq!(p.page, last);
+    let p = h.app.paper().unwrap();
+    let last = p.info().sections.last().expect("sections").page;
+    assert_eq!(p.page(), last);
     h.keys("ctrl-o");
-    assert_eq!(h.app.paper.as_ref().unwrap().page, before);
+    assert_eq!(h.app.paper().unwrap().page(), before);
 }
 
 #[test]
@@ -251,10 +254,10 @@ fn marks_visual_selection_and_chips() {
     let (_d, mut h) = demo();
     select(&mut h, "papers/dense-vs-sparse/paper.pdf");
     h.keys("enter m a 2 G ' a");
-    assert_eq!(h.app.paper.as_ref().unwrap().page, 1);
+    assert_eq!(h.app.paper().unwrap().page(), 1);
     h.keys("V j enter");
-    assert_eq!(h.app.focus, Pane::Chat);
-    let labels: Vec<String> = h.app.chat.chips.iter().map(|c| c.label()).collect();
+    assert_eq!(h.app.focus(), Pane::Chat);
+    let labels: Vec<String> = h.app.chat().chips().iter().map(|c| c.label()).collect();
     assert!(
         labels
             .iter()
@@ -272,7 +275,7 @@ fn marks_visual_selection_and_chips() {
     );
     assert!(req.selection.as_ref().unwrap().text.len() > 10);
     // The grant preview is computed from exactly these chips.
-    let preview = h.app.chat.preview.clone().expect("plan preview");
+    let preview = h.app.chat().preview().cloned().expect("plan preview");
     assert_eq!(preview.sources, 1);
     assert_eq!(preview.mode, "mcp");
 }
@@ -282,55 +285,53 @@ fn mention_popup_makes_a_chip_and_removal_changes_the_grant() {
     let (_d, mut h) = demo();
     h.keys("i");
     h.type_text("compare @recqapdf");
-    let m = h.app.chat.mention.as_ref().expect("popup open");
+    let m = h.app.chat().mention().expect("popup open");
     assert_eq!(
         m.items[0].0, "papers/receipts-qa/paper.pdf",
         "{:?}",
         m.items
     );
     h.keys("enter");
-    assert!(h.app.chat.mention.is_none());
-    assert_eq!(h.app.chat.input.lines()[0], "compare ");
+    assert!(h.app.chat().mention().is_none());
+    assert_eq!(h.app.chat().input_lines()[0], "compare ");
     assert_eq!(
         h.app.context_request().mentions,
         vec!["papers/receipts-qa/paper.pdf".to_string()]
     );
-    assert_eq!(h.app.chat.preview.as_ref().unwrap().sources, 1);
+    assert_eq!(h.app.chat().preview().unwrap().sources, 1);
     h.keys("ctrl-x");
     assert!(h.app.context_request().mentions.is_empty());
     // Without an agent, sending says so and fakes nothing.
     h.type_text("hello");
     h.keys("enter");
     assert!(
-        h.app.status.starts_with("agent unavailable"),
+        h.app.status().starts_with("agent unavailable"),
         "{}",
-        h.app.status
+        h.app.status()
     );
-    assert!(h.app.chat.thread().unwrap().items.is_empty());
+    assert!(h.app.chat().thread().unwrap().items.is_empty());
 }
 
 #[test]
 fn note_opens_with_line_numbers_and_citation_lines() {
     let (_d, mut h) = demo();
-    use agentero::tui::chat::{ChatEvent, SourceRef};
-    // Simulate a finished turn's sources (the events a driver sends) and jump to one.
-    h.app.chat.turn = Some(99);
-    h.send(Msg::Chat {
-        turn: 99,
-        event: ChatEvent::Sources(vec![SourceRef {
-            uri: "notes/reading-list.md#line=2,3".into(),
-            quote: None,
-        }]),
-    });
+    use agentero::tui::thread::{ChatEvent, SourceRef, Thread};
+    // A thread whose answer cited lines of a note (as restored from disk); jump to them.
+    let mut t = Thread::new("t1".into());
+    t.apply(ChatEvent::Sources(vec![SourceRef {
+        uri: "notes/reading-list.md#line=2,3".into(),
+        quote: None,
+    }]));
+    h.send(Msg::Threads(vec![t]));
     h.keys("space c k enter");
     h.settle();
-    let p = h.app.paper.as_ref().expect("note open");
-    assert_eq!(p.path, "notes/reading-list.md");
-    assert_eq!(p.lines, Some((2, 3)));
+    let p = h.app.paper().expect("note open");
+    assert_eq!(p.path(), "notes/reading-list.md");
+    assert_eq!(p.lines(), Some((2, 3)));
     let screen = h.render();
     assert!(screen.contains("  1 "), "{screen}");
     h.keys("ctrl-o");
-    assert!(h.app.status.contains("start of the jump list") || h.app.paper.is_some());
+    assert!(h.app.status().contains("start of the jump list") || h.app.paper().is_some());
 }
 
 #[test]
@@ -339,14 +340,14 @@ fn resize_and_filter() {
     h.resize(80, 24);
     h.keys("space f /");
     h.type_text("notes");
-    assert!(h.app.browser.visible.iter().all(|&i| {
-        h.app.browser.entries[i]
-            .haystack()
-            .to_lowercase()
-            .contains("notes")
-    }));
+    assert!(
+        h.app
+            .browser()
+            .visible()
+            .all(|e| e.haystack().to_lowercase().contains("notes"))
+    );
     h.keys("esc");
-    assert!(h.app.browser.filter.is_empty());
+    assert!(h.app.browser().filter().is_empty());
     let screen = h.render();
     assert_eq!(screen.lines().count(), 24);
 }
@@ -359,8 +360,8 @@ fn search_scrolls_to_the_match() {
     h.keys("enter /");
     h.type_text("retrieval");
     h.keys("enter");
-    let p = h.app.paper.as_ref().unwrap();
-    let hit = &p.search.hits[p.search.current.unwrap()];
+    let p = h.app.paper().unwrap();
+    let hit = p.current_hit().unwrap();
     let text = p.text(hit.page).unwrap();
     assert_eq!(text[hit.start..hit.end].to_lowercase(), "retrieval");
     let (_, height) = (
@@ -368,10 +369,10 @@ fn search_scrolls_to_the_match() {
         h.app.areas().paper_text.height as usize,
     );
     assert!(
-        p.cursor_row >= p.scroll && p.cursor_row < p.scroll + height,
+        p.cursor_row() >= p.scroll() && p.cursor_row() < p.scroll() + height,
         "cursor {} scroll {} h {height}",
-        p.cursor_row,
-        p.scroll
+        p.cursor_row(),
+        p.scroll()
     );
 }
 
@@ -381,7 +382,7 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
     // Reading one paper, asking about another.
     select(&mut h, "papers/layoutflow/paper.pdf");
     h.keys("enter");
-    assert_eq!(h.app.paper.as_ref().unwrap().page, 1);
+    assert_eq!(h.app.paper().unwrap().page(), 1);
     let reading = h.app.location().unwrap();
     let shown = ask(
         &mut h,
@@ -389,7 +390,7 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
         "densesparsepdf",
         "papers/dense-vs-sparse/paper.pdf",
     );
-    let t = h.app.chat.thread().unwrap();
+    let t = h.app.chat().thread().unwrap();
     let answer: String = t
         .items
         .iter()
@@ -437,7 +438,7 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
     // reading chip alone now) and the last turn's session.
     h.resize(260, 40);
     let screen = h.render();
-    let next = h.app.chat.preview.clone().unwrap();
+    let next = h.app.chat().preview().cloned().unwrap();
     assert_eq!(next.sources, 1);
     let fp = &next.fingerprint[..8];
     assert!(
@@ -464,8 +465,8 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
 
     // The last source: k selects it, enter opens the paper at the cited page.
     h.keys("esc k");
-    let sel = h.app.chat.selected.expect("a source selected");
-    let uri_text = match &h.app.chat.thread().unwrap().items[sel].kind {
+    let sel = h.app.chat().selected().expect("a source selected");
+    let uri_text = match &h.app.chat().thread().unwrap().items[sel].kind {
         ItemKind::Source(s) => s.uri.clone(),
         other => panic!("selected {other:?}"),
     };
@@ -474,10 +475,10 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
     };
     h.keys("enter");
     h.settle();
-    assert_eq!(h.app.focus, Pane::Paper);
-    let p = h.app.paper.as_ref().unwrap();
-    assert_eq!(p.path, path);
-    assert_eq!(Some(p.page), page);
+    assert_eq!(h.app.focus(), Pane::Paper);
+    let p = h.app.paper().unwrap();
+    assert_eq!(p.path(), path);
+    assert_eq!(Some(p.page()), page);
     let screen = h.render();
     assert!(
         screen.contains(&format!("p. {} / ", page.unwrap())),
@@ -497,7 +498,7 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
         "densesparsepdf",
         "papers/dense-vs-sparse/paper.pdf",
     );
-    let info = h.app.chat.thread().unwrap().session.clone().unwrap();
+    let info = h.app.chat().thread().unwrap().session.clone().unwrap();
     assert_eq!(info.session, "resumed", "{info:?}");
 }
 
@@ -514,14 +515,14 @@ fn handoff_writes_the_summary_and_threads_are_restored() {
     let id = Transcript::latest(&vault).expect("a thread on disk");
     h.keys("esc space h");
     assert!(
-        h.wait_until(TURN, |a| a.chat.turn.is_none()),
+        h.wait_until(TURN, |a| a.chat().turn().is_none()),
         "handoff did not end"
     );
     h.settle();
     assert!(
-        h.app.status.starts_with("handoff written"),
+        h.app.status().starts_with("handoff written"),
         "{}",
-        h.app.status
+        h.app.status()
     );
     let t = Transcript::open(&vault, &id).unwrap();
     let handoff = t.handoff().expect("HANDOFF.md");
@@ -545,15 +546,15 @@ fn handoff_writes_the_summary_and_threads_are_restored() {
         "recqapdf",
         "papers/receipts-qa/paper.pdf",
     );
-    let info = h.app.chat.thread().unwrap().session.clone().unwrap();
+    let info = h.app.chat().thread().unwrap().session.clone().unwrap();
     assert_eq!(info.session, "new");
     assert!(Transcript::open(&vault, &id).unwrap().handoff().is_none());
-    let items = h.app.chat.thread().unwrap().items.len();
+    let items = h.app.chat().thread().unwrap().items.len();
     drop(h);
 
     // A restart restores the thread from disk, current and complete; space n starts another.
     let mut h = open_agent(dir.path(), &dir.path().join("vault"));
-    let t = h.app.chat.thread().unwrap();
+    let t = h.app.chat().thread().unwrap();
     assert_eq!(t.id, id);
     assert!(
         t.items.iter().any(
@@ -567,11 +568,11 @@ fn handoff_writes_the_summary_and_threads_are_restored() {
     );
     assert!(t.items.len() >= items / 2, "{} of {items}", t.items.len());
     h.keys("space n");
-    assert_eq!(h.app.chat.threads.len(), 2);
-    assert!(h.app.chat.thread().unwrap().items.is_empty());
+    assert_eq!(h.app.chat().threads().len(), 2);
+    assert!(h.app.chat().thread().unwrap().items.is_empty());
     h.keys("esc space t");
     h.keys("g g enter");
-    assert_eq!(h.app.chat.thread().unwrap().id, id);
+    assert_eq!(h.app.chat().thread().unwrap().id, id);
 }
 
 #[test]
@@ -588,9 +589,9 @@ fn ctrl_x_cancels_a_running_turn() {
     // Sent without settling (keys() would wait for the hanging turn).
     let enter = agentero::tui::keymap::Key::parse("enter").unwrap();
     h.send(Msg::Key(enter.to_event()));
-    assert!(h.app.chat.turn.is_some(), "{}", h.app.status);
+    assert!(h.app.chat().turn().is_some(), "{}", h.app.status());
     let streaming = h.wait_until(TURN, |a| {
-        a.chat
+        a.chat()
             .thread()
             .unwrap()
             .items
@@ -601,8 +602,8 @@ fn ctrl_x_cancels_a_running_turn() {
     let started = std::time::Instant::now();
     let ctrl_x = agentero::tui::keymap::Key::parse("ctrl-x").unwrap();
     h.send(Msg::Key(ctrl_x.to_event()));
-    assert!(h.app.chat.turn.is_none());
-    let t = h.app.chat.thread().unwrap();
+    assert!(h.app.chat().turn().is_none());
+    let t = h.app.chat().thread().unwrap();
     assert!(matches!(&t.items.last().unwrap().kind, ItemKind::Notice(n) if n == "turn cancelled"));
     // The driver sent session/cancel and gave up after its grace period — long before the
     // turn's 60 s time limit.
@@ -642,28 +643,22 @@ fn answer_permission(answer: &str) -> (String, String) {
         &vault,
         &[("AGENTERO_BUILTIN_FAULT", "ask-permission")],
     );
-    h.keys("i");
-    h.type_text("What is the reading order of a page? @densesparsepdf");
-    let m = h.app.chat.mention.as_ref().expect("mention popup");
-    assert_eq!(m.items[0].0, "papers/dense-vs-sparse/paper.pdf");
-    h.keys("enter");
-    // Sent without settling: the turn waits on the modal, so keys() would wait too.
-    let enter = agentero::tui::keymap::Key::parse("enter").unwrap();
-    h.send(Msg::Key(enter.to_event()));
-    assert!(h.app.chat.turn.is_some(), "{}", h.app.status);
-    let asked = h.wait_until(TURN, |a| {
-        matches!(a.overlay, Some(Overlay::Permission { .. }))
-    });
-    assert!(asked, "no permission modal; status: {}", h.app.status);
+    ask_and_wait(&mut h, "What is the reading order of a page?");
+    assert_eq!(
+        h.app.overlay(),
+        Some(OverlayKind::Permission),
+        "no permission modal; status: {}",
+        h.app.status()
+    );
     // The turn waits for the user: no answer text yet, the turn still running.
-    assert!(h.app.chat.turn.is_some());
+    assert!(h.app.chat().turn().is_some());
     let screen = h.render();
     h.keys(answer);
-    assert!(h.app.overlay.is_none(), "the modal stayed open");
-    let done = h.wait_until(TURN, |a| a.chat.turn.is_none());
+    assert!(h.app.overlay().is_none(), "the modal stayed open");
+    let done = h.wait_until(TURN, |a| a.chat().turn().is_none());
     assert!(done, "the turn did not end in time");
     h.settle();
-    let t = h.app.chat.thread().unwrap();
+    let t = h.app.chat().thread().unwrap();
     let errors: Vec<&String> = t
         .items
         .iter()
@@ -673,14 +668,7 @@ fn answer_permission(answer: &str) -> (String, String) {
         })
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
-    let text: String = t
-        .items
-        .iter()
-        .filter_map(|i| match &i.kind {
-            ItemKind::Agent { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let text = agent_text(&h);
     // The turn went on after the answer: quoted evidence and sources.
     assert!(text.contains("> \""), "no quoted evidence: {text}");
     assert!(
@@ -691,6 +679,105 @@ fn answer_permission(answer: &str) -> (String, String) {
     );
     assert!(!vault.join("notes/x.md").exists());
     (screen, text)
+}
+
+/// Sends a question with an @-mention accepted from the popup, and waits for the turn to end
+/// or a permission question; returns the agent's text.
+fn ask_and_wait(h: &mut Headless, question: &str) -> String {
+    h.keys("i");
+    h.type_text(&format!("{question} @densesparsepdf"));
+    assert!(h.app.chat().mention().is_some(), "no mention popup");
+    h.keys("enter");
+    let enter = agentero::tui::keymap::Key::parse("enter").unwrap();
+    h.send(Msg::Key(enter.to_event()));
+    let done = h.wait_until(TURN, |a| {
+        a.chat().turn().is_none() || a.overlay() == Some(OverlayKind::Permission)
+    });
+    assert!(done, "the turn did not end in time");
+    h.settle();
+    agent_text(h)
+}
+
+fn agent_text(h: &Headless) -> String {
+    h.app
+        .chat()
+        .thread()
+        .unwrap()
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Agent { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// "Allow always" is remembered per agent in `.agentero/permissions.json`: the next request
+/// for the same tool is allowed without the modal. A native write is refused without asking,
+/// with a notice that says why.
+#[test]
+fn an_always_answer_is_remembered_and_native_tools_are_refused_without_asking() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let mut h = open_agent_with(
+        dir.path(),
+        &vault,
+        &[("AGENTERO_BUILTIN_FAULT", "ask-permission")],
+    );
+    ask_and_wait(&mut h, "What is the reading order of a page?");
+    assert_eq!(h.app.overlay(), Some(OverlayKind::Permission));
+    h.keys("A");
+    assert!(h.wait_until(TURN, |a| a.chat().turn().is_none()));
+    h.settle();
+    assert!(
+        agent_text(&h).contains("permission: allowed (allow_always)"),
+        "{}",
+        agent_text(&h)
+    );
+    let remembered = std::fs::read_to_string(vault.join(".agentero/permissions.json")).unwrap();
+    assert!(
+        remembered.contains("builtin") && remembered.contains("publish_note"),
+        "{remembered}"
+    );
+    // The same tool again: no modal, allowed by the remembered answer.
+    let text = ask_and_wait(&mut h, "And the columns?");
+    assert!(h.app.overlay().is_none(), "asked again despite 'always'");
+    assert!(text.matches("permission: allowed").count() == 2, "{text}");
+    drop(h);
+
+    let mut h = open_agent_with(
+        dir.path(),
+        &vault,
+        &[("AGENTERO_BUILTIN_FAULT", "ask-native")],
+    );
+    let text = ask_and_wait(&mut h, "What is the reading order of a page?");
+    assert!(h.app.overlay().is_none(), "a native tool reached the modal");
+    assert!(
+        text.contains("permission: rejected (reject_once)"),
+        "{text}"
+    );
+    let notices: Vec<String> = h
+        .app
+        .chat()
+        .thread()
+        .unwrap()
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Notice(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.starts_with("refused edit notes/x.md: a native edit tool is refused")),
+        "{notices:?}"
+    );
+    assert!(!vault.join("notes/x.md").exists());
 }
 
 /// The agent's `session/request_permission` for a write outside the grant becomes the modal
@@ -734,10 +821,9 @@ fn a_permission_request_rejected_with_r_or_esc() {
 /// The sources of a Quick Chat answer, in order.
 fn quick_sources(h: &Headless) -> Vec<String> {
     h.app
-        .quick
-        .as_ref()
+        .quick()
         .map(|q| {
-            q.thread
+            q.thread()
                 .items
                 .iter()
                 .filter_map(|i| match &i.kind {
@@ -759,15 +845,15 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
 
     // Lines selected in the paper, then space q: the popup, with the page and the selection.
     h.keys("V j space q");
-    let q = h.app.quick.as_ref().expect("Quick Chat popup");
+    let q = h.app.quick().expect("Quick Chat popup");
     assert!(q.composing());
-    let labels: Vec<String> = q.chips.iter().map(|c| c.label()).collect();
+    let labels: Vec<String> = q.chips().iter().map(|c| c.label()).collect();
     assert!(
         labels[0].starts_with("reading papers/layoutflow/paper.pdf p.1"),
         "{labels:?}"
     );
     assert!(labels[1].starts_with("selection p.1"), "{labels:?}");
-    assert_eq!(h.app.focus, Pane::Paper, "the paper keeps the focus");
+    assert_eq!(h.app.focus(), Pane::Paper, "the paper keeps the focus");
     h.type_text("What does this passage say about reading order?");
     let req = h.app.quick_request().unwrap();
     assert_eq!(req.surface, agentero::context::Surface::Quick);
@@ -777,17 +863,17 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
     );
     assert!(req.selection.as_ref().unwrap().text.len() > 10);
     // Typed text stays text: `q` and `space` did not quit or start a chord.
-    assert!(!h.app.quit);
+    assert!(!h.app.quitting());
     h.keys("enter");
     assert!(
-        h.wait_until(TURN, |a| a.quick.as_ref().is_some_and(|q| q.turn.is_none())),
+        h.wait_until(TURN, |a| a.quick().is_some_and(|q| q.turn().is_none())),
         "the Quick Chat turn did not end; status {}",
-        h.app.status
+        h.app.status()
     );
     h.settle();
-    let q = h.app.quick.as_ref().unwrap();
+    let q = h.app.quick().unwrap();
     let answer: String = q
-        .thread
+        .thread()
         .items
         .iter()
         .filter_map(|i| match &i.kind {
@@ -797,7 +883,7 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
         })
         .collect();
     assert!(answer.contains("> \""), "no quoted evidence: {answer}");
-    let info = q.thread.session.clone().expect("session info");
+    let info = q.thread().session.clone().expect("session info");
     assert_eq!(
         (info.agent.as_str(), info.mode.as_str()),
         ("builtin", "mcp")
@@ -809,7 +895,7 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
     assert!(screen.contains(&format!("→ {}", sources[0])), "{screen}");
     // Not a chat thread: nothing in the chat pane, nothing in chats/.
     assert!(Transcript::latest(&vault).is_none());
-    assert!(h.app.chat.thread().unwrap().items.is_empty());
+    assert!(h.app.chat().thread().unwrap().items.is_empty());
 
     // k selects the last source; enter closes the popup and opens its page; ctrl-o returns.
     h.keys("k");
@@ -819,9 +905,9 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
     };
     h.keys("enter");
     h.settle();
-    assert!(h.app.quick.is_none(), "the popup stays open");
-    let p = h.app.paper.as_ref().unwrap();
-    assert_eq!((p.path.as_str(), Some(p.page)), (path.as_str(), page));
+    assert!(h.app.quick().is_none(), "the popup stays open");
+    let p = h.app.paper().unwrap();
+    assert_eq!((p.path(), Some(p.page())), (path.as_str(), page));
     h.keys("ctrl-o");
     h.settle();
     let back = h.app.location().unwrap();
@@ -829,23 +915,23 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
 
     // Another Quick Chat about the page, promoted: a thread on disk, shown in the chat pane.
     h.keys("space q");
-    assert_eq!(h.app.quick.as_ref().unwrap().chips.len(), 1);
+    assert_eq!(h.app.quick().unwrap().chips().len(), 1);
     h.type_text("How is the reading order of a page found?");
     h.keys("enter");
-    assert!(h.wait_until(TURN, |a| a.quick.as_ref().is_some_and(|q| q.turn.is_none())));
+    assert!(h.wait_until(TURN, |a| a.quick().is_some_and(|q| q.turn().is_none())));
     h.settle();
     let sources = quick_sources(&h);
     assert!(!sources.is_empty());
     h.keys("P");
     h.settle();
-    assert!(h.app.quick.is_none());
-    assert_eq!(h.app.focus, Pane::Chat);
+    assert!(h.app.quick().is_none());
+    assert_eq!(h.app.focus(), Pane::Chat);
     assert!(
-        h.app.status.starts_with("Quick Chat promoted"),
+        h.app.status().starts_with("Quick Chat promoted"),
         "{}",
-        h.app.status
+        h.app.status()
     );
-    let t = h.app.chat.thread().unwrap();
+    let t = h.app.chat().thread().unwrap();
     assert!(t.items.iter().any(
         |i| matches!(&i.kind, ItemKind::User { text, .. } if text.starts_with("How is the reading order"))
     ));
@@ -871,8 +957,59 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
     h.keys("i");
     h.type_text("And for two columns?");
     h.keys("enter");
-    assert!(h.wait_until(TURN, |a| a.chat.turn.is_none()));
+    assert!(h.wait_until(TURN, |a| a.chat().turn().is_none()));
     h.settle();
-    let info = h.app.chat.thread().unwrap().session.clone().unwrap();
+    let info = h.app.chat().thread().unwrap().session.clone().unwrap();
     assert_eq!(info.session, "resumed", "{info:?}");
+}
+
+/// `space m` starts the vault MCP server for external clients (the status bar shows its
+/// address; a request without the token is refused with 401), a second `space m` stops it.
+#[test]
+fn space_m_starts_and_stops_the_vault_mcp_server() {
+    // SAFETY: no other test of this binary reads or writes the variable (0: a free port).
+    unsafe { std::env::set_var("AGENTERO_SERVE_PORT", "0") };
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let mut h = Headless::open(&vault, 160, 40).unwrap();
+    h.settle();
+    h.keys("space m");
+    assert!(
+        h.wait_until(TURN, |a| a.vault_mcp().is_some()),
+        "{}",
+        h.app.status()
+    );
+    let url = h.app.vault_mcp().unwrap().to_string();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    let screen = h.render();
+    assert!(screen.contains("mcp 127.0.0.1:"), "{screen}");
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let status_of = |addr: &str| -> Option<String> {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(addr).ok()?;
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        write!(
+            s,
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .ok()?;
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out.lines().next().map(str::to_string)
+    };
+    let first = status_of(&addr).expect("the server answers");
+    assert!(first.contains("401"), "{first}");
+    assert!(vault.join(".agentero/serve-token").is_file());
+    h.keys("space m");
+    assert!(h.wait_until(TURN, |a| a.vault_mcp().is_none()));
+    assert_eq!(h.app.status(), "vault MCP stopped");
+    assert!(status_of(&addr).is_none(), "still listening after the stop");
 }

@@ -1,12 +1,13 @@
 //! Snapshot tests of every pane and overlay on ratatui's TestBackend (insta), at 80x24 and
 //! 160x48, plus a few cell styles checked against the default theme.
 
-use agentero::tui::app::{AgentState, Msg, Pane};
-use agentero::tui::chat::{
+use agentero::tui::app::{AgentState, Effect, Msg};
+use agentero::tui::headless::Headless;
+use agentero::tui::keymap::Key;
+use agentero::tui::thread::{
     ChatEvent, PermissionKind, PermissionOption, PermissionRequest, SessionInfo, SourceRef,
     ToolStatus,
 };
-use agentero::tui::headless::Headless;
 use ratatui::style::Color;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
@@ -24,10 +25,9 @@ fn open_paper(h: &mut Headless, path: &str) {
     h.keys("space f g g");
     let pos = h
         .app
-        .browser
-        .visible
-        .iter()
-        .position(|&i| h.app.browser.entries[i].path == path)
+        .browser()
+        .visible()
+        .position(|e| e.path == path)
         .unwrap();
     for _ in 0..pos {
         h.keys("j");
@@ -95,14 +95,28 @@ fn overlays_outline_metadata_help() {
     }
 }
 
-fn stream(h: &mut Headless) {
-    h.app.chat.agent = AgentState::Ready {
+/// A question sent to a ready agent through the keys (its effects not run: the events below
+/// stand in for the agent), then a turn streamed into the chat. Returns the turn.
+fn stream(h: &mut Headless) -> u64 {
+    let _ = h.app.update(Msg::Agent(AgentState::Ready {
         name: "builtin".into(),
         remote: false,
-    };
-    h.app.focus = Pane::Chat;
-    h.app.chat.turn = Some(7);
-    let ev = |h: &mut Headless, event| h.send(Msg::Chat { turn: 7, event });
+    }));
+    let press =
+        |h: &mut Headless, k: &str| h.app.update(Msg::Key(Key::parse(k).unwrap().to_event()));
+    press(h, "i");
+    for c in "Compare dense and sparse retrieval".chars() {
+        let _ = h.app.update(Msg::Key(Key::plain(c).to_event()));
+    }
+    let turn = press(h, "enter")
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::StartTurn { turn, .. } => Some(turn),
+            _ => None,
+        })
+        .expect("the question starts a turn");
+    press(h, "esc");
+    let ev = |h: &mut Headless, event| h.send(Msg::Chat { turn, event });
     ev(
         h,
         ChatEvent::Session(SessionInfo {
@@ -168,6 +182,7 @@ fn stream(h: &mut Headless) {
         ),
     );
     ev(h, ChatEvent::MessageChunk("but not on rare terms:\n\n- BM25 wins on `exact` ids\n- dense wins on paraphrase 漢字 wide text\n".into()));
+    turn
 }
 
 #[test]
@@ -186,9 +201,9 @@ fn mid_stream_answer_and_tool_states() {
 fn sources_list_and_citation_jump() {
     for (w, hh) in SIZES {
         let (_d, mut h) = demo(w, hh);
-        stream(&mut h);
+        let turn = stream(&mut h);
         h.send(Msg::Chat {
-            turn: 7,
+            turn,
             event: ChatEvent::Sources(vec![
                 SourceRef {
                     uri: "papers/dense-vs-sparse/paper.pdf#page=2".into(),
@@ -205,7 +220,7 @@ fn sources_list_and_citation_jump() {
             ]),
         });
         h.send(Msg::Chat {
-            turn: 7,
+            turn,
             event: ChatEvent::TurnEnded {
                 stop_reason: "end_turn".into(),
             },
@@ -214,9 +229,9 @@ fn sources_list_and_citation_jump() {
         snap("sources", w, hh, h.render());
         h.keys("enter");
         h.settle();
-        let p = h.app.paper.as_ref().unwrap();
+        let p = h.app.paper().unwrap();
         assert_eq!(
-            (p.path.as_str(), p.page),
+            (p.path(), p.page()),
             ("papers/dense-vs-sparse/paper.pdf", 2)
         );
         snap("citation_jump", w, hh, h.render());
@@ -227,14 +242,14 @@ fn sources_list_and_citation_jump() {
 fn permission_modal() {
     for (w, hh) in SIZES {
         let (_d, mut h) = demo(w, hh);
-        stream(&mut h);
+        let turn = stream(&mut h);
         let opt = |id: &str, name: &str, kind| PermissionOption {
             id: id.into(),
             name: name.into(),
             kind,
         };
         h.send(Msg::Chat {
-            turn: 7,
+            turn,
             event: ChatEvent::Permission(PermissionRequest {
                 id: "p1".into(),
                 title: "fetch_page (web MCP Server)".into(),
@@ -252,7 +267,7 @@ fn permission_modal() {
         });
         snap("permission", w, hh, h.render());
         h.keys("a");
-        assert!(h.app.overlay.is_none());
+        assert!(h.app.overlay().is_none());
     }
 }
 
@@ -272,21 +287,20 @@ fn mention_popup() {
 /// chips, then the streamed answer with its sources (one selected) and the keys that apply.
 #[test]
 fn quick_chat_popup() {
-    use agentero::tui::keymap::Key;
     for (w, hh) in SIZES {
         let (_d, mut h) = demo(w, hh);
         open_paper(&mut h, "papers/dense-vs-sparse/paper.pdf");
-        h.app.chat.agent = AgentState::Ready {
+        let _ = h.app.update(Msg::Agent(AgentState::Ready {
             name: "builtin".into(),
             remote: false,
-        };
+        }));
         h.keys("V j space q");
         h.type_text("Why does dense retrieval lose on rare terms?");
         snap("quick_chat_question", w, hh, h.render());
         // Sent without running the effect: the events below stand in for the agent.
         let enter = Key::parse("enter").unwrap().to_event();
         let _ = h.app.update(Msg::Key(enter));
-        let turn = h.app.quick.as_ref().unwrap().turn.expect("quick turn");
+        let turn = h.app.quick().unwrap().turn().expect("quick turn");
         let ev = |h: &mut Headless, event| h.send(Msg::Chat { turn, event });
         ev(
             &mut h,
@@ -338,7 +352,7 @@ fn quick_chat_popup() {
 /// the closing one in its last, both forced to width 1, so ratatui's diff writes every
 /// following cell at its own column (nothing after the link shifts or is skipped).
 fn external_sources_are_hyperlinks(h: &Headless) {
-    use agentero::tui::view::{OSC8_CLOSE, osc8_open};
+    use agentero::tui::thread::cells::{OSC8_CLOSE, osc8_open};
     use ratatui::buffer::Buffer;
     let buf = h.buffer();
     for url in [

@@ -3,38 +3,16 @@
 //! an @-mention, see the answer and its sources, jump to the cited page, quit with q, and
 //! check the terminal is restored (no alternate screen).
 
+mod common;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux").args(args).output().expect("tmux runs");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-struct Session(String);
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
-            .status();
-    }
-}
-
-fn wait_for(target: &str, what: &str, secs: u64) -> String {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        let screen = tmux(&["capture-pane", "-p", "-t", target]);
-        if screen.contains(what) || Instant::now() > deadline {
-            return screen;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+use common::tmux::{Session, available, tmux, wait_for, wait_gone};
 
 #[test]
 fn real_binary_in_tmux() {
-    if Command::new("tmux").arg("-V").output().is_err() {
+    if !available() {
         eprintln!("skipped: tmux is not installed");
         return;
     }
@@ -161,4 +139,108 @@ fn real_binary_in_tmux() {
         screen.lines().filter(|l| l.contains("READY$")).count() >= 2,
         "{screen}"
     );
+}
+
+/// `kill -9` of the terminal app while an answer streams (a real ACP agent peer that streams
+/// slowly): the restarted app restores the thread with everything that had streamed, marked
+/// interrupted.
+#[test]
+fn a_killed_app_restores_the_streamed_answer_as_interrupted() {
+    if !available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    let cfg = home.join(".config/agentero");
+    std::fs::create_dir_all(&cfg).unwrap();
+    let peer =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/hostile_agent.py");
+    std::fs::write(
+        cfg.join("config.toml"),
+        format!(
+            "default_agent = \"slow\"\n[agents.slow]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ HOSTILE_MODE = \"slow\", HOSTILE_CHUNKS = \"200\" }}\n",
+            peer.display().to_string()
+        ),
+    )
+    .unwrap();
+    let exe = env!("CARGO_BIN_EXE_agentero");
+    let name = format!("agentero-kill-{}", std::process::id());
+    let session = Session(name.clone());
+    let h = home.display();
+    let path = std::env::var("PATH").unwrap_or_default();
+    let start = |window: &str| {
+        let cmd = format!(
+            "env -i PATH={path} TERM=xterm-256color HOME={h} XDG_CONFIG_HOME={h}/.config XDG_DATA_HOME={h}/.local/share {exe} {}",
+            vault.display()
+        );
+        let status = if window == "0" {
+            Command::new("tmux")
+                .args([
+                    "new-session",
+                    "-d",
+                    "-x",
+                    "160",
+                    "-y",
+                    "44",
+                    "-s",
+                    &name,
+                    &cmd,
+                ])
+                .status()
+        } else {
+            Command::new("tmux")
+                .args(["new-window", "-t", &name, "-n", window, &cmd])
+                .status()
+        };
+        assert!(status.unwrap().success());
+    };
+    start("0");
+    // The session outlives the app's window when the app is killed.
+    tmux(&["set-option", "-t", &name, "remain-on-exit", "on"]);
+    let first = format!("{}:0", session.0);
+    let screen = wait_for(&first, "slow ·", 30);
+    assert!(screen.contains("slow ·"), "{screen}");
+    wait_gone(&first, "starting…", 30);
+    tmux(&["send-keys", "-t", &first, "i"]);
+    tmux(&["send-keys", "-t", &first, "-l", "Tell me everything."]);
+    tmux(&["send-keys", "-t", &first, "Enter"]);
+    let screen = wait_for(&first, "piece 12.", 60);
+    assert!(screen.contains("piece 12."), "{screen}");
+    // kill -9 the app (the pane's process) mid-answer.
+    let pid = tmux(&["display-message", "-p", "-t", &first, "#{pane_pid}"]);
+    let pid = pid.trim().to_string();
+    let shown_at_kill: String = tmux(&["capture-pane", "-p", "-t", &first]);
+    let _ = Command::new("kill").args(["-9", &pid]).status();
+    std::thread::sleep(Duration::from_millis(300));
+    // The last piece visible on screen when it was killed.
+    let last_shown = shown_at_kill
+        .split("piece ")
+        .filter_map(|s| s.get(..2).and_then(|n| n.parse::<u32>().ok()))
+        .max()
+        .unwrap();
+    start("again");
+    let second = format!("{}:again", session.0);
+    let screen = wait_for(&second, "interrupted: agentero stopped", 30);
+    assert!(
+        screen.contains("interrupted: agentero stopped"),
+        "the restored thread is not marked interrupted:\n{screen}"
+    );
+    assert!(screen.contains("Tell me everything."), "{screen}");
+    // Nothing that was on screen is lost: the transcript on disk has every piece shown.
+    let chats = vault.join(".agentero/chats");
+    let transcript: String = std::fs::read_dir(&chats)
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path().join("transcript.jsonl")).unwrap_or_default())
+        .collect();
+    for n in 0..=last_shown {
+        assert!(
+            transcript.contains(&format!("piece {n:02}.")),
+            "piece {n:02} was on screen at the kill but is not on disk (last shown {last_shown})"
+        );
+    }
+    tmux(&["send-keys", "-t", &second, "q"]);
 }

@@ -197,7 +197,8 @@ pub enum OpenError {
     Agent(AgentError),
 }
 
-fn find_command(command: &Path) -> Option<PathBuf> {
+/// The executable `command` names: a path as given, else the first match on `PATH`.
+pub fn find_command(command: &Path) -> Option<PathBuf> {
     if command.components().count() > 1 {
         return command.is_file().then(|| command.to_path_buf());
     }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::adapters;
-use super::client::AgentProcess;
+use super::client::{AgentProcess, find_command};
 use crate::config::{Adapter, AgentDef};
 use crate::context::grant::{SESSIONS_DIR, new_id};
 use crate::vault::Vault;
@@ -51,16 +51,6 @@ pub struct AgentReport {
     pub session: Option<Check>,
     /// Every check that ran passed.
     pub ok: bool,
-}
-
-fn on_path(command: &Path) -> Option<PathBuf> {
-    if command.components().count() > 1 {
-        return command.is_file().then(|| command.to_path_buf());
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(command))
-        .find(|p| p.is_file())
 }
 
 /// Whether a login is in place for adapters whose wall only shows at the first prompt
@@ -107,9 +97,9 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
         session: None,
         ok: false,
     };
-    match (on_path(&def.command), &def.npx_package) {
+    match (find_command(&def.command), &def.npx_package) {
         (Some(p), _) => r.command = Check::ok(format!("{} ({})", def.command_line(), p.display())),
-        (None, Some(pkg)) if on_path(Path::new("npx")).is_some() => {
+        (None, Some(pkg)) if find_command(Path::new("npx")).is_some() => {
             if !npx {
                 r.command = Check::ok(format!(
                     "{} is not installed: its first use runs `npx -y {pkg}` (a download); \

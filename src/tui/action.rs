@@ -76,6 +76,7 @@ actions! {
     ToggleExpand => "toggle_expand", "Expand or fold a thought or tool call";
     CancelTurn => "cancel_turn", "Cancel the running turn (in the message input, remove_chip's key does too)";
     Handoff => "handoff", "Hand the thread off to a fresh session (writes HANDOFF.md)";
+    ToggleVaultMcp => "toggle_vault_mcp", "Start or stop the vault MCP server (agentero serve)";
     OpenExternal => "open_external", "Open the selected external source with $BROWSER";
     Promote => "promote", "Turn the Quick Chat into a chat thread";
     MentionNext => "mention_next", "Next completion";

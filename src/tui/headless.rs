@@ -50,7 +50,7 @@ impl Headless {
             None => AgentState::Unavailable("no agent in this headless session".into()),
         };
         let mut app = AppState::new(name, Keymap::load("default", None), agent);
-        app.size = (w, h);
+        let _ = app.update(Msg::Resize(w, h));
         let theme =
             Theme::try_load("default", &theme::shipped, false).map_err(anyhow::Error::msg)?;
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -156,7 +156,7 @@ impl Headless {
     pub fn render(&mut self) -> String {
         let (app, theme) = (&self.app, &self.theme);
         self.terminal
-            .draw(|f| super::view::view(app, theme, f))
+            .draw(|f| super::app::view::view(app, theme, f))
             .expect("TestBackend draws");
         buffer_text(self.terminal.backend().buffer())
     }

@@ -1,23 +1,34 @@
 //! The terminal UI: the only module that touches the terminal (ratatui, crossterm, textarea).
 //!
-//! House style (DESIGN.md): one [`app::AppState`] updated by `update(Msg) -> Vec<Effect>`, a
-//! pure [`view::view`], one event channel fed by the terminal, the indexer, page loads and the
-//! agent; effects run in tasks ([`runtime::Runner`]) and report back as messages.
+//! House style (DESIGN.md): a small [`app::AppState`] owns the focus and routes each message to
+//! one component per pane or surface — [`browser`], [`paper`], [`chat`], [`quick`] (the Quick
+//! Chat), [`overlay`] and [`input`] (keys in progress, the prompt) — each with its own state,
+//! `update(msg) -> Vec<Out>` and pure `view`. A component never names another; what one asks
+//! of another ([`effect::Out`]) the app carries out. One event channel is fed by the terminal,
+//! the indexer, page loads and the agent; effects run in tasks ([`runtime::Runner`]) and
+//! report back as messages. Shared pieces: the conversation model and its history cells
+//! ([`thread`]), chips, the listing, keys and keymaps, theme, text and Markdown layout.
 
 pub mod action;
 pub mod app;
 pub mod browser;
 pub mod chat;
+pub mod chips;
+pub mod effect;
 pub mod headless;
+pub mod input;
+pub mod key;
 pub mod keymap;
+pub mod listing;
 pub mod markdown;
-pub mod mention;
-pub mod mouse;
+pub mod overlay;
 pub mod paper;
+pub mod quick;
 pub mod runtime;
 pub mod text;
 pub mod theme;
-pub mod view;
+pub mod thread;
+pub mod widgets;
 
 use std::path::Path;
 
@@ -29,7 +40,7 @@ use crate::vault::Vault;
 pub struct Setup {
     pub keymap: keymap::Keymap,
     pub theme: theme::Theme,
-    pub agent: app::AgentState,
+    pub agent: chips::AgentState,
 }
 
 impl Setup {
@@ -52,7 +63,7 @@ impl Setup {
             keymap,
             theme,
             // `run` replaces this once the config names an agent.
-            agent: app::AgentState::Unavailable("no agent is configured".into()),
+            agent: chips::AgentState::Unavailable("no agent is configured".into()),
         }
     }
 }
@@ -94,14 +105,12 @@ pub fn run(vault_path: &Path) -> anyhow::Result<()> {
     }
     let name = vault_name(&vault);
     setup.agent = match &agent {
-        Ok(a) => app::AgentState::Starting {
+        Ok(a) => chips::AgentState::Starting {
             name: a.def.name.clone(),
         },
-        Err(why) => app::AgentState::Unavailable(why.clone()),
+        Err(why) => chips::AgentState::Unavailable(why.clone()),
     };
-    let mut app = app::AppState::new(name, setup.keymap, setup.agent);
-    errors.append(&mut app.errors);
-    app.errors = errors;
+    let app = app::AppState::new(name, setup.keymap, setup.agent).with_errors(errors);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -111,7 +120,12 @@ pub fn run(vault_path: &Path) -> anyhow::Result<()> {
     if let Ok(a) = agent {
         runner.set_agent(a);
     }
-    let result = rt.block_on(runtime::run_terminal(app, setup.theme, runner, rx));
+    let result = rt.block_on(runtime::terminal::run_terminal(
+        app,
+        setup.theme,
+        runner,
+        rx,
+    ));
     // The agent's process group is killed when the runner's last handle drops; do not wait
     // for tasks still blocked on it.
     rt.shutdown_timeout(std::time::Duration::from_millis(500));

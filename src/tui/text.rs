@@ -1,5 +1,6 @@
-//! Text layout helpers: display-width word wrapping (wide characters take two cells),
-//! case-insensitive finding that keeps byte offsets, and whitespace-tolerant quote location.
+//! Text layout helpers: display-width word wrapping (wide characters take two cells) and
+//! case-insensitive finding that keeps byte offsets. (Quotes are located by the context
+//! layer's `quote` module, the one owner of that rule.)
 
 use unicode_width::UnicodeWidthChar;
 
@@ -88,7 +89,12 @@ pub fn reflow(text: String) -> String {
         let next_starts_item = next
             .trim_start()
             .starts_with(['•', '–', '-', '*', '[', '(']);
-        if full && !next.trim().is_empty() && !next_starts_item {
+        // A line that starts with spaces is code or a listing the extractor kept indented:
+        // its line breaks are part of it.
+        let indented = next.starts_with(' ') || line.starts_with(' ');
+        // "…as follows:" leads into a list, a display or a listing.
+        let lead_in = line.trim_end().ends_with(':');
+        if full && !next.trim().is_empty() && !next_starts_item && !indented && !lead_in {
             joins.push(offset);
         }
         offset += 1;
@@ -132,57 +138,6 @@ pub fn find_all(hay: &str, needle: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Where a quote appears in a page, comparing case-insensitively with runs of whitespace (line
-/// breaks included) treated as one space and hyphenated line breaks joined. Falls back to the
-/// longest prefix of the quote's words that is found, so a truncated quote still lands.
-pub fn locate_quote(page: &str, quote: &str) -> Option<(usize, usize)> {
-    let mut norm: Vec<char> = Vec::new();
-    let mut map: Vec<usize> = Vec::new();
-    let mut prev_space = true;
-    let mut it = page.char_indices().peekable();
-    while let Some((i, c)) = it.next() {
-        if c == '-' && it.peek().is_some_and(|(_, n)| *n == '\n') {
-            it.next();
-            continue;
-        }
-        if c.is_whitespace() {
-            if !prev_space {
-                norm.push(' ');
-                map.push(i);
-            }
-            prev_space = true;
-        } else {
-            norm.push(c.to_lowercase().next().unwrap_or(c));
-            map.push(i);
-            prev_space = false;
-        }
-    }
-    let words: Vec<String> = quote
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| c == '…' || c == '"')
-                .to_lowercase()
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
-    for take in (1..=words.len()).rev() {
-        if take < words.len().min(4) {
-            break;
-        }
-        let q: Vec<char> = words[..take].join(" ").chars().collect();
-        if q.is_empty() || q.len() > norm.len() {
-            continue;
-        }
-        if let Some(pos) = norm.windows(q.len()).position(|w| w == q.as_slice()) {
-            let start = map[pos];
-            let last = map[pos + q.len() - 1];
-            let end = last + page[last..].chars().next().map_or(1, char::len_utf8);
-            return Some((start, end));
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +161,17 @@ mod tests {
         );
     }
 
+    /// Code the extractor kept indented keeps its line breaks, and so does a lead-in line.
+    #[test]
+    fn reflow_keeps_indented_code_lines() {
+        let page = "The function below reads a whole file into a string buffer first:\n\
+                    fn main() {\n\
+                    \x20   let text = std::fs::read_to_string(\"a long file name.txt\");\n\
+                    \x20   println!(\"{text:?} and some more words to make it long\");\n\
+                    }";
+        assert_eq!(reflow(page.to_string()), page);
+    }
+
     #[test]
     fn wraps_by_display_width() {
         let rows = wrap("漢字漢字漢字 abc", 6);
@@ -226,10 +192,7 @@ mod tests {
     }
 
     #[test]
-    fn quote_across_lines_and_hyphens() {
-        let page = "We show that atten-\ntion is all\nyou need.";
-        let (s, e) = locate_quote(page, "attention is all you need").unwrap();
-        assert_eq!(&page[s..e], "atten-\ntion is all\nyou need");
+    fn finds_case_insensitively() {
         assert_eq!(find_all("Ab ab AB", "ab").len(), 3);
     }
 }

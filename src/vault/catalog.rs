@@ -32,7 +32,14 @@ pub struct CatalogEntry {
     pub error: Option<String>,
     /// Pages of a paper, chunks of a file.
     pub units: u32,
+    /// Pages of a paper whose text could not be decoded.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub undecodable: u32,
     pub title: String,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -33,6 +33,10 @@ pub struct PaperRecord {
     pub page_labels: Vec<Option<String>>,
     /// Physical pages without a text layer.
     pub pages_without_text: Vec<u32>,
+    /// Physical pages whose text could not be decoded (fonts without a usable mapping to
+    /// Unicode): their text is incomplete, and what could not be read is left out, not guessed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages_undecodable: Vec<u32>,
     pub meta: PaperMeta,
     pub references: Vec<Reference>,
     pub references_source: RefSource,
@@ -145,6 +149,7 @@ pub fn extract_paper(
             .filter(|p| p.text.trim().is_empty())
             .map(|p| p.number)
             .collect(),
+        pages_undecodable: doc.undecodable_pages.clone(),
         meta,
         references,
         references_source,

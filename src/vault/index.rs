@@ -21,7 +21,7 @@ use super::uri;
 
 /// Bumped whenever the schema or what goes into it changes; an index of another version is
 /// rebuilt from scratch.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -58,6 +58,8 @@ pub struct Fields {
     pub line_start: Field,
     pub line_end: Field,
     pub text: Field,
+    /// CJK character pairs of `text` (and of the title on a first page), for ranking CJK queries.
+    pub cjk: Field,
     pub sha256: Field,
 }
 
@@ -83,6 +85,14 @@ pub fn schema() -> (Schema, Fields) {
         line_start: b.add_u64_field("line_start", STORED | FAST),
         line_end: b.add_u64_field("line_end", STORED),
         text: b.add_text_field("text", stored_text),
+        cjk: b.add_text_field(
+            "cjk",
+            TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(tokenizer::BIGRAMS)
+                    .set_index_option(IndexRecordOption::WithFreqs),
+            ),
+        ),
         sha256: b.add_text_field("sha256", STRING | STORED),
     };
     (b.build(), fields)
@@ -161,6 +171,9 @@ fn register(index: &Index) {
     index
         .tokenizers()
         .register(tokenizer::NAME, tokenizer::analyzer());
+    index
+        .tokenizers()
+        .register(tokenizer::BIGRAMS, tokenizer::bigram_analyzer());
 }
 
 impl SearchIndex {
@@ -275,6 +288,12 @@ impl SearchIndex {
             doc.add_u64(f.line_end, b as u64);
         }
         doc.add_text(f.text, d.text);
+        if d.text.chars().any(tokenizer::is_cjk) {
+            doc.add_text(f.cjk, d.text);
+        }
+        if d.carries_title && d.title.chars().any(tokenizer::is_cjk) {
+            doc.add_text(f.cjk, d.title);
+        }
         doc.add_text(f.sha256, d.sha256);
         writer.add_document(doc)?;
         Ok(())
@@ -299,18 +318,48 @@ impl SearchIndex {
         let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.authors, f.text]);
         parser.set_field_boost(f.title, 2.0);
         parser.set_field_boost(f.authors, 1.5);
-        if lenient {
+        let parsed = if lenient {
             let (ast, _) = query_grammar::parse_query_lenient(query);
             let ast = searchable_fields_only(ast, true).map_err(IndexError::BadQuery)?;
-            Ok(parser.build_query_from_user_input_ast_lenient(ast).0)
+            parser.build_query_from_user_input_ast_lenient(ast).0
         } else {
             let ast = query_grammar::parse_query(query)
                 .map_err(|_| IndexError::BadQuery(format!("syntax error in {query:?}")))?;
             let ast = searchable_fields_only(ast, false).map_err(IndexError::BadQuery)?;
             parser
                 .build_query_from_user_input_ast(ast)
-                .map_err(|e| IndexError::BadQuery(e.to_string()))
+                .map_err(|e| IndexError::BadQuery(e.to_string()))?
+        };
+        Ok(self.with_cjk_pairs(query, parsed))
+    }
+
+    /// A run of CJK characters in a query parses as one phrase, which a question written without
+    /// spaces never matches. Its character pairs are added as optional terms, so pages rank by
+    /// the words they share with it; the phrase still lifts the pages holding it verbatim. With
+    /// operators or quotes the parsed query stays required and the pairs only rank.
+    fn with_cjk_pairs(&self, query: &str, parsed: Box<dyn Query>) -> Box<dyn Query> {
+        let pairs = tokenizer::cjk_pairs(query);
+        if pairs.is_empty() {
+            return parsed;
         }
+        let bag: Vec<(Occur, Box<dyn Query>)> = pairs
+            .iter()
+            .map(|p| {
+                let term = Term::from_field_text(self.fields.cjk, p);
+                let q: Box<dyn Query> =
+                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs));
+                (Occur::Should, q)
+            })
+            .collect();
+        let strict = query.contains(['"', '+'])
+            || query
+                .split_whitespace()
+                .any(|w| w.starts_with('-') || w == "AND" || w == "NOT" || w.contains(':'));
+        let parsed_occur = if strict { Occur::Must } else { Occur::Should };
+        Box::new(BooleanQuery::new(vec![
+            (parsed_occur, parsed),
+            (Occur::Should, Box::new(BooleanQuery::new(bag))),
+        ]))
     }
 
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
@@ -411,10 +460,18 @@ impl SearchIndex {
                 terms.push(s.to_string());
             }
         });
+        let cjk_runs = tokenizer::cjk_runs(query);
         let mut cards = Vec::with_capacity(keyed.len());
         for (score, _, addr) in keyed {
             let doc: TantivyDocument = searcher.doc(addr)?;
-            cards.push(self.card(&doc, score, &snippets, &terms, opts.excerpt_chars));
+            cards.push(self.card(
+                &doc,
+                score,
+                &snippets,
+                &terms,
+                &cjk_runs,
+                opts.excerpt_chars,
+            ));
         }
         sort_cards(&mut cards);
         Ok(cards)
@@ -426,6 +483,7 @@ impl SearchIndex {
         score: f32,
         snippets: &SnippetGenerator,
         terms: &[String],
+        cjk_runs: &[String],
         max: usize,
     ) -> Card {
         let f = &self.fields;
@@ -449,15 +507,20 @@ impl SearchIndex {
         let page = num(f.page);
         let lines = num(f.line_start).zip(num(f.line_end)).map(|(a, b)| [a, b]);
         let text = text_of(f.text);
-        let snippet = snippets.snippet(match_window(&text, terms, max));
-        let excerpt = if snippet.highlighted().is_empty() {
+        let snippet = snippets.snippet(match_window(&text, terms, cjk_runs, max));
+        let highlights = word_highlights(
+            snippet.fragment(),
+            snippet.highlighted(),
+            !cjk_runs.is_empty(),
+        );
+        let excerpt = if highlights.is_empty() {
             if text.trim().is_empty() {
                 "(no text layer on this page)".to_string()
             } else {
                 shorten(&text, max)
             }
         } else {
-            mark(snippet.fragment(), snippet.highlighted())
+            mark(snippet.fragment(), &highlights)
         };
         let citation_uri = match (page, lines) {
             (Some(p), _) => uri::page_uri(&path, p),
@@ -755,9 +818,26 @@ impl SortColumns {
 }
 
 /// The part of `text` around the first place a query term appears: the excerpt is cut from
-/// it, and tokenizing a window instead of a 40,000-character page keeps search fast.
-fn match_window<'t>(text: &'t str, terms: &[String], max: usize) -> &'t str {
+/// it, and tokenizing a window instead of a 40,000-character page keeps search fast. A CJK word
+/// of the query found verbatim (`phrases`, longest first) is the place: the window is then one
+/// excerpt wide around it (in bytes, as the snippet generator counts), so the excerpt shows it.
+fn match_window<'t>(text: &'t str, terms: &[String], phrases: &[String], max: usize) -> &'t str {
     const SLACK: usize = 600;
+    if let Some((at, len)) = phrases
+        .iter()
+        .find_map(|p| text.find(p.as_str()).map(|at| (at, p.len())))
+    {
+        let half = max.saturating_sub(len) / 2;
+        let mut start = at.saturating_sub(half);
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+        let mut end = (at + len + half).min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        return &text[start..end];
+    }
     if text.len() <= max * 2 + SLACK * 2 {
         return text;
     }
@@ -789,6 +869,31 @@ pub fn sort_cards(cards: &mut [Card]) {
             .then_with(|| a.page.cmp(&b.page))
             .then_with(|| a.lines.cmp(&b.lines))
     });
+}
+
+/// Highlights as a reader sees words: CJK characters are matched one by one, so adjacent ranges
+/// merge into the word they spell, and when the query has CJK words a lone character matched
+/// on its own (a particle, say) is not highlighted.
+fn word_highlights(
+    fragment: &str,
+    ranges: &[std::ops::Range<usize>],
+    cjk_words: bool,
+) -> Vec<std::ops::Range<usize>> {
+    let mut merged: Vec<std::ops::Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match merged.last_mut() {
+            Some(last) if last.end == r.start => last.end = r.end,
+            _ => merged.push(r.clone()),
+        }
+    }
+    let single_cjk = |s: &str| {
+        let mut it = s.chars();
+        matches!((it.next(), it.next()), (Some(c), None) if tokenizer::is_cjk(c))
+    };
+    if cjk_words {
+        merged.retain(|r| fragment.get(r.clone()).is_none_or(|s| !single_cjk(s)));
+    }
+    merged
 }
 
 /// Wraps the highlighted ranges of `fragment` in `**` and folds whitespace.
@@ -920,6 +1025,33 @@ mod tests {
     }
 
     #[test]
+    fn cjk_highlights_cover_words() {
+        let fragment = "在中文排版中的问题";
+        let byte = |i: usize| {
+            fragment
+                .char_indices()
+                .nth(i)
+                .map_or(fragment.len(), |c| c.0)
+        };
+        let char_ranges: Vec<std::ops::Range<usize>> = [1, 2, 3, 4, 5]
+            .iter()
+            .map(|&i| byte(i)..byte(i + 1))
+            .collect();
+        // 中 文 排 版 adjacent, then 中 alone after them.
+        let merged = word_highlights(fragment, &char_ranges[..4], true);
+        assert_eq!(mark(fragment, &merged), "…在**中文排版**中的问题…");
+        let lone = vec![byte(1)..byte(3), byte(5)..byte(6)];
+        assert_eq!(
+            mark(fragment, &word_highlights(fragment, &lone, true)),
+            "…在**中文**排版中的问题…"
+        );
+        assert_eq!(
+            mark(fragment, &word_highlights(fragment, &lone, false)),
+            "…在**中文**排版**中**的问题…"
+        );
+    }
+
+    #[test]
     fn marks_and_orders() {
         assert_eq!(
             mark("a  reading\norder", &[3..10, 11..16]),
@@ -956,10 +1088,10 @@ mod tests {
         );
         assert_eq!(shorten("one two three four", 9), "one two…");
         let long = format!("{}needle{}", "hay ".repeat(2000), " straw".repeat(2000));
-        let w = match_window(&long, &["needl".to_string()], 200);
+        let w = match_window(&long, &["needl".to_string()], &[], 200);
         assert!(w.contains("needle") && w.len() < 2000);
         assert_eq!(
-            match_window("short needle", &["needl".to_string()], 200),
+            match_window("short needle", &["needl".to_string()], &[], 200),
             "short needle"
         );
     }

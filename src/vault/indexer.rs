@@ -4,7 +4,7 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::catalog::{Catalog, CatalogEntry, LoadOutcome, Status};
@@ -29,13 +29,60 @@ pub struct IndexOptions {
 
 impl Default for IndexOptions {
     fn default() -> Self {
+        // `AGENTERO_INDEX_THREADS` overrides the core count (benchmarks measure memory with it).
+        let threads = std::env::var("AGENTERO_INDEX_THREADS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|n: &usize| *n > 0)
+            .unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(2)
+            });
         IndexOptions {
             time_limit: Duration::from_secs(60),
-            threads: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(2),
+            threads,
             rebuild: None,
         }
+    }
+}
+
+/// Bytes of PDF being extracted at once, over all threads. A parsed PDF takes ten to twenty times
+/// its size in memory, and each thread's allocator keeps what its largest file needed, so this
+/// bounds what extraction holds whatever the number of cores: about ten typical papers at once
+/// (more than two cores can use), and a file larger than the budget goes alone.
+const IN_FLIGHT_BYTES: u64 = 4 << 20;
+/// What the smallest file counts for (a parse has a floor of its own).
+const MIN_WEIGHT: u64 = 384 << 10;
+
+#[derive(Default)]
+struct Budget {
+    used: Mutex<u64>,
+    freed: Condvar,
+}
+
+impl Budget {
+    /// Waits until `size` bytes fit in the budget (or nothing else is in flight) and takes them.
+    fn take(&self, size: u64) -> u64 {
+        let want = size.clamp(MIN_WEIGHT, IN_FLIGHT_BYTES);
+        let Ok(mut used) = self.used.lock() else {
+            return 0;
+        };
+        while *used > 0 && *used + want > IN_FLIGHT_BYTES {
+            used = match self.freed.wait(used) {
+                Ok(u) => u,
+                Err(_) => return 0,
+            };
+        }
+        *used += want;
+        want
+    }
+
+    fn give_back(&self, taken: u64) {
+        if let Ok(mut used) = self.used.lock() {
+            *used = used.saturating_sub(taken);
+        }
+        self.freed.notify_all();
     }
 }
 
@@ -68,6 +115,8 @@ pub struct IndexSummary {
     pub removed: usize,
     /// Papers without any text layer.
     pub no_text: Vec<String>,
+    /// Papers with pages whose text could not be decoded, and how many such pages.
+    pub undecodable: Vec<(String, u32)>,
     /// Entries not indexed, with the reason.
     pub failed: Vec<(String, String)>,
     /// Warnings that did not stop a file (a broken sidecar, say).
@@ -260,11 +309,13 @@ pub fn index_vault(
         summary.removed = removed.len();
 
         let queue = Arc::new(Mutex::new(jobs));
+        let budget = Arc::new(Budget::default());
         let threads = opts.threads.clamp(1, 16);
         let (tx, rx) = mpsc::sync_channel::<(Entry, Outcome)>(threads * 2);
         let mut handles = Vec::new();
         for n in 0..threads {
             let queue = Arc::clone(&queue);
+            let budget = Arc::clone(&budget);
             let tx = tx.clone();
             let root = vault.root().to_path_buf();
             let limit = opts.time_limit;
@@ -277,7 +328,12 @@ pub fn index_vault(
                             Err(_) => None,
                         };
                         let Some(job) = job else { break };
+                        let taken = match job.entry.kind {
+                            EntryKind::Paper => budget.take(job.entry.size),
+                            _ => 0,
+                        };
                         let outcome = process(&job, &root, limit);
+                        budget.give_back(taken);
                         if tx.send((job.entry, outcome)).is_err() {
                             break;
                         }
@@ -334,6 +390,9 @@ pub fn index_vault(
                 summary.pages += e.units as usize;
                 if s == Status::NoText {
                     summary.no_text.push(path.clone());
+                }
+                if e.undecodable > 0 {
+                    summary.undecodable.push((path.clone(), e.undecodable));
                 }
             }
             (EntryKind::File, _) => {
@@ -424,6 +483,7 @@ fn apply(
         status,
         error,
         units,
+        undecodable: 0,
         title,
     };
     match outcome {
@@ -480,16 +540,15 @@ fn apply(
                     source,
                 },
             )?;
-            catalog.entries.insert(
-                path.clone(),
-                base(
-                    record.sha256.clone(),
-                    status,
-                    None,
-                    pages.len() as u32,
-                    record.meta.title.clone(),
-                ),
+            let mut entry = base(
+                record.sha256.clone(),
+                status,
+                None,
+                pages.len() as u32,
+                record.meta.title.clone(),
             );
+            entry.undecodable = record.pages_undecodable.len() as u32;
+            catalog.entries.insert(path.clone(), entry);
         }
         Outcome::File {
             sha256,
@@ -543,5 +602,40 @@ fn collect_garbage(records_dir: &std::path::Path, catalog: &Catalog) {
         if !live.contains(stem) {
             let _ = std::fs::remove_file(f.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_bounds_the_bytes_in_flight() {
+        let budget = Arc::new(Budget::default());
+        let big = budget.take(IN_FLIGHT_BYTES * 3 / 4);
+        assert_eq!(
+            budget.take(1000),
+            MIN_WEIGHT,
+            "small files count for the floor"
+        );
+        let (tx, rx) = mpsc::channel();
+        let waiting = Arc::clone(&budget);
+        std::thread::spawn(move || {
+            let taken = waiting.take(IN_FLIGHT_BYTES / 2);
+            let _ = tx.send(taken);
+        });
+        assert!(
+            rx.recv_timeout(Duration::from_millis(200)).is_err(),
+            "a file that does not fit waits"
+        );
+        budget.give_back(big);
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(10)),
+            Ok(IN_FLIGHT_BYTES / 2)
+        );
+        budget.give_back(IN_FLIGHT_BYTES / 2);
+        budget.give_back(MIN_WEIGHT);
+        // Larger than the whole budget: it goes, alone.
+        assert_eq!(budget.take(100 << 20), IN_FLIGHT_BYTES);
     }
 }

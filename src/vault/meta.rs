@@ -39,7 +39,7 @@ struct InfoYaml {
     title: Option<String>,
     author: Option<String>,
     author_list: Option<Vec<AuthorEntry>>,
-    year: Option<serde_yaml::Value>,
+    year: Option<serde_norway::Value>,
     doi: Option<String>,
     eprint: Option<String>,
     #[serde(rename = "abstract")]
@@ -67,7 +67,7 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("info.yaml: {e}")),
     };
-    let info: InfoYaml = serde_yaml::from_str(&text).map_err(|e| format!("info.yaml: {e}"))?;
+    let info: InfoYaml = serde_norway::from_str(&text).map_err(|e| format!("info.yaml: {e}"))?;
     let mut authors: Vec<String> = match &info.author_list {
         Some(list) => list
             .iter()
@@ -98,8 +98,8 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
             .collect();
     }
     let year = info.year.as_ref().and_then(|v| match v {
-        serde_yaml::Value::Number(n) => n.as_i64().map(|y| y as i32),
-        serde_yaml::Value::String(s) => s.trim().get(..4).and_then(|y| y.parse().ok()),
+        serde_norway::Value::Number(n) => n.as_i64().map(|y| y as i32),
+        serde_norway::Value::String(s) => s.trim().get(..4).and_then(|y| y.parse().ok()),
         _ => None,
     });
     Ok(Some(PaperMeta {

@@ -123,162 +123,155 @@ fn parse_json(text: &str) -> Result<Vec<Reference>, String> {
         .collect())
 }
 
-/// A tolerant BibTeX reader: `@type{key, field = {value} | "value" | number, …}`.
+/// A BibTeX sidecar read with the `biblatex` crate (TeX accents such as `Schr{\"o}dinger`
+/// become Unicode, `@string` abbreviations are expanded). Entries delimited by `(…)`, which the
+/// crate does not read, are rewritten as `{…}` first; a file the crate refuses as a whole (one
+/// broken entry, a repeated key) is read entry by entry so that the good ones are kept.
 pub fn parse_bib(text: &str) -> Vec<Reference> {
-    let mut out = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while let Some(at) = text[i..].find('@') {
-        let start = i + at;
-        let Some(open_rel) = text[start..].find(['{', '(']) else {
-            break;
-        };
-        let kind = text[start + 1..start + open_rel]
-            .trim()
-            .to_ascii_lowercase();
-        let body_start = start + open_rel + 1;
-        // Find the matching close brace.
-        let mut depth = 1usize;
-        let mut j = body_start;
-        while j < bytes.len() && depth > 0 {
-            match bytes[j] {
-                b'{' | b'(' => depth += 1,
-                b'}' | b')' => depth -= 1,
-                _ => {}
+    let entries = bib_entries(text);
+    let strings: String = entries
+        .iter()
+        .filter(|e| e.kind == "string")
+        .map(|e| e.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let records: Vec<&BibEntry> = entries
+        .iter()
+        .filter(|e| !matches!(e.kind.as_str(), "string" | "comment" | "preamble"))
+        .collect();
+    let whole: String = std::iter::once(strings.as_str())
+        .chain(records.iter().map(|e| e.text.as_str()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if let Ok(bib) = biblatex::Bibliography::parse(&whole) {
+        return bib.iter().map(reference_of).collect();
+    }
+    records
+        .iter()
+        .filter_map(|e| {
+            match biblatex::Bibliography::parse(&format!("{strings}\n{}", e.text)) {
+                Ok(bib) => bib.iter().next().map(reference_of),
+                Err(err) => {
+                    tracing::warn!(entry = %e.text.chars().take(60).collect::<String>(), error = ?err.kind, "skipped a BibTeX entry");
+                    None
+                }
             }
-            j += 1;
-        }
-        let body = &text[body_start..j.saturating_sub(1).max(body_start)];
-        i = j.max(start + 1);
-        if matches!(kind.as_str(), "comment" | "preamble" | "string") {
+        })
+        .collect()
+}
+
+/// One top-level `@type{…}` or `@type(…)` of a .bib file, rewritten with braces.
+struct BibEntry {
+    kind: String,
+    text: String,
+}
+
+/// The top-level entries of a .bib file. A `{`-delimited entry ends at its matching brace; a
+/// `(`-delimited one at the first `)` outside braces (values may hold parentheses).
+fn bib_entries(text: &str) -> Vec<BibEntry> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('@') {
+        let after = &rest[at + 1..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(after.len());
+        let kind = after[..name_len].to_ascii_lowercase();
+        let tail = after[name_len..].trim_start();
+        let open = tail.chars().next();
+        if kind.is_empty() || !matches!(open, Some('{' | '(')) {
+            rest = after;
             continue;
         }
-        let fields = bib_fields(body);
-        let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
-        let title = get("title").map(|t| strip_tex(&t));
-        let authors: Vec<String> = get("author")
-            .map(|a| {
-                strip_tex(&a)
-                    .split(" and ")
-                    .map(|n| match n.split_once(',') {
-                        Some((family, given)) => format!("{} {}", given.trim(), family.trim()),
-                        None => n.trim().to_string(),
-                    })
-                    .filter(|n| !n.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let year = get("year").and_then(|y| y.trim().get(..4).and_then(|v| v.parse::<i32>().ok()));
-        let doi = get("doi").as_deref().and_then(ids::normalize_doi);
-        let arxiv = get("eprint")
-            .as_deref()
-            .and_then(ids::normalize_arxiv)
-            .or_else(|| get("arxiv").as_deref().and_then(ids::normalize_arxiv));
-        let venue = get("journal")
-            .or_else(|| get("booktitle"))
-            .map(|v| strip_tex(&v));
-        let mut raw = Vec::new();
-        if !authors.is_empty() {
-            raw.push(authors.join(", "));
-        }
-        if let Some(t) = &title {
-            raw.push(t.clone());
-        }
-        if let Some(v) = venue {
-            raw.push(v);
-        }
-        if let Some(y) = year {
-            raw.push(y.to_string());
-        }
-        out.push(Reference {
-            raw: raw.join(". "),
-            title,
-            authors,
-            year,
-            doi,
-            arxiv,
-        });
-    }
-    out
-}
-
-fn bib_fields(body: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    // Skip the key.
-    let Some(comma) = body.find(',') else {
-        return out;
-    };
-    let chars: Vec<char> = body[comma + 1..].chars().collect();
-    let mut k = 0;
-    while k < chars.len() {
-        while k < chars.len() && (chars[k].is_whitespace() || chars[k] == ',') {
-            k += 1;
-        }
-        let name_start = k;
-        while k < chars.len() && chars[k] != '=' {
-            k += 1;
-        }
-        if k >= chars.len() {
-            break;
-        }
-        let name: String = chars[name_start..k]
-            .iter()
-            .collect::<String>()
-            .trim()
-            .to_ascii_lowercase();
-        k += 1;
-        while k < chars.len() && chars[k].is_whitespace() {
-            k += 1;
-        }
-        let mut value = String::new();
-        if k < chars.len() && chars[k] == '{' {
-            let mut depth = 0;
-            while k < chars.len() {
-                let c = chars[k];
-                if c == '{' {
-                    depth += 1;
-                    if depth > 1 {
-                        value.push(c);
-                    }
-                } else if c == '}' {
-                    depth -= 1;
-                    if depth == 0 {
-                        k += 1;
-                        break;
-                    }
-                    value.push(c);
-                } else {
-                    value.push(c);
+        let body = &tail[1..];
+        let close = if open == Some('{') { '}' } else { ')' };
+        let mut depth = 0usize;
+        let mut end = None;
+        for (i, c) in body.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 && close == '}' => {
+                    end = Some(i);
+                    break;
                 }
-                k += 1;
-            }
-        } else if k < chars.len() && chars[k] == '"' {
-            k += 1;
-            while k < chars.len() && chars[k] != '"' {
-                value.push(chars[k]);
-                k += 1;
-            }
-            k += 1;
-        } else {
-            while k < chars.len() && chars[k] != ',' {
-                value.push(chars[k]);
-                k += 1;
+                '}' => depth = depth.saturating_sub(1),
+                ')' if depth == 0 && close == ')' => {
+                    end = Some(i);
+                    break;
+                }
+                _ => {}
             }
         }
-        if !name.is_empty() {
-            out.push((name, value.split_whitespace().collect::<Vec<_>>().join(" ")));
-        }
+        // An entry cut off at the end of the file: what is there is read, closed.
+        let end = end.unwrap_or(body.len());
+        out.push(BibEntry {
+            text: format!("@{kind}{{{}}}", &body[..end]),
+            kind,
+        });
+        rest = body.get(end + 1..).unwrap_or("");
     }
     out
 }
 
-fn strip_tex(s: &str) -> String {
-    s.replace(['{', '}'], "")
-        .replace("\\&", "&")
-        .replace("--", "–")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+fn reference_of(e: &biblatex::Entry) -> Reference {
+    use biblatex::ChunksExt;
+    let get = |k: &str| {
+        e.fields
+            .get(k)
+            .map(|c| c.format_verbatim())
+            .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|v| !v.is_empty())
+    };
+    let title = get("title");
+    let authors: Vec<String> = e
+        .author()
+        .map(|people| {
+            people
+                .iter()
+                .map(|p| {
+                    [&p.given_name, &p.prefix, &p.name, &p.suffix]
+                        .into_iter()
+                        .filter(|s| !s.is_empty())
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .filter(|n| !n.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let year = get("year")
+        .or_else(|| get("date"))
+        .and_then(|y| y.get(..4).and_then(|v| v.parse::<i32>().ok()));
+    let doi = get("doi").as_deref().and_then(ids::normalize_doi);
+    let arxiv = get("eprint")
+        .as_deref()
+        .and_then(ids::normalize_arxiv)
+        .or_else(|| get("arxiv").as_deref().and_then(ids::normalize_arxiv));
+    let venue = get("journal")
+        .or_else(|| get("journaltitle"))
+        .or_else(|| get("booktitle"));
+    let mut raw = Vec::new();
+    if !authors.is_empty() {
+        raw.push(authors.join(", "));
+    }
+    if let Some(t) = &title {
+        raw.push(t.clone());
+    }
+    if let Some(v) = venue {
+        raw.push(v);
+    }
+    if let Some(y) = year {
+        raw.push(y.to_string());
+    }
+    Reference {
+        raw: raw.join(". "),
+        title,
+        authors,
+        year,
+        doi,
+        arxiv,
+    }
 }
 
 static HEADING: LazyLock<Regex> = LazyLock::new(|| {
@@ -464,6 +457,40 @@ mod tests {
         assert_eq!(refs[0].authors, vec!["Jane Doe", "R. Roe"]);
         assert_eq!(refs[0].doi.as_deref(), Some("10.1234/abc"));
         assert_eq!(refs[1].arxiv.as_deref(), Some("2101.00001"));
+    }
+
+    /// `(`-delimited entries (their values may hold parentheses), TeX accents and `@string`.
+    #[test]
+    fn bibtex_parens_accents_and_strings() {
+        let bib = "@string{prl = \"Physical Review Letters\"}\n\
+                   @article(schr26, title = {Quantisierung als Eigenwertproblem (Erste Mitteilung)},\n\
+                     author = {Schr{\\\"o}dinger, Erwin}, journal = prl, year = 1926)\n\
+                   @misc{after, title = {Still read}, author = {G{\\'e}rard Debreu}}";
+        let refs = parse_bib(bib);
+        assert_eq!(refs.len(), 2, "{refs:?}");
+        assert_eq!(
+            refs[0].title.as_deref(),
+            Some("Quantisierung als Eigenwertproblem (Erste Mitteilung)")
+        );
+        assert_eq!(refs[0].authors, vec!["Erwin Schrödinger"]);
+        assert_eq!(refs[0].year, Some(1926));
+        assert!(
+            refs[0].raw.contains("Physical Review Letters"),
+            "{}",
+            refs[0].raw
+        );
+        assert_eq!(refs[1].title.as_deref(), Some("Still read"));
+        assert_eq!(refs[1].authors, vec!["Gérard Debreu"]);
+    }
+
+    /// One broken entry or a repeated key loses only itself.
+    #[test]
+    fn bibtex_bad_entries_lose_only_themselves() {
+        let bib = "@article{a, title = {First}}\n@article{a, title = {Again}}\n\
+                   @article{b title = {No comma after the key}}\n@book{c, title = {Third}}";
+        let titles: Vec<String> = parse_bib(bib).into_iter().filter_map(|r| r.title).collect();
+        assert!(titles.contains(&"First".to_string()), "{titles:?}");
+        assert!(titles.contains(&"Third".to_string()), "{titles:?}");
     }
 
     #[test]

@@ -1,12 +1,16 @@
-//! The index's tokenizer: words of letters and digits as usual, but each CJK ideograph (and
-//! kana/hangul syllable) as a token of its own, so Chinese or Japanese text is searchable without
-//! a dictionary. English words are lower-cased and stemmed after this.
+//! The index's tokenizers. [`NAME`]: words of letters and digits as usual, but each CJK ideograph
+//! (and kana/hangul syllable) as a token of its own, so Chinese or Japanese text is searchable
+//! without a dictionary; English words are lower-cased and stemmed after this. [`BIGRAMS`]: the
+//! overlapping pairs of characters in each run of CJK text (a lone character as itself), the
+//! dictionary-free way to rank CJK text by the words it shares with a query (Lucene's CJK
+//! bigrams): a question written without spaces still matches the pages that use its words.
 
 use tantivy::tokenizer::{
     LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
 };
 
 pub const NAME: &str = "agentero";
+pub const BIGRAMS: &str = "agentero_cjk_bigrams";
 
 pub fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(WordOrIdeograph::default())
@@ -16,10 +20,48 @@ pub fn analyzer() -> TextAnalyzer {
         .build()
 }
 
-fn is_cjk(c: char) -> bool {
+pub fn bigram_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(CjkBigrams::default()).build()
+}
+
+/// The runs of two or more CJK characters in `text`, longest first.
+pub fn cjk_runs(text: &str) -> Vec<String> {
+    let mut runs: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if is_cjk(c) {
+            cur.push(c);
+        } else if !cur.is_empty() {
+            let run = std::mem::take(&mut cur);
+            if run.chars().nth(1).is_some() && !runs.contains(&run) {
+                runs.push(run);
+            }
+        }
+    }
+    runs.sort_by_key(|r| std::cmp::Reverse(r.chars().count()));
+    runs
+}
+
+/// The distinct CJK character pairs of `text`, in order of first appearance.
+pub fn cjk_pairs(text: &str) -> Vec<String> {
+    let mut a = bigram_analyzer();
+    let mut stream = a.token_stream(text);
+    let mut out: Vec<String> = Vec::new();
+    while stream.advance() {
+        let t = &stream.token().text;
+        if t.chars().count() == 2 && !out.contains(t) {
+            out.push(t.clone());
+        }
+    }
+    out
+}
+
+pub fn is_cjk(c: char) -> bool {
+    // Kana, ideographs (with 々〆〇), hangul syllables and jamo, half-width kana.
     matches!(c as u32,
-        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF
-        | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
+        0x1100..=0x11FF | 0x3005..=0x3007 | 0x3040..=0x30FF | 0x3130..=0x318F
+        | 0x31F0..=0x31FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xA960..=0xA97F
+        | 0xAC00..=0xD7FF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F | 0x20000..=0x2FA1F)
 }
 
 #[derive(Clone, Default)]
@@ -87,6 +129,65 @@ impl TokenStream for WordStream<'_> {
     }
 }
 
+/// Overlapping character pairs of each run of CJK characters; a run of one character is a token
+/// of its own. Everything else is skipped.
+#[derive(Clone, Default)]
+pub struct CjkBigrams {
+    token: Token,
+}
+
+pub struct BigramStream<'a> {
+    text: &'a str,
+    /// Where to look for the next token's first character.
+    pos: usize,
+    token: &'a mut Token,
+}
+
+impl Tokenizer for CjkBigrams {
+    type TokenStream<'a> = BigramStream<'a>;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> BigramStream<'a> {
+        self.token.reset();
+        BigramStream {
+            text,
+            pos: 0,
+            token: &mut self.token,
+        }
+    }
+}
+
+impl TokenStream for BigramStream<'_> {
+    fn advance(&mut self) -> bool {
+        self.token.text.clear();
+        let Some((start, first)) = self.text[self.pos..]
+            .char_indices()
+            .find(|&(_, c)| is_cjk(c))
+        else {
+            self.pos = self.text.len();
+            return false;
+        };
+        let from = self.pos + start;
+        let next = from + first.len_utf8();
+        let second = self.text[next..].chars().next().filter(|&c| is_cjk(c));
+        let to = second.map_or(next, |c| next + c.len_utf8());
+        self.token.position = self.token.position.wrapping_add(1);
+        self.token.offset_from = from;
+        self.token.offset_to = to;
+        self.token.text.push_str(&self.text[from..to]);
+        // The next pair starts at this pair's second character, unless the run ends with it.
+        let run_goes_on = second.is_some() && self.text[to..].chars().next().is_some_and(is_cjk);
+        self.pos = if run_goes_on { next } else { to };
+        true
+    }
+
+    fn token(&self) -> &Token {
+        self.token
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        self.token
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +209,27 @@ mod tests {
             vec!["retriev", "paper", "2023"]
         );
         assert_eq!(tokens("TeX课程abc"), vec!["tex", "课", "程", "abc"]);
+    }
+
+    #[test]
+    fn cjk_bigrams() {
+        let mut a = bigram_analyzer();
+        let mut bigrams = |text: &str| {
+            let mut s = a.token_stream(text);
+            let mut out = Vec::new();
+            while s.advance() {
+                let t = s.token();
+                assert_eq!(&text[t.offset_from..t.offset_to], t.text);
+                out.push(t.text.clone());
+            }
+            out
+        };
+        assert_eq!(bigrams("中文排版"), vec!["中文", "文排", "排版"]);
+        assert_eq!(
+            bigrams("TeX 课程, 中 and 日本語"),
+            vec!["课程", "中", "日本", "本語"]
+        );
+        assert_eq!(bigrams("no CJK at all"), Vec::<String>::new());
+        assert_eq!(bigrams("한국어 입력"), vec!["한국", "국어", "입력"]);
     }
 }

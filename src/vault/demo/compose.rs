@@ -531,7 +531,7 @@ pub fn plain_abstract(paper: &Paper) -> String {
     words.join(" ")
 }
 
-pub fn info_yaml(paper: &Paper, with_author_list: bool) -> Result<String, serde_yaml::Error> {
+pub fn info_yaml(paper: &Paper, with_author_list: bool) -> Result<String, serde_norway::Error> {
     let info = PapisInfo {
         title: paper.title.to_string(),
         author_list: with_author_list.then(|| {
@@ -553,7 +553,7 @@ pub fn info_yaml(paper: &Paper, with_author_list: bool) -> Result<String, serde_
         tags: paper.keywords.iter().map(|k| k.replace(' ', "-")).collect(),
         abstract_text: plain_abstract(paper),
     };
-    serde_yaml::to_string(&info)
+    serde_norway::to_string(&info)
 }
 
 #[derive(Serialize)]

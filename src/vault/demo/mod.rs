@@ -8,6 +8,7 @@
 
 mod compose;
 mod files;
+pub mod fixtures;
 mod papers;
 mod pdfwriter;
 

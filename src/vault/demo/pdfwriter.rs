@@ -1037,3 +1037,157 @@ fn write_outline(
     doc.objects.insert(root_id, Object::Dictionary(root));
     root_id
 }
+
+/// Free-form pages for the extractor's fixtures: text runs placed at given points, in fonts of
+/// the caller's choosing (standard-14 fonts, CID fonts with predefined CMaps, embedded programs),
+/// plus the odd ruled box. One fixture exercises one feature, so nothing is laid out for it.
+pub struct Sheet {
+    doc: Document,
+    pages_id: ObjectId,
+    fonts: Dictionary,
+    kids: Vec<Object>,
+    ops: Vec<Operation>,
+}
+
+impl Default for Sheet {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sheet {
+    pub fn new() -> Sheet {
+        let mut doc = Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        Sheet {
+            doc,
+            pages_id,
+            fonts: Dictionary::new(),
+            kids: Vec::new(),
+            ops: Vec::new(),
+        }
+    }
+
+    /// Adds an object (a descendant font, a descriptor) and returns its id.
+    pub fn add_object(&mut self, object: impl Into<Object>) -> ObjectId {
+        self.doc.add_object(object)
+    }
+
+    /// Adds a compressed stream (a font program, a CMap, a CIDToGIDMap).
+    pub fn add_stream(&mut self, dict: Dictionary, bytes: Vec<u8>) -> io::Result<ObjectId> {
+        let mut stream = Stream::new(dict, bytes);
+        stream.compress().map_err(io_error)?;
+        Ok(self.doc.add_object(stream))
+    }
+
+    /// Makes `font` available to every page as `/name`.
+    pub fn add_font(&mut self, name: &str, font: Dictionary) {
+        let id = self.doc.add_object(font);
+        self.fonts.set(name.as_bytes().to_vec(), id);
+    }
+
+    /// A standard-14 font with WinAnsi encoding and its `/Widths`, as `/name`.
+    pub fn add_std14(&mut self, name: &str, base_font: &str) {
+        let widths: Vec<Object> = (32..=255u8)
+            .map(|code| {
+                let w = glyph_name(code, false).and_then(|g| std14_width(base_font, g));
+                Object::Integer(i64::from(w.unwrap_or(0)))
+            })
+            .collect();
+        self.add_font(
+            name,
+            dictionary! {
+                "Type" => "Font",
+                "Subtype" => "Type1",
+                "BaseFont" => Object::Name(base_font.as_bytes().to_vec()),
+                "FirstChar" => 32,
+                "LastChar" => 255,
+                "Widths" => widths,
+                "Encoding" => "WinAnsiEncoding",
+            },
+        );
+    }
+
+    /// Shows `codes` in font `/font` at `size` with the text origin at (x, y).
+    pub fn show(&mut self, font: &str, size: f32, x: f32, y: f32, codes: Vec<u8>) {
+        self.ops.extend([
+            Operation::new("BT", vec![]),
+            Operation::new(
+                "Tf",
+                vec![Object::Name(font.as_bytes().to_vec()), round(size)],
+            ),
+            Operation::new(
+                "Tm",
+                vec![1.into(), 0.into(), 0.into(), 1.into(), round(x), round(y)],
+            ),
+            Operation::new("Tj", vec![Object::String(codes, StringFormat::Hexadecimal)]),
+            Operation::new("ET", vec![]),
+        ]);
+    }
+
+    /// Shows WinAnsi text in a standard-14 font added with [`Sheet::add_std14`].
+    pub fn text(&mut self, font: &str, size: f32, x: f32, y: f32, text: &str) {
+        self.show(font, size, x, y, encode(text, false));
+    }
+
+    /// Strokes the outline of a rectangle.
+    pub fn rect(&mut self, x: f32, y: f32, w: f32, h: f32) {
+        self.ops.extend([
+            Operation::new("re", vec![round(x), round(y), round(w), round(h)]),
+            Operation::new("S", vec![]),
+        ]);
+    }
+
+    /// Ends the current page (US Letter).
+    pub fn end_page(&mut self) -> io::Result<()> {
+        let content = Content {
+            operations: std::mem::take(&mut self.ops),
+        };
+        let bytes = content.encode().map_err(io_error)?;
+        let content_id = self.add_stream(Dictionary::new(), bytes)?;
+        let page = self.doc.add_object(dictionary! {
+            "Type" => "Page",
+            "Parent" => self.pages_id,
+            "Contents" => content_id,
+        });
+        self.kids.push(page.into());
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> io::Result<Vec<u8>> {
+        if !self.ops.is_empty() || self.kids.is_empty() {
+            self.end_page()?;
+        }
+        let resources = self.doc.add_object(dictionary! { "Font" => self.fonts });
+        let count = self.kids.len() as i64;
+        self.doc.objects.insert(
+            self.pages_id,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages",
+                "Kids" => self.kids,
+                "Count" => count,
+                "Resources" => resources,
+                "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+            }),
+        );
+        let catalog = self.doc.add_object(dictionary! {
+            "Type" => "Catalog",
+            "Pages" => self.pages_id,
+        });
+        self.doc.trailer.set("Root", catalog);
+        let mut bytes = Vec::new();
+        self.doc.save_to(&mut bytes)?;
+        Ok(bytes)
+    }
+}
+
+/// Width of WinAnsi `text` in a standard-14 font at `size`.
+pub fn std14_text_width(base_font: &str, size: f32, text: &str) -> f32 {
+    encode(text, false)
+        .iter()
+        .map(|&c| {
+            let w = glyph_name(c, false).and_then(|g| std14_width(base_font, g));
+            f32::from(w.unwrap_or(0)) * size / 1000.0
+        })
+        .sum()
+}

@@ -474,7 +474,8 @@ fn page_labels_start_at_the_journal_page() {
 #[test]
 fn sidecars_parse() {
     let files: BTreeMap<String, Vec<u8>> = demo_files().unwrap().into_iter().collect();
-    let yaml = |path: &str| -> serde_yaml::Value { serde_yaml::from_slice(&files[path]).unwrap() };
+    let yaml =
+        |path: &str| -> serde_norway::Value { serde_norway::from_slice(&files[path]).unwrap() };
     let citeweave = yaml("papers/citeweave/info.yaml");
     assert_eq!(
         citeweave["doi"].as_str(),

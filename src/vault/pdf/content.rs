@@ -64,6 +64,8 @@ pub struct Glyph {
 pub struct PageGlyphs {
     pub glyphs: Vec<Glyph>,
     pub text: String,
+    /// Glyphs shown that no table of their font could turn into text.
+    pub unmapped: u32,
 }
 
 /// Fonts decoded once per document, keyed by object id.
@@ -285,12 +287,26 @@ impl<'a> Interpreter<'a> {
         let out = &mut self.out;
         let tm = &mut self.tm;
         font.each_glyph(bytes, |g| {
+            if !g.mapped {
+                out.unmapped = out.unmapped.saturating_add(1);
+            }
             let m = mul(tm, &gs.ctm);
             let trm = mul(&[size * th, 0.0, 0.0, size, 0.0, gs.rise], &m);
             let (ox, oy) = (trm[4], trm[5]);
-            let glyph_adv = g.width * size * th;
+            let glyph_adv = if font.vertical {
+                size
+            } else {
+                g.width * size * th
+            };
             if !g.text.is_empty() && out.glyphs.len() < MAX_GLYPHS {
-                let (dir, x, y, along, across) = orient(&m, ox, oy);
+                // Vertical writing runs down the text space: read it in a frame turned a quarter
+                // so that a column runs like a line and the next column (to its left) comes next.
+                let (dir, x, y, along, across) = if font.vertical {
+                    let turned = [-m[2], -m[3], m[0], m[1], m[4], m[5]];
+                    orient(&turned, ox, oy)
+                } else {
+                    orient(&m, ox, oy)
+                };
                 let start = out.text.len();
                 if push_clean(&mut out.text, g.text) {
                     let len = out.text.len() - start;

@@ -8,8 +8,12 @@ use std::collections::HashMap;
 
 use lopdf::{Dictionary, Document, Object};
 
+use std::sync::Arc;
+
+use super::cid::{self, CidText, Predefined};
 use super::cmap::CMap;
 use super::encodings::{BaseEncoding, glyph_to_unicode, unicode_to_glyph};
+use super::fontfile;
 use super::metrics;
 use super::util::{
     as_dict, deref, get, get_array, get_dict, get_name, get_num, get_stream, num, num_deref,
@@ -44,20 +48,42 @@ struct Simple {
 struct Cid {
     encoding: CidEncoding,
     to_unicode: Option<CMap>,
+    /// Text by CID where the ToUnicode map says nothing: the collection's table or the font
+    /// program's own `cmap`.
+    by_cid: CidSource,
     widths: HashMap<u32, f32>,
     default_width: f32,
-    /// Codes are UCS-2/UTF-16 themselves (predefined Uni…-UCS2/UTF16 CMaps).
+    /// Codes are UTF-16 themselves (predefined Uni…-UCS2/UTF16 CMaps).
     codes_are_unicode: bool,
 }
 
 #[derive(Debug)]
 enum CidEncoding {
     Identity,
-    Embedded(CMap),
-    /// A predefined CMap we do not ship: 2-byte codes, or 1 byte below 0x80 for the mixed ones.
-    Predefined {
+    /// An embedded CMap stream, with the predefined CMap it builds on (`usecmap`), if any.
+    Embedded(CMap, Option<Arc<Predefined>>),
+    Predefined(Arc<Predefined>),
+    /// A predefined CMap Adobe does not define: 2-byte codes, or 1 byte below 0x80 for the
+    /// mixed ones, and no CIDs.
+    Unknown {
         mixed: bool,
     },
+}
+
+enum CidSource {
+    None,
+    Collection(&'static CidText),
+    Program(HashMap<u32, char>),
+}
+
+impl std::fmt::Debug for CidSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CidSource::None => f.write_str("None"),
+            CidSource::Collection(_) => f.write_str("Collection"),
+            CidSource::Program(m) => write!(f, "Program({} glyphs)", m.len()),
+        }
+    }
 }
 
 /// One decoded glyph handed to the interpreter.
@@ -67,6 +93,9 @@ pub struct GlyphCode<'a> {
     pub width: f32,
     /// A single-byte code 32: word spacing (Tw) applies.
     pub word_space: bool,
+    /// The font could say what this glyph is (or it is a space): false for a glyph shown with
+    /// no way to turn it into text.
+    pub mapped: bool,
 }
 
 impl Font {
@@ -97,69 +126,90 @@ impl Font {
         match &self.kind {
             Kind::Simple(s) => {
                 for &b in bytes {
+                    let text = &s.text[b as usize];
                     f(GlyphCode {
-                        text: &s.text[b as usize],
+                        text,
                         width: s.widths[b as usize],
                         word_space: b == 32,
+                        mapped: !text.is_empty() || b == 32,
                     });
                 }
             }
             Kind::Cid(c) => {
                 let mut i = 0;
+                let mut buf = [0u8; 4];
                 while i < bytes.len() {
                     let rest = &bytes[i..];
-                    let (code, len, cid) = match &c.encoding {
-                        CidEncoding::Identity => {
-                            let len = 2.min(rest.len());
-                            let code = rest[..len].iter().fold(0u32, |a, &b| a << 8 | u32::from(b));
-                            (code, len, code)
-                        }
-                        CidEncoding::Embedded(cm) => {
-                            let (code, len) = cm.next_code(rest);
-                            let cid = cm.lookup_cid(len, code).unwrap_or(code);
-                            (code, len, cid)
-                        }
-                        CidEncoding::Predefined { mixed } => {
-                            let len = if *mixed && rest[0] < 0x80 {
-                                1
-                            } else {
-                                2.min(rest.len())
-                            };
-                            let code = rest[..len].iter().fold(0u32, |a, &b| a << 8 | u32::from(b));
-                            (code, len, code)
-                        }
-                    };
+                    let (code, len, cid) = c.encoding.next_code(rest);
                     i += len.max(1);
-                    let width = c.widths.get(&cid).copied().unwrap_or(c.default_width);
-                    let found = c
+                    let width = cid
+                        .and_then(|cid| c.widths.get(&cid).copied())
+                        .unwrap_or(c.default_width);
+                    let owned: Option<String>;
+                    let found = match c
                         .to_unicode
                         .as_ref()
-                        .and_then(|tu| tu.lookup_unicode(len, code));
-                    let owned: Option<String>;
-                    let mut buf = [0u8; 4];
-                    let text: &str = match found {
-                        Some(s) => s,
+                        .and_then(|tu| tu.lookup_unicode(len, code))
+                    {
+                        Some(s) => Some(s),
                         None => {
                             owned = c
                                 .to_unicode
                                 .as_ref()
                                 .and_then(|tu| tu.lookup_range_unicode(len, code));
-                            match owned.as_deref() {
-                                Some(s) => s,
-                                None if c.codes_are_unicode => match char::from_u32(code) {
-                                    Some(ch) => ch.encode_utf8(&mut buf),
-                                    None => "",
-                                },
-                                None => "",
-                            }
+                            owned.as_deref()
                         }
                     };
+                    let text: Option<&str> = match found {
+                        Some(s) => Some(s),
+                        None if c.codes_are_unicode => cid::utf16_code_text(code, len, &mut buf),
+                        None => match (&c.by_cid, cid) {
+                            (CidSource::Collection(t), Some(cid)) => t.get(cid, &mut buf),
+                            (CidSource::Program(m), Some(cid)) => {
+                                m.get(&cid).map(|ch| &*ch.encode_utf8(&mut buf))
+                            }
+                            _ => None,
+                        },
+                    };
+                    let word_space = len == 1 && code == 32;
                     f(GlyphCode {
-                        text,
+                        text: text.unwrap_or(""),
                         width,
-                        word_space: len == 1 && code == 32,
+                        word_space,
+                        mapped: text.is_some() || word_space,
                     });
                 }
+            }
+        }
+    }
+}
+
+impl CidEncoding {
+    /// Splits the next code off `bytes`: (code, length in bytes, CID when the encoding knows it).
+    fn next_code(&self, rest: &[u8]) -> (u32, usize, Option<u32>) {
+        let be = |b: &[u8]| b.iter().fold(0u32, |a, &b| a << 8 | u32::from(b));
+        match self {
+            CidEncoding::Identity => {
+                let len = 2.min(rest.len());
+                let code = be(&rest[..len]);
+                (code, len, Some(code))
+            }
+            CidEncoding::Embedded(cm, parent) => {
+                let (code, len) = cm.next_code(rest);
+                let cid = cm
+                    .lookup_cid(len, code)
+                    .or_else(|| parent.as_ref().and_then(|p| p.lookup(code, len)))
+                    .unwrap_or(code);
+                (code, len, Some(cid))
+            }
+            CidEncoding::Predefined(p) => p.next_code(rest),
+            CidEncoding::Unknown { mixed } => {
+                let len = if *mixed && rest[0] < 0x80 {
+                    1
+                } else {
+                    2.min(rest.len())
+                };
+                (be(&rest[..len]), len, None)
             }
         }
     }
@@ -325,8 +375,9 @@ fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Font {
     } else {
         None
     };
+    let to_unicode = load_to_unicode(doc, dict);
     let builtin = if base.is_none() && !type3 {
-        descriptor.and_then(|d| type1_builtin_encoding(doc, d))
+        descriptor.and_then(|d| type1_builtin_encoding(doc, d, to_unicode.is_some()))
     } else {
         None
     };
@@ -337,8 +388,6 @@ fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Font {
         (None, _) if type3 => None,
         (None, _) => Some(BaseEncoding::Standard.table()),
     };
-
-    let to_unicode = load_to_unicode(doc, dict);
 
     // Codes the font uses, to guess its TeX layout for unnamed control codes.
     let used_ot1_lig = (0x0b..=0x0f).any(|c| differences[c].is_some());
@@ -480,10 +529,25 @@ fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Font {
     }
 }
 
-/// The `/Encoding` array in the clear-text part of an embedded Type 1 program: pdfTeX embeds
-/// Computer Modern this way with no /Encoding in the PDF at all.
-fn type1_builtin_encoding(doc: &Document, descriptor: &Dictionary) -> Option<Vec<Option<String>>> {
-    let stream = get_stream(doc, descriptor, b"FontFile")?;
+/// The built-in encoding of an embedded Type 1 or CFF program: for Type 1 the `/Encoding` array in
+/// the clear-text part (pdfTeX embeds Computer Modern this way with no /Encoding in the PDF at all).
+fn type1_builtin_encoding(
+    doc: &Document,
+    descriptor: &Dictionary,
+    has_to_unicode: bool,
+) -> Option<Vec<Option<String>>> {
+    let Some(stream) = get_stream(doc, descriptor, b"FontFile") else {
+        // A bare CFF program (/FontFile3 /Subtype /Type1C) carries its encoding in binary;
+        // decompressing and parsing it is only worth it when no ToUnicode map names the text.
+        if has_to_unicode {
+            return None;
+        }
+        let cff = get_stream(doc, descriptor, b"FontFile3")?;
+        if get_name(doc, &cff.dict, b"Subtype") != Some(b"Type1C") {
+            return None;
+        }
+        return fontfile::cff_builtin_names(&stream_bytes(cff)?);
+    };
     let data = stream_bytes(stream)?;
     let clear_len = get_num(doc, &stream.dict, b"Length1")
         .map(|l| l as usize)
@@ -533,26 +597,41 @@ fn load_type0(doc: &Document, dict: &Dictionary) -> Font {
     let to_unicode = load_to_unicode(doc, dict);
     let mut vertical = false;
     let mut codes_are_unicode = false;
+    let mut collection = None;
     let encoding = match get(doc, dict, b"Encoding") {
         Some(Object::Name(n)) => {
             vertical = n.ends_with(b"-V");
-            let name = String::from_utf8_lossy(n);
-            if name.starts_with("Identity") {
+            if n.starts_with(b"Identity") {
                 CidEncoding::Identity
+            } else if let Some(p) = cid::predefined(n) {
+                vertical = p.vertical;
+                codes_are_unicode = p.codes_are_unicode;
+                collection = p.collection;
+                CidEncoding::Predefined(p)
             } else {
+                let name = String::from_utf8_lossy(n);
                 codes_are_unicode = name.contains("UCS2") || name.contains("UTF16");
                 let mixed = !codes_are_unicode
                     && (name.contains("EUC")
                         || name.contains("RKSJ")
                         || name.contains("GBK")
                         || name.contains("B5"));
-                CidEncoding::Predefined { mixed }
+                CidEncoding::Unknown { mixed }
             }
         }
         Some(Object::Stream(s)) => {
             vertical = get_num(doc, &s.dict, b"WMode").unwrap_or(0.0) == 1.0;
             match stream_bytes(s).map(|b| CMap::parse(&b)) {
-                Some(cm) if !cm.codespace.is_empty() => CidEncoding::Embedded(cm),
+                Some(cm) if !cm.codespace.is_empty() => {
+                    let parent = cm
+                        .use_cmap
+                        .as_deref()
+                        .and_then(|n| cid::predefined(n.as_bytes()));
+                    if let Some(p) = &parent {
+                        collection = p.collection;
+                    }
+                    CidEncoding::Embedded(cm, parent)
+                }
                 _ => CidEncoding::Identity,
             }
         }
@@ -564,6 +643,7 @@ fn load_type0(doc: &Document, dict: &Dictionary) -> Font {
         .and_then(|d| as_dict(doc, d));
     let mut widths = HashMap::new();
     let mut default_width = 1.0;
+    let mut by_cid = CidSource::None;
     if let Some(cf) = descendant {
         if let Some(dw) = get_num(doc, cf, b"DW") {
             default_width = dw / 1000.0;
@@ -571,11 +651,29 @@ fn load_type0(doc: &Document, dict: &Dictionary) -> Font {
         if let Some(w) = get_array(doc, cf, b"W") {
             parse_cid_widths(doc, w, &mut widths);
         }
+        // The CIDs of a predefined CMap belong to its collection; otherwise the descendant
+        // font's /CIDSystemInfo names it.
+        let collection = collection.or_else(|| {
+            let info = get_dict(doc, cf, b"CIDSystemInfo")?;
+            let text = |key: &[u8]| match get(doc, info, key)? {
+                Object::String(s, _) => Some(s.as_slice()),
+                _ => None,
+            };
+            cid::Collection::from_ros(text(b"Registry")?, text(b"Ordering")?)
+        });
+        by_cid = match collection {
+            Some(c) => CidSource::Collection(cid::cid_text(c)),
+            // The program's own cmap only when nothing else names the glyphs: decompressing a
+            // CJK TrueType program costs more than the page it is used on.
+            None if !codes_are_unicode && to_unicode.is_none() => program_cid_text(doc, cf),
+            None => CidSource::None,
+        };
     }
     Font {
         kind: Kind::Cid(Box::new(Cid {
             encoding,
             to_unicode,
+            by_cid,
             widths,
             default_width,
             codes_are_unicode,
@@ -583,6 +681,39 @@ fn load_type0(doc: &Document, dict: &Dictionary) -> Font {
         vertical,
         size_scale: 1.0,
     }
+}
+
+/// CID → character from a CIDFontType2's embedded TrueType program: CID → glyph through
+/// /CIDToGIDMap, glyph → character through the program's Unicode `cmap`.
+fn program_cid_text(doc: &Document, cid_font: &Dictionary) -> CidSource {
+    let Some(data) = get_dict(doc, cid_font, b"FontDescriptor")
+        .and_then(|d| get_stream(doc, d, b"FontFile2").or_else(|| get_stream(doc, d, b"FontFile3")))
+        .and_then(stream_bytes)
+    else {
+        return CidSource::None;
+    };
+    let by_gid = fontfile::sfnt_glyph_chars(&data);
+    if by_gid.is_empty() {
+        return CidSource::None;
+    }
+    let map = match get(doc, cid_font, b"CIDToGIDMap") {
+        Some(Object::Stream(s)) => {
+            let Some(table) = stream_bytes(s) else {
+                return CidSource::None;
+            };
+            table
+                .chunks_exact(2)
+                .take(1 << 16)
+                .enumerate()
+                .filter_map(|(cid, g)| {
+                    let gid = u16::from_be_bytes([g[0], g[1]]);
+                    by_gid.get(&gid).map(|&c| (cid as u32, c))
+                })
+                .collect()
+        }
+        _ => by_gid.into_iter().map(|(g, c)| (u32::from(g), c)).collect(),
+    };
+    CidSource::Program(map)
 }
 
 /// `/W [c [w1 w2 …] cfirst clast w …]`.

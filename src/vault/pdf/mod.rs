@@ -9,9 +9,11 @@ use std::time::Instant;
 
 use lopdf::Document;
 
+mod cid;
 mod cmap;
 mod content;
 mod encodings;
+mod fontfile;
 mod fonts;
 mod info;
 mod labels;
@@ -40,6 +42,9 @@ pub struct PdfDocument {
     pub outline: Vec<OutlineItem>,
     /// True when the file was encrypted and opened with the empty user password.
     pub was_encrypted: bool,
+    /// Physical pages (1-based) where many shown glyphs could not be turned into text: their
+    /// fonts carry no usable mapping to Unicode, so the page text is incomplete.
+    pub undecodable_pages: Vec<u32>,
     /// The text of page 1 set in the largest font (usually the title), when there is one line
     /// or a run of consecutive lines clearly larger than the body text; joined with spaces.
     pub title_hint: Option<String>,
@@ -118,11 +123,15 @@ pub fn extract(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
     let mut fonts = content::FontCache::default();
     let mut pages = Vec::with_capacity(page_ids.len());
     let mut title_hint = None;
+    let mut undecodable_pages = Vec::new();
     for (i, &id) in page_ids.iter().enumerate() {
         check_deadline(&limits)?;
         let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
         if i == 0 {
             title_hint = layout::title_hint(&glyphs);
+        }
+        if undecodable(&glyphs) {
+            undecodable_pages.push(i as u32 + 1);
         }
         pages.push(PageText {
             number: i as u32 + 1,
@@ -136,6 +145,7 @@ pub fn extract(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
         info: info::doc_info(&doc),
         outline: outline::outline(&doc, &page_numbers),
         was_encrypted: doc.was_encrypted(),
+        undecodable_pages,
         title_hint,
     })
 }
@@ -173,6 +183,14 @@ pub fn page_layout(bytes: &[u8], page: u32, limits: Limits) -> Result<PageLayout
     let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
     let (text, boxes) = layout::page_layout(&glyphs);
     Ok(PageLayout { text, boxes })
+}
+
+/// A page is undecodable when a real part of what it shows could not be read: at least 20
+/// glyphs and a tenth of all visible ones (a stray symbol in a formula does not count).
+fn undecodable(page: &content::PageGlyphs) -> bool {
+    let unmapped = page.unmapped as usize;
+    let shown = page.glyphs.iter().filter(|g| !g.space).count() + unmapped;
+    unmapped >= 20 && unmapped * 10 >= shown
 }
 
 fn check_deadline(limits: &Limits) -> Result<(), PdfError> {

@@ -1,9 +1,9 @@
-//! The paper pane's state: one paper (or note) page by page, a cursor, search hits, the cited
-//! quote or line range to highlight, and a visual selection.
+//! One open document (a paper or a note) page by page: a cursor, search hits, the cited quote or
+//! line range to highlight, and a visual selection.
 
+use crate::context::quote;
+use crate::tui::text::{self, Row};
 use crate::vault::{EntryKind, Section};
-
-use super::text::{self, Row};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Slot {
@@ -25,6 +25,8 @@ pub struct DocInfo {
     pub labels: Vec<Option<String>>,
     pub sections: Vec<Section>,
     pub pages_without_text: Vec<u32>,
+    /// Pages whose glyphs could not be mapped to text (fonts without a usable encoding).
+    pub pages_undecodable: Vec<u32>,
     /// Why the text came from the PDF directly (not indexed yet), when it did.
     pub note: Option<String>,
 }
@@ -51,31 +53,31 @@ pub struct Visual {
 }
 
 #[derive(Debug)]
-pub struct PaperView {
-    pub path: String,
-    pub kind: EntryKind,
-    pub req: u64,
-    pub loaded: bool,
-    pub info: DocInfo,
-    pub pages: Vec<Slot>,
+pub struct Doc {
+    pub(super) path: String,
+    pub(super) kind: EntryKind,
+    pub(super) req: u64,
+    pub(super) loaded: bool,
+    pub(super) info: DocInfo,
+    pub(super) pages: Vec<Slot>,
     /// 1-based physical page.
-    pub page: u32,
-    pub cursor_row: usize,
-    pub cursor_col: usize,
-    pub scroll: usize,
-    pub search: SearchState,
+    pub(super) page: u32,
+    pub(super) cursor_row: usize,
+    pub(super) cursor_col: usize,
+    pub(super) scroll: usize,
+    pub(super) search: SearchState,
     /// Highlighted quote: (page, byte range).
-    pub quote: Option<(u32, usize, usize)>,
+    pub(super) quote: Option<(u32, usize, usize)>,
     /// Quote text still to be located once its page arrives.
-    pub pending_quote: Option<(u32, String)>,
+    pub(super) pending_quote: Option<(u32, String)>,
     /// Highlighted line range of a file (1-based, inclusive).
-    pub lines: Option<(u32, u32)>,
-    pub visual: Option<Visual>,
+    pub(super) lines: Option<(u32, u32)>,
+    pub(super) visual: Option<Visual>,
 }
 
-impl PaperView {
-    pub fn new(path: String, kind: EntryKind, req: u64) -> PaperView {
-        PaperView {
+impl Doc {
+    pub fn new(path: String, kind: EntryKind, req: u64) -> Doc {
+        Doc {
             path,
             kind,
             req,
@@ -92,6 +94,60 @@ impl PaperView {
             lines: None,
             visual: None,
         }
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    pub fn kind(&self) -> EntryKind {
+        self.kind
+    }
+
+    /// The page shown (1-based, physical).
+    pub fn page(&self) -> u32 {
+        self.page
+    }
+
+    /// Whether the page count and metadata are here.
+    pub fn loaded(&self) -> bool {
+        self.loaded
+    }
+
+    /// The first row of the page shown at the top of the pane.
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+
+    pub fn cursor_row(&self) -> usize {
+        self.cursor_row
+    }
+
+    pub fn info(&self) -> &DocInfo {
+        &self.info
+    }
+
+    /// The highlighted line range of a note (1-based, inclusive).
+    pub fn lines(&self) -> Option<(u32, u32)> {
+        self.lines
+    }
+
+    /// The highlighted quote: (page, byte range in the page text).
+    pub fn quote(&self) -> Option<(u32, usize, usize)> {
+        self.quote
+    }
+
+    pub fn search_hits(&self) -> &[Hit] {
+        &self.search.hits
+    }
+
+    /// The search hit the cursor is on.
+    pub fn current_hit(&self) -> Option<&Hit> {
+        self.search.current.and_then(|i| self.search.hits.get(i))
+    }
+
+    pub fn in_visual(&self) -> bool {
+        self.visual.is_some()
     }
 
     pub fn page_count(&self) -> u32 {
@@ -272,7 +328,9 @@ impl PaperView {
             && let Some(t) = self.text(*page)
         {
             let page = *page;
-            self.quote = text::locate_quote(t, q).map(|(s, e)| (page, s, e));
+            // The context layer's finder: tolerant of ligatures, hyphenation and typography,
+            // so every quote the tools verified highlights here too.
+            self.quote = quote::find(t, q).map(|f| (page, f.range.start, f.range.end));
             self.pending_quote = None;
         }
     }

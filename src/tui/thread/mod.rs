@@ -46,6 +46,8 @@ pub struct SessionInfo {
     pub session: String,
 }
 
+pub mod cells;
+
 pub use crate::acp::events::ToolStatus;
 pub use crate::acp::permission::PermissionKind;
 
@@ -267,7 +269,19 @@ pub fn from_transcript(t: &crate::acp::transcript::Thread) -> Thread {
         out.title = t.state.title.chars().take(40).collect();
     }
     let mut answer = String::new();
+    let cut = t.interrupted_turns(None);
+    let mut open_turn: Option<&str> = None;
+    let interrupted = |out: &mut Thread, turn: Option<&str>| {
+        if turn.is_some_and(|t| cut.iter().any(|c| c == t)) {
+            out.items
+                .push(Item::new(ItemKind::Notice(INTERRUPTED.into())));
+        }
+    };
     for line in &t.lines {
+        if open_turn.is_some_and(|o| o != line.turn()) {
+            interrupted(&mut out, open_turn.take());
+        }
+        open_turn = Some(line.turn());
         let ev = match line {
             Line::User { text, mentions, .. } => {
                 answer.clear();
@@ -324,5 +338,85 @@ pub fn from_transcript(t: &crate::acp::transcript::Thread) -> Thread {
         };
         out.apply(ev);
     }
+    interrupted(&mut out, open_turn);
     out
+}
+
+/// What a restored thread shows after a turn that was cut short.
+pub const INTERRUPTED: &str =
+    "interrupted: agentero stopped before this answer finished; what had arrived is kept";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::acp::transcript::{Line, Thread as Transcript};
+
+    /// A turn cut short (no end, no error) is restored with what had arrived and a notice;
+    /// finished turns get none.
+    #[test]
+    fn an_interrupted_turn_is_restored_with_its_text_and_a_notice() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = crate::vault::Vault::open(dir.path()).unwrap();
+        let mut t = Transcript::create(&vault);
+        let line = |turn: &str, kind: &str, text: &str| match kind {
+            "user" => Line::User {
+                ts: "t".into(),
+                turn: turn.into(),
+                text: text.into(),
+                mentions: Vec::new(),
+            },
+            "agent" => Line::Agent {
+                ts: "t".into(),
+                turn: turn.into(),
+                text: text.into(),
+            },
+            _ => Line::End {
+                ts: "t".into(),
+                turn: turn.into(),
+                stop_reason: "end_turn".into(),
+                mode: "mcp".into(),
+                session_id: "s".into(),
+            },
+        };
+        for l in [
+            line("t1", "user", "first?"),
+            line("t1", "agent", "a whole answer"),
+            line("t1", "end", ""),
+            line("t2", "user", "second?"),
+            line("t2", "agent", "half an ans"),
+            line("t3", "user", "third?"),
+            line("t3", "agent", "cut too"),
+        ] {
+            t.append(l).unwrap();
+        }
+        let th = from_transcript(&Transcript::open(&vault, &t.id).unwrap());
+        let kinds: Vec<String> = th
+            .items
+            .iter()
+            .map(|i| match &i.kind {
+                ItemKind::User { text, .. } => format!("user {text}"),
+                ItemKind::Agent { text } => format!("agent {text}"),
+                ItemKind::Notice(n) if n == INTERRUPTED => "interrupted".into(),
+                other => format!("{other:?}").chars().take(12).collect(),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "user first?",
+                "agent a whole answer",
+                "user second?",
+                "agent half an ans",
+                "interrupted",
+                "user third?",
+                "agent cut too",
+                "interrupted"
+            ],
+            "{:?}",
+            th.items
+                .iter()
+                .map(|i| format!("{:?}", i.kind))
+                .collect::<Vec<_>>()
+        );
+    }
 }

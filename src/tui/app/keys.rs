@@ -1,0 +1,279 @@
+//! Keys: which modes apply (overlay → Quick Chat → prompt → focused pane → global), and where
+//! each resolved action goes.
+
+use ratatui::crossterm::event::KeyEvent;
+
+use super::AppState;
+use crate::tui::action::Action;
+use crate::tui::browser::BrowserMsg;
+use crate::tui::chat::{ChatMsg, Compose};
+use crate::tui::chips::{AgentState, Gate, Ticket};
+use crate::tui::effect::{Effect, Out, OverlayRequest, Pane, PromptKind};
+use crate::tui::input::Resolved;
+use crate::tui::keymap::Mode;
+use crate::tui::overlay::{Choice, Overlay};
+use crate::tui::paper::PaperMsg;
+use crate::tui::quick::QuickMsg;
+
+impl AppState {
+    /// Modes to look keys up in, most specific first.
+    pub fn mode_chain(&self) -> Vec<Mode> {
+        let mut chain = Vec::new();
+        match &self.overlay {
+            Some(Overlay::Permission { .. }) => return vec![Mode::Permission, Mode::Global],
+            Some(_) => chain.push(Mode::List),
+            // The Quick Chat popup: the input's keys while the question is typed, then the
+            // list's (j/k over the sources, enter, promote, esc).
+            None => {
+                if let Some(q) = &self.quick {
+                    let mode = if q.composing() {
+                        Mode::Input
+                    } else {
+                        Mode::List
+                    };
+                    return vec![mode, Mode::Global];
+                }
+            }
+        }
+        if self.input.prompt().is_some() {
+            chain.push(Mode::Prompt);
+        }
+        chain.push(self.focus_mode());
+        chain.push(Mode::Global);
+        chain
+    }
+
+    pub fn focus_mode(&self) -> Mode {
+        match self.focus {
+            Pane::Vault => Mode::Vault,
+            Pane::Paper if self.paper.in_visual() => Mode::Visual,
+            Pane::Paper => Mode::Paper,
+            Pane::Chat => match self.chat.compose() {
+                Compose::Mention(_) => Mode::Mention,
+                Compose::On => Mode::Input,
+                Compose::Off => Mode::Chat,
+            },
+        }
+    }
+
+    /// Whether typed characters are text for a field (the prompt, a message, a question).
+    fn typing(&self) -> bool {
+        if self.overlay.is_none()
+            && let Some(q) = &self.quick
+        {
+            return q.composing();
+        }
+        self.overlay.is_none() && (self.input.prompt().is_some() || self.focus_mode().is_text())
+    }
+
+    pub(super) fn on_key(&mut self, ev: KeyEvent) -> Vec<Effect> {
+        let chain = self.mode_chain();
+        let (typing, focus_mode) = (self.typing(), self.focus_mode());
+        match self.input.key(ev, &self.keymap, &chain, typing, focus_mode) {
+            Resolved::Nothing => Vec::new(),
+            Resolved::Action(action, count) => self.dispatch(action, count),
+            Resolved::Text(ev) => self.type_key(ev),
+            Resolved::Mark(wait, c) => self.send_paper(PaperMsg::Mark(wait, c)),
+            Resolved::Unbound(why) => {
+                self.status = why;
+                Vec::new()
+            }
+        }
+    }
+
+    /// A key that is text: into the prompt, the Quick Chat's question or the message.
+    fn type_key(&mut self, ev: KeyEvent) -> Vec<Effect> {
+        if let Some(p) = self.input.edit_prompt(ev) {
+            if p.kind == PromptKind::Filter {
+                let text = p.text.clone();
+                let out = self.browser.update(BrowserMsg::Filter(text));
+                return self.apply(out);
+            }
+            return Vec::new();
+        }
+        if let Some(q) = self.quick.as_mut().filter(|q| q.composing()) {
+            let out = q.update(QuickMsg::Key(ev));
+            return self.apply(out);
+        }
+        if self.focus == Pane::Chat && *self.chat.compose() != Compose::Off {
+            return self.send_chat(ChatMsg::Key(ev));
+        }
+        Vec::new()
+    }
+
+    /// Whether a question may start a turn now (one turn at a time, chat and Quick Chat
+    /// together); the ticket carries the turn's id.
+    fn gate(&mut self) -> Gate {
+        match self.chat.agent() {
+            AgentState::Unavailable(why) => Err(format!("agent unavailable: {why}")),
+            AgentState::Starting { name } => Err(format!("agent {name} is still starting")),
+            AgentState::Ready { .. }
+                if self.chat.turn().is_some()
+                    || self.quick.as_ref().is_some_and(|q| q.turn().is_some()) =>
+            {
+                let key = self.keymap.hint(&[Mode::Global], Action::CancelTurn);
+                Err(format!("a turn is running ({key} cancels it)"))
+            }
+            AgentState::Ready { remote, .. } => {
+                let remote = *remote;
+                self.next_turn += 1;
+                Ok(Ticket {
+                    turn: self.next_turn,
+                    remote,
+                })
+            }
+        }
+    }
+
+    fn dispatch(&mut self, action: Action, count: Option<u32>) -> Vec<Effect> {
+        // An overlay takes the keys first.
+        if let Some(overlay) = self.overlay.as_mut() {
+            let total = match overlay {
+                Overlay::Outline { .. } => self.paper.doc().map_or(0, |p| p.info().sections.len()),
+                Overlay::Threads { .. } => self.chat.threads().len(),
+                Overlay::Help { .. } => crate::tui::overlay::view::help_lines(&self.keymap).len(),
+                _ => 0,
+            };
+            let choice = overlay.update(action, count, total, self.size.1 as usize);
+            return self.choose(choice);
+        }
+        // The Quick Chat popup keeps every key but the global help, quit and suspend.
+        if let Some(q) = self.quick.as_mut()
+            && !matches!(action, Action::Help | Action::Quit | Action::Suspend)
+        {
+            let out = if action == Action::Send {
+                let gate = self.gate();
+                self.quick
+                    .as_mut()
+                    .map_or_else(Vec::new, |q| q.update(QuickMsg::Send(gate)))
+            } else {
+                q.update(QuickMsg::Action { action, count })
+            };
+            return self.apply(out);
+        }
+        if self.input.prompt().is_some() && matches!(action, Action::Open | Action::Cancel) {
+            let Some(p) = self.input.take_prompt() else {
+                return Vec::new();
+            };
+            return match (action, p.kind) {
+                (Action::Open, PromptKind::Search) => self.send_paper(PaperMsg::Search(p.text)),
+                (Action::Cancel, PromptKind::Filter) => {
+                    let out = self.browser.update(BrowserMsg::Filter(String::new()));
+                    self.apply(out)
+                }
+                _ => Vec::new(),
+            };
+        }
+        match action {
+            Action::Quit => self.apply(vec![Out::Quit]),
+            Action::Suspend => vec![Effect::Suspend],
+            Action::Help => self.apply(vec![Out::Overlay(OverlayRequest::Help)]),
+            Action::Cancel => {
+                self.input.clear();
+                if self.chat.cancels(self.focus == Pane::Chat) {
+                    return self.send_chat(ChatMsg::Cancel);
+                }
+                self.send_paper(PaperMsg::Cancel)
+            }
+            Action::FocusNext | Action::FocusPrev => {
+                let order = [Pane::Vault, Pane::Paper, Pane::Chat];
+                let i = order.iter().position(|p| *p == self.focus).unwrap_or(0);
+                let j = if action == Action::FocusNext {
+                    (i + 1) % 3
+                } else {
+                    (i + 2) % 3
+                };
+                self.focus = order[j];
+                if self.focus == Pane::Vault {
+                    return vec![Effect::Scan];
+                }
+                Vec::new()
+            }
+            Action::FocusVault => {
+                self.focus = Pane::Vault;
+                vec![Effect::Scan]
+            }
+            Action::FocusPaper => {
+                self.focus = Pane::Paper;
+                Vec::new()
+            }
+            Action::FocusChat => {
+                self.focus = Pane::Chat;
+                self.send_chat(ChatMsg::Focused)
+            }
+            Action::Compose => {
+                self.focus = Pane::Chat;
+                self.send_chat(ChatMsg::Compose)
+            }
+            // The chat's thread keys and the paper's Quick Chat and jump list work from every
+            // pane.
+            Action::NewThread | Action::Threads | Action::CancelTurn => {
+                self.send_chat(ChatMsg::Action {
+                    action,
+                    count: None,
+                })
+            }
+            Action::ToggleVaultMcp => vec![Effect::ToggleVaultMcp],
+            Action::Handoff => {
+                let gate = self.gate();
+                self.send_chat(ChatMsg::Handoff(gate))
+            }
+            Action::QuickChat | Action::JumpBack | Action::JumpForward => {
+                self.send_paper(PaperMsg::Action {
+                    action,
+                    count: None,
+                })
+            }
+            _ => match self.focus {
+                Pane::Vault => {
+                    let rows = self.areas().vault.height.saturating_sub(2) as usize;
+                    let out = self.browser.update(BrowserMsg::Action {
+                        action,
+                        count,
+                        rows,
+                    });
+                    self.apply(out)
+                }
+                Pane::Paper => self.send_paper(PaperMsg::Action { action, count }),
+                Pane::Chat if action == Action::Send => {
+                    let gate = self.gate();
+                    self.send_chat(ChatMsg::Send(gate))
+                }
+                Pane::Chat => self.send_chat(ChatMsg::Action { action, count }),
+            },
+        }
+    }
+
+    /// What a choice on an overlay means for the panes.
+    fn choose(&mut self, choice: Choice) -> Vec<Effect> {
+        match choice {
+            Choice::Stay => Vec::new(),
+            Choice::Close => {
+                self.overlay = None;
+                Vec::new()
+            }
+            Choice::Outline(i) => {
+                self.overlay = None;
+                self.send_paper(PaperMsg::Outline(i))
+            }
+            Choice::Thread(i) => {
+                self.overlay = None;
+                self.send_chat(ChatMsg::ShowThread(i))
+            }
+            Choice::Answer {
+                turn,
+                request,
+                option,
+            } => {
+                self.overlay = None;
+                vec![Effect::AnswerPermission {
+                    turn,
+                    request,
+                    option,
+                }]
+            }
+            Choice::Help => self.apply(vec![Out::Overlay(OverlayRequest::Help)]),
+            Choice::Quit => self.apply(vec![Out::Quit]),
+        }
+    }
+}

@@ -1,0 +1,400 @@
+//! The app: a small state that owns the focus, routes each message to the component it is for
+//! (browser, paper, chat, Quick Chat, overlays, input) and carries out what components ask of
+//! each other. `update(Msg) -> Vec<Effect>`; no IO here: effects are run by the runtime in
+//! tasks, which report back as messages.
+
+mod keys;
+pub mod layout;
+pub mod mouse;
+pub mod view;
+
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{Event, KeyEvent, KeyEventKind};
+use ratatui::layout::Rect;
+
+use crate::context::ContextRequest;
+use crate::vault::EntryKind;
+use crate::vault::indexer::Progress;
+
+use super::browser::{Browser, BrowserMsg};
+use super::chat::{Chat, ChatMsg, Compose};
+pub use super::chips::{AgentState, Chip, PlanPreview};
+use super::effect::Out;
+pub use super::effect::{Effect, Jump, Location, Pane};
+use super::input::Input;
+use super::keymap::Keymap;
+use super::listing::Entry;
+use super::overlay::{Overlay, OverlayKind};
+use super::paper::{Doc, DocInfo, Paper, PaperMsg};
+use super::quick::{Quick, QuickMsg};
+use super::thread::{ChatEvent, Thread};
+
+/// Everything the runtime reports back to the state.
+#[derive(Debug)]
+pub enum Msg {
+    Term(Event),
+    Key(KeyEvent),
+    Resize(u16, u16),
+    Scanned(Result<Vec<Entry>, String>),
+    Index(Progress),
+    IndexDone(Result<String, String>),
+    PaperOpened {
+        req: u64,
+        result: Result<(u32, DocInfo), String>,
+    },
+    Pages {
+        req: u64,
+        pages: Vec<(u32, Result<String, String>)>,
+    },
+    Plan {
+        seq: u64,
+        preview: PlanPreview,
+    },
+    Chat {
+        turn: u64,
+        event: ChatEvent,
+    },
+    /// The turn driver finished the turn (after its last event).
+    TurnDone {
+        turn: u64,
+    },
+    /// The agent process started, failed to start or stopped.
+    Agent(AgentState),
+    /// Threads read from `.agentero/chats/`, oldest first.
+    Threads(Vec<Thread>),
+    /// The Quick Chat became this thread on disk (or why it could not).
+    Promoted(Result<Thread, String>),
+    Status(String),
+    /// The vault MCP server's address now (`None`: stopped), or why it could not start.
+    VaultMcp(Result<Option<String>, String>),
+}
+
+pub struct AppState {
+    vault_name: String,
+    keymap: Keymap,
+    focus: Pane,
+    overlay: Option<Overlay>,
+    input: Input,
+    browser: Browser,
+    paper: Paper,
+    chat: Chat,
+    quick: Option<Quick>,
+    status: String,
+    errors: Vec<String>,
+    index: Option<(usize, usize)>,
+    size: (u16, u16),
+    quit: bool,
+    next_turn: u64,
+    /// The vault MCP server's address while it runs (`space m`).
+    vault_mcp: Option<String>,
+}
+
+impl AppState {
+    pub fn new(vault_name: String, keymap: Keymap, agent: AgentState) -> AppState {
+        let errors = keymap.errors.clone();
+        let status = match &agent {
+            AgentState::Unavailable(why) => format!("agent unavailable: {why}"),
+            AgentState::Starting { .. } | AgentState::Ready { .. } => String::new(),
+        };
+        AppState {
+            vault_name,
+            keymap,
+            focus: Pane::Vault,
+            overlay: None,
+            input: Input::default(),
+            browser: Browser::default(),
+            paper: Paper::default(),
+            chat: Chat::new(agent),
+            quick: None,
+            status,
+            errors,
+            index: None,
+            size: (80, 24),
+            quit: false,
+            next_turn: 0,
+            vault_mcp: None,
+        }
+    }
+
+    /// Load problems found before the app (the theme's): listed first, in the help too.
+    pub fn with_errors(mut self, mut errors: Vec<String>) -> AppState {
+        errors.append(&mut self.errors);
+        self.errors = errors;
+        self
+    }
+
+    /// The effects to run at start: scan the vault, bring its index up to date, restore the
+    /// chat threads and start the agent (when one is configured).
+    pub fn start(&mut self) -> Vec<Effect> {
+        let mut fx = vec![Effect::Scan, Effect::Index, Effect::LoadThreads];
+        if matches!(self.chat.agent(), AgentState::Starting { .. }) {
+            fx.push(Effect::StartAgent);
+        }
+        fx
+    }
+
+    pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        // The grant preview follows the chips whatever changed them (opening a paper, turning
+        // a page moves the reading chip): what the status line shows is what a send grants.
+        let chips = self.chat.chips().to_vec();
+        let mut fx = self.handle(msg);
+        if self.chat.chips() != chips && !fx.iter().any(|e| matches!(e, Effect::Plan { .. })) {
+            let plan = self.chat.plan();
+            fx.extend(self.apply(plan));
+        }
+        fx
+    }
+
+    fn handle(&mut self, msg: Msg) -> Vec<Effect> {
+        match msg {
+            Msg::Term(Event::Key(k)) => {
+                if k.kind == KeyEventKind::Release {
+                    return Vec::new();
+                }
+                self.on_key(k)
+            }
+            Msg::Term(Event::Resize(w, h)) | Msg::Resize(w, h) => {
+                self.size = (w, h);
+                self.send_paper(PaperMsg::Resized)
+            }
+            Msg::Term(Event::FocusGained) => vec![Effect::Scan],
+            Msg::Term(Event::Paste(text)) => {
+                if let Some(q) = self.quick.as_mut().filter(|q| q.composing()) {
+                    let out = q.update(QuickMsg::Paste(text));
+                    return self.apply(out);
+                }
+                if self.focus == Pane::Chat && *self.chat.compose() != Compose::Off {
+                    return self.send_chat(ChatMsg::Paste(text));
+                }
+                Vec::new()
+            }
+            Msg::Term(Event::Mouse(m)) => self.on_mouse(m),
+            Msg::Term(_) => Vec::new(),
+            Msg::Key(k) => self.on_key(k),
+            Msg::Scanned(Ok(entries)) => {
+                let listing = Arc::new(entries);
+                let out = self
+                    .browser
+                    .update(BrowserMsg::Listed(Arc::clone(&listing)));
+                let mut fx = self.apply(out);
+                fx.extend(self.send_chat(ChatMsg::Listing(listing)));
+                fx
+            }
+            Msg::Scanned(Err(e)) => {
+                self.status = format!("cannot scan the vault: {e}");
+                Vec::new()
+            }
+            Msg::Index(Progress::Planned { to_process, .. }) => {
+                self.index = (to_process > 0).then_some((0, to_process));
+                Vec::new()
+            }
+            Msg::Index(Progress::Processed { done, total, .. }) => {
+                self.index = Some((done, total));
+                Vec::new()
+            }
+            Msg::IndexDone(r) => {
+                let had_work = self.index.is_some();
+                self.index = None;
+                match r {
+                    Ok(summary) => {
+                        if had_work {
+                            self.status = summary;
+                        }
+                        // Titles and authors come from the fresh records.
+                        vec![Effect::Scan]
+                    }
+                    Err(e) => {
+                        self.status = format!("indexing failed: {e}");
+                        Vec::new()
+                    }
+                }
+            }
+            Msg::PaperOpened { req, result } => self.send_paper(PaperMsg::Opened { req, result }),
+            Msg::Pages { req, pages } => self.send_paper(PaperMsg::Pages { req, pages }),
+            Msg::Plan { seq, preview } => self.send_chat(ChatMsg::Plan { seq, preview }),
+            Msg::Chat { turn, event } => match self.quick.as_mut() {
+                Some(q) if q.turn() == Some(turn) => {
+                    let out = q.update(QuickMsg::Event { turn, event });
+                    self.apply(out)
+                }
+                _ => self.send_chat(ChatMsg::Event { turn, event }),
+            },
+            Msg::TurnDone { turn } => {
+                if let Some(q) = self.quick.as_mut() {
+                    let out = q.update(QuickMsg::TurnDone(turn));
+                    let mut fx = self.apply(out);
+                    fx.extend(self.send_chat(ChatMsg::TurnDone(turn)));
+                    return fx;
+                }
+                self.send_chat(ChatMsg::TurnDone(turn))
+            }
+            Msg::Agent(state) => self.send_chat(ChatMsg::Agent(state)),
+            Msg::Threads(threads) => self.send_chat(ChatMsg::Threads(threads)),
+            Msg::Promoted(Ok(thread)) => self.send_chat(ChatMsg::Promoted(thread)),
+            Msg::Promoted(Err(e)) => {
+                self.status = format!("cannot promote the Quick Chat: {e}");
+                Vec::new()
+            }
+            Msg::Status(s) => {
+                self.status = s;
+                Vec::new()
+            }
+            Msg::VaultMcp(Ok(addr)) => {
+                self.status = match &addr {
+                    Some(url) => format!(
+                        "vault MCP serving {url} (bearer token: agentero serve --token; space m stops it)"
+                    ),
+                    None => "vault MCP stopped".into(),
+                };
+                self.vault_mcp = addr;
+                Vec::new()
+            }
+            Msg::VaultMcp(Err(e)) => {
+                self.status = format!("vault MCP cannot start: {e}");
+                Vec::new()
+            }
+        }
+    }
+
+    /// Carries out what a component asked for; the runtime's share comes back.
+    fn apply(&mut self, outs: Vec<Out>) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        for out in outs {
+            match out {
+                Out::Run(e) => fx.push(e),
+                Out::Status(s) => self.status = s,
+                Out::Focus(p) => self.focus = p,
+                Out::Jump(jump) => {
+                    let kind = self.kind_of(&jump.to.path);
+                    fx.extend(self.send_paper(PaperMsg::Jump(jump, kind)));
+                }
+                Out::OpenEntry { path } => {
+                    let page = self.paper.page_of(&path);
+                    let kind = self.kind_of(&path);
+                    fx.extend(self.send_paper(PaperMsg::Jump(Jump::to(path, page), kind)));
+                }
+                Out::Prompt { kind, text } => self.input.open_prompt(kind, text),
+                Out::Await(wait) => self.input.wait_for(wait),
+                Out::Overlay(request) => self.overlay = Some(Overlay::open(request)),
+                Out::ClosePermission { turn } => {
+                    if self.overlay.as_ref().and_then(Overlay::permission_turn) == Some(turn) {
+                        self.overlay = None;
+                    }
+                }
+                Out::UseSelection(chip) => fx.extend(self.send_chat(ChatMsg::UseSelection(chip))),
+                Out::QuickChat(chips) => {
+                    if let Some(old) = self.quick.take() {
+                        fx.extend(self.apply(old.close()));
+                    }
+                    self.quick = Some(Quick::new(chips));
+                }
+                Out::RemoveQuick => self.quick = None,
+                Out::Quit => {
+                    self.quit = true;
+                    fx.push(Effect::Quit);
+                }
+            }
+        }
+        fx
+    }
+
+    /// The kind of the document at `path`: as listed, else by its extension.
+    fn kind_of(&self, path: &str) -> EntryKind {
+        self.browser
+            .kind_of(path)
+            .unwrap_or(if path.to_lowercase().ends_with(".pdf") {
+                EntryKind::Paper
+            } else {
+                EntryKind::File
+            })
+    }
+
+    /// A message for the paper pane, at the size its text area has; the reading chip follows.
+    fn send_paper(&mut self, msg: PaperMsg) -> Vec<Effect> {
+        if matches!(msg, PaperMsg::Jump(..)) {
+            // A jump focuses the paper: its text area is the one of that layout.
+            self.focus = Pane::Paper;
+        }
+        let a = self.areas();
+        let view = (a.paper_text.width as usize, a.paper_text.height as usize);
+        let out = self.paper.update(msg, view);
+        let mut fx = self.apply(out);
+        let reading = self.paper.reading();
+        fx.extend(self.send_chat(ChatMsg::Reading(reading)));
+        fx
+    }
+
+    fn send_chat(&mut self, msg: ChatMsg) -> Vec<Effect> {
+        let out = self.chat.update(msg);
+        self.apply(out)
+    }
+
+    /// The panes' places on the screen as the view draws them.
+    pub fn areas(&self) -> layout::Areas {
+        layout::layout(Rect::new(0, 0, self.size.0, self.size.1), self.focus)
+    }
+
+    pub fn focus(&self) -> Pane {
+        self.focus
+    }
+
+    /// The overlay that is open.
+    pub fn overlay(&self) -> Option<OverlayKind> {
+        self.overlay.as_ref().map(Overlay::kind)
+    }
+
+    pub fn browser(&self) -> &Browser {
+        &self.browser
+    }
+
+    /// The document open in the paper pane.
+    pub fn paper(&self) -> Option<&Doc> {
+        self.paper.doc()
+    }
+
+    pub fn chat(&self) -> &Chat {
+        &self.chat
+    }
+
+    /// The Quick Chat popup, when it is open.
+    pub fn quick(&self) -> Option<&Quick> {
+        self.quick.as_ref()
+    }
+
+    /// The status bar's message.
+    /// The vault MCP server's address while it runs.
+    pub fn vault_mcp(&self) -> Option<&str> {
+        self.vault_mcp.as_deref()
+    }
+
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    /// Load problems (keymap, theme), shown in the help.
+    pub fn errors(&self) -> &[String] {
+        &self.errors
+    }
+
+    /// Whether the app is quitting.
+    pub fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// Where the paper pane's cursor is.
+    pub fn location(&self) -> Option<Location> {
+        self.paper.location()
+    }
+
+    /// The request the chat's chips describe: exactly what the grant will contain.
+    pub fn context_request(&self) -> ContextRequest {
+        self.chat.context_request()
+    }
+
+    /// The request the Quick Chat's chips describe (surface `quick`).
+    pub fn quick_request(&self) -> Option<ContextRequest> {
+        let remote = matches!(self.chat.agent(), AgentState::Ready { remote: true, .. });
+        Some(self.quick.as_ref()?.request(remote))
+    }
+}

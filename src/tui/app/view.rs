@@ -1,0 +1,139 @@
+//! The whole screen: the panes side by side (three when wide), the status bar, the which-key
+//! strip, the Quick Chat popup and the open overlay — each drawn by its component.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+
+use super::AppState;
+use super::layout::layout;
+use crate::tui::effect::{Pane, PromptKind};
+use crate::tui::key::chord_text;
+use crate::tui::keymap::Mode;
+use crate::tui::overlay::Overlay;
+use crate::tui::text::str_width;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::truncate;
+use crate::tui::{browser, chat, input, overlay, paper, quick};
+
+pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
+    let a = layout(f.area(), st.focus);
+    f.render_widget(Block::default().style(theme.style("ui.text")), f.area());
+    if a.vault.width > 0 {
+        browser::view::view(
+            &st.browser,
+            &st.vault_name,
+            st.focus == Pane::Vault,
+            theme,
+            f,
+            a.vault,
+        );
+    }
+    if a.paper.width > 0 {
+        let focused = st.focus == Pane::Paper;
+        paper::view::view(&st.paper, focused, theme, f, a.paper, a.paper_text);
+    }
+    if a.chat.width > 0 {
+        let focused = st.focus == Pane::Chat;
+        chat::view::view(&st.chat, &st.keymap, focused, theme, f, a.chat);
+    }
+    status(st, theme, f, a.status);
+    if !st.input.pending().is_empty() {
+        input::view::which_key(&st.input, &st.keymap, &st.mode_chain(), theme, f, a.status);
+    }
+    // A Quick Chat's permission question is asked over its popup.
+    if let Some(q) = &st.quick
+        && matches!(st.overlay, None | Some(Overlay::Permission { .. }))
+    {
+        quick::view::view(q, &st.keymap, &st.mode_chain(), theme, f);
+    }
+    match &st.overlay {
+        Some(Overlay::Help { scroll }) => {
+            overlay::view::help(&st.keymap, &st.errors, theme, f, *scroll)
+        }
+        Some(Overlay::Outline { selected }) => {
+            overlay::view::outline(theme, f, paper::view::outline_items(&st.paper), *selected)
+        }
+        Some(Overlay::Metadata) => {
+            overlay::view::metadata(theme, f, paper::view::metadata_lines(&st.paper, theme))
+        }
+        Some(Overlay::Threads { selected }) => {
+            overlay::view::threads(theme, f, chat::view::thread_items(&st.chat), *selected)
+        }
+        Some(Overlay::Permission { request, .. }) => overlay::view::permission(theme, f, request),
+        None => {}
+    }
+}
+
+fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
+    let mode = match (&st.overlay, st.focus_mode()) {
+        (Some(_), _) => "OVERLAY",
+        (None, Mode::Vault) => "VAULT",
+        (None, Mode::Paper) => "PAPER",
+        (None, Mode::Visual) => "VISUAL",
+        (None, Mode::Chat) => "CHAT",
+        (None, Mode::Input) => "INSERT",
+        (None, Mode::Mention) => "MENTION",
+        _ => "",
+    };
+    let mut left = format!(" {mode} ");
+    if let Some(c) = st.input.count() {
+        left.push_str(&format!("{c} "));
+    }
+    if !st.input.pending().is_empty() {
+        left.push_str(&format!("{} ", chord_text(st.input.pending())));
+    }
+    let (msg, style) = if let Some(p) = st.input.prompt() {
+        let lead = if p.kind == PromptKind::Search {
+            "/"
+        } else {
+            "filter: "
+        };
+        (format!("{lead}{}█", p.text), theme.style("ui.status"))
+    } else if let Some((done, total)) = st.index {
+        (
+            format!("indexing {done}/{total}…"),
+            theme.style("ui.status.progress"),
+        )
+    } else if !st.status.is_empty() {
+        let err = st.status.starts_with("agent unavailable")
+            || st.status.contains("cannot")
+            || st.status.contains("failed");
+        (
+            st.status.clone(),
+            theme.style(if err { "ui.status.error" } else { "ui.status" }),
+        )
+    } else if let Some(e) = st.errors.first() {
+        (
+            format!("{e} (+{} more, see ?)", st.errors.len() - 1),
+            theme.style("ui.status.error"),
+        )
+    } else {
+        (
+            "? help · space f vault · space c chat · q quit".to_string(),
+            theme.style("ui.status"),
+        )
+    };
+    let right = match st.vault_mcp() {
+        Some(url) => format!(
+            " mcp {} · {} ",
+            url.trim_start_matches("http://"),
+            st.vault_name
+        ),
+        None => format!(" {} ", st.vault_name),
+    };
+    let room = (area.width as usize).saturating_sub(str_width(&left) + str_width(&right));
+    let line = Line::from(vec![
+        Span::styled(
+            left,
+            theme
+                .style("ui.status")
+                .patch(Style::default().add_modifier(ratatui::style::Modifier::BOLD)),
+        ),
+        Span::styled(format!("{:<room$}", truncate(&msg, room)), style),
+        Span::styled(right, theme.style("ui.status")),
+    ]);
+    f.render_widget(Paragraph::new(line).style(theme.style("ui.status")), area);
+}

@@ -1,0 +1,188 @@
+//! The chat pane drawn.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::{Chat, Compose};
+use crate::tui::action::Action;
+use crate::tui::chips::AgentState;
+use crate::tui::keymap::{Keymap, Mode};
+use crate::tui::theme::Theme;
+use crate::tui::thread::cells::{empty_hint, link_sources, thread_lines};
+use crate::tui::widgets::{chip_spans, fit_placeholder, fit_spans, pane_block, truncate};
+
+/// The chat pane's inside: status line, messages, chips and the input.
+pub fn areas(c: &Chat, inner: Rect) -> [Rect; 4] {
+    let input_h = (c.input.lines().len() as u16 + 2).clamp(3, 6);
+    let chips_h = if c.chips.is_empty() { 0 } else { 1 };
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(chips_h),
+        Constraint::Length(input_h),
+    ])
+    .areas(inner)
+}
+
+/// The pane: title, status line (agent · mode · grant · fingerprint · tools · session), the
+/// thread, the chips and the input with its mention popup.
+pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Frame, area: Rect) {
+    let thread = c.thread();
+    let title = format!(
+        " Chat · {} ({}/{}) ",
+        thread.map_or("", |t| t.title.as_str()),
+        c.current + 1,
+        c.threads.len()
+    );
+    let block = pane_block(
+        truncate(&title, area.width.saturating_sub(2) as usize),
+        focused,
+        theme,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let chips_h = if c.chips.is_empty() { 0 } else { 1 };
+    let [status_a, msgs_a, chips_a, input_a] = areas(c, inner);
+    // Status line: agent · mode · grant · fingerprint · tools · session.
+    let status = match (
+        &c.agent,
+        thread.and_then(|t| t.session.as_ref()),
+        &c.preview,
+    ) {
+        (AgentState::Unavailable(why), _, _) => format!("agent unavailable: {why}"),
+        (AgentState::Starting { name }, _, _) => format!("{name} · starting…"),
+        (AgentState::Ready { name, .. }, session, preview) => {
+            let mut s = name.clone();
+            if let Some(p) = preview {
+                s.push_str(&format!(
+                    " · {} · grant {} source{}",
+                    p.mode,
+                    p.sources,
+                    if p.sources == 1 { "" } else { "s" }
+                ));
+                if p.omitted > 0 {
+                    s.push_str(&format!(" ({} omitted)", p.omitted));
+                }
+                s.push_str(&format!(
+                    " · fp {}",
+                    &p.fingerprint[..p.fingerprint.len().min(8)]
+                ));
+            }
+            if let Some(info) = session {
+                s.push_str(&format!(
+                    " · tools {} · session {}",
+                    if info.tools_attached {
+                        "attached"
+                    } else {
+                        "not attached"
+                    },
+                    info.session
+                ));
+            }
+            if c.running.is_some() {
+                s.push_str(" · answering…");
+            }
+            s
+        }
+    };
+    f.render_widget(
+        Paragraph::new(truncate(&status, status_a.width as usize)).style(theme.style("ui.dim")),
+        status_a,
+    );
+    // Messages: render from the end upwards until the pane is full (500-message threads
+    // cost only what is visible).
+    let w = msgs_a.width as usize;
+    let h = msgs_a.height as usize;
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    if let Some(t) = thread {
+        if t.items.is_empty() {
+            lines = empty_hint(
+                "No messages yet. i to write, @ to mention papers, notes or folders.",
+                w,
+                theme,
+            );
+        } else {
+            lines = thread_lines(t, c.selected, c.scroll_from_end, w, h, theme);
+        }
+    }
+    f.render_widget(Paragraph::new(lines), msgs_a);
+    if let Some(t) = thread {
+        link_sources(f.buffer_mut(), msgs_a, t);
+    }
+    if chips_h > 0 {
+        let spans = chip_spans(&c.chips, theme, "✕ ");
+        let spans = fit_spans(spans, chips_a.width as usize);
+        f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
+    }
+    let mut input = c.input.clone();
+    fit_placeholder(&mut input, input_a.width);
+    let hint = keymap.hint(&[Mode::Input], Action::RemoveChip);
+    input.set_block(
+        Block::bordered()
+            .border_style(theme.style(if c.compose != Compose::Off && focused {
+                "ui.border.focus"
+            } else {
+                "ui.border"
+            }))
+            .title(Span::styled(
+                if c.chips.is_empty() {
+                    " message ".to_string()
+                } else {
+                    format!(" message · {hint} removes a chip ")
+                },
+                theme.style("ui.dim"),
+            )),
+    );
+    if !(c.compose != Compose::Off && focused) {
+        input.set_cursor_style(Style::default());
+    }
+    f.render_widget(&input, input_a);
+    if let Compose::Mention(m) = &c.compose {
+        let hgt = (m.items.len().clamp(1, 8) + 2) as u16;
+        let popup = Rect {
+            x: input_a.x,
+            y: input_a.y.saturating_sub(hgt),
+            width: input_a.width,
+            height: hgt.min(input_a.y),
+        };
+        f.render_widget(Clear, popup);
+        let lines: Vec<Line> = if m.items.is_empty() {
+            vec![Line::styled("no match", theme.style("ui.dim"))]
+        } else {
+            let start = m.selected.saturating_sub(7);
+            m.items
+                .iter()
+                .enumerate()
+                .skip(start)
+                .take(8)
+                .map(|(i, (_, d))| {
+                    let l = Line::raw(truncate(d, popup.width.saturating_sub(2) as usize));
+                    if i == m.selected {
+                        l.style(theme.style("ui.selection"))
+                    } else {
+                        l
+                    }
+                })
+                .collect()
+        };
+        f.render_widget(
+            Paragraph::new(lines).block(
+                Block::bordered()
+                    .border_style(theme.style("ui.border.focus"))
+                    .title(format!(" @{} ", m.query)),
+            ),
+            popup,
+        );
+    }
+}
+
+/// The thread list overlay's lines.
+pub fn thread_items(c: &Chat) -> Vec<String> {
+    c.threads
+        .iter()
+        .map(|t| format!("{} · {} items", t.title, t.items.len()))
+        .collect()
+}

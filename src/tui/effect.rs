@@ -1,0 +1,183 @@
+//! The vocabulary the components and the app share: [`Effect`] is work for the runtime (it
+//! runs in a task and reports back as a message), [`Out`] is what a component's `update` asks
+//! of the app — an effect, or something only the app can do because it touches another pane
+//! (jump the paper to a citation, put a selection into the next question, open an overlay).
+
+use crate::context::ContextRequest;
+use crate::vault::EntryKind;
+
+use super::chips::Chip;
+use super::thread::PermissionRequest;
+
+/// The three panes, in focus order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Vault,
+    Paper,
+    Chat,
+}
+
+/// A place in a document, for the jump list and marks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Location {
+    pub path: String,
+    pub page: u32,
+    pub row: usize,
+}
+
+/// Where a jump goes: a place, and the quote or line range to highlight there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Jump {
+    pub to: Location,
+    pub quote: Option<String>,
+    pub lines: Option<(u32, u32)>,
+}
+
+impl Jump {
+    pub fn to(path: String, page: u32) -> Jump {
+        Jump {
+            to: Location { path, page, row: 0 },
+            quote: None,
+            lines: None,
+        }
+    }
+}
+
+/// What the one-line prompt in the status bar is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Filter,
+    Search,
+}
+
+/// A key that waits for a letter (marks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Awaiting {
+    SetMark,
+    JumpMark,
+}
+
+/// An overlay a component asks for; the app owns the one that is open.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OverlayRequest {
+    Help,
+    /// The paper's outline, with this section selected.
+    Outline(usize),
+    Metadata,
+    /// The thread list, with this thread selected.
+    Threads(usize),
+    Permission {
+        turn: u64,
+        request: PermissionRequest,
+    },
+}
+
+/// What a component's `update` asks of the app, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Out {
+    /// Work for the runtime.
+    Run(Effect),
+    /// A message for the status bar (empty: clear it).
+    Status(String),
+    Focus(Pane),
+    /// Open this document in the paper pane (or move in it), recorded in the jump list.
+    Jump(Jump),
+    /// Open a vault entry from the browser: a document keeps its page when it is open already.
+    OpenEntry {
+        path: String,
+    },
+    Prompt {
+        kind: PromptKind,
+        text: String,
+    },
+    Await(Awaiting),
+    Overlay(OverlayRequest),
+    /// The permission question of this turn can no longer be answered: close it.
+    ClosePermission {
+        turn: u64,
+    },
+    /// Write the next chat question, with the selection (when there is one) as its context.
+    UseSelection(Option<Chip>),
+    /// Open the Quick Chat on these chips.
+    QuickChat(Vec<Chip>),
+    /// The Quick Chat is gone (closed, promoted or replaced).
+    RemoveQuick,
+    Quit,
+}
+
+/// A URL opened with `$BROWSER`, or the status line says how to.
+pub fn open_url(url: String) -> Vec<Out> {
+    if std::env::var_os("BROWSER").is_some() {
+        vec![
+            Out::Status(format!("opening {url}")),
+            Out::Run(Effect::OpenUrl(url)),
+        ]
+    } else {
+        vec![Out::Status(format!("{url} (set $BROWSER to open links)"))]
+    }
+}
+
+/// Work for the runtime; each reports back as a message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Scan,
+    /// Start the configured agent process (reports `Msg::Agent`).
+    StartAgent,
+    /// Read the vault's chat threads (reports `Msg::Threads`).
+    LoadThreads,
+    Index,
+    /// Page count and metadata of a document. A new request supersedes the page loads of
+    /// every earlier one (their tasks are aborted).
+    OpenPaper {
+        req: u64,
+        path: String,
+        kind: EntryKind,
+    },
+    LoadPages {
+        req: u64,
+        path: String,
+        pages: Vec<u32>,
+    },
+    Plan {
+        seq: u64,
+        request: ContextRequest,
+    },
+    StartTurn {
+        turn: u64,
+        thread: String,
+        request: ContextRequest,
+    },
+    CancelTurn {
+        turn: u64,
+    },
+    /// A Quick Chat turn: like `StartTurn`, on a scratch transcript instead of a thread.
+    QuickTurn {
+        turn: u64,
+        request: ContextRequest,
+    },
+    /// Append the Quick Chat of `turn` to a new thread on disk (reports `Msg::Promoted`).
+    Promote {
+        turn: u64,
+    },
+    /// The Quick Chat of `turn` was closed without promoting: forget its scratch transcript.
+    DropQuick {
+        turn: u64,
+    },
+    /// Ask the agent for the thread's summary and write its HANDOFF.md (a turn: it reports
+    /// `Msg::Chat` events and `Msg::TurnDone`).
+    Handoff {
+        turn: u64,
+        thread: String,
+    },
+    AnswerPermission {
+        turn: u64,
+        request: String,
+        option: Option<String>,
+    },
+    OpenUrl(String),
+    /// Start the vault MCP server (`agentero serve` inside the app) or stop it (reports
+    /// `Msg::VaultMcp`).
+    ToggleVaultMcp,
+    Suspend,
+    Quit,
+}

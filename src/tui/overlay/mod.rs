@@ -1,0 +1,150 @@
+//! The overlays over the panes: help, the paper's outline and metadata, the thread list, and
+//! the permission modal. An open overlay takes the keys first; what a choice means for a pane
+//! (jump to a section, show a thread, answer the agent) is the app's to carry out.
+
+pub mod view;
+
+use super::action::Action;
+use super::effect::OverlayRequest;
+use super::thread::PermissionKind;
+use super::thread::PermissionRequest;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    Help {
+        scroll: usize,
+    },
+    Outline {
+        selected: usize,
+    },
+    Metadata,
+    Threads {
+        selected: usize,
+    },
+    Permission {
+        turn: u64,
+        request: PermissionRequest,
+    },
+}
+
+/// Which overlay is open, without its state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverlayKind {
+    Help,
+    Outline,
+    Metadata,
+    Threads,
+    Permission,
+}
+
+/// What a key on an overlay comes to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Choice {
+    /// Nothing for anyone else (moved, or an unbound key).
+    Stay,
+    /// The overlay closes.
+    Close,
+    /// The overlay closes on this item of the outline.
+    Outline(usize),
+    /// The overlay closes on this thread of the list.
+    Thread(usize),
+    /// The permission modal closes with this answer (the option's id; none: rejected).
+    Answer {
+        turn: u64,
+        request: String,
+        option: Option<String>,
+    },
+    /// Help opens over it.
+    Help,
+    /// Quit the app (from the permission modal, which takes every other key).
+    Quit,
+}
+
+impl Overlay {
+    pub fn open(request: OverlayRequest) -> Overlay {
+        match request {
+            OverlayRequest::Help => Overlay::Help { scroll: 0 },
+            OverlayRequest::Outline(selected) => Overlay::Outline { selected },
+            OverlayRequest::Metadata => Overlay::Metadata,
+            OverlayRequest::Threads(selected) => Overlay::Threads { selected },
+            OverlayRequest::Permission { turn, request } => Overlay::Permission { turn, request },
+        }
+    }
+
+    pub fn kind(&self) -> OverlayKind {
+        match self {
+            Overlay::Help { .. } => OverlayKind::Help,
+            Overlay::Outline { .. } => OverlayKind::Outline,
+            Overlay::Metadata => OverlayKind::Metadata,
+            Overlay::Threads { .. } => OverlayKind::Threads,
+            Overlay::Permission { .. } => OverlayKind::Permission,
+        }
+    }
+
+    /// The turn whose permission question this is.
+    pub fn permission_turn(&self) -> Option<u64> {
+        match self {
+            Overlay::Permission { turn, .. } => Some(*turn),
+            _ => None,
+        }
+    }
+
+    /// A key's action on the overlay. `total`: the lines or items of a list; `rows`: the
+    /// screen's height, for half pages.
+    pub fn update(
+        &mut self,
+        action: Action,
+        count: Option<u32>,
+        total: usize,
+        rows: usize,
+    ) -> Choice {
+        let n = count.unwrap_or(1).max(1) as usize;
+        let h = rows.saturating_sub(6);
+        let sel = match self {
+            Overlay::Help { scroll } => Some(scroll),
+            Overlay::Outline { selected } | Overlay::Threads { selected } => Some(selected),
+            _ => None,
+        };
+        if let Some(sel) = sel {
+            let max = total.saturating_sub(1);
+            match action {
+                Action::MoveDown => *sel = (*sel + n).min(max),
+                Action::MoveUp => *sel = sel.saturating_sub(n),
+                Action::HalfPageDown => *sel = (*sel + h / 2).min(max),
+                Action::HalfPageUp => *sel = sel.saturating_sub(h / 2),
+                Action::GotoTop => *sel = 0,
+                Action::GotoPage => {
+                    *sel = count.map_or(max, |c| (c as usize).saturating_sub(1).min(max))
+                }
+                _ => {}
+            }
+        }
+        match (&*self, action) {
+            (Overlay::Permission { turn, request }, a) => {
+                let kind = match a {
+                    Action::AllowOnce => PermissionKind::AllowOnce,
+                    Action::AllowAlways => PermissionKind::AllowAlways,
+                    Action::RejectOnce | Action::Cancel => PermissionKind::RejectOnce,
+                    Action::RejectAlways => PermissionKind::RejectAlways,
+                    Action::Quit => return Choice::Quit,
+                    _ => return Choice::Stay,
+                };
+                let option = request
+                    .options
+                    .iter()
+                    .find(|o| o.kind == kind)
+                    .map(|o| o.id.clone());
+                Choice::Answer {
+                    turn: *turn,
+                    request: request.id.clone(),
+                    option,
+                }
+            }
+            (_, Action::Cancel | Action::Quit) | (Overlay::Metadata, Action::Open) => Choice::Close,
+            (Overlay::Outline { selected }, Action::Open) => Choice::Outline(*selected),
+            (Overlay::Threads { selected }, Action::Open) => Choice::Thread(*selected),
+            (_, Action::Help) => Choice::Help,
+            _ => Choice::Stay,
+        }
+    }
+}

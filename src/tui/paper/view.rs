@@ -1,0 +1,283 @@
+//! The paper pane drawn: the visible rows of the page with search hits, the cited quote or
+//! lines, the visual selection and the cursor styled; and the outline and metadata overlays'
+//! contents.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{Doc, Paper, Slot};
+use crate::tui::text::Row;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::{pane_block, truncate};
+use crate::vault::EntryKind;
+
+/// The pane: the document's title, a header (page, label, section, visual mode) and the page;
+/// `text_area` is where the page goes (the app's layout computes it, the mouse uses it too).
+pub fn view(
+    paper: &Paper,
+    focused: bool,
+    theme: &Theme,
+    f: &mut Frame,
+    area: Rect,
+    text_area: Rect,
+) {
+    let Some(p) = paper.doc() else {
+        let block = pane_block(" Paper ".into(), focused, theme);
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        f.render_widget(
+            Paragraph::new("No paper open. Choose one in the vault browser (space f, then enter).")
+                .style(theme.style("ui.dim"))
+                .wrap(Wrap { trim: true }),
+            inner,
+        );
+        return;
+    };
+    let title = if p.info.title.is_empty() {
+        p.path.clone()
+    } else {
+        p.info.title.clone()
+    };
+    let block = pane_block(
+        format!(
+            " {} ",
+            truncate(&title, area.width.saturating_sub(4) as usize)
+        ),
+        focused,
+        theme,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    // Header line: page, label, section, visual mode.
+    let mut header = p.page_header();
+    // The page wrapped once per frame: the header's section and the rows drawn share it.
+    let rows = p.rows(text_area.width as usize);
+    let at = p.cursor_offset(&rows);
+    if let Some(s) = p
+        .section_at(p.page, at)
+        .filter(|_| p.kind == EntryKind::Paper)
+    {
+        let num = s
+            .number
+            .as_deref()
+            .map(|n| format!("{n} "))
+            .unwrap_or_default();
+        header.push_str(&format!(" · {num}{}", s.title));
+    }
+    if let Some(v) = p.visual {
+        header.push_str(if v.lines {
+            " · VISUAL LINE"
+        } else {
+            " · VISUAL"
+        });
+    }
+    let header_area = Rect { height: 1, ..inner };
+    f.render_widget(
+        Paragraph::new(truncate(&header, inner.width as usize)).style(theme.style("paper.header")),
+        header_area,
+    );
+    let msg = match p.slot() {
+        _ if !p.loaded => Some(("opening…".to_string(), "ui.dim")),
+        Some(Slot::Loading) | Some(Slot::Missing) => {
+            Some((format!("loading page {}…", p.page), "ui.dim"))
+        }
+        Some(Slot::Failed(e)) => Some((e.clone(), "chat.error")),
+        Some(Slot::Text(t)) if t.trim().is_empty() => Some((
+            format!(
+                "Page {} has no text layer (a scanned image without OCR): nothing to show or search here.",
+                p.page
+            ),
+            "paper.notext",
+        )),
+        _ => None,
+    };
+    if let Some((m, style)) = msg {
+        f.render_widget(
+            Paragraph::new(m)
+                .style(theme.style(style))
+                .wrap(Wrap { trim: true }),
+            text_area,
+        );
+        return;
+    }
+    let lines = page_lines(p, &rows, theme, text_area.height as usize, focused);
+    f.render_widget(Paragraph::new(lines), text_area);
+}
+
+/// The visible rows of the page (`rows`: the page wrapped to the pane) with search hits, the
+/// cited quote or lines, the visual selection and the cursor styled.
+pub fn page_lines(
+    p: &Doc,
+    rows: &[Row],
+    theme: &Theme,
+    height: usize,
+    focused: bool,
+) -> Vec<Line<'static>> {
+    let Some(text) = p.text(p.page) else {
+        return Vec::new();
+    };
+    let mut marks: Vec<(usize, usize, Style)> = Vec::new();
+    for (i, h) in p.search.hits.iter().enumerate() {
+        if h.page == p.page {
+            let key = if p.search.current == Some(i) {
+                "paper.match.current"
+            } else {
+                "paper.match"
+            };
+            marks.push((h.start, h.end, theme.style(key)));
+        }
+    }
+    if let Some((page, s, e)) = p.quote
+        && page == p.page
+    {
+        marks.push((s, e, theme.style("paper.quote")));
+    }
+    if let Some((s, e)) = p.selection(rows) {
+        marks.push((s, e, theme.style("paper.visual")));
+    }
+    let cursor = focused.then(|| {
+        let c = p.cursor_offset(rows);
+        (c, c + text[c..].chars().next().map_or(0, char::len_utf8))
+    });
+    let gutter = (p.kind == EntryKind::File).then(|| p.gutter());
+    let mut out = Vec::with_capacity(height);
+    for (ri, r) in rows.iter().enumerate().skip(p.scroll).take(height) {
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        let in_lines = p
+            .lines
+            .is_some_and(|(a, b)| (r.line + 1) as u32 >= a && (r.line + 1) as u32 <= b);
+        if let Some(g) = gutter {
+            let first = ri == 0 || rows[ri - 1].line != r.line;
+            let num = if first {
+                format!("{:>g$} ", r.line + 1)
+            } else {
+                " ".repeat(g + 1)
+            };
+            spans.push(Span::styled(num, theme.style("paper.lineno")));
+        }
+        let base = if in_lines {
+            theme.style("paper.quote")
+        } else {
+            Style::default()
+        };
+        // Split the row at every mark boundary.
+        let mut cuts = vec![r.start, r.end];
+        for (s, e, _) in &marks {
+            for x in [*s, *e] {
+                if x > r.start && x < r.end {
+                    cuts.push(x);
+                }
+            }
+        }
+        if let Some((s, e)) = cursor
+            && ri == p.cursor_row
+        {
+            for x in [s, e] {
+                if x > r.start && x < r.end {
+                    cuts.push(x);
+                }
+            }
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        for w in cuts.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let mut style = base;
+            for (s, e, st) in &marks {
+                if a >= *s && b <= *e && a < b {
+                    style = style.patch(*st);
+                }
+            }
+            if let Some((s, e)) = cursor
+                && ri == p.cursor_row
+                && a >= s
+                && b <= e
+            {
+                style = style.patch(theme.style("ui.cursor"));
+            }
+            spans.push(Span::styled(text[a..b].replace('\t', "    "), style));
+        }
+        if r.start == r.end && ri == p.cursor_row && cursor.is_some() {
+            spans.push(Span::styled(" ", theme.style("ui.cursor")));
+        }
+        out.push(Line::from(spans));
+    }
+    out
+}
+
+/// The outline overlay's lines: one section each, indented by level, with its page.
+pub fn outline_items(paper: &Paper) -> Vec<String> {
+    let Some(p) = paper.doc() else {
+        return Vec::new();
+    };
+    p.info
+        .sections
+        .iter()
+        .map(|s| {
+            let ind = "  ".repeat(s.level.saturating_sub(1).min(4) as usize);
+            let num = s
+                .number
+                .as_deref()
+                .map(|n| format!("{n} "))
+                .unwrap_or_default();
+            format!("{ind}{num}{}  · p. {}", s.title, s.page)
+        })
+        .collect()
+}
+
+/// The metadata overlay's lines (none without a document).
+pub fn metadata_lines(paper: &Paper, theme: &Theme) -> Vec<Line<'static>> {
+    let Some(p) = paper.doc() else {
+        return Vec::new();
+    };
+    let i = &p.info;
+    let mut lines = vec![
+        Line::styled(i.title.clone(), theme.style("ui.title")),
+        Line::raw(format!("path     {}", p.path)),
+    ];
+    if !i.authors.is_empty() {
+        lines.push(Line::raw(format!("authors  {}", i.authors.join(", "))));
+    }
+    if let Some(y) = i.year {
+        lines.push(Line::raw(format!("year     {y}")));
+    }
+    if let Some(d) = &i.doi {
+        lines.push(Line::raw(format!("doi      {d}")));
+    }
+    if let Some(a) = &i.arxiv {
+        lines.push(Line::raw(format!("arXiv    {a}")));
+    }
+    lines.push(Line::raw(format!("pages    {}", p.page_count())));
+    if !i.pages_without_text.is_empty() {
+        lines.push(Line::raw(format!(
+            "no text  pages {:?}",
+            i.pages_without_text
+        )));
+    }
+    if !i.pages_undecodable.is_empty() {
+        lines.push(Line::styled(
+            format!(
+                "text not decodable on {} page{} {:?} (fonts without a usable encoding)",
+                i.pages_undecodable.len(),
+                if i.pages_undecodable.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                i.pages_undecodable
+            ),
+            theme.style("ui.status.error"),
+        ));
+    }
+    if let Some(n) = &i.note {
+        lines.push(Line::styled(n.clone(), theme.style("ui.dim")));
+    }
+    if let Some(a) = &i.abstract_text {
+        lines.push(Line::default());
+        lines.push(Line::raw(a.clone()));
+    }
+    lines
+}

@@ -1,0 +1,376 @@
+//! The Quick Chat popup (`space q` on the paper): one question about the selection or page,
+//! asked through the same context pipeline (surface `quick`) without leaving the paper. Its
+//! turn runs on a scratch transcript; `promote` turns it into a chat thread.
+
+pub mod view;
+
+use ratatui::crossterm::event::KeyEvent;
+use ratatui_textarea::TextArea;
+
+use crate::context::{ContextRequest, Locality, Surface};
+use crate::vault::uri::{self, Target};
+
+use super::action::Action;
+use super::chips::{Chip, Gate, add_chips, admit};
+use super::effect::{Effect, Jump, Location, Out, OverlayRequest, open_url};
+use super::thread::cells::step_selection;
+use super::thread::{ChatEvent, Item, ItemKind, SourceRef, Thread};
+use super::widgets::new_input;
+
+/// What the Quick Chat is told.
+#[derive(Debug)]
+pub enum QuickMsg {
+    Action {
+        action: Action,
+        count: Option<u32>,
+    },
+    /// Send the question (the app says whether a turn may start).
+    Send(Gate),
+    /// A key that is text, for the question.
+    Key(KeyEvent),
+    Paste(String),
+    Event {
+        turn: u64,
+        event: ChatEvent,
+    },
+    TurnDone(u64),
+}
+
+/// Where the Quick Chat is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The question is being typed.
+    Composing,
+    /// Its answer streams.
+    Answering { turn: u64 },
+    /// The answer of `turn` is shown (what promote and closing refer to).
+    Answered { turn: u64 },
+}
+
+pub struct Quick {
+    input: TextArea<'static>,
+    /// The current page and the selection: exactly what the grant will contain.
+    chips: Vec<Chip>,
+    /// The question and its streamed answer, sources and tool cards (drawn like the chat).
+    thread: Thread,
+    phase: Phase,
+    /// Selected item of `thread` (sources, tool cards), `None` = follow the end.
+    selected: Option<usize>,
+}
+
+impl Quick {
+    pub fn new(chips: Vec<Chip>) -> Quick {
+        let mut input = new_input();
+        input.set_placeholder_text("Ask about this page or selection… (enter to send, esc closes)");
+        Quick {
+            input,
+            chips,
+            thread: Thread::new("quick".into()),
+            phase: Phase::Composing,
+            selected: None,
+        }
+    }
+
+    pub fn update(&mut self, msg: QuickMsg) -> Vec<Out> {
+        match msg {
+            QuickMsg::Action { action, count } => self.on_action(action, count),
+            QuickMsg::Send(gate) => self.send(gate),
+            QuickMsg::Key(ev) => {
+                if self.composing() {
+                    self.input.input(ev);
+                }
+                Vec::new()
+            }
+            QuickMsg::Paste(text) => {
+                if self.composing() {
+                    self.input.insert_str(text);
+                }
+                Vec::new()
+            }
+            QuickMsg::Event { turn, event } => {
+                if self.turn() != Some(turn) {
+                    return Vec::new();
+                }
+                match event {
+                    ChatEvent::Permission(request) => {
+                        vec![Out::Overlay(OverlayRequest::Permission { turn, request })]
+                    }
+                    ev => {
+                        let end =
+                            matches!(ev, ChatEvent::TurnEnded { .. } | ChatEvent::TurnFailed(_));
+                        self.thread.apply(ev);
+                        if end {
+                            self.phase = Phase::Answered { turn };
+                            return vec![Out::ClosePermission { turn }];
+                        }
+                        Vec::new()
+                    }
+                }
+            }
+            QuickMsg::TurnDone(turn) => {
+                if self.turn() == Some(turn) {
+                    self.phase = Phase::Answered { turn };
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    /// What closing the popup asks for: its running turn cancelled, its scratch transcript
+    /// dropped (unless it was promoted, which took it already), the popup removed.
+    pub fn close(&self) -> Vec<Out> {
+        let mut out = Vec::new();
+        match self.phase {
+            Phase::Composing => {}
+            Phase::Answering { turn } => {
+                out.push(Out::ClosePermission { turn });
+                out.push(Out::Run(Effect::CancelTurn { turn }));
+                out.push(Out::Run(Effect::DropQuick { turn }));
+            }
+            Phase::Answered { turn } => out.push(Out::Run(Effect::DropQuick { turn })),
+        }
+        out.push(Out::RemoveQuick);
+        out
+    }
+
+    fn on_action(&mut self, action: Action, count: Option<u32>) -> Vec<Out> {
+        let n = count.unwrap_or(1).max(1) as usize;
+        match action {
+            Action::Cancel => {
+                let mut out = vec![Out::Status(String::new())];
+                out.extend(self.close());
+                out
+            }
+            Action::Newline => {
+                self.input.insert_newline();
+                Vec::new()
+            }
+            // As in the chat's input: ctrl-x cancels while the answer streams, else it removes
+            // the last chip (the selection before the page).
+            Action::RemoveChip | Action::CancelTurn => match self.phase {
+                Phase::Answering { turn } => {
+                    self.thread
+                        .items
+                        .push(Item::new(ItemKind::Notice("turn cancelled".into())));
+                    self.phase = Phase::Answered { turn };
+                    vec![
+                        Out::ClosePermission { turn },
+                        Out::Run(Effect::CancelTurn { turn }),
+                    ]
+                }
+                _ if action == Action::RemoveChip => match self.chips.pop() {
+                    Some(c) => vec![Out::Status(format!("removed {}", c.label()))],
+                    None => Vec::new(),
+                },
+                _ => vec![Out::Status("no turn is running".into())],
+            },
+            Action::MoveDown | Action::MoveUp | Action::GotoTop | Action::GotoPage => {
+                self.selected = step_selection(&self.thread, self.selected, action, n);
+                Vec::new()
+            }
+            Action::Open | Action::OpenExternal => self.open_source(),
+            Action::Promote => match self.phase {
+                Phase::Answered { turn } => vec![
+                    Out::RemoveQuick,
+                    Out::Status("promoting the Quick Chat to a thread…".into()),
+                    Out::Run(Effect::Promote { turn }),
+                ],
+                Phase::Answering { .. } => vec![Out::Status(
+                    "the answer is still streaming (ctrl-x cancels it)".into(),
+                )],
+                Phase::Composing => {
+                    vec![Out::Status("ask a question first (enter sends it)".into())]
+                }
+            },
+            // A second `space q` from the popup starts over on the same chips.
+            Action::QuickChat => {
+                let mut out = self.close();
+                out.push(Out::QuickChat(self.chips.clone()));
+                out
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn send(&mut self, gate: Gate) -> Vec<Out> {
+        let text = self.input.lines().join("\n");
+        let ticket = match admit(&text, gate) {
+            Ok(t) => t,
+            Err(why) => return vec![Out::Status(why)],
+        };
+        let request = self.request(ticket.remote);
+        let turn = ticket.turn;
+        let chips = self.chips.iter().map(Chip::label).collect();
+        self.thread.title = text.lines().next().unwrap_or("").chars().take(40).collect();
+        self.thread
+            .items
+            .push(Item::new(ItemKind::User { text, chips }));
+        self.phase = Phase::Answering { turn };
+        self.selected = None;
+        vec![Out::Run(Effect::QuickTurn { turn, request })]
+    }
+
+    /// Enter on a source: a vault source closes the popup and jumps (ctrl-o comes back); an
+    /// external one opens with $BROWSER and the popup stays.
+    fn open_source(&mut self) -> Vec<Out> {
+        let Some(i) = self.selected else {
+            return vec![Out::Status("select a source with j/k first".into())];
+        };
+        let Some(ItemKind::Source(SourceRef { uri: u, quote })) =
+            self.thread.items.get(i).map(|it| &it.kind)
+        else {
+            if let Some(item) = self.thread.items.get_mut(i) {
+                item.expanded = !item.expanded;
+                item.touch();
+            }
+            return Vec::new();
+        };
+        match uri::parse(u) {
+            Some(Target::External(url)) => open_url(url),
+            Some(Target::Vault { path, page, lines }) => {
+                let jump = Jump {
+                    to: Location {
+                        path,
+                        page: page.unwrap_or(1),
+                        row: 0,
+                    },
+                    quote: quote.clone(),
+                    lines,
+                };
+                let mut out = self.close();
+                out.push(Out::Jump(jump));
+                out
+            }
+            None => vec![Out::Status(format!("cannot open {u}"))],
+        }
+    }
+
+    /// The request the chips describe (surface `quick`); `remote`: the agent is remote.
+    pub fn request(&self, remote: bool) -> ContextRequest {
+        let mut req = ContextRequest {
+            surface: Surface::Quick,
+            text: self.input.lines().join("\n"),
+            ..ContextRequest::default()
+        };
+        if remote {
+            req.locality = Locality::Remote;
+        }
+        add_chips(&mut req, &self.chips);
+        req
+    }
+
+    /// Typing the question: until it is sent.
+    pub fn composing(&self) -> bool {
+        self.phase == Phase::Composing
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The turn whose answer streams.
+    pub fn turn(&self) -> Option<u64> {
+        match self.phase {
+            Phase::Answering { turn } => Some(turn),
+            _ => None,
+        }
+    }
+
+    pub fn chips(&self) -> &[Chip] {
+        &self.chips
+    }
+
+    /// The question and its answer.
+    pub fn thread(&self) -> &Thread {
+        &self.thread
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::chips::Ticket;
+    use crate::tui::key::Key;
+
+    fn typed(q: &mut Quick, text: &str) {
+        for c in text.chars() {
+            q.update(QuickMsg::Key(Key::plain(c).to_event()));
+        }
+    }
+
+    /// Composing → answering → answered: what sending, streaming, promoting and closing do in
+    /// each phase.
+    #[test]
+    fn the_quick_chat_goes_through_its_phases() {
+        let chips = vec![Chip::Reading {
+            path: "papers/a/paper.pdf".into(),
+            page: Some(2),
+        }];
+        let mut q = Quick::new(chips);
+        let gate = || -> Gate {
+            Ok(Ticket {
+                turn: 7,
+                remote: false,
+            })
+        };
+        assert_eq!(
+            q.update(QuickMsg::Send(gate())),
+            vec![Out::Status("nothing to send".into())]
+        );
+        typed(&mut q, "why?");
+        assert_eq!(
+            q.update(QuickMsg::Send(Err("agent unavailable: none".into()))),
+            vec![Out::Status("agent unavailable: none".into())]
+        );
+        assert!(q.composing());
+        let out = q.update(QuickMsg::Send(gate()));
+        assert!(
+            matches!(&out[..], [Out::Run(Effect::QuickTurn { turn: 7, request })]
+            if request.surface == Surface::Quick && request.current.as_ref().unwrap().page == Some(2))
+        );
+        assert_eq!(q.phase(), Phase::Answering { turn: 7 });
+        let promote = Action::Promote;
+        let out = q.update(QuickMsg::Action {
+            action: promote,
+            count: None,
+        });
+        assert!(matches!(&out[..], [Out::Status(s)] if s.contains("still streaming")));
+        // A late event of another turn is not this one's.
+        q.update(QuickMsg::Event {
+            turn: 6,
+            event: ChatEvent::MessageChunk("no".into()),
+        });
+        q.update(QuickMsg::Event {
+            turn: 7,
+            event: ChatEvent::MessageChunk("because".into()),
+        });
+        let out = q.update(QuickMsg::Event {
+            turn: 7,
+            event: ChatEvent::TurnEnded {
+                stop_reason: "end_turn".into(),
+            },
+        });
+        assert_eq!(out, vec![Out::ClosePermission { turn: 7 }]);
+        assert_eq!(q.phase(), Phase::Answered { turn: 7 });
+        let answer: Vec<&ItemKind> = q.thread().items.iter().map(|i| &i.kind).collect();
+        assert!(
+            matches!(answer[..], [ItemKind::User { .. }, ItemKind::Agent { text }] if text == "because")
+        );
+        assert_eq!(
+            q.close(),
+            vec![Out::Run(Effect::DropQuick { turn: 7 }), Out::RemoveQuick]
+        );
+        let out = q.update(QuickMsg::Action {
+            action: promote,
+            count: None,
+        });
+        assert!(matches!(
+            &out[..],
+            [
+                Out::RemoveQuick,
+                Out::Status(_),
+                Out::Run(Effect::Promote { turn: 7 })
+            ]
+        ));
+    }
+}

@@ -1,0 +1,116 @@
+//! The Quick Chat popup drawn: its chips, the question and streamed answer with its sources,
+//! and the input while the question is typed (else the keys that apply).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::Quick;
+use crate::tui::action::Action;
+use crate::tui::keymap::{Keymap, Mode};
+use crate::tui::theme::Theme;
+use crate::tui::thread::cells::{empty_hint, link_sources, thread_lines};
+use crate::tui::widgets::{centered, chip_spans, fit_placeholder, fit_spans, truncate};
+
+/// The Quick Chat popup: its chips, the question and streamed answer with its sources, and
+/// the input while the question is typed (else the keys that apply).
+pub fn view(q: &Quick, keymap: &Keymap, chain: &[Mode], theme: &Theme, f: &mut Frame) {
+    let full = f.area();
+    let area = centered(
+        full,
+        full.width.saturating_sub(4).min(100),
+        full.height.saturating_sub(3).min(30),
+    );
+    f.render_widget(Clear, area);
+    let mut title = " Quick Chat ".to_string();
+    if q.turn().is_some() {
+        title = " Quick Chat · answering… ".into();
+    } else if let Some(info) = &q.thread.session {
+        title = format!(
+            " Quick Chat · {} · {} · grant {} · fp {} ",
+            info.agent,
+            info.mode,
+            info.grant_sources,
+            &info.fingerprint[..info.fingerprint.len().min(8)]
+        );
+    }
+    let block = Block::bordered()
+        .title(Span::styled(
+            truncate(&title, area.width.saturating_sub(2) as usize),
+            theme.style("ui.title"),
+        ))
+        .border_style(theme.style("ui.border.focus"));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let bottom_h = if q.composing() {
+        (q.input.lines().len() as u16 + 2).clamp(3, 6)
+    } else {
+        1
+    };
+    let [chips_a, msgs_a, bottom_a] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(bottom_h),
+    ])
+    .areas(inner);
+    let mut spans = chip_spans(&q.chips, theme, "");
+    if q.chips.is_empty() {
+        spans.push(Span::styled(
+            "no context: the question goes alone",
+            theme.style("ui.dim"),
+        ));
+    }
+    let spans = fit_spans(spans, chips_a.width as usize);
+    f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
+    let (w, h) = (msgs_a.width as usize, msgs_a.height as usize);
+    let lines = if q.thread.items.is_empty() {
+        empty_hint(
+            "Ask about this page or the selection; the answer and its sources show here.",
+            w,
+            theme,
+        )
+    } else {
+        thread_lines(&q.thread, q.selected, 0, w, h, theme)
+    };
+    f.render_widget(Paragraph::new(lines), msgs_a);
+    link_sources(f.buffer_mut(), msgs_a, &q.thread);
+    let key = |a: Action| keymap.hint(chain, a);
+    if q.composing() {
+        let mut input = q.input.clone();
+        fit_placeholder(&mut input, bottom_a.width);
+        input.set_block(
+            Block::bordered()
+                .border_style(theme.style("ui.border.focus"))
+                .title(Span::styled(
+                    format!(
+                        " question · {} sends · {} removes a chip · {} closes ",
+                        key(Action::Send),
+                        key(Action::RemoveChip),
+                        key(Action::Cancel)
+                    ),
+                    theme.style("ui.dim"),
+                )),
+        );
+        f.render_widget(&input, bottom_a);
+    } else {
+        let hint = if q.turn().is_some() {
+            format!(
+                "{} cancels · {} closes",
+                key(Action::CancelTurn),
+                key(Action::Cancel)
+            )
+        } else {
+            format!(
+                "j/k sources · {} opens · {} promotes to a chat thread · {} closes",
+                key(Action::Open),
+                key(Action::Promote),
+                key(Action::Cancel)
+            )
+        };
+        f.render_widget(
+            Paragraph::new(truncate(&hint, bottom_a.width as usize)).style(theme.style("ui.dim")),
+            bottom_a,
+        );
+    }
+}

@@ -1,0 +1,427 @@
+//! The conversation drawn as history cells: each item of a thread renders to lines (cached
+//! per width), and a thread is drawn from its end upwards until the area is full. Shared by
+//! the chat pane and the Quick Chat.
+
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::{Item, ItemKind, Thread};
+use crate::tui::action::Action;
+use crate::tui::markdown;
+use crate::tui::text::str_width;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::truncate;
+
+/// The OSC 8 sequences that open and close a hyperlink.
+pub fn osc8_open(url: &str) -> String {
+    format!("\x1b]8;;{url}\x1b\\")
+}
+pub const OSC8_CLOSE: &str = "\x1b]8;;\x1b\\";
+
+/// Makes the external sources (DOI, arXiv, any http(s) URI) shown in `area` OSC 8
+/// hyperlinks. The text is rendered as usual; then the opening sequence goes into the
+/// symbol of the link's first cell and the closing one into its last, each cell forced to
+/// width 1 so that ratatui's diff (which would otherwise measure the escape's printable
+/// bytes) keeps every following cell where it is. Terminals without OSC 8 ignore it.
+pub fn link_sources(buf: &mut ratatui::buffer::Buffer, area: Rect, t: &Thread) {
+    let urls: Vec<&str> = t
+        .items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Source(s) => Some(s.uri.as_str()),
+            _ => None,
+        })
+        .filter(|u| {
+            matches!(
+                crate::vault::uri::parse(u),
+                Some(crate::vault::uri::Target::External(_))
+            )
+        })
+        .collect();
+    if urls.is_empty() {
+        return;
+    }
+    for y in area.top()..area.bottom() {
+        // A source line is drawn as "  → uri  \"quote\"": find the arrow, then the uri.
+        let Some(arrow) = (area.left()..area.right()).find(|&x| buf[(x, y)].symbol() == "→")
+        else {
+            continue;
+        };
+        let start = arrow + 2;
+        for url in &urls {
+            let mut end = start;
+            for c in url.chars() {
+                if end >= area.right() || buf[(end, y)].symbol() != c.encode_utf8(&mut [0; 4]) {
+                    break;
+                }
+                end += 1;
+            }
+            let matched = end - start;
+            let whole = matched as usize == url.chars().count();
+            // Cut short by the pane ("https://doi.org/10.1…"): the visible part links to
+            // the whole URI.
+            let cut = end < area.right() && buf[(end, y)].symbol() == "…" && matched >= 8;
+            if whole || cut {
+                set_link(buf, y, start, end - 1, url);
+                break;
+            }
+        }
+    }
+}
+
+fn set_link(buf: &mut ratatui::buffer::Buffer, y: u16, first: u16, last: u16, url: &str) {
+    use ratatui::buffer::CellDiffOption;
+    let one = CellDiffOption::ForcedWidth(std::num::NonZeroU16::MIN);
+    let open = format!("{}{}", osc8_open(url), buf[(first, y)].symbol());
+    buf[(first, y)].set_symbol(&open).set_diff_option(one);
+    let close = format!("{}{OSC8_CLOSE}", buf[(last, y)].symbol());
+    buf[(last, y)].set_symbol(&close).set_diff_option(one);
+}
+
+/// The visible lines of a thread: rendered from the end upwards until the area is full (a
+/// 500-message thread costs only what is visible), keeping the selection in view.
+pub fn thread_lines(
+    t: &Thread,
+    selected: Option<usize>,
+    scroll_from_end: usize,
+    w: usize,
+    h: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    thread_rows(t, selected, scroll_from_end, h, &mut |i, item| {
+        let mut l = item_lines(item, theme, w);
+        if Some(i) == selected {
+            let sel = theme.style(match item.kind {
+                ItemKind::Source(_) => "chat.source.selected",
+                _ => "chat.selected",
+            });
+            if let Some(first) = l.first_mut() {
+                *first = first.clone().patch_style(sel);
+            }
+        }
+        l
+    })
+    .into_iter()
+    .map(|(l, _)| l)
+    .collect()
+}
+
+/// A dim line of advice where a thread has nothing to show yet, wrapped to `width`.
+pub fn empty_hint(text: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    markdown::wrap_segments(
+        &[(text.to_string(), theme.style("ui.dim"))],
+        width,
+        "",
+        "",
+        Style::default(),
+    )
+}
+
+/// Which item each visible line of the thread belongs to (`None`: a separator), the same
+/// walk as the view's: the mouse's hit-testing.
+pub fn thread_line_items(
+    t: &Thread,
+    selected: Option<usize>,
+    scroll_from_end: usize,
+    w: usize,
+    h: usize,
+) -> Vec<Option<usize>> {
+    // Line counts do not depend on the styles: without the view's cache, a plain theme.
+    let plain = Theme::default();
+    thread_rows(t, selected, scroll_from_end, h, &mut |_, item| {
+        if let Some((cw, exp, lines)) = item.cache.borrow().as_ref()
+            && *cw == w
+            && *exp == item.expanded
+        {
+            return lines.clone();
+        }
+        render_item(item, &plain, w)
+    })
+    .into_iter()
+    .map(|(_, i)| i)
+    .collect()
+}
+
+fn thread_rows(
+    t: &Thread,
+    selected: Option<usize>,
+    scroll_from_end: usize,
+    h: usize,
+    lines_of: &mut dyn FnMut(usize, &Item) -> Vec<Line<'static>>,
+) -> Vec<(Line<'static>, Option<usize>)> {
+    let mut lines: Vec<(Line<'static>, Option<usize>)> = Vec::new();
+    if t.items.is_empty() {
+        return lines;
+    }
+    // Which item must be visible: the selection, else the end.
+    let anchor = selected.unwrap_or(t.items.len() - 1);
+    let mut budget = h + scroll_from_end;
+    let mut blocks: Vec<Vec<(Line<'static>, Option<usize>)>> = Vec::new();
+    let last = if selected.is_some() {
+        (anchor + 3).min(t.items.len() - 1)
+    } else {
+        t.items.len() - 1
+    };
+    for i in (0..=last).rev() {
+        let item = &t.items[i];
+        let mut l: Vec<(Line<'static>, Option<usize>)> = lines_of(i, item)
+            .into_iter()
+            .map(|l| (l, Some(i)))
+            .collect();
+        let separate = matches!(item.kind, ItemKind::User { .. } | ItemKind::Agent { .. });
+        if separate {
+            l.insert(0, (Line::default(), None));
+        }
+        let n = l.len();
+        blocks.push(l);
+        if n >= budget {
+            break;
+        }
+        budget -= n;
+    }
+    for b in blocks.into_iter().rev() {
+        lines.extend(b);
+    }
+    while lines.first().is_some_and(|(l, _)| l.width() == 0) {
+        lines.remove(0);
+    }
+    let skip = lines.len().saturating_sub(h + scroll_from_end);
+    lines.into_iter().skip(skip).take(h).collect()
+}
+
+/// Rendered lines of one chat item (cached per width).
+fn item_lines(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    if let Some((w, exp, lines)) = item.cache.borrow().as_ref()
+        && *w == width
+        && *exp == item.expanded
+    {
+        return lines.clone();
+    }
+    let lines = render_item(item, theme, width);
+    *item.cache.borrow_mut() = Some((width, item.expanded, lines.clone()));
+    lines
+}
+
+fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    match &item.kind {
+        ItemKind::User { text, chips } => {
+            let mut l = vec![Line::styled("you", theme.style("chat.user"))];
+            if !chips.is_empty() {
+                l.push(Line::styled(
+                    truncate(&format!("  [{}]", chips.join("] [")), width),
+                    theme.style("ui.dim"),
+                ));
+            }
+            for line in text.lines() {
+                l.extend(markdown::wrap_segments(
+                    &[(line.to_string(), Style::default())],
+                    width,
+                    "  ",
+                    "  ",
+                    Style::default(),
+                ));
+            }
+            l
+        }
+        ItemKind::Agent { text } => {
+            let mut l = vec![Line::styled("agent", theme.style("chat.user"))];
+            for line in markdown::render(
+                text,
+                width.saturating_sub(2),
+                theme,
+                theme.style("chat.agent"),
+            ) {
+                let mut spans = vec![Span::raw("  ")];
+                spans.extend(line.spans);
+                l.push(Line::from(spans));
+            }
+            l
+        }
+        ItemKind::Thought { text } => {
+            let style = theme.style("chat.thought");
+            if item.expanded {
+                let mut l = vec![Line::styled("▾ thought", style)];
+                for line in text.lines() {
+                    l.extend(markdown::wrap_segments(
+                        &[(line.to_string(), style)],
+                        width,
+                        "  ",
+                        "  ",
+                        style,
+                    ));
+                }
+                l
+            } else {
+                let first = text.lines().next().unwrap_or("");
+                vec![Line::styled(
+                    truncate(&format!("▸ thought: {first}"), width),
+                    style,
+                )]
+            }
+        }
+        ItemKind::Tool {
+            title,
+            status,
+            detail,
+            ..
+        } => {
+            let style = theme.style(&format!("chat.tool.{}", status.key()));
+            // The title gets what the glyph and the status leave: the status is never cut.
+            let glyph = format!("{} ", super::status_glyph(*status));
+            let state = format!(" · {}", status.key().replace('_', " "));
+            let room = width.saturating_sub(str_width(&glyph) + str_width(&state));
+            let mut l = vec![Line::from(vec![
+                Span::styled(glyph, style),
+                Span::styled(truncate(title, room), theme.style("chat.tool")),
+                Span::styled(state, style),
+            ])];
+            if item.expanded && !detail.is_empty() {
+                for line in detail.lines() {
+                    l.extend(markdown::wrap_segments(
+                        &[(line.to_string(), theme.style("ui.dim"))],
+                        width,
+                        "    ",
+                        "    ",
+                        Style::default(),
+                    ));
+                }
+            }
+            l
+        }
+        ItemKind::Source(s) => {
+            let mut text = format!("  → {}", s.uri);
+            if let Some(q) = &s.quote {
+                text.push_str(&format!(
+                    "  \"{}\"",
+                    q.split_whitespace().collect::<Vec<_>>().join(" ")
+                ));
+            }
+            vec![Line::styled(
+                truncate(&text, width),
+                theme.style("chat.source"),
+            )]
+        }
+        ItemKind::Error(e) => paragraphs(&format!("error: {e}"), width, theme.style("chat.error")),
+        ItemKind::Notice(n) => paragraphs(n, width, theme.style("chat.notice")),
+    }
+}
+
+/// Text with its own line breaks kept (a login message lists its methods one per line), each
+/// line wrapped to the width; continuation rows indented.
+fn paragraphs(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+    text.lines()
+        .enumerate()
+        .flat_map(|(i, line)| {
+            let first = if i == 0 { "" } else { "  " };
+            markdown::wrap_segments(
+                &[(line.trim_end().to_string(), style)],
+                width,
+                first,
+                "  ",
+                Style::default(),
+            )
+        })
+        .collect()
+}
+
+/// Moves a selection over a thread's selectable items (sources, tool cards, thoughts);
+/// `None` follows the end.
+pub fn step_selection(
+    t: &Thread,
+    current: Option<usize>,
+    action: Action,
+    n: usize,
+) -> Option<usize> {
+    let sel: Vec<usize> = t
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.selectable())
+        .map(|(i, _)| i)
+        .collect();
+    if sel.is_empty() {
+        return current;
+    }
+    let pos = current.and_then(|s| sel.iter().position(|&i| i == s));
+    let new = match (action, pos) {
+        (Action::GotoTop, _) => Some(0),
+        (Action::GotoPage, _) => None,
+        (Action::MoveUp, None) => Some(sel.len() - 1),
+        (Action::MoveUp, Some(p)) => Some(p.saturating_sub(n)),
+        (Action::MoveDown, Some(p)) if p + n < sel.len() => Some(p + n),
+        (Action::MoveDown, _) => None,
+        _ => pos,
+    };
+    new.map(|p| sel[p])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::thread::ToolStatus;
+
+    /// The status of a tool card is never cut: the title gives way, glyph included.
+    #[test]
+    fn a_tool_card_keeps_its_status_whole() {
+        for status in [
+            ToolStatus::Pending,
+            ToolStatus::InProgress,
+            ToolStatus::Completed,
+            ToolStatus::Failed,
+        ] {
+            let item = Item::new(ItemKind::Tool {
+                id: "t".into(),
+                title: "context_read papers/dense-vs-sparse/paper.pdf p.2".into(),
+                status,
+                detail: String::new(),
+            });
+            for width in [24, 34, 56] {
+                let lines = render_item(&item, &Theme::default(), width);
+                let text: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
+                let want = format!(" · {}", status.key().replace('_', " "));
+                assert!(text.ends_with(&want), "{width}: {text:?}");
+                assert!(str_width(&text) <= width, "{width}: {text:?}");
+                assert!(text.contains('…'), "{width}: {text:?}");
+            }
+        }
+    }
+
+    fn rows(item: &Item, width: usize) -> Vec<String> {
+        render_item(item, &Theme::default(), width)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    /// A login error keeps its line breaks (its methods one per line) and wraps within the
+    /// width; a long notice wraps instead of being cut.
+    #[test]
+    fn errors_and_notices_keep_their_lines_and_wrap() {
+        let e = Item::new(ItemKind::Error(
+            "agent codex needs a login: Authentication required\nTo log in: set CODEX_API_KEY.\nThe agent offers:\n- Use CODEX_API_KEY (codex-api-key)".into(),
+        ));
+        let r = rows(&e, 40);
+        assert!(
+            r[0].starts_with("error: agent codex needs a login"),
+            "{r:?}"
+        );
+        assert!(
+            r.iter()
+                .any(|l| l.trim_start() == "To log in: set CODEX_API_KEY."),
+            "{r:?}"
+        );
+        assert!(
+            r.iter()
+                .any(|l| l.trim_start().starts_with("- Use CODEX_API_KEY")),
+            "{r:?}"
+        );
+        assert!(r.iter().all(|l| str_width(l) <= 40), "{r:?}");
+        let n = Item::new(ItemKind::Notice(
+            "gemini started the agentero-context server but never listed its tools this turn. Gemini CLI skips MCP servers of folders it does not trust".into(),
+        ));
+        let r = rows(&n, 40);
+        assert!(r.len() > 2, "{r:?}");
+        assert!(r.concat().contains("does not trust"), "{r:?}");
+    }
+}

@@ -1,0 +1,188 @@
+//! Drawing pieces every surface uses: pane frames, popups, modals, chips, cut-off text.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use ratatui_textarea::TextArea;
+
+use super::chips::Chip;
+use super::text::{char_width, str_width};
+use super::theme::Theme;
+
+/// The context chips of a question; `mark` follows each label (removable chips show `✕`).
+pub fn chip_spans(chips: &[Chip], theme: &Theme, mark: &str) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    for chip in chips {
+        let key = if matches!(chip, Chip::Selection { .. }) {
+            "ui.chip.selection"
+        } else {
+            "ui.chip"
+        };
+        spans.push(Span::styled(
+            format!(" {} {mark}", chip.label()),
+            theme.style(key),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    spans
+}
+
+pub fn pane_block<'a>(title: String, focused: bool, theme: &Theme) -> Block<'a> {
+    Block::bordered()
+        .title(Span::styled(title, theme.style("ui.title")))
+        .border_style(theme.style(if focused {
+            "ui.border.focus"
+        } else {
+            "ui.border"
+        }))
+}
+
+pub fn truncate(s: &str, width: usize) -> String {
+    if str_width(s) <= width {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = char_width(c);
+        if w + cw + 1 > width {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out.push('…');
+    out
+}
+
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height.saturating_sub(1));
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height.saturating_sub(1) - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+pub fn list_popup(theme: &Theme, f: &mut Frame, title: &str, items: Vec<String>, selected: usize) {
+    let area = centered(
+        f.area(),
+        f.area().width.saturating_sub(8).min(90),
+        (items.len() as u16 + 2).min(f.area().height.saturating_sub(2)),
+    );
+    f.render_widget(Clear, area);
+    let block = Block::bordered()
+        .title(Span::styled(format!(" {title} "), theme.style("ui.title")))
+        .border_style(theme.style("ui.border.focus"));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let h = inner.height as usize;
+    let start = selected.saturating_sub(h.saturating_sub(1));
+    let lines: Vec<Line> = items
+        .into_iter()
+        .enumerate()
+        .skip(start)
+        .take(h)
+        .map(|(i, s)| {
+            let l = Line::raw(truncate(&s, inner.width as usize));
+            if i == selected {
+                l.style(theme.style("ui.selection"))
+            } else {
+                l
+            }
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// A bordered text box drawn over whatever is below it.
+pub fn modal(
+    f: &mut Frame,
+    theme: &Theme,
+    area: Rect,
+    title: &str,
+    title_style: &str,
+    lines: Vec<Line<'static>>,
+) {
+    f.render_widget(Clear, area);
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(
+            Block::bordered()
+                .title(Span::styled(title.to_string(), theme.style(title_style)))
+                .border_style(theme.style("ui.border.focus")),
+        ),
+        area,
+    );
+}
+
+/// Rows the mouse wheel moves per notch.
+pub const WHEEL_ROWS: usize = 3;
+
+/// An empty message input.
+pub fn new_input() -> TextArea<'static> {
+    let mut t = TextArea::default();
+    t.set_placeholder_text("Ask about the paper… (@ to mention, enter to send)");
+    t.set_cursor_line_style(ratatui::style::Style::default());
+    t.set_wrap_mode(ratatui_textarea::WrapMode::Word);
+    t
+}
+
+/// Spans cut to `width` cells: the one that does not fit ends in `…`, the rest are dropped
+/// (a chip line never stops in the middle of a word without saying so).
+pub fn fit_spans(spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for s in spans {
+        let w = str_width(&s.content);
+        if used + w <= width {
+            used += w;
+            out.push(s);
+            continue;
+        }
+        let cut = truncate(s.content.trim_end(), width - used);
+        if str_width(&cut) + used <= width && !cut.trim().is_empty() {
+            out.push(Span::styled(cut, s.style));
+        }
+        break;
+    }
+    out
+}
+
+/// The input with its placeholder cut to the room it has (`width`: the area's, borders
+/// included; the cursor takes the first cell).
+pub fn fit_placeholder(input: &mut TextArea<'static>, width: u16) {
+    let room = (width as usize).saturating_sub(3);
+    if str_width(input.placeholder_text()) > room {
+        let cut = truncate(input.placeholder_text(), room);
+        input.set_placeholder_text(cut);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_are_cut_with_an_ellipsis() {
+        let spans = vec![
+            Span::raw(" reading a/b.pdf "),
+            Span::raw(" selection \"x y\" "),
+        ];
+        let fit = fit_spans(spans.clone(), 24);
+        let text: String = fit.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text, " reading a/b.pdf  selec…");
+        let whole: String = fit_spans(spans, 80)
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(whole, " reading a/b.pdf  selection \"x y\" ");
+        let mut input = new_input();
+        fit_placeholder(&mut input, 20);
+        assert_eq!(str_width(input.placeholder_text()), 17);
+        assert!(input.placeholder_text().ends_with('…'));
+    }
+}

@@ -1,0 +1,47 @@
+//! Driving the real binary in tmux: a detached session, keys sent, the screen captured.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Runs `tmux ARGS` and returns what it printed.
+pub fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux").args(args).output().expect("tmux runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Whether tmux is installed (`.ci/run` installs it; a fresh clone may lack it).
+pub fn available() -> bool {
+    Command::new("tmux").arg("-V").output().is_ok()
+}
+
+/// A tmux session, killed when dropped.
+pub struct Session(pub String);
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .status();
+    }
+}
+
+/// The screen once it shows `what`, or after `secs` seconds (the caller asserts).
+pub fn wait_for(target: &str, what: &str, secs: u64) -> String {
+    wait_until(target, secs, |s| s.contains(what))
+}
+
+/// The screen once it no longer shows `what`, or after `secs` seconds.
+pub fn wait_gone(target: &str, what: &str, secs: u64) -> String {
+    wait_until(target, secs, |s| !s.contains(what))
+}
+
+fn wait_until(target: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let screen = tmux(&["capture-pane", "-p", "-t", target]);
+        if done(&screen) || Instant::now() > deadline {
+            return screen;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
