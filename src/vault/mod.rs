@@ -1,6 +1,7 @@
 //! The vault: scanning, PDF page text, metadata, references and the derived search index.
 //! Knows nothing of agents or the UI.
 
+pub mod bibtex;
 pub mod catalog;
 pub mod demo;
 pub mod extract;
@@ -11,6 +12,7 @@ pub mod indexer;
 pub mod meta;
 pub mod paths;
 pub mod pdf;
+pub mod reading;
 pub mod refs;
 pub mod render;
 pub mod scan;
