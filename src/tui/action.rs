@@ -30,6 +30,7 @@ macro_rules! actions {
 
 actions! {
     Quit => "quit", "Quit agentero";
+    Interrupt => "interrupt", "Cancel the running turn; twice quits";
     Help => "help", "Show this help";
     Suspend => "suspend", "Suspend to the shell (fg resumes)";
     Cancel => "cancel", "Close the overlay, leave the mode, or clear the pending keys";
@@ -64,10 +65,12 @@ actions! {
     VisualChar => "visual_char", "Select characters (visual mode)";
     VisualLine => "visual_line", "Select lines (visual mode)";
     UseSelection => "use_selection", "Use the selection as the next question's context";
-    QuickChat => "quick_chat", "Quick Chat about the selection or page";
+    QuickChat => "quick_chat", "Quick Chat about the selection or page, or reopen it";
+    ReopenQuick => "reopen_quick", "Reopen the Quick Chat closed last";
     Compose => "compose", "Write a message to the agent";
     Send => "send", "Send the message";
     Newline => "newline", "New line in the message";
+    DeleteToLineStart => "delete_to_line_start", "Delete from the cursor to the start of the line";
     RemoveChip => "remove_chip", "Remove the last context chip; while a turn runs, cancel the turn instead";
     NewThread => "new_thread", "Start a new chat thread";
     Threads => "threads", "List chat threads";

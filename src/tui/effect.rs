@@ -98,10 +98,16 @@ pub enum Out {
     },
     /// Write the next chat question, with the selection (when there is one) as its context.
     UseSelection(Option<Chip>),
-    /// Open the Quick Chat on these chips.
-    QuickChat(Vec<Chip>),
-    /// The Quick Chat is gone (closed, promoted or replaced).
+    /// Open the Quick Chat on these chips: the one put aside when it was about the same
+    /// chips, unless `fresh`.
+    QuickChat {
+        chips: Vec<Chip>,
+        fresh: bool,
+    },
+    /// The Quick Chat is gone for good (promoted or replaced).
     RemoveQuick,
+    /// The Quick Chat was closed: put it aside, to be reopened.
+    HideQuick,
     Quit,
 }
 
@@ -175,6 +181,11 @@ pub enum Effect {
         option: Option<String>,
     },
     OpenUrl(String),
+    /// Clear the status message `seq` after `after` (reports `Msg::StatusExpired`).
+    ExpireStatus {
+        seq: u64,
+        after: std::time::Duration,
+    },
     /// Start the vault MCP server (`agentero serve` inside the app) or stop it (reports
     /// `Msg::VaultMcp`).
     ToggleVaultMcp,

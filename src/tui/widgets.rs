@@ -29,6 +29,13 @@ pub fn chip_spans(chips: &[Chip], theme: &Theme, mark: &str) -> Vec<Span<'static
     spans
 }
 
+/// Empties `area` for a popup, painted in the theme's text colours (a theme with a
+/// background keeps it under popups too).
+pub fn clear(f: &mut Frame, area: Rect, theme: &Theme) {
+    f.render_widget(Clear, area);
+    f.render_widget(Block::default().style(theme.style("ui.text")), area);
+}
+
 pub fn pane_block<'a>(title: String, focused: bool, theme: &Theme) -> Block<'a> {
     Block::bordered()
         .title(Span::styled(title, theme.style("ui.title")))
@@ -57,6 +64,34 @@ pub fn truncate(s: &str, width: usize) -> String {
     out
 }
 
+/// A status line from `parts` (priority, text) in their order: the least important (highest
+/// number) parts are left out until the rest fits `width`, joined by `sep`; what still does
+/// not fit is cut with an ellipsis.
+pub fn fit_parts(parts: &[(u8, String)], sep: &str, width: usize) -> String {
+    let mut keep: Vec<bool> = parts.iter().map(|p| !p.1.is_empty()).collect();
+    let join = |keep: &[bool]| {
+        parts
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .map(|(p, _)| p.1.as_str())
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    let mut line = join(&keep);
+    while str_width(&line) > width {
+        let Some(drop) = (0..parts.len())
+            .filter(|&i| keep[i] && parts[i].0 > 0)
+            .max_by_key(|&i| (parts[i].0, i))
+        else {
+            break;
+        };
+        keep[drop] = false;
+        line = join(&keep);
+    }
+    truncate(&line, width)
+}
+
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height.saturating_sub(1));
@@ -74,7 +109,7 @@ pub fn list_popup(theme: &Theme, f: &mut Frame, title: &str, items: Vec<String>,
         f.area().width.saturating_sub(8).min(90),
         (items.len() as u16 + 2).min(f.area().height.saturating_sub(2)),
     );
-    f.render_widget(Clear, area);
+    clear(f, area, theme);
     let block = Block::bordered()
         .title(Span::styled(format!(" {title} "), theme.style("ui.title")))
         .border_style(theme.style("ui.border.focus"));
@@ -108,7 +143,7 @@ pub fn modal(
     title_style: &str,
     lines: Vec<Line<'static>>,
 ) {
-    f.render_widget(Clear, area);
+    clear(f, area, theme);
     f.render_widget(
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(
             Block::bordered()
@@ -159,6 +194,32 @@ pub fn fit_placeholder(input: &mut TextArea<'static>, width: u16) {
     if str_width(input.placeholder_text()) > room {
         let cut = truncate(input.placeholder_text(), room);
         input.set_placeholder_text(cut);
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+
+    #[test]
+    fn the_least_important_parts_go_first() {
+        let parts = vec![
+            (0, "builtin".to_string()),
+            (1, "mcp".to_string()),
+            (4, "fp 1a2b3c4d".to_string()),
+            (1, "session resumed".to_string()),
+        ];
+        assert_eq!(
+            fit_parts(&parts, " · ", 80),
+            "builtin · mcp · fp 1a2b3c4d · session resumed"
+        );
+        assert_eq!(
+            fit_parts(&parts, " · ", 32),
+            "builtin · mcp · session resumed"
+        );
+        // Equal priorities: the later one goes first.
+        assert_eq!(fit_parts(&parts, " · ", 20), "builtin · mcp");
+        assert_eq!(fit_parts(&parts, " · ", 5), "buil…");
     }
 }
 

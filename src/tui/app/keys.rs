@@ -69,7 +69,12 @@ impl AppState {
     pub(super) fn on_key(&mut self, ev: KeyEvent) -> Vec<Effect> {
         let chain = self.mode_chain();
         let (typing, focus_mode) = (self.typing(), self.focus_mode());
-        match self.input.key(ev, &self.keymap, &chain, typing, focus_mode) {
+        let resolved = self.input.key(ev, &self.keymap, &chain, typing, focus_mode);
+        // ctrl-c twice quits: any other key in between disarms it.
+        if !matches!(resolved, Resolved::Action(Action::Interrupt, _)) {
+            self.interrupt_armed = false;
+        }
+        match resolved {
             Resolved::Nothing => Vec::new(),
             Resolved::Action(action, count) => self.dispatch(action, count),
             Resolved::Text(ev) => self.type_key(ev),
@@ -125,7 +130,44 @@ impl AppState {
         }
     }
 
+    /// ctrl-c: a running turn (the chat's or the Quick Chat's) is cancelled; with nothing
+    /// running a first press says how to quit and a second one quits (as in Claude Code).
+    fn interrupt(&mut self) -> Vec<Effect> {
+        let key = self.keymap.hint(&[Mode::Global], Action::Interrupt);
+        let quick_turn = self.quick.as_ref().and_then(|q| q.turn());
+        if quick_turn.is_some() || self.chat.turn().is_some() {
+            self.interrupt_armed = true;
+            let mut fx = match self.quick.as_mut().filter(|_| quick_turn.is_some()) {
+                Some(q) => {
+                    let out = q.update(QuickMsg::Action {
+                        action: Action::CancelTurn,
+                        count: None,
+                    });
+                    self.apply(out)
+                }
+                None => self.send_chat(ChatMsg::Action {
+                    action: Action::CancelTurn,
+                    count: None,
+                }),
+            };
+            fx.extend(self.apply(vec![Out::Status(format!(
+                "turn cancelled ({key} again quits)"
+            ))]));
+            return fx;
+        }
+        if self.interrupt_armed {
+            return self.apply(vec![Out::Quit]);
+        }
+        self.interrupt_armed = true;
+        let quit = self.keymap.hint(&[Mode::Global], Action::Quit);
+        self.status = format!("press {key} again to quit (or {quit})");
+        Vec::new()
+    }
+
     fn dispatch(&mut self, action: Action, count: Option<u32>) -> Vec<Effect> {
+        if action == Action::Interrupt {
+            return self.interrupt();
+        }
         // An overlay takes the keys first.
         if let Some(overlay) = self.overlay.as_mut() {
             let total = match overlay {
@@ -214,6 +256,7 @@ impl AppState {
                 })
             }
             Action::ToggleVaultMcp => vec![Effect::ToggleVaultMcp],
+            Action::ReopenQuick => self.reopen_quick(),
             Action::Handoff => {
                 let gate = self.gate();
                 self.send_chat(ChatMsg::Handoff(gate))

@@ -68,7 +68,13 @@ pub enum Msg {
     Status(String),
     /// The vault MCP server's address now (`None`: stopped), or why it could not start.
     VaultMcp(Result<Option<String>, String>),
+    /// The status message numbered so has been shown long enough.
+    StatusExpired(u64),
 }
+
+/// How long a status message stays (seconds); an error stays longer.
+const STATUS_SECS: u64 = 6;
+const STATUS_ERROR_SECS: u64 = 15;
 
 pub struct AppState {
     vault_name: String,
@@ -88,6 +94,12 @@ pub struct AppState {
     next_turn: u64,
     /// The vault MCP server's address while it runs (`space m`).
     vault_mcp: Option<String>,
+    /// A first ctrl-c with nothing running: the next one quits.
+    interrupt_armed: bool,
+    /// The Quick Chat closed last, kept to be reopened.
+    closed_quick: Option<Quick>,
+    /// Numbers the status messages: only the newest one's timer clears it.
+    status_seq: u64,
 }
 
 impl AppState {
@@ -114,6 +126,9 @@ impl AppState {
             quit: false,
             next_turn: 0,
             vault_mcp: None,
+            interrupt_armed: false,
+            closed_quick: None,
+            status_seq: 0,
         }
     }
 
@@ -135,13 +150,34 @@ impl AppState {
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        if let Msg::StatusExpired(seq) = msg {
+            if seq == self.status_seq {
+                self.status.clear();
+            }
+            return Vec::new();
+        }
         // The grant preview follows the chips whatever changed them (opening a paper, turning
         // a page moves the reading chip): what the status line shows is what a send grants.
         let chips = self.chat.chips().to_vec();
+        let status = self.status.clone();
         let mut fx = self.handle(msg);
         if self.chat.chips() != chips && !fx.iter().any(|e| matches!(e, Effect::Plan { .. })) {
             let plan = self.chat.plan();
             fx.extend(self.apply(plan));
+        }
+        // A new message in the status bar goes away by itself after a while (an error stays
+        // longer); a newer one replaces the timer.
+        if self.status != status && !self.status.is_empty() {
+            self.status_seq += 1;
+            let secs = if view::is_error(&self.status) {
+                STATUS_ERROR_SECS
+            } else {
+                STATUS_SECS
+            };
+            fx.push(Effect::ExpireStatus {
+                seq: self.status_seq,
+                after: std::time::Duration::from_secs(secs),
+            });
         }
         fx
     }
@@ -250,6 +286,7 @@ impl AppState {
                 self.vault_mcp = addr;
                 Vec::new()
             }
+            Msg::StatusExpired(_) => Vec::new(),
             Msg::VaultMcp(Err(e)) => {
                 self.status = format!("vault MCP cannot start: {e}");
                 Vec::new()
@@ -283,13 +320,15 @@ impl AppState {
                     }
                 }
                 Out::UseSelection(chip) => fx.extend(self.send_chat(ChatMsg::UseSelection(chip))),
-                Out::QuickChat(chips) => {
-                    if let Some(old) = self.quick.take() {
-                        fx.extend(self.apply(old.close()));
-                    }
-                    self.quick = Some(Quick::new(chips));
-                }
+                Out::QuickChat { chips, fresh } => fx.extend(self.open_quick(chips, fresh)),
                 Out::RemoveQuick => self.quick = None,
+                Out::HideQuick => {
+                    if let Some(q) = self.quick.take()
+                        && let Some(old) = self.closed_quick.replace(q)
+                    {
+                        fx.extend(old.dropped());
+                    }
+                }
                 Out::Quit => {
                     self.quit = true;
                     fx.push(Effect::Quit);
@@ -297,6 +336,44 @@ impl AppState {
             }
         }
         fx
+    }
+
+    /// Opens the Quick Chat on `chips`: the closed one again when it was about the same
+    /// chips (unless `fresh`), else a new one (the closed one is then forgotten).
+    fn open_quick(&mut self, chips: Vec<Chip>, fresh: bool) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        if let Some(old) = self.quick.take() {
+            fx.extend(old.dropped());
+        }
+        match self.closed_quick.take() {
+            Some(q) if !fresh && q.chips() == chips.as_slice() => {
+                self.quick = Some(q);
+                self.status = "Quick Chat reopened (space q in it starts over)".into();
+            }
+            closed => {
+                fx.extend(closed.iter().flat_map(Quick::dropped));
+                self.quick = Some(Quick::new(chips));
+            }
+        }
+        fx
+    }
+
+    /// `space Q`: the Quick Chat closed last, whatever it was about.
+    pub(super) fn reopen_quick(&mut self) -> Vec<Effect> {
+        match self.closed_quick.take() {
+            Some(q) => {
+                let mut fx = Vec::new();
+                if let Some(old) = self.quick.replace(q) {
+                    fx.extend(old.dropped());
+                }
+                self.status = "Quick Chat reopened".into();
+                fx
+            }
+            None => {
+                self.status = "no closed Quick Chat to reopen (space q asks one)".into();
+                Vec::new()
+            }
+        }
     }
 
     /// The kind of the document at `path`: as listed, else by its extension.

@@ -98,9 +98,7 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
             theme.style("ui.status.progress"),
         )
     } else if !st.status.is_empty() {
-        let err = st.status.starts_with("agent unavailable")
-            || st.status.contains("cannot")
-            || st.status.contains("failed");
+        let err = is_error(&st.status);
         (
             st.status.clone(),
             theme.style(if err { "ui.status.error" } else { "ui.status" }),
@@ -116,13 +114,25 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
             theme.style("ui.status"),
         )
     };
-    let right = match st.vault_mcp() {
-        Some(url) => format!(
-            " mcp {} · {} ",
-            url.trim_start_matches("http://"),
-            st.vault_name
+    // The message first; the MCP address and the vault's name get what it leaves, the name
+    // going first (80 columns keep the message whole).
+    let msg_w = str_width(&msg);
+    let room_right = (area.width as usize).saturating_sub(str_width(&left) + msg_w + 1);
+    let parts = [
+        (
+            1,
+            st.vault_mcp()
+                .map(|url| format!("mcp {}", url.trim_start_matches("http://")))
+                .unwrap_or_default(),
         ),
-        None => format!(" {} ", st.vault_name),
+        (2, st.vault_name.clone()),
+    ];
+    let fitted = crate::tui::widgets::fit_parts(&parts, " · ", room_right.saturating_sub(2));
+    // A part cut to an ellipsis is no use: leave the right side empty instead.
+    let right = if fitted.is_empty() || fitted.ends_with('…') {
+        String::new()
+    } else {
+        format!(" {fitted} ")
     };
     let room = (area.width as usize).saturating_sub(str_width(&left) + str_width(&right));
     let line = Line::from(vec![
@@ -136,4 +146,49 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
         Span::styled(right, theme.style("ui.status")),
     ]);
     f.render_widget(Paragraph::new(line).style(theme.style("ui.status")), area);
+}
+
+/// Whether a status message reports a failure: "cannot …", "… failed: …", "agent
+/// unavailable", or a count of failures that is not zero ("indexed: 3 updated, 0 failed" is
+/// a success).
+pub fn is_error(msg: &str) -> bool {
+    let lower = msg.to_lowercase();
+    if lower.starts_with("agent unavailable")
+        || lower.contains("cannot ")
+        || lower.contains("can't ")
+        || lower.contains("error")
+    {
+        return true;
+    }
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '(' || c == ')')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let w = w.trim_end_matches([':', '.']);
+        (w == "failed" || w == "fails")
+            && match i.checked_sub(1).and_then(|j| words.get(j)) {
+                Some(n) => n.parse::<u64>().map_or(true, |n| n > 0),
+                None => true,
+            }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_error;
+
+    #[test]
+    fn zero_failures_are_not_an_error() {
+        assert!(!is_error("indexed: 3 updated, 12 unchanged, 0 failed"));
+        assert!(!is_error(
+            "rebuilt the index (schema changed); indexed: 1 updated, 0 failed"
+        ));
+        assert!(!is_error("mark b set"));
+        assert!(is_error("indexed: 3 updated, 2 failed"));
+        assert!(is_error("indexing failed: disk full"));
+        assert!(is_error("cannot open notes/x.md: not found"));
+        assert!(is_error("agent unavailable: no agent"));
+        assert!(is_error("the turn failed"));
+    }
 }

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 use super::{Chat, Compose};
 use crate::tui::action::Action;
@@ -12,7 +12,9 @@ use crate::tui::chips::AgentState;
 use crate::tui::keymap::{Keymap, Mode};
 use crate::tui::theme::Theme;
 use crate::tui::thread::cells::{empty_hint, link_sources, thread_lines};
-use crate::tui::widgets::{chip_spans, fit_placeholder, fit_spans, pane_block, truncate};
+use crate::tui::widgets::{
+    chip_spans, fit_parts, fit_placeholder, fit_spans, pane_block, truncate,
+};
 
 /// The chat pane's inside: status line, messages, chips and the input.
 pub fn areas(c: &Chat, inner: Rect) -> [Rect; 4] {
@@ -25,6 +27,51 @@ pub fn areas(c: &Chat, inner: Rect) -> [Rect; 4] {
         Constraint::Length(input_h),
     ])
     .areas(inner)
+}
+
+/// The chat's status line at `width` columns, by priority: the agent and a running answer,
+/// then the session (new or resumed) and the mode, then the grant and the tools, then the
+/// omitted count, the fingerprint last.
+pub fn status_line(c: &Chat, width: usize) -> String {
+    let session = c.thread().and_then(|t| t.session.as_ref());
+    let parts: Vec<(u8, String)> = match &c.agent {
+        AgentState::Unavailable(why) => vec![(0, format!("agent unavailable: {why}"))],
+        AgentState::Starting { name } => vec![(0, format!("{name} · starting…"))],
+        AgentState::Ready { name, .. } => {
+            let mut parts = vec![(0, name.clone())];
+            if let Some(p) = &c.preview {
+                parts.push((1, p.mode.clone()));
+                parts.push((
+                    2,
+                    format!(
+                        "grant {} source{}",
+                        p.sources,
+                        if p.sources == 1 { "" } else { "s" }
+                    ),
+                ));
+                if p.omitted > 0 {
+                    parts.push((3, format!("{} omitted", p.omitted)));
+                }
+                parts.push((
+                    4,
+                    format!("fp {}", &p.fingerprint[..p.fingerprint.len().min(8)]),
+                ));
+            }
+            if let Some(info) = session {
+                parts.push(if info.tools_attached {
+                    (2, "tools attached".to_string())
+                } else {
+                    (1, "tools not attached".to_string())
+                });
+                parts.push((1, format!("session {}", info.session)));
+            }
+            if c.running.is_some() {
+                parts.push((0, "answering…".into()));
+            }
+            parts
+        }
+    };
+    fit_parts(&parts, " · ", width)
 }
 
 /// The pane: title, status line (agent · mode · grant · fingerprint · tools · session), the
@@ -46,50 +93,11 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
     f.render_widget(block, area);
     let chips_h = if c.chips.is_empty() { 0 } else { 1 };
     let [status_a, msgs_a, chips_a, input_a] = areas(c, inner);
-    // Status line: agent · mode · grant · fingerprint · tools · session.
-    let status = match (
-        &c.agent,
-        thread.and_then(|t| t.session.as_ref()),
-        &c.preview,
-    ) {
-        (AgentState::Unavailable(why), _, _) => format!("agent unavailable: {why}"),
-        (AgentState::Starting { name }, _, _) => format!("{name} · starting…"),
-        (AgentState::Ready { name, .. }, session, preview) => {
-            let mut s = name.clone();
-            if let Some(p) = preview {
-                s.push_str(&format!(
-                    " · {} · grant {} source{}",
-                    p.mode,
-                    p.sources,
-                    if p.sources == 1 { "" } else { "s" }
-                ));
-                if p.omitted > 0 {
-                    s.push_str(&format!(" ({} omitted)", p.omitted));
-                }
-                s.push_str(&format!(
-                    " · fp {}",
-                    &p.fingerprint[..p.fingerprint.len().min(8)]
-                ));
-            }
-            if let Some(info) = session {
-                s.push_str(&format!(
-                    " · tools {} · session {}",
-                    if info.tools_attached {
-                        "attached"
-                    } else {
-                        "not attached"
-                    },
-                    info.session
-                ));
-            }
-            if c.running.is_some() {
-                s.push_str(" · answering…");
-            }
-            s
-        }
-    };
+    // Status line: agent · mode · grant · fingerprint · tools · session, the least useful
+    // left out first when the pane is narrow (the session and the mode stay longest).
+    let status = status_line(c, status_a.width as usize);
     f.render_widget(
-        Paragraph::new(truncate(&status, status_a.width as usize)).style(theme.style("ui.dim")),
+        Paragraph::new(status).style(theme.style("ui.dim")),
         status_a,
     );
     // Messages: render from the end upwards until the pane is full (500-message threads
@@ -148,7 +156,7 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
             width: input_a.width,
             height: hgt.min(input_a.y),
         };
-        f.render_widget(Clear, popup);
+        crate::tui::widgets::clear(f, popup, theme);
         let lines: Vec<Line> = if m.items.is_empty() {
             vec![Line::styled("no match", theme.style("ui.dim"))]
         } else {

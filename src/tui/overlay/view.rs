@@ -3,7 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 use crate::tui::action::Action;
 use crate::tui::keymap::{Keymap, Mode};
@@ -31,7 +31,7 @@ pub fn help(keymap: &Keymap, errors: &[String], theme: &Theme, f: &mut Frame, sc
         f.area().width.saturating_sub(6).min(100),
         f.area().height.saturating_sub(2),
     );
-    f.render_widget(Clear, area);
+    crate::tui::widgets::clear(f, area, theme);
     let block = Block::bordered()
         .title(Span::styled(
             " Help · j/k scroll · esc closes ",

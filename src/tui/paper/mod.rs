@@ -528,7 +528,10 @@ impl Paper {
                 }
                 let mut chips = vec![Chip::Reading { path, page }];
                 chips.extend(selection);
-                return vec![Out::QuickChat(chips)];
+                return vec![Out::QuickChat {
+                    chips,
+                    fresh: false,
+                }];
             }
             _ => return Vec::new(),
         }

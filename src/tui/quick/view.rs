@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 use super::Quick;
 use crate::tui::action::Action;
@@ -22,7 +22,7 @@ pub fn view(q: &Quick, keymap: &Keymap, chain: &[Mode], theme: &Theme, f: &mut F
         full.width.saturating_sub(4).min(100),
         full.height.saturating_sub(3).min(30),
     );
-    f.render_widget(Clear, area);
+    crate::tui::widgets::clear(f, area, theme);
     let mut title = " Quick Chat ".to_string();
     if q.turn().is_some() {
         title = " Quick Chat · answering… ".into();

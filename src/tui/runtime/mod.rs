@@ -387,6 +387,14 @@ impl Runner {
                     let _ = tx.send(Msg::VaultMcp(msg));
                 });
             }
+            Effect::ExpireStatus { seq, after } => {
+                // Not counted as busy work: nothing waits for a status to fade.
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(after).await;
+                    let _ = tx.send(Msg::StatusExpired(seq));
+                });
+            }
             Effect::Suspend | Effect::Quit => {}
         }
     }

@@ -276,7 +276,12 @@ fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
                 Span::styled(truncate(title, room), theme.style("chat.tool")),
                 Span::styled(state, style),
             ])];
-            if item.expanded && !detail.is_empty() {
+            if item.expanded && detail.is_empty() {
+                l.push(Line::styled(
+                    "    (the agent sent no details for this call)",
+                    theme.style("ui.dim"),
+                ));
+            } else if item.expanded {
                 for line in detail.lines() {
                     l.extend(markdown::wrap_segments(
                         &[(line.to_string(), theme.style("ui.dim"))],
@@ -344,10 +349,17 @@ pub fn step_selection(
         return current;
     }
     let pos = current.and_then(|s| sel.iter().position(|&i| i == s));
+    // Down from the end starts at the last answer's first source or tool card.
+    let last_question = t
+        .items
+        .iter()
+        .rposition(|i| matches!(i.kind, ItemKind::User { .. }))
+        .unwrap_or(0);
     let new = match (action, pos) {
         (Action::GotoTop, _) => Some(0),
         (Action::GotoPage, _) => None,
         (Action::MoveUp, None) => Some(sel.len() - 1),
+        (Action::MoveDown, None) => Some(sel.iter().position(|&i| i > last_question).unwrap_or(0)),
         (Action::MoveUp, Some(p)) => Some(p.saturating_sub(n)),
         (Action::MoveDown, Some(p)) if p + n < sel.len() => Some(p + n),
         (Action::MoveDown, _) => None,
