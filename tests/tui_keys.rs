@@ -1013,3 +1013,245 @@ fn space_m_starts_and_stops_the_vault_mcp_server() {
     assert_eq!(h.app.status(), "vault MCP stopped");
     assert!(status_of(&addr).is_none(), "still listening after the stop");
 }
+
+/// Issue 12's key fixes that need no agent: `tab` in the paper pane moves the focus (the jump
+/// list goes forward with `ctrl-i`/`ctrl-n`), `ctrl-u` in the input deletes to the line's start,
+/// after `space n` a typed `i` starts the message instead of landing in it, and `ctrl-c` with
+/// nothing running quits only when pressed twice in a row.
+#[test]
+fn tab_ctrl_u_space_n_and_ctrl_c_twice() {
+    let (_d, mut h) = demo();
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter 2 G g g");
+    assert_eq!(h.app.focus(), Pane::Paper);
+    h.keys("tab");
+    assert_eq!(h.app.focus(), Pane::Chat, "tab left the paper pane");
+    assert_eq!(
+        h.app.paper().unwrap().page(),
+        1,
+        "tab moved in the jump list"
+    );
+    h.keys("space p ctrl-o");
+    assert_eq!(h.app.paper().unwrap().page(), 2);
+    h.keys("ctrl-n");
+    assert_eq!(h.app.paper().unwrap().page(), 1);
+
+    // ctrl-u: the current line up to the cursor, not one character.
+    h.keys("i");
+    h.type_text("first line");
+    h.keys("ctrl-j");
+    h.type_text("hello world");
+    h.keys("ctrl-u");
+    assert_eq!(h.app.chat().input_lines(), ["first line", ""]);
+    h.type_text("again");
+    assert_eq!(h.app.chat().input_lines(), ["first line", "again"]);
+    h.keys("ctrl-u backspace ctrl-u");
+    assert_eq!(h.app.chat().input_lines(), [""]);
+
+    // space n: a new thread, focus on the chat, not writing yet; i then writes.
+    h.keys("esc space n");
+    assert_eq!(h.app.chat().threads().len(), 2);
+    assert_eq!(h.app.focus(), Pane::Chat);
+    h.keys("i");
+    h.type_text("why");
+    assert_eq!(h.app.chat().input_lines(), ["why"]);
+    h.keys("esc");
+
+    // ctrl-c with nothing running: the first press says how to quit, a second one quits;
+    // another key in between starts over.
+    h.keys("ctrl-c");
+    assert!(!h.app.quitting());
+    assert!(
+        h.app.status().contains("again to quit"),
+        "{}",
+        h.app.status()
+    );
+    h.keys("j ctrl-c");
+    assert!(!h.app.quitting(), "a key between the two presses disarms");
+    h.keys("ctrl-c");
+    assert!(h.app.quitting());
+}
+
+/// A status message goes away by itself (here "mark b set", a few seconds later); a success
+/// that counts "0 failed" is painted as a success, not an error.
+#[test]
+fn status_messages_expire_and_zero_failed_is_no_error() {
+    let (_d, mut h) = demo();
+    assert!(
+        h.app.status().ends_with(" 0 failed"),
+        "the start's index message: {}",
+        h.app.status()
+    );
+    h.render();
+    let row = h.buffer().area.height - 1;
+    let text: String = (0..h.buffer().area.width)
+        .map(|x| h.buffer()[(x, row)].symbol().to_string())
+        .collect();
+    let at = text.find("indexed").expect("the message in the status bar") as u16;
+    let painted = h.buffer()[(at, row)].style();
+    let error = h.theme.style("ui.status.error");
+    let normal = h.theme.style("ui.status");
+    assert_ne!(error.fg, normal.fg, "the test theme tells them apart");
+    assert_eq!(painted.fg, normal.fg, "painted as an error: {text}");
+
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter m b");
+    assert_eq!(h.app.status(), "mark b set");
+    let set = std::time::Instant::now();
+    assert!(h.wait_until(Duration::from_secs(20), |a| a.status().is_empty()));
+    let after = set.elapsed();
+    assert!(
+        after >= Duration::from_secs(3),
+        "cleared too soon ({after:?}) to be read"
+    );
+}
+
+/// The dark theme paints a background everywhere, under popups too.
+#[test]
+fn the_dark_theme_sets_a_background() {
+    use agentero::tui::theme::{self, Theme};
+    let (_d, mut h) = demo();
+    h.theme = Theme::try_load("dark", &theme::shipped, true).unwrap();
+    let bg = h.theme.style("ui.text").bg;
+    assert!(
+        !matches!(bg, None | Some(ratatui::style::Color::Reset)),
+        "{bg:?}"
+    );
+    h.keys("?");
+    h.render();
+    let area = h.buffer().area;
+    let unpainted: Vec<(u16, u16)> = (0..area.height)
+        .flat_map(|y| (0..area.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| matches!(h.buffer()[(x, y)].bg, ratatui::style::Color::Reset))
+        .collect();
+    assert!(
+        unpainted.is_empty(),
+        "{} cells without a background, first {:?}",
+        unpainted.len(),
+        unpainted.first()
+    );
+}
+
+/// ctrl-c during a turn cancels it (the app stays); pressed again right after, it quits.
+#[test]
+fn ctrl_c_cancels_a_running_turn_and_twice_quits() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let mut h = open_agent_with(dir.path(), &vault, &[("AGENTERO_BUILTIN_FAULT", "hang")]);
+    h.keys("i");
+    h.type_text("What is the reading order of a page?");
+    let key = |k: &str| Msg::Key(agentero::tui::keymap::Key::parse(k).unwrap().to_event());
+    h.send(key("enter"));
+    assert!(h.app.chat().turn().is_some(), "{}", h.app.status());
+    let streaming = h.wait_until(TURN, |a| {
+        a.chat()
+            .thread()
+            .unwrap()
+            .items
+            .iter()
+            .any(|i| matches!(i.kind, ItemKind::Agent { .. }))
+    });
+    assert!(streaming, "no first chunk");
+    h.send(key("ctrl-c"));
+    assert!(h.app.chat().turn().is_none(), "the turn still runs");
+    assert!(!h.app.quitting(), "ctrl-c during a turn quit the app");
+    let t = h.app.chat().thread().unwrap();
+    assert!(matches!(&t.items.last().unwrap().kind, ItemKind::Notice(n) if n == "turn cancelled"));
+    assert!(h.app.status().contains("again quits"), "{}", h.app.status());
+    h.send(key("ctrl-c"));
+    assert!(h.app.quitting());
+}
+
+/// With the built-in agent at 80x24: the chat's status line still says the session is new,
+/// `z` on a tool card shows the call's arguments, `j` in a Quick Chat's answer selects its
+/// first card, then on to the sources, and a closed Quick Chat comes back with `space q` (same page) or `space Q`.
+#[test]
+fn narrow_status_tool_card_details_quick_chat_j_and_reopen() {
+    let (_dir, mut h) = with_agent();
+    h.resize(80, 24);
+    ask(
+        &mut h,
+        "What is the reading order of a page?",
+        "densesparsepdf",
+        "papers/dense-vs-sparse/paper.pdf",
+    );
+    let screen = h.render();
+    assert!(screen.contains("session new"), "{screen}");
+
+    // The first tool card: k from the end until a card is selected, z expands it.
+    h.keys("esc");
+    let items = &h.app.chat().thread().unwrap().items;
+    let card = items
+        .iter()
+        .position(
+            |i| matches!(&i.kind, ItemKind::Tool { title, .. } if title.contains("context_search")),
+        )
+        .expect("a context_search card");
+    let ItemKind::Tool { detail, .. } = &items[card].kind else {
+        unreachable!()
+    };
+    let (detail, n) = (detail.clone(), items.len());
+    assert!(detail.starts_with("query: "), "{detail:?}");
+    for _ in 0..n {
+        if h.app.chat().selected() == Some(card) {
+            break;
+        }
+        h.keys("k");
+    }
+    assert_eq!(h.app.chat().selected(), Some(card));
+    h.keys("z");
+    let screen = h.render();
+    let first = detail.lines().next().unwrap();
+    assert!(
+        screen.contains(&agentero::tui::widgets::truncate(first, 20)[..10]),
+        "{first:?} not shown:\n{screen}"
+    );
+
+    // Quick Chat: j selects the answer's first source.
+    h.resize(120, 40);
+    select(&mut h, "papers/layoutflow/paper.pdf");
+    h.keys("enter space q");
+    h.type_text("What does this page say about reading order?");
+    h.keys("enter");
+    assert!(h.wait_until(TURN, |a| a.quick().is_some_and(|q| q.turn().is_none())));
+    h.settle();
+    let q = h.app.quick().unwrap();
+    let items = &q.thread().items;
+    let first = items
+        .iter()
+        .position(|i| matches!(i.kind, ItemKind::Source(_) | ItemKind::Tool { .. }))
+        .expect("tool cards and sources in the answer");
+    let first_source = items
+        .iter()
+        .position(|i| matches!(i.kind, ItemKind::Source(_)))
+        .expect("sources in the answer");
+    h.keys("j");
+    assert_eq!(h.app.quick().unwrap().selected(), Some(first));
+    for _ in first..first_source {
+        if h.app.quick().unwrap().selected() == Some(first_source) {
+            break;
+        }
+        h.keys("j");
+    }
+    assert_eq!(h.app.quick().unwrap().selected(), Some(first_source));
+
+    // esc closes it; space q on the same page brings it back with its answer.
+    let answered = h.app.quick().unwrap().thread().items.len();
+    h.keys("esc");
+    assert!(h.app.quick().is_none());
+    h.keys("space q");
+    let q = h.app.quick().expect("reopened");
+    assert_eq!(q.thread().items.len(), answered, "not the closed one");
+    assert!(!q.composing());
+    // esc, then space Q from the chat pane: the same again.
+    h.keys("esc space c space Q");
+    let q = h.app.quick().expect("reopened with space Q");
+    assert_eq!(q.thread().items.len(), answered);
+    // space q inside starts over on the same chips.
+    h.keys("space q");
+    let q = h.app.quick().unwrap();
+    assert!(q.composing() && q.thread().items.is_empty());
+}

@@ -30,8 +30,8 @@ pub fn areas(c: &Chat, inner: Rect) -> [Rect; 4] {
 }
 
 /// The chat's status line at `width` columns, by priority: the agent and a running answer,
-/// then the session (new or resumed) and the mode, then the grant and the tools, then the
-/// omitted count, the fingerprint last.
+/// then the session (new or resumed) and a warning that the tools are not attached, then the
+/// mode, the grant and the tools, then the omitted count, the fingerprint last.
 pub fn status_line(c: &Chat, width: usize) -> String {
     let session = c.thread().and_then(|t| t.session.as_ref());
     let parts: Vec<(u8, String)> = match &c.agent {
@@ -40,9 +40,9 @@ pub fn status_line(c: &Chat, width: usize) -> String {
         AgentState::Ready { name, .. } => {
             let mut parts = vec![(0, name.clone())];
             if let Some(p) = &c.preview {
-                parts.push((1, p.mode.clone()));
+                parts.push((2, p.mode.clone()));
                 parts.push((
-                    2,
+                    3,
                     format!(
                         "grant {} source{}",
                         p.sources,
@@ -50,16 +50,16 @@ pub fn status_line(c: &Chat, width: usize) -> String {
                     ),
                 ));
                 if p.omitted > 0 {
-                    parts.push((3, format!("{} omitted", p.omitted)));
+                    parts.push((4, format!("{} omitted", p.omitted)));
                 }
                 parts.push((
-                    4,
+                    5,
                     format!("fp {}", &p.fingerprint[..p.fingerprint.len().min(8)]),
                 ));
             }
             if let Some(info) = session {
                 parts.push(if info.tools_attached {
-                    (2, "tools attached".to_string())
+                    (3, "tools attached".to_string())
                 } else {
                     (1, "tools not attached".to_string())
                 });

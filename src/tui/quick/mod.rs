@@ -309,6 +309,16 @@ impl Quick {
     pub fn thread(&self) -> &Thread {
         &self.thread
     }
+
+    /// The selected source or card of the answer (`j`/`k`).
+    pub fn selected(&self) -> Option<usize> {
+        self.selected
+    }
+
+    /// The question as typed so far, one string per line.
+    pub fn input_lines(&self) -> &[String] {
+        self.input.lines()
+    }
 }
 
 #[cfg(test)]
