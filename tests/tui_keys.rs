@@ -1255,3 +1255,80 @@ fn narrow_status_tool_card_details_quick_chat_j_and_reopen() {
     let q = h.app.quick().unwrap();
     assert!(q.composing() && q.thread().items.is_empty());
 }
+
+/// The reading state survives a restart: the paper that was open reopens at its page and
+/// row, the marks and the jump list are back, `space r` lists the recently opened documents
+/// (each reopens where it was left), and a corrupt state file is reported and kept aside.
+#[test]
+fn reading_state_is_restored_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let mut h = Headless::open(&vault, 120, 40).unwrap();
+    h.settle();
+    select(&mut h, "papers/layoutflow/paper.pdf");
+    h.keys("enter");
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter m b 2 G j j");
+    let left = h.app.location().unwrap();
+    assert_eq!((left.page, left.row), (2, 2));
+    h.keys("q");
+    assert!(h.app.quitting());
+    drop(h);
+
+    let mut h = Headless::open(&vault, 120, 40).unwrap();
+    h.settle();
+    let p = h.app.paper().expect("the paper reopened");
+    assert_eq!(p.path(), "papers/dense-vs-sparse/paper.pdf");
+    assert_eq!((p.page(), p.cursor_row()), (2, 2));
+    assert_eq!(h.app.focus(), Pane::Paper);
+    let screen = h.render();
+    assert!(screen.contains("p. 2 / "), "{screen}");
+    // The mark, then the jump list: back over the mark's jump to page 2, then the stored
+    // jumps (2 G from page 1, opening this paper from layoutflow).
+    h.keys("' b");
+    assert_eq!(h.app.paper().unwrap().page(), 1);
+    h.keys("ctrl-o");
+    assert_eq!(h.app.paper().unwrap().page(), 2);
+    h.keys("ctrl-o");
+    assert_eq!(h.app.paper().unwrap().page(), 1);
+    h.keys("ctrl-o");
+    assert_eq!(h.app.paper().unwrap().path(), "papers/layoutflow/paper.pdf");
+
+    // space r: the dense-vs-sparse paper first (opened last), layoutflow after it.
+    h.keys("space r");
+    assert_eq!(h.app.overlay(), Some(OverlayKind::Recent));
+    let recent: Vec<String> = h.app.recent().into_iter().map(|(p, _)| p).collect();
+    assert_eq!(
+        recent[..2],
+        [
+            "papers/layoutflow/paper.pdf".to_string(),
+            "papers/dense-vs-sparse/paper.pdf".to_string()
+        ],
+        "layoutflow was reopened by ctrl-o just now"
+    );
+    let screen = h.render();
+    assert!(screen.contains("Recently opened"), "{screen}");
+    assert!(screen.contains("Dense or Sparse?"), "{screen}");
+    h.keys("j enter");
+    assert!(h.app.overlay().is_none());
+    let p = h.app.paper().unwrap();
+    assert_eq!(p.path(), "papers/dense-vs-sparse/paper.pdf");
+    assert_eq!(p.page(), 1, "where it was left: the mark's page, after ' b");
+    h.keys("q");
+    drop(h);
+
+    // A corrupt session file: said so, kept aside, the app starts with what is left.
+    let state = vault.join(".agentero/state");
+    std::fs::write(state.join("session.json"), "{ not json").unwrap();
+    let mut h = Headless::open(&vault, 120, 40).unwrap();
+    h.settle();
+    assert!(
+        h.app.status().contains("session.json was not used"),
+        "{}",
+        h.app.status()
+    );
+    assert!(state.join("session.json.corrupt").exists());
+    assert!(h.app.paper().is_none());
+    assert_eq!(h.app.recent().len(), 2, "the places file was fine");
+}

@@ -62,6 +62,27 @@ fn browser_and_long_page() {
     }
 }
 
+/// The recently opened list (`space r`): empty at first, then the latest first, each with the
+/// page it was left at; and a paper restored at start.
+#[test]
+fn recently_opened_and_restored() {
+    for (w, hh) in SIZES {
+        let (d, mut h) = demo(w, hh);
+        h.keys("space r");
+        snap("recent_empty", w, hh, h.render());
+        h.keys("esc");
+        open_paper(&mut h, "papers/layoutflow/paper.pdf");
+        open_paper(&mut h, "papers/dense-vs-sparse/paper.pdf");
+        h.keys("2 G q");
+        drop(h);
+        let mut h = Headless::open(&d.path().join("vault"), w, hh).unwrap();
+        h.settle();
+        snap("restored", w, hh, h.render());
+        h.keys("space r");
+        snap("recent", w, hh, h.render());
+    }
+}
+
 #[test]
 fn search_hits_are_highlighted() {
     for (w, hh) in SIZES {

@@ -8,7 +8,7 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::tmux::{Session, available, tmux, wait_for, wait_gone};
+use common::tmux::{Session, available, start, tmux, wait_for, wait_gone};
 
 #[test]
 fn real_binary_in_tmux() {
@@ -23,34 +23,7 @@ fn real_binary_in_tmux() {
     std::fs::create_dir_all(&home).unwrap();
     let exe = env!("CARGO_BIN_EXE_agentero");
     let name = format!("agentero-e2e-{}", std::process::id());
-    let session = Session(name.clone());
-    let h = home.display();
-    let env_args = [
-        format!("HOME={h}"),
-        format!("XDG_CONFIG_HOME={h}/.config"),
-        format!("XDG_DATA_HOME={h}/.local/share"),
-        "PS1=READY$ ".to_string(),
-        "sh".to_string(),
-    ];
-    let status = Command::new("tmux")
-        .args([
-            "new-session",
-            "-d",
-            "-x",
-            "120",
-            "-y",
-            "40",
-            "-s",
-            &name,
-            "env",
-            "-i",
-            "PATH=/usr/bin:/bin",
-            "TERM=xterm-256color",
-        ])
-        .args(&env_args)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let session = start(&name, &home, &["PS1=READY$ ", "sh"]);
     let target = format!("{}:0", session.0);
     wait_for(&target, "READY$", 10);
     let cmd = format!("{exe} {}", vault.display());
@@ -243,4 +216,76 @@ fn a_killed_app_restores_the_streamed_answer_as_interrupted() {
         );
     }
     tmux(&["send-keys", "-t", &second, "q"]);
+}
+
+/// Starts the real binary on `vault` in a new tmux session `name` (120x40, HOME in `home`)
+/// and returns the session and its target once the screen shows `what`.
+fn start_app(
+    name: &str,
+    vault: &std::path::Path,
+    home: &std::path::Path,
+    what: &str,
+) -> (Session, String) {
+    let vault = vault.display().to_string();
+    let session = start(name, home, &[env!("CARGO_BIN_EXE_agentero"), &vault]);
+    let target = format!("{name}:0");
+    let screen = wait_for(&target, what, 20);
+    assert!(screen.contains(what), "{screen}");
+    (session, target)
+}
+
+/// The reading position survives a restart: open a long paper, go to page 5, quit, start
+/// again — the paper is open at page 5.
+#[test]
+fn the_open_paper_and_its_page_survive_a_restart() {
+    if !available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let long = agentero::vault::demo::fixtures::numbered_pages(9).unwrap();
+    std::fs::create_dir_all(vault.join("papers/numbered")).unwrap();
+    std::fs::write(vault.join("papers/numbered/paper.pdf"), &long.pdf).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+
+    let first = format!("agentero-state-{}", std::process::id());
+    let (session, target) = start_app(&first, &vault, &home, "Vault");
+    // The index first (titles come from it), then the paper found by its title.
+    let screen = wait_for(&target, "indexed:", 60);
+    assert!(screen.contains("indexed:"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "/"]);
+    tmux(&["send-keys", "-t", &target, "-l", "Chapter 1 of 9"]);
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    let screen = wait_for(&target, "p. 1 / 9", 20);
+    assert!(screen.contains("page number 1 in"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "5", "G"]);
+    let screen = wait_for(&target, "p. 5 / 9", 20);
+    assert!(screen.contains("page number 5 in"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "q"]);
+    // The app's exit ends the session.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Command::new("tmux")
+        .args(["has-session", "-t", &first])
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        let screen = tmux(&["capture-pane", "-p", "-t", &target]);
+        assert!(Instant::now() < deadline, "the app did not quit:\n{screen}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(session);
+
+    let second = format!("agentero-state2-{}", std::process::id());
+    let (_session, target) = start_app(&second, &vault, &home, "page number 5 in");
+    let screen = tmux(&["capture-pane", "-p", "-t", &target]);
+    assert!(
+        screen.contains("p. 5 / 9") && screen.contains("page number 5 in"),
+        "page 5 is not open after the restart:\n{screen}"
+    );
+    tmux(&["send-keys", "-t", &target, "q"]);
 }

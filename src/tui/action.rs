@@ -74,6 +74,7 @@ actions! {
     RemoveChip => "remove_chip", "Remove the last context chip; while a turn runs, cancel the turn instead";
     NewThread => "new_thread", "Start a new chat thread";
     Threads => "threads", "List chat threads";
+    Recent => "recent", "Recently opened documents (reopen where you left off)";
     NextThread => "next_thread", "Next chat thread";
     PrevThread => "prev_thread", "Previous chat thread";
     ToggleExpand => "toggle_expand", "Expand or fold a thought or tool call";

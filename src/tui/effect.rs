@@ -66,6 +66,8 @@ pub enum OverlayRequest {
     Metadata,
     /// The thread list, with this thread selected.
     Threads(usize),
+    /// The recently opened documents.
+    Recent,
     Permission {
         turn: u64,
         request: PermissionRequest,
@@ -181,6 +183,14 @@ pub enum Effect {
         option: Option<String>,
     },
     OpenUrl(String),
+    /// Read the reading state of `.agentero/state/` (reports `Msg::Reading`).
+    LoadReading,
+    /// Write the reading state: `now` at once (quitting), else a moment later, a newer
+    /// request replacing the one still waiting.
+    SaveReading {
+        state: Box<crate::vault::reading::ReadingState>,
+        now: bool,
+    },
     /// Clear the status message `seq` after `after` (reports `Msg::StatusExpired`).
     ExpireStatus {
         seq: u64,

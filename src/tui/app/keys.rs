@@ -169,10 +169,15 @@ impl AppState {
             return self.interrupt();
         }
         // An overlay takes the keys first.
+        let recent = match self.overlay {
+            Some(Overlay::Recent { .. }) => self.recent().len(),
+            _ => 0,
+        };
         if let Some(overlay) = self.overlay.as_mut() {
             let total = match overlay {
                 Overlay::Outline { .. } => self.paper.doc().map_or(0, |p| p.info().sections.len()),
                 Overlay::Threads { .. } => self.chat.threads().len(),
+                Overlay::Recent { .. } => recent,
                 Overlay::Help { .. } => crate::tui::overlay::view::help_lines(&self.keymap).len(),
                 _ => 0,
             };
@@ -257,6 +262,7 @@ impl AppState {
             }
             Action::ToggleVaultMcp => vec![Effect::ToggleVaultMcp],
             Action::ReopenQuick => self.reopen_quick(),
+            Action::Recent => self.apply(vec![Out::Overlay(OverlayRequest::Recent)]),
             Action::Handoff => {
                 let gate = self.gate();
                 self.send_chat(ChatMsg::Handoff(gate))
@@ -302,6 +308,13 @@ impl AppState {
             Choice::Thread(i) => {
                 self.overlay = None;
                 self.send_chat(ChatMsg::ShowThread(i))
+            }
+            Choice::Recent(i) => {
+                self.overlay = None;
+                match self.recent().into_iter().nth(i) {
+                    Some((path, _)) => self.apply(vec![Out::OpenEntry { path }]),
+                    None => Vec::new(),
+                }
             }
             Choice::Answer {
                 turn,

@@ -16,6 +16,7 @@ use ratatui::layout::Rect;
 use crate::context::ContextRequest;
 use crate::vault::EntryKind;
 use crate::vault::indexer::Progress;
+use crate::vault::reading::{self, ReadingState};
 
 use super::browser::{Browser, BrowserMsg};
 use super::chat::{Chat, ChatMsg, Compose};
@@ -70,6 +71,11 @@ pub enum Msg {
     VaultMcp(Result<Option<String>, String>),
     /// The status message numbered so has been shown long enough.
     StatusExpired(u64),
+    /// The reading state from `.agentero/state/`, and what could not be used of it.
+    Reading {
+        state: Box<ReadingState>,
+        problems: Vec<String>,
+    },
 }
 
 /// How long a status message stays (seconds); an error stays longer.
@@ -100,7 +106,14 @@ pub struct AppState {
     closed_quick: Option<Quick>,
     /// Numbers the status messages: only the newest one's timer clears it.
     status_seq: u64,
+    /// The reading state once read from disk (never saved before: it would be overwritten).
+    reading: Option<ReadingState>,
+    /// The document whose place was recorded last (opening another one stamps its time).
+    reading_doc: Option<String>,
 }
+
+/// How many documents the recently opened list shows.
+pub const RECENT: usize = 30;
 
 impl AppState {
     pub fn new(vault_name: String, keymap: Keymap, agent: AgentState) -> AppState {
@@ -129,6 +142,8 @@ impl AppState {
             interrupt_armed: false,
             closed_quick: None,
             status_seq: 0,
+            reading: None,
+            reading_doc: None,
         }
     }
 
@@ -142,7 +157,12 @@ impl AppState {
     /// The effects to run at start: scan the vault, bring its index up to date, restore the
     /// chat threads and start the agent (when one is configured).
     pub fn start(&mut self) -> Vec<Effect> {
-        let mut fx = vec![Effect::Scan, Effect::Index, Effect::LoadThreads];
+        let mut fx = vec![
+            Effect::Scan,
+            Effect::LoadReading,
+            Effect::Index,
+            Effect::LoadThreads,
+        ];
         if matches!(self.chat.agent(), AgentState::Starting { .. }) {
             fx.push(Effect::StartAgent);
         }
@@ -161,6 +181,9 @@ impl AppState {
         let chips = self.chat.chips().to_vec();
         let status = self.status.clone();
         let mut fx = self.handle(msg);
+        if !self.quit && self.sync_reading() {
+            fx.push(self.save_reading(false));
+        }
         if self.chat.chips() != chips && !fx.iter().any(|e| matches!(e, Effect::Plan { .. })) {
             let plan = self.chat.plan();
             fx.extend(self.apply(plan));
@@ -169,7 +192,7 @@ impl AppState {
         // longer); a newer one replaces the timer.
         if self.status != status && !self.status.is_empty() {
             self.status_seq += 1;
-            let secs = if view::is_error(&self.status) {
+            let secs = if is_error(&self.status) {
                 STATUS_ERROR_SECS
             } else {
                 STATUS_SECS
@@ -287,6 +310,15 @@ impl AppState {
                 Vec::new()
             }
             Msg::StatusExpired(_) => Vec::new(),
+            Msg::Reading { state, problems } => {
+                let session = state.session.clone();
+                self.reading = Some(*state);
+                self.reading_doc = None;
+                if !problems.is_empty() {
+                    self.status = problems.join("; ");
+                }
+                self.send_paper(PaperMsg::Restore(session))
+            }
             Msg::VaultMcp(Err(e)) => {
                 self.status = format!("vault MCP cannot start: {e}");
                 Vec::new()
@@ -307,9 +339,9 @@ impl AppState {
                     fx.extend(self.send_paper(PaperMsg::Jump(jump, kind)));
                 }
                 Out::OpenEntry { path } => {
-                    let page = self.paper.page_of(&path);
-                    let kind = self.kind_of(&path);
-                    fx.extend(self.send_paper(PaperMsg::Jump(Jump::to(path, page), kind)));
+                    let jump = self.entry_place(path);
+                    let kind = self.kind_of(&jump.to.path);
+                    fx.extend(self.send_paper(PaperMsg::Jump(jump, kind)));
                 }
                 Out::Prompt { kind, text } => self.input.open_prompt(kind, text),
                 Out::Await(wait) => self.input.wait_for(wait),
@@ -330,6 +362,11 @@ impl AppState {
                     }
                 }
                 Out::Quit => {
+                    // The reading state first: nothing runs after Quit.
+                    self.sync_reading();
+                    if self.reading.is_some() {
+                        fx.push(self.save_reading(true));
+                    }
                     self.quit = true;
                     fx.push(Effect::Quit);
                 }
@@ -374,6 +411,63 @@ impl AppState {
                 Vec::new()
             }
         }
+    }
+
+    /// Where opening `path` from a list goes: where it is when it is the open document, else
+    /// where it was left last time, else its start.
+    fn entry_place(&self, path: String) -> Jump {
+        if self.paper.doc().is_some_and(|d| d.path() == path) {
+            let page = self.paper.page_of(&path);
+            return Jump::to(path, page);
+        }
+        match self.reading.as_ref().and_then(|r| r.place(&path)) {
+            Some(place) => {
+                let mut jump = Jump::to(path, place.page);
+                jump.to.row = place.row;
+                jump
+            }
+            None => Jump::to(path, 1),
+        }
+    }
+
+    /// Records the open document's place and the paper's session in the reading state;
+    /// whether that changed it.
+    fn sync_reading(&mut self) -> bool {
+        let Some(r) = self.reading.as_mut() else {
+            return false;
+        };
+        let mut changed = false;
+        if let Some(at) = self.paper.location() {
+            let opened =
+                (self.reading_doc.as_deref() != Some(at.path.as_str())).then(reading::now_ms);
+            let before = r.place(&at.path).cloned();
+            r.set_place(&at.path, at.page, at.row, opened);
+            changed |= before.as_ref() != r.place(&at.path);
+            self.reading_doc = Some(at.path);
+        }
+        let session = self.paper.session();
+        if session != r.session {
+            r.session = session;
+            changed = true;
+        }
+        changed
+    }
+
+    fn save_reading(&self, now: bool) -> Effect {
+        Effect::SaveReading {
+            state: Box::new(self.reading.clone().unwrap_or_default()),
+            now,
+        }
+    }
+
+    /// The recently opened documents, the latest first: path, and the page it was left at.
+    pub fn recent(&self) -> Vec<(String, u32)> {
+        self.reading.as_ref().map_or_else(Vec::new, |r| {
+            r.recent(RECENT)
+                .into_iter()
+                .map(|(path, place)| (path.to_string(), place.page))
+                .collect()
+        })
     }
 
     /// The kind of the document at `path`: as listed, else by its extension.
@@ -473,5 +567,50 @@ impl AppState {
     pub fn quick_request(&self) -> Option<ContextRequest> {
         let remote = matches!(self.chat.agent(), AgentState::Ready { remote: true, .. });
         Some(self.quick.as_ref()?.request(remote))
+    }
+}
+
+/// Whether a status message reports a failure: "cannot …", "… failed: …", "agent
+/// unavailable", or a count of failures that is not zero ("indexed: 3 updated, 0 failed" is
+/// a success).
+pub fn is_error(msg: &str) -> bool {
+    let lower = msg.to_lowercase();
+    if lower.starts_with("agent unavailable")
+        || lower.contains("cannot ")
+        || lower.contains("can't ")
+        || lower.contains("error")
+    {
+        return true;
+    }
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '(' || c == ')')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let w = w.trim_end_matches([':', '.']);
+        (w == "failed" || w == "fails")
+            && match i.checked_sub(1).and_then(|j| words.get(j)) {
+                Some(n) => n.parse::<u64>().map_or(true, |n| n > 0),
+                None => true,
+            }
+    })
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::is_error;
+
+    #[test]
+    fn zero_failures_are_not_an_error() {
+        assert!(!is_error("indexed: 3 updated, 12 unchanged, 0 failed"));
+        assert!(!is_error(
+            "rebuilt the index (schema changed); indexed: 1 updated, 0 failed"
+        ));
+        assert!(!is_error("mark b set"));
+        assert!(is_error("indexed: 3 updated, 2 failed"));
+        assert!(is_error("indexing failed: disk full"));
+        assert!(is_error("cannot open notes/x.md: not found"));
+        assert!(is_error("agent unavailable: no agent"));
+        assert!(is_error("the turn failed"));
     }
 }

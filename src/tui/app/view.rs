@@ -59,6 +59,24 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
         Some(Overlay::Metadata) => {
             overlay::view::metadata(theme, f, paper::view::metadata_lines(&st.paper, theme))
         }
+        Some(Overlay::Recent { selected }) => {
+            let items = st
+                .recent()
+                .into_iter()
+                .map(|(path, page)| {
+                    let title = st
+                        .browser()
+                        .entries()
+                        .iter()
+                        .find(|e| e.path == path)
+                        .map(|e| e.title.clone())
+                        .filter(|t| !t.is_empty())
+                        .unwrap_or(path);
+                    format!("{title} · p. {page}")
+                })
+                .collect();
+            overlay::view::recent(theme, f, items, *selected)
+        }
         Some(Overlay::Threads { selected }) => {
             overlay::view::threads(theme, f, chat::view::thread_items(&st.chat), *selected)
         }
@@ -98,7 +116,7 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
             theme.style("ui.status.progress"),
         )
     } else if !st.status.is_empty() {
-        let err = is_error(&st.status);
+        let err = super::is_error(&st.status);
         (
             st.status.clone(),
             theme.style(if err { "ui.status.error" } else { "ui.status" }),
@@ -146,49 +164,4 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
         Span::styled(right, theme.style("ui.status")),
     ]);
     f.render_widget(Paragraph::new(line).style(theme.style("ui.status")), area);
-}
-
-/// Whether a status message reports a failure: "cannot …", "… failed: …", "agent
-/// unavailable", or a count of failures that is not zero ("indexed: 3 updated, 0 failed" is
-/// a success).
-pub fn is_error(msg: &str) -> bool {
-    let lower = msg.to_lowercase();
-    if lower.starts_with("agent unavailable")
-        || lower.contains("cannot ")
-        || lower.contains("can't ")
-        || lower.contains("error")
-    {
-        return true;
-    }
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '(' || c == ')')
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.iter().enumerate().any(|(i, w)| {
-        let w = w.trim_end_matches([':', '.']);
-        (w == "failed" || w == "fails")
-            && match i.checked_sub(1).and_then(|j| words.get(j)) {
-                Some(n) => n.parse::<u64>().map_or(true, |n| n > 0),
-                None => true,
-            }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_error;
-
-    #[test]
-    fn zero_failures_are_not_an_error() {
-        assert!(!is_error("indexed: 3 updated, 12 unchanged, 0 failed"));
-        assert!(!is_error(
-            "rebuilt the index (schema changed); indexed: 1 updated, 0 failed"
-        ));
-        assert!(!is_error("mark b set"));
-        assert!(is_error("indexed: 3 updated, 2 failed"));
-        assert!(is_error("indexing failed: disk full"));
-        assert!(is_error("cannot open notes/x.md: not found"));
-        assert!(is_error("agent unavailable: no agent"));
-        assert!(is_error("the turn failed"));
-    }
 }

@@ -78,6 +78,16 @@ pub fn outline(theme: &Theme, f: &mut Frame, items: Vec<String>, selected: usize
     list_popup(theme, f, "Outline · enter jumps", items, selected);
 }
 
+/// The recently opened documents: one line each (title or path · page), or why it is empty.
+pub fn recent(theme: &Theme, f: &mut Frame, items: Vec<String>, selected: usize) {
+    let items = if items.is_empty() {
+        vec!["nothing opened yet".to_string()]
+    } else {
+        items
+    };
+    list_popup(theme, f, "Recently opened · enter opens", items, selected);
+}
+
 /// The chat's threads: one line each.
 pub fn threads(theme: &Theme, f: &mut Frame, items: Vec<String>, selected: usize) {
     list_popup(theme, f, "Threads · enter switches", items, selected);

@@ -9,6 +9,7 @@ pub mod view;
 use std::collections::BTreeMap;
 
 use crate::vault::EntryKind;
+use crate::vault::reading;
 
 use super::action::Action;
 use super::chips::Chip;
@@ -54,6 +55,8 @@ pub enum PaperMsg {
     Cancel,
     /// The pane changed size: keep the cursor in view.
     Resized,
+    /// The reading state stored at the last stop (marks, jump list, the open document).
+    Restore(reading::Session),
 }
 
 /// A place in the jump list or a mark, with the kind of its document.
@@ -61,6 +64,28 @@ pub enum PaperMsg {
 struct Spot {
     at: Location,
     kind: EntryKind,
+}
+
+impl Spot {
+    fn stored(self) -> reading::Spot {
+        reading::Spot {
+            path: self.at.path,
+            kind: self.kind,
+            page: self.at.page,
+            row: self.at.row,
+        }
+    }
+
+    fn from_stored(s: reading::Spot) -> Spot {
+        Spot {
+            at: Location {
+                path: s.path,
+                page: s.page.max(1),
+                row: s.row,
+            },
+            kind: s.kind,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -101,6 +126,7 @@ impl Paper {
                 self.follow(view);
                 Vec::new()
             }
+            PaperMsg::Restore(session) => self.restore(session, view),
         }
     }
 
@@ -134,6 +160,36 @@ impl Paper {
             .as_ref()
             .filter(|p| p.path == path)
             .map_or(1, |p| p.page)
+    }
+
+    /// What survives a restart: the open document, the marks and the jump list.
+    pub fn session(&self) -> reading::Session {
+        reading::Session {
+            open: self.spot().map(Spot::stored),
+            marks: self
+                .marks
+                .iter()
+                .map(|(c, s)| (*c, s.clone().stored()))
+                .collect(),
+            jumps: self.jumps.iter().cloned().map(Spot::stored).collect(),
+            jump_pos: self.jump_pos,
+        }
+    }
+
+    /// Takes back a stored session: the marks and the jump list, and the document that was
+    /// open reopens where it was (unless one was opened meanwhile). Not a jump.
+    pub fn restore(&mut self, s: reading::Session, view: Viewport) -> Vec<Out> {
+        self.marks = s
+            .marks
+            .into_iter()
+            .map(|(c, spot)| (c, Spot::from_stored(spot)))
+            .collect();
+        self.jumps = s.jumps.into_iter().map(Spot::from_stored).collect();
+        self.jump_pos = s.jump_pos.min(self.jumps.len());
+        match s.open {
+            Some(open) if self.doc.is_none() => self.go_spot(Spot::from_stored(open), view),
+            _ => Vec::new(),
+        }
     }
 
     pub fn in_visual(&self) -> bool {

@@ -23,6 +23,7 @@ use crate::acp::transcript::Thread as Transcript;
 use crate::config::AgentDef;
 use crate::context::{Budget, ContextRequest};
 use crate::vault::indexer::{self, IndexOptions};
+use crate::vault::reading::ReadingStore;
 use crate::vault::{SearchIndex, Vault};
 
 use super::app::{Effect, Msg, PlanPreview};
@@ -71,7 +72,16 @@ pub struct Runner {
     page_loads: Arc<Mutex<Vec<(u64, AbortHandle)>>>,
     /// The vault MCP server for external clients, while it runs (`space m`).
     vault_mcp: Arc<tokio::sync::Mutex<Option<crate::mcp::http::VaultMcp>>>,
+    /// The reading state's save waiting for its moment (a newer one replaces it).
+    reading_save: Arc<Mutex<Option<AbortHandle>>>,
+    /// Numbers the reading state saves; the lock is held while writing and keeps the number
+    /// written last, so an older save still writing never lands after a newer one.
+    reading_gen: Arc<AtomicUsize>,
+    reading_written: Arc<Mutex<usize>>,
 }
+
+/// How long a reading state save waits for more changes (a burst of j presses is one write).
+const READING_SAVE_DELAY: Duration = Duration::from_millis(300);
 
 /// Counts a task in [`Runner::busy`] until it ends, however it ends (an aborted task is
 /// dropped, and this with it).
@@ -123,6 +133,9 @@ impl Runner {
                 quick: Arc::new(Mutex::new(None)),
                 page_loads: Arc::new(Mutex::new(Vec::new())),
                 vault_mcp: Arc::default(),
+                reading_save: Arc::default(),
+                reading_gen: Arc::default(),
+                reading_written: Arc::default(),
             },
             rx,
         )
@@ -386,6 +399,50 @@ impl Runner {
                     };
                     let _ = tx.send(Msg::VaultMcp(msg));
                 });
+            }
+            Effect::LoadReading => self.blocking(|r| {
+                let (state, problems) = ReadingStore::new(&r.vault).load();
+                let _ = r.tx.send(Msg::Reading {
+                    state: Box::new(state),
+                    problems,
+                });
+            }),
+            Effect::SaveReading { state, now } => {
+                let store = ReadingStore::new(&self.vault);
+                let generation = self.reading_gen.fetch_add(1, Ordering::SeqCst) + 1;
+                let written = Arc::clone(&self.reading_written);
+                let save = move || -> std::io::Result<()> {
+                    let mut last = written.lock().unwrap_or_else(|p| p.into_inner());
+                    if *last > generation {
+                        return Ok(());
+                    }
+                    store.save(&state)?;
+                    *last = generation;
+                    Ok(())
+                };
+                let waiting = self.reading_save.lock().ok().and_then(|mut g| g.take());
+                if let Some(task) = waiting {
+                    task.abort();
+                }
+                if now {
+                    // Quitting: written before the app goes (a task would not outlive it).
+                    if let Err(e) = save() {
+                        tracing::warn!("cannot save the reading state: {e}");
+                    }
+                    return;
+                }
+                // Not counted as busy work: a test settling after a key would wait for it.
+                let tx = self.tx.clone();
+                let task = tokio::spawn(async move {
+                    tokio::time::sleep(READING_SAVE_DELAY).await;
+                    let saved = tokio::task::spawn_blocking(save).await;
+                    if let Ok(Err(e)) = saved {
+                        let _ = tx.send(Msg::Status(format!("cannot save the reading state: {e}")));
+                    }
+                });
+                if let Ok(mut g) = self.reading_save.lock() {
+                    *g = Some(task.abort_handle());
+                }
             }
             Effect::ExpireStatus { seq, after } => {
                 // Not counted as busy work: nothing waits for a status to fade.
