@@ -645,8 +645,8 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
     let mut notice = |m: &str| eprintln!("{}", visible(m));
     let index =
         indexer::open_or_rebuild(vault, &IndexOptions::default(), &mut progress, &mut notice)?;
-    let cards = indexer::search_or_rebuild(vault, index, &mut progress, &mut notice, |i| {
-        i.search(query, &opts)
+    let hits = indexer::search_or_rebuild(vault, index, &mut progress, &mut notice, |i| {
+        i.search_papers(query, &opts)
     })?;
     bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
@@ -654,22 +654,24 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
         let doc = serde_json::json!({
             "query": query,
             "vault": vault.root(),
-            "cards": cards,
+            "cards": hits,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         return Ok(());
     }
-    if cards.is_empty() {
+    if hits.is_empty() {
         writeln!(out, "No matches for {query:?}.")?;
         return Ok(());
     }
     // Titles, paths and excerpts are the vault's text: shown through `visible`.
-    for (i, c) in cards.iter().enumerate() {
-        writeln!(out, "{:>2}. {}", i + 1, visible(&headline(c)))?;
-        writeln!(out, "    {}", visible(&c.excerpt))?;
+    for (i, h) in hits.iter().enumerate() {
+        let c = &h.card;
+        writeln!(out, "{:>2}. {}", i + 1, visible(&headline(h)))?;
+        writeln!(out, "    {}", visible(&c.path))?;
+        writeln!(out, "    {}: {}", place(c), visible(&c.excerpt))?;
         writeln!(
             out,
-            "    {}  (score {:.2})",
+            "    {}  (score {:.3})",
             visible(&c.citation_uri),
             c.score
         )?;
@@ -677,14 +679,29 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
     Ok(())
 }
 
-fn headline(c: &Card) -> String {
-    let place = match (c.page, &c.page_label, c.lines) {
+/// "Title · p. 3, 7, 12" (the best pages in page order), "Title · lines 1–40, 81–120".
+fn headline(h: &crate::vault::PaperHit) -> String {
+    let places = h.places();
+    let title = if h.card.title.trim().is_empty() {
+        h.card.path.as_str()
+    } else {
+        h.card.title.as_str()
+    };
+    if places.is_empty() {
+        title.to_string()
+    } else {
+        format!("{title} · {places}")
+    }
+}
+
+/// Where a card's excerpt is from: `p. 2 ("284")`, `lines 10–24`.
+fn place(c: &Card) -> String {
+    match (c.page, &c.page_label, c.lines) {
         (Some(p), Some(l), _) if *l != p.to_string() => format!("p. {p} (\"{l}\")"),
         (Some(p), _, _) => format!("p. {p}"),
         (None, _, Some([a, b])) => format!("lines {a}–{b}"),
         _ => String::new(),
-    };
-    format!("{} — {} {}", c.title, c.path, place)
+    }
 }
 
 fn plan(

@@ -232,12 +232,34 @@ fn cli_index_and_search() {
     let cards = doc["cards"].as_array().unwrap();
     assert!(!cards.is_empty() && cards.len() <= 3);
     for c in cards {
-        for key in ["path", "kind", "title", "excerpt", "citationUri", "score"] {
+        for key in [
+            "path",
+            "kind",
+            "title",
+            "excerpt",
+            "citationUri",
+            "score",
+            "pages",
+        ] {
             assert!(c.get(key).is_some(), "card lacks {key}: {c}");
         }
+        // One card per paper, its best pages listed, the card's own first.
+        let pages = c["pages"].as_array().unwrap();
+        assert!(!pages.is_empty() && pages.len() <= 5, "{c}");
+        assert_eq!(pages[0]["citationUri"], c["citationUri"]);
     }
+    let paths: std::collections::BTreeSet<&str> =
+        cards.iter().map(|c| c["path"].as_str().unwrap()).collect();
+    assert_eq!(paths.len(), cards.len(), "one card per paper");
     let text = run(&["search", "--vault", v, "citation"], root);
-    assert!(common::stdout(&text).contains("#page="));
+    let shown = common::stdout(&text);
+    assert!(shown.contains("#page="));
+    // "Title · p. 3, 7, 12": the headline lists the paper's best pages in page order.
+    let headline = shown.lines().next().unwrap();
+    assert!(
+        headline.starts_with(" 1. ") && headline.contains(" · p. "),
+        "{shown}"
+    );
 
     let bad = run(&["search", "--vault", v, "nosuchfield:x"], root);
     assert!(!bad.status.success());

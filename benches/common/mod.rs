@@ -1,5 +1,5 @@
-//! What the benchmarks share: the 1,000-paper vault built from the demo vault's PDFs and the
-//! p50/p99 report line.
+//! What the benchmarks share: the 1,000-paper vault built from the demo vault's PDFs, the
+//! p50/p99 report line, the real corpus and folder helpers.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -75,4 +75,39 @@ pub fn indexed_vault(root: &Path) -> (Vec<String>, Vault) {
         t.elapsed().as_secs_f64()
     );
     (copies, vault)
+}
+
+/// The corpus of real PDFs (`AGENTERO_CORPUS`, default `../shared/corpus`).
+pub fn corpus() -> PathBuf {
+    let dir = std::env::var_os("AGENTERO_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("../shared/corpus"));
+    dir.canonicalize()
+        .unwrap_or_else(|e| panic!("AGENTERO_CORPUS={} cannot be opened: {e}", dir.display()))
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), &t).unwrap();
+        }
+    }
+}
+
+/// Bytes of the files under `dir`.
+pub fn dir_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| match e.file_type() {
+                    Ok(t) if t.is_dir() => dir_size(&e.path()),
+                    _ => e.metadata().map(|m| m.len()).unwrap_or(0),
+                })
+                .sum()
+        })
+        .unwrap_or(0)
 }

@@ -1,7 +1,8 @@
 //! The derived search index (tantivy, `{vault}/.agentero/index/`): one document per PDF page and
-//! per chunk of a text file. Queries return [`Card`]s in a fixed order.
+//! per chunk of a text file; a paper's first page also carries its title, authors, year, DOI,
+//! arXiv id and abstract. Queries return page-level [`Card`]s or paper-level [`PaperHit`]s in a
+//! fixed order (ranking: [`super::ranking`]).
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -15,13 +16,14 @@ use tantivy::schema::{
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
+use super::ranking::{self, Collapse, Group, Hit, Plan};
 use super::scan::EntryKind;
 use super::tokenizer;
 use super::uri;
 
 /// Bumped whenever the schema or what goes into it changes; an index of another version is
 /// rebuilt from scratch.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -58,10 +60,18 @@ pub struct Fields {
     pub line_start: Field,
     pub line_end: Field,
     pub text: Field,
+    /// The paper's own abstract, year, DOI and arXiv id (first page only, like the title).
+    pub abstract_text: Field,
+    pub year: Field,
+    pub doi: Field,
+    pub arxiv: Field,
     /// CJK character pairs of `text` (and of the title on a first page), for ranking CJK queries.
     pub cjk: Field,
     pub sha256: Field,
 }
+
+/// Identifiers are matched whole, lower-cased.
+const ID_TOKENIZER: &str = "agentero_id";
 
 pub fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
@@ -72,19 +82,28 @@ pub fn schema() -> (Schema, Fields) {
     let stored_text = TextOptions::default()
         .set_indexing_options(words)
         .set_stored();
+    let id = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(ID_TOKENIZER)
+            .set_index_option(IndexRecordOption::Basic),
+    );
     let fields = Fields {
         path: b.add_text_field("path", STRING | STORED | FAST),
         dir: b.add_text_field("dir", STRING),
         kind: b.add_text_field("kind", STRING | STORED),
         title: b.add_text_field("title", indexed_text.clone()),
         title_stored: b.add_text_field("title_stored", STORED),
-        authors: b.add_text_field("authors", indexed_text),
+        authors: b.add_text_field("authors", indexed_text.clone()),
         authors_stored: b.add_text_field("authors_stored", STORED),
         page: b.add_u64_field("page", INDEXED | STORED | FAST),
         page_label: b.add_text_field("page_label", STORED),
         line_start: b.add_u64_field("line_start", STORED | FAST),
-        line_end: b.add_u64_field("line_end", STORED),
+        line_end: b.add_u64_field("line_end", STORED | FAST),
         text: b.add_text_field("text", stored_text),
+        abstract_text: b.add_text_field("abstract", indexed_text.clone()),
+        year: b.add_text_field("year", STRING),
+        doi: b.add_text_field("doi", id.clone()),
+        arxiv: b.add_text_field("arxiv", id),
         cjk: b.add_text_field(
             "cjk",
             TextOptions::default().set_indexing_options(
@@ -105,13 +124,24 @@ pub struct IndexDoc<'a> {
     pub kind: EntryKind,
     pub title: &'a str,
     pub authors: &'a str,
-    /// Index title and authors for search on this document (first page / first chunk).
+    /// Index title, authors and `identity` for search on this document (first page / first
+    /// chunk).
     pub carries_title: bool,
+    pub identity: Identity<'a>,
     pub page: Option<u32>,
     pub page_label: Option<&'a str>,
     pub lines: Option<(u32, u32)>,
     pub text: &'a str,
     pub sha256: &'a str,
+}
+
+/// What identifies a paper besides its title and authors (all optional; empty for files).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Identity<'a> {
+    pub year: Option<i32>,
+    pub doi: Option<&'a str>,
+    pub arxiv: Option<&'a str>,
+    pub abstract_text: Option<&'a str>,
 }
 
 /// A search result (SPEC Appendix A field names in JSON).
@@ -131,6 +161,59 @@ pub struct Card {
     /// A short passage around the best match; matched words are wrapped in `**`.
     pub excerpt: String,
     pub citation_uri: String,
+    #[serde(serialize_with = "three_decimals")]
+    pub score: f32,
+}
+
+/// Scores are rounded to three decimals; written as the decimal they are (`0.456`), not as the
+/// nearest `f32` widened (`0.4560000002384186`).
+fn three_decimals<S: serde::Serializer>(score: &f32, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((f64::from(*score) * 1000.0).round() / 1000.0)
+}
+
+/// Pages listed with a paper-level result.
+pub const PAGES_LISTED: usize = 5;
+
+/// A paper-level result: the best page as a card (its excerpt, URI and score are the paper's),
+/// and the paper's best pages, best first (the first is the card's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperHit {
+    #[serde(flatten)]
+    pub card: Card,
+    pub pages: Vec<PageRef>,
+}
+
+impl PaperHit {
+    /// The best pages in page order, as a reader scans them: `p. 3, 7, 12`, or a text file's
+    /// chunks, `lines 1–40, 81–120`; empty when there are none.
+    pub fn places(&self) -> String {
+        let mut pages: Vec<u32> = self.pages.iter().filter_map(|p| p.page).collect();
+        let mut lines: Vec<[u32; 2]> = self.pages.iter().filter_map(|p| p.lines).collect();
+        pages.sort_unstable();
+        lines.sort_unstable();
+        if !pages.is_empty() {
+            let list: Vec<String> = pages.iter().map(|p| p.to_string()).collect();
+            format!("p. {}", list.join(", "))
+        } else if !lines.is_empty() {
+            let list: Vec<String> = lines.iter().map(|[a, b]| format!("{a}–{b}")).collect();
+            format!("lines {}", list.join(", "))
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// A page (or chunk of a text file) of a paper-level result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageRef {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[u32; 2]>,
+    pub citation_uri: String,
+    #[serde(serialize_with = "three_decimals")]
     pub score: f32,
 }
 
@@ -143,11 +226,15 @@ pub struct Scope {
 
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
+    /// Cards (page-level) or papers (paper-level) at most.
     pub limit: usize,
     pub excerpt_chars: usize,
     /// Accept any text (operators that fail to parse become plain words) instead of failing.
     pub lenient: bool,
     pub scope: Option<Scope>,
+    /// Page-level: at most this many cards of one document while other documents have matches
+    /// (slots nobody else can fill still go to it).
+    pub per_document: Option<usize>,
 }
 
 impl Default for SearchOptions {
@@ -157,6 +244,7 @@ impl Default for SearchOptions {
             excerpt_chars: 240,
             lenient: false,
             scope: None,
+            per_document: None,
         }
     }
 }
@@ -171,6 +259,12 @@ fn register(index: &Index) {
     index
         .tokenizers()
         .register(tokenizer::NAME, tokenizer::analyzer());
+    index.tokenizers().register(
+        ID_TOKENIZER,
+        tantivy::tokenizer::TextAnalyzer::builder(tantivy::tokenizer::RawTokenizer::default())
+            .filter(tantivy::tokenizer::LowerCaser)
+            .build(),
+    );
     index
         .tokenizers()
         .register(tokenizer::BIGRAMS, tokenizer::bigram_analyzer());
@@ -276,6 +370,19 @@ impl SearchIndex {
         if d.carries_title {
             doc.add_text(f.title, d.title);
             doc.add_text(f.authors, d.authors);
+            let id = &d.identity;
+            if let Some(y) = id.year {
+                doc.add_text(f.year, y.to_string());
+            }
+            for (field, value) in [
+                (f.doi, id.doi),
+                (f.arxiv, id.arxiv),
+                (f.abstract_text, id.abstract_text),
+            ] {
+                if let Some(v) = value.filter(|v| !v.trim().is_empty()) {
+                    doc.add_text(field, v);
+                }
+            }
         }
         if let Some(p) = d.page {
             doc.add_u64(f.page, p as u64);
@@ -301,6 +408,7 @@ impl SearchIndex {
 
     fn parse(&self, query: &str, lenient: bool) -> Result<Box<dyn Query>, IndexError> {
         let f = &self.fields;
+        let query = &*as_typed(query);
         // The grammar and every pass over the parsed query recurse once per parenthesis: bound
         // the nesting before tantivy sees it, so no query can overflow a thread's stack.
         let depth = nesting_depth(query);
@@ -315,9 +423,23 @@ impl SearchIndex {
                 "parentheses are nested {depth} deep; at most {MAX_QUERY_NESTING} levels are accepted"
             )));
         };
-        let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.authors, f.text]);
-        parser.set_field_boost(f.title, 2.0);
-        parser.set_field_boost(f.authors, 1.5);
+        let mut parser = QueryParser::for_index(
+            &self.index,
+            vec![
+                f.title,
+                f.authors,
+                f.text,
+                f.abstract_text,
+                f.year,
+                f.doi,
+                f.arxiv,
+            ],
+        );
+        parser.set_field_boost(f.title, ranking::TITLE_BOOST);
+        parser.set_field_boost(f.authors, ranking::AUTHORS_BOOST);
+        parser.set_field_boost(f.abstract_text, ranking::ABSTRACT_BOOST);
+        parser.set_field_boost(f.doi, ranking::ID_BOOST);
+        parser.set_field_boost(f.arxiv, ranking::ID_BOOST);
         let parsed = if lenient {
             let (ast, _) = query_grammar::parse_query_lenient(query);
             let ast = searchable_fields_only(ast, true).map_err(IndexError::BadQuery)?;
@@ -351,26 +473,46 @@ impl SearchIndex {
                 (Occur::Should, q)
             })
             .collect();
-        let strict = query.contains(['"', '+'])
-            || query
-                .split_whitespace()
-                .any(|w| w.starts_with('-') || w == "AND" || w == "NOT" || w.contains(':'));
-        let parsed_occur = if strict { Occur::Must } else { Occur::Should };
+        let parsed_occur = if ranking::is_plain(query) {
+            Occur::Should
+        } else {
+            Occur::Must
+        };
         Box::new(BooleanQuery::new(vec![
             (parsed_occur, parsed),
             (Occur::Should, Box::new(BooleanQuery::new(bag))),
         ]))
     }
 
+    /// Page-level results: the best pages and chunks, best first (with
+    /// [`SearchOptions::per_document`], no document crowds out the others).
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
-        match contain(|| self.search_unguarded(query, opts)) {
+        self.guarded(query, opts, |q| self.search_pages(q, opts))
+    }
+
+    /// Paper-level results: one per paper or file, best first, with its best pages.
+    pub fn search_papers(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+    ) -> Result<Vec<PaperHit>, IndexError> {
+        self.guarded(query, opts, |q| self.search_documents(q, opts))
+    }
+
+    fn guarded<T>(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        run: impl Fn(&str) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        match contain(|| run(query)) {
             // Intact files and still a failure: the query trips a bug in tantivy (a
             // `-:1-1-1…` phrase, say). Lenient: search its plain words; strict: say so.
             Err(IndexError::Corrupt(why)) if self.intact() => {
                 tracing::warn!(%why, "a query made tantivy fail on an intact index");
                 let words = plain_words(query);
                 if opts.lenient && !words.is_empty() && words != query {
-                    match contain(|| self.search_unguarded(&words, opts)) {
+                    match contain(|| run(&words)) {
                         Err(IndexError::Corrupt(_)) => {}
                         other => return other,
                     }
@@ -388,70 +530,198 @@ impl SearchIndex {
         contain(|| Ok(self.index.validate_checksum().map_err(damaged)?.is_empty())).unwrap_or(false)
     }
 
-    fn search_unguarded(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
+    /// What `query` runs (see [`ranking`]), restricted to the scope; `None` when the scope
+    /// allows nothing.
+    fn plan(
+        &self,
+        searcher: &tantivy::Searcher,
+        query: &str,
+        opts: &SearchOptions,
+    ) -> Result<Option<Plan>, IndexError> {
         if query.trim().is_empty() {
             return Err(IndexError::BadQuery("the query is empty".into()));
         }
-        let f = self.fields;
-        let mut q = self.parse(query, opts.lenient)?;
-        if let Some(scope) = &opts.scope {
-            let mut allowed: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-            for p in &scope.files {
-                allowed.push((
-                    Occur::Should,
-                    Box::new(TermQuery::new(
-                        Term::from_field_text(f.path, p),
-                        IndexRecordOption::Basic,
-                    )),
-                ));
-            }
-            for d in &scope.dirs {
-                let field = if d.is_empty() { f.kind } else { f.dir };
-                let terms: Vec<Term> = if d.is_empty() {
-                    // The vault root: everything.
-                    ["paper", "file"]
-                        .iter()
-                        .map(|k| Term::from_field_text(field, k))
-                        .collect()
+        let f = &self.fields;
+        let mut analyzer = self
+            .index
+            .tokenizers()
+            .get(tokenizer::NAME)
+            .unwrap_or_else(tokenizer::analyzer);
+        let mut plan = match ranking::identifier(query) {
+            Some(id) => ranking::identifier_plan(f, &mut analyzer, &id),
+            None => {
+                let parsed = self.parse(query, opts.lenient)?;
+                if ranking::is_plain(query) {
+                    ranking::plain_plan(searcher, f, &mut analyzer, parsed, query)
                 } else {
-                    vec![Term::from_field_text(field, d)]
-                };
-                for t in terms {
-                    allowed.push((
-                        Occur::Should,
-                        Box::new(TermQuery::new(t, IndexRecordOption::Basic)),
-                    ));
+                    Plan {
+                        main: parsed,
+                        tiers: Vec::new(),
+                    }
                 }
             }
-            if allowed.is_empty() {
-                return Ok(Vec::new());
-            }
-            q = Box::new(BooleanQuery::new(vec![
-                (Occur::Must, q),
-                (Occur::Must, Box::new(BooleanQuery::new(allowed))),
+        };
+        if let Some(scope) = &opts.scope {
+            let Some(allowed) = self.scope_query(scope) else {
+                return Ok(None);
+            };
+            plan.main = Box::new(BooleanQuery::new(vec![
+                (Occur::Must, plan.main),
+                (Occur::Must, allowed),
             ]));
         }
-        let searcher = self.reader.searcher();
-        // Over-fetch so that ties at the cut are broken by path and page, not by segment order.
-        let fetch = opts.limit.saturating_mul(2).saturating_add(16);
-        let hits = searcher.search(&q, &TopDocs::with_limit(fetch).order_by_score())?;
-        // Order by the sort key read from fast fields, so that only the cards shown are loaded
-        // from the document store and get an excerpt (both cost far more than ranking).
-        let mut keyed = Vec::with_capacity(hits.len());
-        let mut columns: HashMap<u32, SortColumns> = HashMap::new();
-        for (score, addr) in hits {
-            let cols = match columns.entry(addr.segment_ord) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => e.insert(SortColumns::open(
-                    searcher.segment_reader(addr.segment_ord),
-                )?),
-            };
-            keyed.push((round_score(score), cols.key(addr.doc_id), addr));
+        Ok(Some(plan))
+    }
+
+    /// Documents of the scope's files and folders; `None` when it names nothing.
+    fn scope_query(&self, scope: &Scope) -> Option<Box<dyn Query>> {
+        let f = &self.fields;
+        let mut allowed: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for p in &scope.files {
+            allowed.push((
+                Occur::Should,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.path, p),
+                    IndexRecordOption::Basic,
+                )),
+            ));
         }
-        keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        keyed.truncate(opts.limit);
-        let mut snippets = SnippetGenerator::create(&searcher, &*q, f.text)?;
-        snippets.set_max_num_chars(opts.excerpt_chars.max(40));
+        for d in &scope.dirs {
+            let field = if d.is_empty() { f.kind } else { f.dir };
+            let terms: Vec<Term> = if d.is_empty() {
+                // The vault root: everything.
+                ["paper", "file"]
+                    .iter()
+                    .map(|k| Term::from_field_text(field, k))
+                    .collect()
+            } else {
+                vec![Term::from_field_text(field, d)]
+            };
+            for t in terms {
+                allowed.push((
+                    Occur::Should,
+                    Box::new(TermQuery::new(t, IndexRecordOption::Basic)),
+                ));
+            }
+        }
+        (!allowed.is_empty()).then(|| Box::new(BooleanQuery::new(allowed)) as Box<dyn Query>)
+    }
+
+    /// The matching documents, best first, each with its `per_path` best hits. Every match is
+    /// visited once, reading only fast fields; documents are loaded later for what is shown.
+    fn collect(
+        &self,
+        searcher: &tantivy::Searcher,
+        plan: &Plan,
+        per_path: usize,
+    ) -> Result<Vec<Group>, IndexError> {
+        let scoring = tantivy::query::EnableScoring::disabled_from_searcher(searcher);
+        let tiers = plan
+            .tiers
+            .iter()
+            .map(|(tier, q)| Ok((*tier, q.weight(scoring)?)))
+            .collect::<Result<Vec<_>, tantivy::TantivyError>>()?;
+        Ok(searcher.search(&*plan.main, &Collapse { tiers, per_path })?)
+    }
+
+    fn search_pages(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Card>, IndexError> {
+        let searcher = self.reader.searcher();
+        let Some(plan) = self.plan(&searcher, query, opts)? else {
+            return Ok(Vec::new());
+        };
+        let mut groups = self.collect(&searcher, &plan, opts.limit)?;
+        // The best `limit` hits (spread or not) all come from the best `limit` documents.
+        groups.truncate(opts.limit);
+        let mut hits: Vec<(String, Hit)> = groups
+            .into_iter()
+            .flat_map(|g| {
+                let path = g.path;
+                g.hits.into_iter().map(move |h| (path.clone(), h))
+            })
+            .collect();
+        hits.sort_by(|a, b| ranking::hit_order((&a.0, &a.1), (&b.0, &b.1)));
+        let hits = match opts.per_document {
+            Some(cap) => ranking::spread(hits, opts.limit, cap, |h| h.0.as_str()),
+            None => {
+                hits.truncate(opts.limit);
+                hits
+            }
+        };
+        let (snippets, terms) = self.excerpts(&searcher, &*plan.main, opts.excerpt_chars)?;
+        let cjk_runs = tokenizer::cjk_runs(query);
+        let mut cards = Vec::with_capacity(hits.len());
+        for (_, hit) in hits {
+            let doc: TantivyDocument = searcher.doc(hit.address)?;
+            cards.push(self.card(
+                &doc,
+                hit.score,
+                &snippets,
+                &terms,
+                &cjk_runs,
+                opts.excerpt_chars,
+            ));
+        }
+        Ok(cards)
+    }
+
+    fn search_documents(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+    ) -> Result<Vec<PaperHit>, IndexError> {
+        let searcher = self.reader.searcher();
+        let Some(plan) = self.plan(&searcher, query, opts)? else {
+            return Ok(Vec::new());
+        };
+        let mut groups = self.collect(&searcher, &plan, PAGES_LISTED)?;
+        groups.truncate(opts.limit);
+        let (snippets, terms) = self.excerpts(&searcher, &*plan.main, opts.excerpt_chars)?;
+        let cjk_runs = tokenizer::cjk_runs(query);
+        let mut out = Vec::with_capacity(groups.len());
+        for g in groups {
+            let best = &g.hits[0];
+            let doc: TantivyDocument = searcher.doc(best.address)?;
+            let card = self.card(
+                &doc,
+                best.score,
+                &snippets,
+                &terms,
+                &cjk_runs,
+                opts.excerpt_chars,
+            );
+            let pages = g
+                .hits
+                .iter()
+                .map(|h| {
+                    let page = h.page.map(|p| p as u32);
+                    let lines = h.lines.map(|(a, b)| [a as u32, b as u32]);
+                    PageRef {
+                        citation_uri: match (page, lines) {
+                            (Some(p), _) => uri::page_uri(&g.path, p),
+                            (None, Some([a, b])) => uri::lines_uri(&g.path, a, b),
+                            _ => uri::encode_path(&g.path),
+                        },
+                        page,
+                        lines,
+                        score: h.score,
+                    }
+                })
+                .collect();
+            out.push(PaperHit { card, pages });
+        }
+        Ok(out)
+    }
+
+    /// The excerpt generator of a query and its terms in the text (where excerpts are cut).
+    fn excerpts(
+        &self,
+        searcher: &tantivy::Searcher,
+        q: &dyn Query,
+        max: usize,
+    ) -> Result<(SnippetGenerator, Vec<String>), IndexError> {
+        let f = &self.fields;
+        let mut snippets = SnippetGenerator::create(searcher, q, f.text)?;
+        snippets.set_max_num_chars(max.max(40));
         let mut terms = Vec::new();
         q.query_terms(&mut |term, _| {
             if term.field() == f.text
@@ -460,21 +730,7 @@ impl SearchIndex {
                 terms.push(s.to_string());
             }
         });
-        let cjk_runs = tokenizer::cjk_runs(query);
-        let mut cards = Vec::with_capacity(keyed.len());
-        for (score, _, addr) in keyed {
-            let doc: TantivyDocument = searcher.doc(addr)?;
-            cards.push(self.card(
-                &doc,
-                score,
-                &snippets,
-                &terms,
-                &cjk_runs,
-                opts.excerpt_chars,
-            ));
-        }
-        sort_cards(&mut cards);
-        Ok(cards)
+        Ok((snippets, terms))
     }
 
     fn card(
@@ -689,14 +945,69 @@ fn plain_words(query: &str) -> String {
         .join(" ")
 }
 
-/// The fields a query may name (`author:` is accepted for `authors:`). The others (path, dir,
-/// kind, sha256, …) are bookkeeping: naming them either fails inside tantivy or reaches past
-/// what a reader means to search.
-const QUERY_FIELDS: &[&str] = &["title", "authors", "text"];
+/// The fields a query may name (`author:` is accepted for `authors:`, `arXiv:` and `DOI:` for
+/// `arxiv:` and `doi:`). The others (path, dir, kind, sha256, …) are bookkeeping: naming them
+/// either fails inside tantivy or reaches past what a reader means to search.
+const QUERY_FIELDS: &[&str] = &[
+    "title", "authors", "text", "abstract", "year", "doi", "arxiv",
+];
 
 fn query_field(name: &str) -> Option<&'static str> {
-    let name = if name == "author" { "authors" } else { name };
+    let name = match name {
+        "author" => "authors",
+        // As identifiers are written in citations: `arXiv:2101.00001`, `DOI:10.1145/…`.
+        "arXiv" | "ArXiv" | "ARXIV" => "arxiv",
+        "DOI" => "doi",
+        other => other,
+    };
     QUERY_FIELDS.iter().copied().find(|f| *f == name)
+}
+
+/// Punctuation a reader types as text, not as query syntax: a colon that ends a word
+/// ("Manuscript Title: with Forced Linebreak") unless the word is a searchable field (`title:
+/// hope` still names one), and an apostrophe inside a word ("Poorman's", which would open a
+/// quote); both become spaces, as the tokenizer treats them.
+fn as_typed(query: &str) -> std::borrow::Cow<'_, str> {
+    let loose_colon = |w: &str| {
+        w.len() > 1
+            && w.ends_with(':')
+            && !w.contains('"')
+            && query_field(w.trim_end_matches(':').trim_start_matches(['+', '-', '('])).is_none()
+    };
+    let chars: Vec<char> = query.chars().collect();
+    let inner_apostrophe = |i: usize| {
+        chars[i] == '\''
+            && i > 0
+            && chars[i - 1].is_alphanumeric()
+            && chars.get(i + 1).is_some_and(|c| c.is_alphanumeric())
+    };
+    let apostrophes = (0..chars.len()).any(inner_apostrophe);
+    if !apostrophes && !query.split_whitespace().any(loose_colon) {
+        return std::borrow::Cow::Borrowed(query);
+    }
+    let mut out = String::with_capacity(query.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(if loose_colon(word) {
+            word.trim_end_matches(':')
+        } else {
+            word
+        });
+        word.clear();
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_whitespace() {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else if inner_apostrophe(i) {
+            flush(&mut word, &mut out);
+            out.push(' ');
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Checks every field a parsed query names. Strict: an unknown field is an error that lists
@@ -783,44 +1094,11 @@ pub fn nesting_depth(query: &str) -> usize {
     max
 }
 
-/// Scores are shown with three decimals; ordering uses the same rounding, so two cards that
-/// look equal are ordered by path and page.
-fn round_score(score: f32) -> f32 {
-    (score * 1000.0).round() / 1000.0
-}
-
-/// The sort key of a hit (path, page, first line), read from fast fields.
-struct SortColumns {
-    path: Option<tantivy::columnar::StrColumn>,
-    page: tantivy::columnar::Column<u64>,
-    line: tantivy::columnar::Column<u64>,
-}
-
-impl SortColumns {
-    fn open(segment: &tantivy::SegmentReader) -> Result<SortColumns, IndexError> {
-        let ff = segment.fast_fields();
-        Ok(SortColumns {
-            path: ff.str("path")?,
-            page: ff.u64("page")?,
-            line: ff.u64("line_start")?,
-        })
-    }
-
-    fn key(&self, doc: tantivy::DocId) -> (String, Option<u64>, Option<u64>) {
-        let mut path = String::new();
-        if let Some(col) = &self.path
-            && let Some(ord) = col.term_ords(doc).next()
-        {
-            let _ = col.ord_to_str(ord, &mut path);
-        }
-        (path, self.page.first(doc), self.line.first(doc))
-    }
-}
-
-/// The part of `text` around the first place a query term appears: the excerpt is cut from
-/// it, and tokenizing a window instead of a 40,000-character page keeps search fast. A CJK word
-/// of the query found verbatim (`phrases`, longest first) is the place: the window is then one
-/// excerpt wide around it (in bytes, as the snippet generator counts), so the excerpt shows it.
+/// The part of `text` around the first place the query's longest term appears: the excerpt is
+/// cut from it, and tokenizing a window instead of a 40,000-character page keeps search fast. A
+/// CJK word of the query found verbatim (`phrases`, longest first) is the place: the window is
+/// then one excerpt wide around it (in bytes, as the snippet generator counts), so the excerpt
+/// shows it.
 fn match_window<'t>(text: &'t str, terms: &[String], phrases: &[String], max: usize) -> &'t str {
     const SLACK: usize = 600;
     if let Some((at, len)) = phrases
@@ -846,7 +1124,13 @@ fn match_window<'t>(text: &'t str, terms: &[String], phrases: &[String], max: us
     if lower.len() != text.len() {
         return text;
     }
-    let Some(at) = terms.iter().filter_map(|t| lower.find(t.as_str())).min() else {
+    // The longest term that occurs marks the place: a short one ("th" of `hep-th/0106109`)
+    // occurs inside common words long before the match.
+    let Some((_, at)) = terms
+        .iter()
+        .filter_map(|t| Some((std::cmp::Reverse(t.len()), lower.find(t.as_str())?)))
+        .min()
+    else {
         return text;
     };
     let mut start = at.saturating_sub(SLACK);
@@ -945,6 +1229,7 @@ mod tests {
                     title: "A",
                     authors: "",
                     carries_title: true,
+                    identity: Identity::default(),
                     page: None,
                     page_label: None,
                     lines: Some((1, 1)),
@@ -1022,6 +1307,31 @@ mod tests {
         );
         assert_eq!(nesting_depth("a (b (c) d) (e)"), 2);
         assert_eq!(nesting_depth(")))((("), 3);
+    }
+
+    #[test]
+    fn typed_punctuation_is_text() {
+        assert_eq!(
+            as_typed("Manuscript Title: with Forced Linebreak"),
+            "Manuscript Title with Forced Linebreak"
+        );
+        assert_eq!(as_typed("Poorman's Hangul"), "Poorman s Hangul");
+        assert_eq!(as_typed("title: hope 'a b' x:y"), "title: hope 'a b' x:y");
+        let dir = tempfile::tempdir().unwrap();
+        let index = tiny_index(dir.path());
+        let strict = SearchOptions::default();
+        for q in ["Nested: parentheses", "everywhere's nested", "title: a"] {
+            assert_eq!(index.search(q, &strict).unwrap().len(), 1, "{q}");
+        }
+        assert!(index.search("nosuchfield:nested", &strict).is_err());
+        // Identifier fields as citations write them, inside a longer query.
+        for q in [
+            "arXiv:2101.00001 nested",
+            "DOI:10.1/x OR nested",
+            "year:2020 OR nested",
+        ] {
+            assert_eq!(index.search(q, &strict).unwrap().len(), 1, "{q}");
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::catalog::{Catalog, CatalogEntry, LoadOutcome, Status};
 use super::extract::{self, PaperRecord};
 use super::fsutil::{atomic_write, sha256_hex};
-use super::index::{IndexDoc, IndexError, SearchIndex};
+use super::index::{Identity, IndexDoc, IndexError, SearchIndex};
 use super::meta::file_title;
 use super::pdf::PageText;
 use super::scan::{Entry, EntryKind, MAX_TEXT_BYTES};
@@ -514,6 +514,12 @@ fn apply(
                         title: &record.meta.title,
                         authors: &authors,
                         carries_title: page.number == 1,
+                        identity: Identity {
+                            year: record.meta.year,
+                            doi: record.meta.doi.as_deref(),
+                            arxiv: record.meta.arxiv.as_deref(),
+                            abstract_text: record.meta.abstract_text.as_deref(),
+                        },
                         page: Some(page.number),
                         page_label: page.label.as_deref(),
                         lines: None,
@@ -566,6 +572,7 @@ fn apply(
                         title: &title,
                         authors: "",
                         carries_title: i == 0,
+                        identity: Identity::default(),
                         page: None,
                         page_label: None,
                         lines: Some((c.start, c.end)),

@@ -12,6 +12,7 @@ pub mod indexer;
 pub mod meta;
 pub mod paths;
 pub mod pdf;
+pub mod ranking;
 pub mod reading;
 pub mod refs;
 pub mod render;
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 pub use catalog::{Catalog, CatalogEntry, Status};
 pub use extract::{PaperRecord, Section};
-pub use index::{Card, Scope, SearchIndex, SearchOptions};
+pub use index::{Card, PageRef, PaperHit, Scope, SearchIndex, SearchOptions};
 pub use paths::{Refusal, Resolved};
 pub use scan::{Entry, EntryKind};
 

@@ -1,10 +1,12 @@
 //! The index's tokenizers. [`NAME`]: words of letters and digits as usual, but each CJK ideograph
 //! (and kana/hangul syllable) as a token of its own, so Chinese or Japanese text is searchable
-//! without a dictionary; English words are lower-cased and stemmed after this. [`BIGRAMS`]: the
-//! overlapping pairs of characters in each run of CJK text (a lone character as itself), the
-//! dictionary-free way to rank CJK text by the words it shares with a query (Lucene's CJK
-//! bigrams): a question written without spaces still matches the pages that use its words.
+//! without a dictionary; English words are lower-cased, folded to ASCII (`Thørväld` is found as
+//! `thorvald`, `Özçelik` as `ozcelik`) and stemmed after this. [`BIGRAMS`]: the overlapping pairs
+//! of characters in each run of CJK text (a lone character as itself), the dictionary-free way to
+//! rank CJK text by the words it shares with a query (Lucene's CJK bigrams): a question written
+//! without spaces still matches the pages that use its words.
 
+use tantivy::tokenizer::AsciiFoldingFilter;
 use tantivy::tokenizer::{
     LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
 };
@@ -16,6 +18,7 @@ pub fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(WordOrIdeograph::default())
         .filter(RemoveLongFilter::limit(60))
         .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
         .filter(Stemmer::default())
         .build()
 }
@@ -209,6 +212,15 @@ mod tests {
             vec!["retriev", "paper", "2023"]
         );
         assert_eq!(tokens("TeX课程abc"), vec!["tex", "课", "程", "abc"]);
+    }
+
+    #[test]
+    fn names_fold_to_ascii() {
+        assert_eq!(
+            tokens("Thørväld Béranger Özçelik"),
+            tokens("thorvald beranger ozcelik")
+        );
+        assert_eq!(tokens("Lídia"), vec!["lidia"]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use super::access::{self, Access, Target};
 use super::{Ctx, ToolError, ToolOutput, VaultReader, cap_chars, parse_args};
 use crate::vault::catalog::{Catalog, Status};
 use crate::vault::index::sort_cards;
+use crate::vault::ranking::{per_document_cap, shown_score, spread};
 use crate::vault::scan::{self, EntryKind};
 use crate::vault::{Card, Scope, SearchOptions, Vault, textfile, uri};
 
@@ -131,6 +132,7 @@ pub(super) fn index_cards(
         excerpt_chars: ctx.budget.excerpt_chars,
         lenient: true,
         scope,
+        per_document: Some(per_document_cap(limit)),
     };
     match index.search(query, &opts) {
         Ok(found) => Ok(found),
@@ -153,8 +155,9 @@ pub(super) fn finish(
     searched: &str,
     changed: &[String],
 ) -> Result<ToolOutput, ToolError> {
+    // Page-level cards, but no document takes more than its share while others match.
     sort_cards(&mut cards);
-    cards.truncate(limit);
+    let mut cards = spread(cards, limit, per_document_cap(limit), |c| c.path.as_str());
     for c in &mut cards {
         c.excerpt = cap_chars(&c.excerpt, ctx.budget.excerpt_chars);
     }
@@ -381,5 +384,6 @@ fn score_text(text: &str, words: &[String], max: usize) -> Option<(f32, String)>
     }
     out.push_str(&window[pos..]);
     out.push('…');
-    Some(((score * 1000.0).round() / 1000.0, out))
+    // On the index's scale, so cards of both kinds sort together.
+    Some((shown_score(0, score), out))
 }
