@@ -410,20 +410,11 @@ fn page_png(
     if let Some(q) = &opts.quote {
         let bytes =
             std::fs::read(&pdf).with_context(|| format!("cannot read {}", visible(&path)))?;
-        let limits = crate::vault::pdf::Limits {
-            deadline: std::time::Instant::now() + std::time::Duration::from_secs(60),
-        };
-        let layout = crate::vault::pdf::page_layout(&bytes, page, limits)?;
-        let Some(found) = crate::context::quote::find(&layout.text, q) else {
-            bail!(
-                "the quote is not in the text of page {page} of {}",
-                visible(&path)
-            );
-        };
-        let rects = layout.rects(found.range);
-        if rects.is_empty() {
-            bail!("the text layer gives no position for the quote on page {page}");
-        }
+        use crate::context::quote::{QuoteBoxError, page_boxes};
+        let rects = page_boxes(&bytes, page, q).map_err(|e| match e {
+            QuoteBoxError::Pdf(e) => anyhow::Error::from(e),
+            other => anyhow::anyhow!("{other} of {}", visible(&path)),
+        })?;
         img.highlight(&rects);
         let n = rects.len();
         note = format!(

@@ -1332,3 +1332,95 @@ fn reading_state_is_restored_at_start() {
     assert!(h.app.paper().is_none());
     assert_eq!(h.app.recent().len(), 2, "the places file was fine");
 }
+
+/// `I` shows the page as an image (rendered in a task into the page cache, drawn here in
+/// half-blocks), follows page turns, and `I` again brings the text back. A text file stays
+/// text.
+#[test]
+fn image_view_toggles_and_follows_the_page() {
+    let (dir, mut h) = demo();
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter");
+    let text = h.render();
+    assert!(!text.contains('▀'), "{text}");
+    h.keys("I");
+    assert!(h.app.paper().is_some());
+    let screen = h.render();
+    let a = h.app.areas().paper_text;
+    // Cells the image painted: half-blocks (or blanks) in the page's colours.
+    let painted = |h: &Headless| {
+        let buf = h.buffer();
+        (a.y..a.y + a.height)
+            .flat_map(|y| (a.x..a.x + a.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| matches!(buf[(x, y)].bg, ratatui::style::Color::Rgb(..)))
+            .collect::<Vec<_>>()
+    };
+    let cells = painted(&h);
+    let half_blocks = cells
+        .iter()
+        .filter(|&&(x, y)| ["▀", "▄"].contains(&h.buffer()[(x, y)].symbol()))
+        .count();
+    assert!(
+        half_blocks > 200,
+        "{half_blocks} half-block cells:\n{screen}"
+    );
+    // The page fills the text area's height (below the header), in proportion: a letter
+    // page is 8.5 x 11 and a cell twice as high as wide.
+    let rows: std::collections::BTreeSet<u16> = cells.iter().map(|c| c.1).collect();
+    let cols: std::collections::BTreeSet<u16> = cells.iter().map(|c| c.0).collect();
+    assert_eq!(rows.len(), a.height as usize, "{screen}");
+    let ratio = cols.len() as f64 / (2.0 * rows.len() as f64);
+    assert!(
+        (ratio - 8.5 / 11.0).abs() < 0.05,
+        "ratio {ratio}:\n{screen}"
+    );
+    assert!(
+        screen.contains("p. 1 / 2") && screen.contains(" · image"),
+        "{screen}"
+    );
+    // White paper and dark ink: both colours are there.
+    let buf = h.buffer();
+    let colours: std::collections::HashSet<String> = cells
+        .iter()
+        .map(|&(x, y)| format!("{:?}", buf[(x, y)].fg))
+        .collect();
+    assert!(colours.len() > 4, "a flat image: {colours:?}");
+    let cached = dir.path().join("vault/.agentero/cache/pages");
+    let count = |d: &Path| {
+        std::fs::read_dir(d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| std::fs::read_dir(e.path()).map_or(0, |f| f.count()))
+            .sum::<usize>()
+    };
+    assert_eq!(count(&cached), 2, "page 1's PNG and geometry");
+
+    // The next page: rendered too, the header follows.
+    h.keys("J");
+    let screen = h.render();
+    assert!(
+        screen.contains("p. 2 / 2") && screen.contains(" · image"),
+        "{screen}"
+    );
+    assert!(painted(&h).len() > 200, "{screen}");
+    assert_eq!(count(&cached), 4);
+    // Back to the text.
+    h.keys("I");
+    let screen = h.render();
+    assert!(
+        !screen.contains('▀') && !screen.contains("· image"),
+        "{screen}"
+    );
+    assert!(screen.contains("p. 2 / 2"), "{screen}");
+
+    // A note has no image view.
+    select(&mut h, "notes/reading-list.md");
+    h.keys("enter I");
+    assert!(
+        h.app.status().contains("image view shows PDF pages"),
+        "{}",
+        h.app.status()
+    );
+    assert!(!h.render().contains('▀'));
+}

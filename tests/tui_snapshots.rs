@@ -83,6 +83,17 @@ fn recently_opened_and_restored() {
     }
 }
 
+/// The image view (`I`): the page in half-blocks across the text area, the header says so.
+#[test]
+fn image_view() {
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        open_paper(&mut h, "papers/layoutflow/paper.pdf");
+        h.keys("I");
+        snap("image_view", w, hh, h.render());
+    }
+}
+
 #[test]
 fn search_hits_are_highlighted() {
     for (w, hh) in SIZES {

@@ -289,3 +289,45 @@ fn the_open_paper_and_its_page_survive_a_restart() {
     );
     tmux(&["send-keys", "-t", &target, "q"]);
 }
+
+/// The image view in tmux: `I` on an open paper draws its page in half-block cells (tmux
+/// shows no graphics protocol to the app), `I` again the text.
+#[test]
+fn the_image_view_draws_half_blocks_in_tmux() {
+    if !available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let name = format!("agentero-image-{}", std::process::id());
+    let (_session, target) = start_app(&name, &vault, &home, "Vault");
+    let screen = wait_for(&target, "indexed:", 60);
+    assert!(screen.contains("indexed:"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "/"]);
+    tmux(&["send-keys", "-t", &target, "-l", "Dense or Sparse"]);
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    let screen = wait_for(&target, "Lena Fischbach", 20);
+    assert!(screen.contains("p. 1 / 2"), "{screen}");
+    assert!(!screen.contains('▀'), "{screen}");
+    tmux(&["send-keys", "-t", &target, "I"]);
+    let screen = wait_for(&target, "▀", 20);
+    let blocks = screen.matches(['▀', '▄']).count();
+    assert!(blocks > 200, "{blocks} half-block cells:\n{screen}");
+    assert!(screen.contains(" · image"), "{screen}");
+    // The cells carry the page's colours (24-bit or 256, as tmux passes them on).
+    let styled = tmux(&["capture-pane", "-p", "-e", "-t", &target]);
+    assert!(
+        styled.contains("48;2;") || styled.contains("48;5;"),
+        "no coloured background cells"
+    );
+    tmux(&["send-keys", "-t", &target, "I"]);
+    let screen = wait_gone(&target, "▀", 10);
+    assert!(screen.contains("Lena Fischbach"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "q"]);
+}

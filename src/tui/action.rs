@@ -58,6 +58,7 @@ actions! {
     SearchPrev => "search_prev", "Previous search match";
     Outline => "outline", "Section outline of the paper";
     Metadata => "metadata", "Metadata of the paper";
+    ToggleImage => "toggle_image", "Show the page as an image (I again: the text)";
     SetMark => "set_mark", "Set a mark (then a letter)";
     JumpMark => "jump_mark", "Jump to a mark (then a letter)";
     JumpBack => "jump_back", "Back in the jump list";

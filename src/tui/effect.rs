@@ -183,6 +183,11 @@ pub enum Effect {
         option: Option<String>,
     },
     OpenUrl(String),
+    /// Render a paper's page as an image for the terminal (reports `Msg::PageImage`).
+    RenderPage {
+        key: crate::tui::paper::image::ShotKey,
+        path: String,
+    },
     /// Read the reading state of `.agentero/state/` (reports `Msg::Reading`).
     LoadReading,
     /// Write the reading state: `now` at once (quitting), else a moment later, a newer

@@ -71,6 +71,11 @@ pub enum Msg {
     VaultMcp(Result<Option<String>, String>),
     /// The status message numbered so has been shown long enough.
     StatusExpired(u64),
+    /// A page image asked for by the paper pane.
+    PageImage {
+        key: crate::tui::paper::image::ShotKey,
+        result: Result<crate::tui::paper::image::PageProto, String>,
+    },
     /// The reading state from `.agentero/state/`, and what could not be used of it.
     Reading {
         state: Box<ReadingState>,
@@ -310,6 +315,7 @@ impl AppState {
                 Vec::new()
             }
             Msg::StatusExpired(_) => Vec::new(),
+            Msg::PageImage { key, result } => self.send_paper(PaperMsg::Image { key, result }),
             Msg::Reading { state, problems } => {
                 let session = state.session.clone();
                 self.reading = Some(*state);

@@ -3,6 +3,7 @@
 //! question's context or a Quick Chat.
 
 mod doc;
+pub mod image;
 mod search;
 pub mod view;
 
@@ -18,6 +19,7 @@ use super::text;
 use super::widgets::WHEEL_ROWS;
 use doc::Visual;
 pub use doc::{Doc, DocInfo, Hit, Slot};
+use image::{PageProto, Shot, ShotKey, ShotState};
 
 /// The text area's size in cells (width, height): wrapping and scrolling depend on it.
 pub type Viewport = (usize, usize);
@@ -57,6 +59,11 @@ pub enum PaperMsg {
     Resized,
     /// The reading state stored at the last stop (marks, jump list, the open document).
     Restore(reading::Session),
+    /// The page image asked for as `key`, encoded for the terminal, or why it could not be.
+    Image {
+        key: ShotKey,
+        result: Result<PageProto, String>,
+    },
 }
 
 /// A place in the jump list or a mark, with the kind of its document.
@@ -95,10 +102,19 @@ pub struct Paper {
     jumps: Vec<Spot>,
     jump_pos: usize,
     marks: BTreeMap<char, Spot>,
+    /// Pages are shown as images (`I`), for PDFs.
+    image_mode: bool,
+    shot: Option<Shot>,
 }
 
 impl Paper {
     pub fn update(&mut self, msg: PaperMsg, view: Viewport) -> Vec<Out> {
+        let mut out = self.handle(msg, view);
+        out.extend(self.want_image(view));
+        out
+    }
+
+    fn handle(&mut self, msg: PaperMsg, view: Viewport) -> Vec<Out> {
         match msg {
             PaperMsg::Jump(jump, kind) => self.jump(jump, kind, view),
             PaperMsg::Opened { req, result } => self.opened(req, result),
@@ -127,6 +143,7 @@ impl Paper {
                 Vec::new()
             }
             PaperMsg::Restore(session) => self.restore(session, view),
+            PaperMsg::Image { key, result } => self.image_arrived(key, result),
         }
     }
 
@@ -190,6 +207,107 @@ impl Paper {
             Some(open) if self.doc.is_none() => self.go_spot(Spot::from_stored(open), view),
             _ => Vec::new(),
         }
+    }
+
+    /// Whether pages are shown as images (for a PDF; other documents stay text).
+    pub fn image_mode(&self) -> bool {
+        self.image_mode
+    }
+
+    /// The image for what is on screen now: ready, being rendered, or failed (then the text
+    /// shows). `None` when the text view is on or the document is not a PDF.
+    pub fn shot(&self, cells: (u16, u16)) -> Option<&ShotState> {
+        let key = self.shot_key(cells)?;
+        match &self.shot {
+            Some(s) if s.key == key => Some(&s.state),
+            _ => Some(&ShotState::Rendering),
+        }
+    }
+
+    /// What the image of the current page at `cells` would be, when the image view applies.
+    fn shot_key(&self, cells: (u16, u16)) -> Option<ShotKey> {
+        let p = self.doc.as_ref()?;
+        if !self.image_mode || p.kind != EntryKind::Paper || !p.loaded || p.pages.is_empty() {
+            return None;
+        }
+        if matches!(p.pages.first(), Some(Slot::Failed(_))) && p.pages.len() == 1 {
+            return None;
+        }
+        let quote = p
+            .quote
+            .filter(|q| q.0 == p.page)
+            .and_then(|(page, s, e)| p.text(page)?.get(s..e).map(str::to_string));
+        Some(ShotKey {
+            req: p.req,
+            page: p.page,
+            cells,
+            quote,
+        })
+    }
+
+    /// Asks for the image of what is on screen when it is not the one asked for last.
+    fn want_image(&mut self, view: Viewport) -> Vec<Out> {
+        let cells = (view.0 as u16, view.1 as u16);
+        let Some(key) = self.shot_key(cells) else {
+            return Vec::new();
+        };
+        if cells.0 == 0 || cells.1 == 0 || self.shot.as_ref().is_some_and(|s| s.key == key) {
+            return Vec::new();
+        }
+        let path = self
+            .doc
+            .as_ref()
+            .map(|p| p.path.clone())
+            .unwrap_or_default();
+        self.shot = Some(Shot {
+            key: key.clone(),
+            state: ShotState::Rendering,
+        });
+        vec![Out::Run(Effect::RenderPage { key, path })]
+    }
+
+    fn image_arrived(&mut self, key: ShotKey, result: Result<PageProto, String>) -> Vec<Out> {
+        let Some(shot) = self.shot.as_mut().filter(|s| s.key == key) else {
+            return Vec::new();
+        };
+        match result {
+            Ok(proto) => {
+                shot.state = ShotState::Ready(std::sync::Arc::new(proto));
+                Vec::new()
+            }
+            Err(e) => {
+                shot.state = ShotState::Failed(e.clone());
+                vec![Out::Status(format!(
+                    "cannot show page {} as an image ({e}); showing its text",
+                    key.page
+                ))]
+            }
+        }
+    }
+
+    fn toggle_image(&mut self) -> Vec<Out> {
+        let Some(p) = self.doc.as_ref() else {
+            return vec![Out::Status(
+                "no paper open: nothing to show as an image".into(),
+            )];
+        };
+        if p.kind != EntryKind::Paper {
+            return vec![Out::Status(
+                "the image view shows PDF pages; this document is text".into(),
+            )];
+        }
+        self.image_mode = !self.image_mode;
+        if !self.image_mode {
+            self.shot = None;
+        }
+        vec![Out::Status(
+            if self.image_mode {
+                "image view (I again for the text)"
+            } else {
+                "text view"
+            }
+            .into(),
+        )]
     }
 
     pub fn in_visual(&self) -> bool {
@@ -545,6 +663,7 @@ impl Paper {
                 return vec![Out::Overlay(OverlayRequest::Outline(cur))];
             }
             Action::Metadata => return vec![Out::Overlay(OverlayRequest::Metadata)],
+            Action::ToggleImage => return self.toggle_image(),
             Action::SetMark => {
                 return vec![
                     Out::Await(Awaiting::SetMark),
@@ -654,5 +773,92 @@ mod tests {
         let text = doc.text(p).unwrap();
         assert!(text[s..e].starts_with("The ﬁrst re-"), "{:?}", &text[s..e]);
         assert!(text[s..e].ends_with("check-\nable") || text[s..e].ends_with("check- able"));
+    }
+
+    /// In the image view a page is asked for once per page and size, first without the quote
+    /// (its page text has not arrived), then again with the quote to highlight; an image for
+    /// something no longer on screen is dropped; a failure leaves the text.
+    #[test]
+    fn the_image_view_asks_for_each_page_once_with_its_quote() {
+        let mut paper = Paper::default();
+        let renders = |out: &[Out]| -> Vec<ShotKey> {
+            out.iter()
+                .filter_map(|o| match o {
+                    Out::Run(Effect::RenderPage { key, .. }) => Some(key.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let jump = Jump {
+            to: Location {
+                path: "papers/a/paper.pdf".into(),
+                page: 2,
+                row: 0,
+            },
+            quote: Some("second page".into()),
+            lines: None,
+        };
+        let out = paper.update(PaperMsg::Jump(jump, EntryKind::Paper), (60, 20));
+        assert!(renders(&out).is_empty(), "the text view is the default");
+        let req = paper.doc().unwrap().req;
+        paper.update(
+            PaperMsg::Action {
+                action: Action::ToggleImage,
+                count: None,
+            },
+            (60, 20),
+        );
+        assert!(paper.image_mode());
+        let out = paper.update(
+            PaperMsg::Opened {
+                req,
+                result: Ok((3, DocInfo::default())),
+            },
+            (60, 20),
+        );
+        let first = renders(&out);
+        assert_eq!(first.len(), 1);
+        assert_eq!(
+            (first[0].page, first[0].cells, first[0].quote.as_deref()),
+            (2, (60, 20), None)
+        );
+        assert!(matches!(paper.shot((60, 20)), Some(ShotState::Rendering)));
+        let out = paper.update(
+            PaperMsg::Pages {
+                req,
+                pages: vec![(2, Ok("The second page of it.".into()))],
+            },
+            (60, 20),
+        );
+        let second = renders(&out);
+        assert_eq!(second.len(), 1, "{out:?}");
+        assert_eq!(second[0].quote.as_deref(), Some("second page"));
+        // Nothing changed: not asked again.
+        let out = paper.update(PaperMsg::Resized, (60, 20));
+        assert!(renders(&out).is_empty());
+        // The first answer comes late: dropped; the second fails: the text shows, said so.
+        let out = paper.update(
+            PaperMsg::Image {
+                key: first[0].clone(),
+                result: Err("late".into()),
+            },
+            (60, 20),
+        );
+        assert!(out.is_empty());
+        let out = paper.update(
+            PaperMsg::Image {
+                key: second[0].clone(),
+                result: Err("the renderer failed on page 2".into()),
+            },
+            (60, 20),
+        );
+        assert!(
+            matches!(&out[..], [Out::Status(s)] if s.contains("showing its text")),
+            "{out:?}"
+        );
+        assert!(matches!(paper.shot((60, 20)), Some(ShotState::Failed(_))));
+        // Another size asks again.
+        let out = paper.update(PaperMsg::Resized, (80, 30));
+        assert_eq!(renders(&out).len(), 1);
     }
 }

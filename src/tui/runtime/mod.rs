@@ -24,6 +24,9 @@ use crate::config::AgentDef;
 use crate::context::{Budget, ContextRequest};
 use crate::vault::indexer::{self, IndexOptions};
 use crate::vault::reading::ReadingStore;
+use ratatui_image::picker::{Picker, ProtocolType};
+
+use super::paper::image::{PageProto, ShotKey};
 use crate::vault::{SearchIndex, Vault};
 
 use super::app::{Effect, Msg, PlanPreview};
@@ -78,7 +81,13 @@ pub struct Runner {
     /// written last, so an older save still writing never lands after a newer one.
     reading_gen: Arc<AtomicUsize>,
     reading_written: Arc<Mutex<usize>>,
+    /// How page images reach the terminal (half-blocks until the terminal was asked).
+    picker: Arc<Mutex<Picker>>,
 }
+
+/// Page images for half-blocks need few pixels; graphics protocols show more of them.
+const IMAGE_DPI_HALFBLOCKS: u32 = 100;
+const IMAGE_DPI_GRAPHICS: u32 = 150;
 
 /// How long a reading state save waits for more changes (a burst of j presses is one write).
 const READING_SAVE_DELAY: Duration = Duration::from_millis(300);
@@ -136,9 +145,57 @@ impl Runner {
                 reading_save: Arc::default(),
                 reading_gen: Arc::default(),
                 reading_written: Arc::default(),
+                picker: Arc::new(Mutex::new(Picker::halfblocks())),
             },
             rx,
         )
+    }
+
+    /// How page images are drawn: what the terminal answered when asked (kitty, sixel,
+    /// iTerm2 or half-blocks) and its font size.
+    pub fn set_picker(&self, picker: Picker) {
+        if let Ok(mut g) = self.picker.lock() {
+            *g = picker;
+        }
+    }
+
+    /// Page `key.page` of the paper at `path` for the terminal: from the page cache or rendered
+    /// (and cached), the quote highlighted where the text layer places it, fitted to the
+    /// text area.
+    fn page_image(&self, path: &str, key: &ShotKey) -> Result<PageProto, String> {
+        use crate::vault::render::{PageCache, locate_paper};
+        let picker = self
+            .picker
+            .lock()
+            .map(|p| p.clone())
+            .unwrap_or_else(|_| Picker::halfblocks());
+        let dpi = if picker.protocol_type() == ProtocolType::Halfblocks {
+            IMAGE_DPI_HALFBLOCKS
+        } else {
+            IMAGE_DPI_GRAPHICS
+        };
+        let (pdf, sha) = locate_paper(&self.vault, path).map_err(|e| e.to_string())?;
+        let (mut img, _) = PageCache::new(&self.vault)
+            .get_or_render(&pdf, &sha, key.page, dpi)
+            .map_err(|e| e.to_string())?;
+        if let Some(q) = &key.quote {
+            // No box for the quote (a scan, a text layer without positions): the page alone.
+            let boxes = std::fs::read(&pdf)
+                .ok()
+                .and_then(|bytes| crate::context::quote::page_boxes(&bytes, key.page, q).ok());
+            if let Some(rects) = boxes {
+                img.highlight(&rects);
+            }
+        }
+        let size = ratatui::layout::Size::new(key.cells.0, key.cells.1);
+        picker
+            .new_protocol(
+                image::DynamicImage::ImageRgb8(img.image),
+                size,
+                ratatui_image::Resize::Scale(None),
+            )
+            .map(PageProto)
+            .map_err(|e| e.to_string())
     }
 
     /// The agent `Effect::StartAgent` starts and turns run on.
@@ -400,6 +457,10 @@ impl Runner {
                     let _ = tx.send(Msg::VaultMcp(msg));
                 });
             }
+            Effect::RenderPage { key, path } => self.blocking(move |r| {
+                let result = r.page_image(&path, &key);
+                let _ = r.tx.send(Msg::PageImage { key, result });
+            }),
             Effect::LoadReading => self.blocking(|r| {
                 let (state, problems) = ReadingStore::new(&r.vault).load();
                 let _ = r.tx.send(Msg::Reading {
