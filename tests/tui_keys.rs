@@ -1424,3 +1424,82 @@ fn image_view_toggles_and_follows_the_page() {
     );
     assert!(!h.render().contains('▀'));
 }
+
+/// `y c` copies the page's citation, `y b` the paper's BibTeX entry, `y` in visual mode the
+/// selection (to the terminal's clipboard through OSC 52; headless, the runner keeps it), and
+/// `O` opens the paper at its page in the viewer `$AGENTERO_PDF_VIEWER` names.
+#[test]
+fn yank_citation_bibtex_selection_and_open_in_the_viewer() {
+    let (dir, mut h) = demo();
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter 2 G y c");
+    assert_eq!(
+        h.runner.copied().as_deref(),
+        Some("papers/dense-vs-sparse/paper.pdf#page=2")
+    );
+    assert!(
+        h.app.status().starts_with("copied the citation"),
+        "{}",
+        h.app.status()
+    );
+    h.keys("y b");
+    let bib = h.runner.copied().unwrap();
+    assert!(bib.starts_with('@'), "{bib}");
+    assert!(bib.contains("Dense or Sparse?"), "{bib}");
+    assert!(bib.contains("Fischbach"), "{bib}");
+    assert!(
+        h.app.status().starts_with("copied the BibTeX entry"),
+        "{}",
+        h.app.status()
+    );
+    // A selection of three rows: the title, the blank row, the authors' line.
+    h.keys("g g V j j y");
+    let sel = h.runner.copied().unwrap();
+    let page = h.app.paper().unwrap().text(1).unwrap().to_string();
+    assert!(sel.starts_with("Dense or Sparse?"), "{sel:?}");
+    assert!(sel.lines().count() >= 2, "{sel:?}");
+    let last = sel.trim_end().lines().last().unwrap();
+    assert!(page.contains(last.trim()), "{last:?} not on the page");
+    assert!(sel.len() < page.len());
+    assert!(!h.app.paper().unwrap().in_visual(), "y leaves visual mode");
+
+    // O: the viewer gets the file and the page.
+    let args = dir.path().join("viewer-args");
+    let script = dir.path().join("viewer.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$@\" > '{}'\n", args.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    h.runner.set_pdf_viewer(Some(format!(
+        "{} --page={{page}} {{file}}",
+        script.display()
+    )));
+    h.keys("2 G O");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !args.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let got = std::fs::read_to_string(&args).unwrap_or_default();
+    let file = dir.path().join("vault/papers/dense-vs-sparse/paper.pdf");
+    let file = std::fs::canonicalize(&file).unwrap_or(file);
+    assert!(got.starts_with("--page=2 "), "{got:?}");
+    assert!(
+        std::path::Path::new(got.trim()["--page=2 ".len()..].trim()).exists()
+            && got.contains("papers/dense-vs-sparse/paper.pdf"),
+        "{got:?} vs {}",
+        file.display()
+    );
+    assert!(
+        h.app.status().starts_with("opened p. 2 in "),
+        "{}",
+        h.app.status()
+    );
+    // A missing viewer says so.
+    h.runner
+        .set_pdf_viewer(Some("/nonexistent/viewer {file}".to_string()));
+    h.keys("O");
+    assert!(h.app.status().contains("not found"), "{}", h.app.status());
+}

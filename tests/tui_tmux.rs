@@ -291,9 +291,10 @@ fn the_open_paper_and_its_page_survive_a_restart() {
 }
 
 /// The image view in tmux: `I` on an open paper draws its page in half-block cells (tmux
-/// shows no graphics protocol to the app), `I` again the text.
+/// shows no graphics protocol to the app), `I` again the text; `y c` puts the page's citation
+/// on tmux's clipboard through OSC 52.
 #[test]
-fn the_image_view_draws_half_blocks_in_tmux() {
+fn the_image_view_draws_half_blocks_and_y_copies_in_tmux() {
     if !available() {
         eprintln!("skipped: tmux is not installed");
         return;
@@ -329,5 +330,26 @@ fn the_image_view_draws_half_blocks_in_tmux() {
     tmux(&["send-keys", "-t", &target, "I"]);
     let screen = wait_gone(&target, "▀", 10);
     assert!(screen.contains("Lena Fischbach"), "{screen}");
+    // OSC 52 reaches a tmux paste buffer (with set-clipboard on, tmux takes it from the app;
+    // the server's setting is put back after).
+    let before = tmux(&["show-options", "-s", "-v", "set-clipboard"]);
+    tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    tmux(&["send-keys", "-t", &target, "y", "c"]);
+    let want = "papers/dense-vs-sparse/paper.pdf#page=1";
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let copied = loop {
+        let names = tmux(&["list-buffers", "-F", "#{buffer_name}"]);
+        let found = names
+            .lines()
+            .any(|b| tmux(&["show-buffer", "-b", b]) == want);
+        if found || Instant::now() > deadline {
+            break found;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    if !before.trim().is_empty() {
+        tmux(&["set-option", "-s", "set-clipboard", before.trim()]);
+    }
+    assert!(copied, "no tmux buffer holds {want}");
     tmux(&["send-keys", "-t", &target, "q"]);
 }

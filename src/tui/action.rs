@@ -59,6 +59,10 @@ actions! {
     Outline => "outline", "Section outline of the paper";
     Metadata => "metadata", "Metadata of the paper";
     ToggleImage => "toggle_image", "Show the page as an image (I again: the text)";
+    OpenViewer => "open_viewer", "Open the paper at this page in your PDF viewer";
+    Yank => "yank", "Copy the selection to the clipboard (OSC 52)";
+    YankCitation => "yank_citation", "Copy this page's citation (papers/x/paper.pdf#page=3)";
+    YankBibtex => "yank_bibtex", "Copy the paper's BibTeX entry";
     SetMark => "set_mark", "Set a mark (then a letter)";
     JumpMark => "jump_mark", "Jump to a mark (then a letter)";
     JumpBack => "jump_back", "Back in the jump list";

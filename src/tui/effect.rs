@@ -183,6 +183,13 @@ pub enum Effect {
         option: Option<String>,
     },
     OpenUrl(String),
+    /// Put `text` on the clipboard through the terminal (OSC 52, over SSH too).
+    Copy(String),
+    /// Open a paper at a page in the user's PDF viewer (reports trouble as a status).
+    OpenViewer {
+        path: String,
+        page: u32,
+    },
     /// Render a paper's page as an image for the terminal (reports `Msg::PageImage`).
     RenderPage {
         key: crate::tui::paper::image::ShotKey,

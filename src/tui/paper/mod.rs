@@ -66,6 +66,14 @@ pub enum PaperMsg {
     },
 }
 
+/// Copies `text` to the clipboard, saying what was copied.
+fn copy(what: String, text: String) -> Vec<Out> {
+    vec![
+        Out::Run(Effect::Copy(text)),
+        Out::Status(format!("copied {what} (through the terminal, OSC 52)")),
+    ]
+}
+
 /// A place in the jump list or a mark, with the kind of its document.
 #[derive(Debug, Clone, PartialEq)]
 struct Spot {
@@ -664,6 +672,57 @@ impl Paper {
             }
             Action::Metadata => return vec![Out::Overlay(OverlayRequest::Metadata)],
             Action::ToggleImage => return self.toggle_image(),
+            Action::OpenViewer => {
+                if p.kind != EntryKind::Paper {
+                    return vec![Out::Status(
+                        "the PDF viewer opens papers; this document is text".into(),
+                    )];
+                }
+                return vec![Out::Run(Effect::OpenViewer {
+                    path: p.path.clone(),
+                    page: p.page,
+                })];
+            }
+            Action::YankCitation => {
+                let cite = match p.kind {
+                    EntryKind::Paper => crate::vault::uri::page_uri(&p.path, p.page),
+                    _ => crate::vault::uri::encode_path(&p.path),
+                };
+                return copy(format!("the citation {cite}"), cite);
+            }
+            Action::YankBibtex => {
+                if p.kind != EntryKind::Paper {
+                    return vec![Out::Status("BibTeX entries are for papers".into())];
+                }
+                let i = &p.info;
+                let meta = crate::vault::meta::PaperMeta {
+                    title: i.title.clone(),
+                    authors: i.authors.clone(),
+                    year: i.year,
+                    doi: i.doi.clone(),
+                    arxiv: i.arxiv.clone(),
+                    abstract_text: i.abstract_text.clone(),
+                    ..Default::default()
+                };
+                let entry = crate::vault::bibtex::entry(&meta);
+                let key = entry
+                    .split_once('{')
+                    .and_then(|(_, rest)| rest.split_once(','))
+                    .map_or("", |(k, _)| k)
+                    .to_string();
+                return copy(format!("the BibTeX entry {key}"), entry);
+            }
+            Action::Yank => {
+                let text = p.selected_text(&rows).filter(|t| !t.trim().is_empty());
+                p.visual = None;
+                return match text {
+                    Some(t) => {
+                        let n = t.chars().count();
+                        copy(format!("the selection ({n} characters)"), t)
+                    }
+                    None => vec![Out::Status("nothing selected to copy".into())],
+                };
+            }
             Action::SetMark => {
                 return vec![
                     Out::Await(Awaiting::SetMark),

@@ -9,7 +9,7 @@ pub mod turn;
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -83,7 +83,16 @@ pub struct Runner {
     reading_written: Arc<Mutex<usize>>,
     /// How page images reach the terminal (half-blocks until the terminal was asked).
     picker: Arc<Mutex<Picker>>,
+    /// The text copied last (`y`), and whether copies go to the terminal as OSC 52 (the
+    /// interactive app) or stay here (headless).
+    copied: Arc<Mutex<Option<String>>>,
+    osc52: Arc<AtomicBool>,
+    /// `$AGENTERO_PDF_VIEWER` as read at start.
+    pdf_viewer: Arc<Mutex<Option<String>>>,
 }
+
+/// Terminals cap an OSC 52 payload (xterm at about 100 kB of base64).
+const OSC52_MAX_BYTES: usize = 74_000;
 
 /// Page images for half-blocks need few pixels; graphics protocols show more of them.
 const IMAGE_DPI_HALFBLOCKS: u32 = 100;
@@ -146,9 +155,71 @@ impl Runner {
                 reading_gen: Arc::default(),
                 reading_written: Arc::default(),
                 picker: Arc::new(Mutex::new(Picker::halfblocks())),
+                copied: Arc::default(),
+                osc52: Arc::default(),
+                pdf_viewer: Arc::new(Mutex::new(std::env::var("AGENTERO_PDF_VIEWER").ok())),
             },
             rx,
         )
+    }
+
+    /// Copies go to the terminal's clipboard as OSC 52 sequences (the interactive app).
+    pub fn copy_to_terminal(&self) {
+        self.osc52.store(true, Ordering::SeqCst);
+    }
+
+    /// The text copied last.
+    pub fn copied(&self) -> Option<String> {
+        self.copied.lock().ok()?.clone()
+    }
+
+    /// The PDF viewer `O` starts, as `$AGENTERO_PDF_VIEWER` would name it (`None`: the
+    /// desktop's default).
+    pub fn set_pdf_viewer(&self, spec: Option<String>) {
+        if let Ok(mut g) = self.pdf_viewer.lock() {
+            *g = spec;
+        }
+    }
+
+    fn copy(&self, text: String) {
+        if text.len() > OSC52_MAX_BYTES {
+            let _ = self.tx.send(Msg::Status(format!(
+                "not copied: {} kB is more than terminals take through OSC 52",
+                text.len() / 1000
+            )));
+            return;
+        }
+        if self.osc52.load(Ordering::SeqCst) {
+            use base64::Engine;
+            use std::io::Write;
+            let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+            // Written between two frames (effects run on the loop's thread).
+            let mut out = std::io::stdout().lock();
+            let written = write!(out, "\x1b]52;c;{b64}\x07").and_then(|_| out.flush());
+            if let Err(e) = written {
+                let _ = self.tx.send(Msg::Status(format!(
+                    "cannot copy through the terminal: {e}"
+                )));
+            }
+        }
+        if let Ok(mut g) = self.copied.lock() {
+            *g = Some(text);
+        }
+    }
+
+    fn open_viewer(&self, path: &str, page: u32) -> Result<String, String> {
+        let r = self.vault.resolve(path).map_err(|e| e.to_string())?;
+        let spec = self.pdf_viewer.lock().ok().and_then(|g| g.clone());
+        let cmd = crate::viewer::choose(spec.as_deref(), &r.abs, page);
+        crate::viewer::spawn(&cmd)?;
+        Ok(if cmd.with_page {
+            format!("opened p. {page} in {}", cmd.program)
+        } else {
+            format!(
+                "opened with {} (at its first page: set AGENTERO_PDF_VIEWER to a viewer that takes a page)",
+                cmd.program
+            )
+        })
     }
 
     /// How page images are drawn: what the terminal answered when asked (kitty, sixel,
@@ -457,6 +528,11 @@ impl Runner {
                     let _ = tx.send(Msg::VaultMcp(msg));
                 });
             }
+            Effect::Copy(text) => self.copy(text),
+            Effect::OpenViewer { path, page } => self.blocking(move |r| {
+                let msg = r.open_viewer(&path, page).unwrap_or_else(|e| e);
+                let _ = r.tx.send(Msg::Status(msg));
+            }),
             Effect::RenderPage { key, path } => self.blocking(move |r| {
                 let result = r.page_image(&path, &key);
                 let _ = r.tx.send(Msg::PageImage { key, result });

@@ -73,6 +73,7 @@ pub async fn run_terminal(
     let _ = app.update(Msg::Resize(size.width, size.height));
     // Asked before the input thread reads the terminal: its answers would be taken for keys.
     runner.set_picker(image_picker());
+    runner.copy_to_terminal();
     let tx = runner.sender();
     // Terminal input on its own thread, blocked in read(): no polling timer, no wake-ups
     // while nothing happens. Only built here, on the interactive path (it needs a tty).
