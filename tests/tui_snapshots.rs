@@ -94,6 +94,38 @@ fn image_view() {
     }
 }
 
+/// Many chips (the page, a selection, four mentions) wrap over rows instead of being cut: every
+/// chip of the grant is on screen, or counted as "+N" past three rows.
+#[test]
+fn chips_wrap() {
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        open_paper(&mut h, "papers/layoutflow/paper.pdf");
+        h.keys("V j enter");
+        for m in ["densesparse", "citeweave", "receiptsqa", "halvorsen"] {
+            h.type_text(&format!("@{m}"));
+            assert!(h.app.chat().mention().is_some(), "no popup for {m}");
+            h.keys("enter");
+        }
+        let chips = h.app.chat().chips().len();
+        assert_eq!(chips, 6, "{:?}", h.app.chat().chips());
+        let screen = h.render();
+        let shown = screen.matches('✕').count();
+        let more: usize = screen
+            .lines()
+            .filter_map(|l| l.split('+').nth(1))
+            .filter_map(|r| {
+                r.split(|c: char| !c.is_ascii_digit())
+                    .next()?
+                    .parse::<usize>()
+                    .ok()
+            })
+            .sum();
+        assert_eq!(shown + more, chips, "{screen}");
+        snap("chips_wrap", w, hh, screen);
+    }
+}
+
 #[test]
 fn search_hits_are_highlighted() {
     for (w, hh) in SIZES {

@@ -13,13 +13,17 @@ use crate::tui::keymap::{Keymap, Mode};
 use crate::tui::theme::Theme;
 use crate::tui::thread::cells::{empty_hint, link_sources, thread_lines};
 use crate::tui::widgets::{
-    chip_spans, fit_parts, fit_placeholder, fit_spans, pane_block, truncate,
+    CHIP_ROWS, chip_lines, chip_rows, fit_parts, fit_placeholder, pane_block, truncate,
 };
 
-/// The chat pane's inside: status line, messages, chips and the input.
+/// What follows a removable chip's label.
+const CHIP_MARK: &str = "✕ ";
+
+/// The chat pane's inside: status line, messages, chips (as many rows as they need, up to
+/// [`CHIP_ROWS`]) and the input.
 pub fn areas(c: &Chat, inner: Rect) -> [Rect; 4] {
     let input_h = (c.input.lines().len() as u16 + 2).clamp(3, 6);
-    let chips_h = if c.chips.is_empty() { 0 } else { 1 };
+    let chips_h = chip_rows(&c.chips, CHIP_MARK, inner.width as usize, CHIP_ROWS) as u16;
     Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
@@ -91,7 +95,6 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
     );
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let chips_h = if c.chips.is_empty() { 0 } else { 1 };
     let [status_a, msgs_a, chips_a, input_a] = areas(c, inner);
     // Status line: agent · mode · grant · fingerprint · tools · session, the least useful
     // left out first when the pane is narrow (the session and the mode stay longest).
@@ -120,10 +123,15 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
     if let Some(t) = thread {
         link_sources(f.buffer_mut(), msgs_a, t);
     }
-    if chips_h > 0 {
-        let spans = chip_spans(&c.chips, theme, "✕ ");
-        let spans = fit_spans(spans, chips_a.width as usize);
-        f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
+    if chips_a.height > 0 {
+        let lines = chip_lines(
+            &c.chips,
+            theme,
+            CHIP_MARK,
+            chips_a.width as usize,
+            chips_a.height as usize,
+        );
+        f.render_widget(Paragraph::new(lines), chips_a);
     }
     let mut input = c.input.clone();
     fit_placeholder(&mut input, input_a.width);
