@@ -892,7 +892,16 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
     assert!(!sources.is_empty(), "no sources; answer: {answer}");
     let screen = h.render();
     assert!(screen.contains("Quick Chat · builtin · mcp"), "{screen}");
-    assert!(screen.contains(&format!("→ {}", sources[0])), "{screen}");
+    // Sources by title and page: "→ LayoutFlow: … · p. 1".
+    let Some(Target::Vault { page: Some(n), .. }) = uri::parse(&sources[0]) else {
+        panic!("not a paper page: {}", sources[0]);
+    };
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("→ ") && l.contains(&format!(" · p. {n}"))),
+        "{screen}"
+    );
     // Not a chat thread: nothing in the chat pane, nothing in chats/.
     assert!(Transcript::latest(&vault).is_none());
     assert!(h.app.chat().thread().unwrap().items.is_empty());

@@ -8,7 +8,7 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::tmux::{Session, available, start, tmux, wait_for, wait_gone};
+use common::tmux::{Session, available, last_source_page, start, tmux, wait_for, wait_gone};
 
 #[test]
 fn real_binary_in_tmux() {
@@ -67,19 +67,8 @@ fn real_binary_in_tmux() {
     assert!(screen.contains("quoted verbatim"), "no answer:\n{screen}");
     assert!(screen.contains("\" —"), "no quoted evidence:\n{screen}");
     // The last source: its cited page opens in the paper pane.
-    let page: u32 = screen
-        .lines()
-        .filter_map(|l| l.split("→ papers/").nth(1))
-        .filter_map(|rest| rest.split("#page=").nth(1))
-        .filter_map(|n| {
-            n.chars()
-                .take_while(char::is_ascii_digit)
-                .collect::<String>()
-                .parse()
-                .ok()
-        })
-        .next_back()
-        .unwrap_or_else(|| panic!("no paper source on screen:\n{screen}"));
+    let page =
+        last_source_page(&screen).unwrap_or_else(|| panic!("no paper source on screen:\n{screen}"));
     tmux(&["send-keys", "-t", &target, "Escape"]);
     std::thread::sleep(Duration::from_millis(200));
     tmux(&["send-keys", "-t", &target, "k"]);

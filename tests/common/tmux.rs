@@ -75,3 +75,19 @@ fn wait_until(target: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// The page of the last paper source on screen (a source line reads `→ title · p. N …`).
+pub fn last_source_page(screen: &str) -> Option<u32> {
+    screen
+        .lines()
+        .filter(|l| l.contains("→ "))
+        .filter_map(|l| l.split(" · p. ").nth(1))
+        .filter_map(|n| {
+            n.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .ok()
+        })
+        .next_back()
+}

@@ -47,7 +47,14 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
     if let Some(q) = &st.quick
         && matches!(st.overlay, None | Some(Overlay::Permission { .. }))
     {
-        quick::view::view(q, &st.keymap, &st.mode_chain(), theme, f);
+        let titles = |path: &str| {
+            st.browser()
+                .entries()
+                .iter()
+                .find(|e| e.path == path)
+                .map(|e| e.title.clone())
+        };
+        quick::view::view(q, &st.keymap, &st.mode_chain(), theme, &titles, f);
     }
     match &st.overlay {
         Some(Overlay::Help { scroll }) => {

@@ -116,7 +116,13 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
                 theme,
             );
         } else {
-            lines = thread_lines(t, c.selected, c.scroll_from_end, w, h, theme);
+            let titles = |path: &str| {
+                c.listing
+                    .iter()
+                    .find(|e| e.path == path)
+                    .map(|e| e.title.clone())
+            };
+            lines = thread_lines(t, c.selected, c.scroll_from_end, (w, h), theme, &titles);
         }
     }
     f.render_widget(Paragraph::new(lines), msgs_a);

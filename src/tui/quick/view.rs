@@ -10,12 +10,19 @@ use super::Quick;
 use crate::tui::action::Action;
 use crate::tui::keymap::{Keymap, Mode};
 use crate::tui::theme::Theme;
-use crate::tui::thread::cells::{empty_hint, link_sources, thread_lines};
+use crate::tui::thread::cells::{Titles, empty_hint, link_sources, thread_lines};
 use crate::tui::widgets::{CHIP_ROWS, centered, chip_lines, chip_rows, fit_placeholder, truncate};
 
 /// The Quick Chat popup: its chips, the question and streamed answer with its sources, and
 /// the input while the question is typed (else the keys that apply).
-pub fn view(q: &Quick, keymap: &Keymap, chain: &[Mode], theme: &Theme, f: &mut Frame) {
+pub fn view(
+    q: &Quick,
+    keymap: &Keymap,
+    chain: &[Mode],
+    theme: &Theme,
+    titles: Titles<'_>,
+    f: &mut Frame,
+) {
     let full = f.area();
     let area = centered(
         full,
@@ -81,7 +88,7 @@ pub fn view(q: &Quick, keymap: &Keymap, chain: &[Mode], theme: &Theme, f: &mut F
             theme,
         )
     } else {
-        thread_lines(&q.thread, q.selected, 0, w, h, theme)
+        thread_lines(&q.thread, q.selected, 0, (w, h), theme, titles)
     };
     f.render_widget(Paragraph::new(lines), msgs_a);
     link_sources(f.buffer_mut(), msgs_a, &q.thread);
