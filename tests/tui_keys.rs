@@ -1512,3 +1512,81 @@ fn yank_citation_bibtex_selection_and_open_in_the_viewer() {
     h.keys("O");
     assert!(h.app.status().contains("not found"), "{}", h.app.status());
 }
+
+/// `space /` searches the text of the whole vault: the results overlay lists papers and notes
+/// as `title · p. N · excerpt` with the matches marked, `enter` opens the paper at the page
+/// with the match highlighted, `in:FOLDER/` keeps to a folder, nonsense finds nothing.
+#[test]
+fn vault_search_pane_opens_a_result_at_its_page() {
+    let (_d, mut h) = demo();
+    h.keys("space /");
+    h.type_text("reciprocal rank fusion");
+    h.keys("enter");
+    h.settle();
+    assert_eq!(h.app.overlay(), Some(OverlayKind::Results));
+    let screen = h.render();
+    assert!(
+        screen.contains("Search: reciprocal rank fusion"),
+        "{screen}"
+    );
+    assert!(screen.contains("Dense or Sparse?"), "{screen}");
+    assert!(screen.contains("‹"), "matches not marked:\n{screen}");
+    // The first paper among the results (a note may rank above it) opens at its page with
+    // the match highlighted.
+    let rows: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains(" · p. ") || l.contains(" · lines "))
+        .collect();
+    let at = rows
+        .iter()
+        .position(|l| l.contains(" · p. "))
+        .expect("a paper result");
+    let first = rows[at].to_string();
+    for _ in 0..at {
+        h.keys("j");
+    }
+    h.keys("enter");
+    h.settle();
+    assert!(h.app.overlay().is_none());
+    assert_eq!(h.app.focus(), Pane::Paper);
+    let p = h.app.paper().unwrap();
+    let page = p.page();
+    assert!(
+        first.contains(&format!("p. {page}")),
+        "opened p. {page}, the result said: {first}"
+    );
+    let (qpage, s, e) = p.quote().expect("the match highlighted");
+    assert_eq!(qpage, page);
+    let text = p.text(page).unwrap();
+    assert!(
+        text[s..e].to_lowercase().contains("reciprocal")
+            || text[s..e].to_lowercase().contains("fusion")
+            || text[s..e].to_lowercase().contains("rank"),
+        "{:?}",
+        &text[s..e]
+    );
+    // ctrl-o goes back (the jump is in the jump list).
+    h.keys("ctrl-o");
+
+    // A folder: only notes.
+    h.keys("space /");
+    h.type_text("in:notes/ retrieval");
+    h.keys("enter");
+    h.settle();
+    let screen = h.render();
+    assert!(screen.contains("Search: in:notes/ retrieval ("), "{screen}");
+    assert!(
+        !screen.contains(" · p. "),
+        "a paper in the notes' results:\n{screen}"
+    );
+    assert!(screen.contains("lines "), "{screen}");
+    h.keys("esc");
+    assert!(h.app.overlay().is_none());
+
+    h.keys("space /");
+    h.type_text("zzzqqqxxv");
+    h.keys("enter");
+    h.settle();
+    let screen = h.render();
+    assert!(screen.contains("nothing in the vault matches"), "{screen}");
+}

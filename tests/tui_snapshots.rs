@@ -126,6 +126,21 @@ fn chips_wrap() {
     }
 }
 
+/// The vault search's results (`space /`): one card a line, title · page · excerpt with the
+/// matches marked.
+#[test]
+fn vault_search_results() {
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        h.keys("space /");
+        h.type_text("reciprocal rank fusion");
+        snap("vault_search_prompt", w, hh, h.render());
+        h.keys("enter");
+        h.settle();
+        snap("vault_search_results", w, hh, h.render());
+    }
+}
+
 #[test]
 fn search_hits_are_highlighted() {
     for (w, hh) in SIZES {

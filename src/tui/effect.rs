@@ -48,6 +48,8 @@ impl Jump {
 pub enum PromptKind {
     Filter,
     Search,
+    /// The vault-wide search (`space /`).
+    VaultSearch,
 }
 
 /// A key that waits for a letter (marks).
@@ -68,6 +70,11 @@ pub enum OverlayRequest {
     Threads(usize),
     /// The recently opened documents.
     Recent,
+    /// The vault search's results for `query`, still to come.
+    Results {
+        seq: u64,
+        query: String,
+    },
     Permission {
         turn: u64,
         request: PermissionRequest,
@@ -183,6 +190,11 @@ pub enum Effect {
         option: Option<String>,
     },
     OpenUrl(String),
+    /// Search the whole vault's index (reports `Msg::VaultSearch`).
+    VaultSearch {
+        seq: u64,
+        query: String,
+    },
     /// Put `text` on the clipboard through the terminal (OSC 52, over SSH too).
     Copy(String),
     /// Open a paper at a page in the user's PDF viewer (reports trouble as a status).

@@ -169,15 +169,19 @@ impl AppState {
             return self.interrupt();
         }
         // An overlay takes the keys first.
-        let recent = match self.overlay {
+        // The lists the app holds for an overlay: their lengths.
+        let recent = match &self.overlay {
             Some(Overlay::Recent { .. }) => self.recent().len(),
+            Some(Overlay::Results {
+                hits: Some(Ok(h)), ..
+            }) => h.len(),
             _ => 0,
         };
         if let Some(overlay) = self.overlay.as_mut() {
             let total = match overlay {
                 Overlay::Outline { .. } => self.paper.doc().map_or(0, |p| p.info().sections.len()),
                 Overlay::Threads { .. } => self.chat.threads().len(),
-                Overlay::Recent { .. } => recent,
+                Overlay::Recent { .. } | Overlay::Results { .. } => recent,
                 Overlay::Help { .. } => crate::tui::overlay::view::help_lines(&self.keymap).len(),
                 _ => 0,
             };
@@ -204,6 +208,7 @@ impl AppState {
             };
             return match (action, p.kind) {
                 (Action::Open, PromptKind::Search) => self.send_paper(PaperMsg::Search(p.text)),
+                (Action::Open, PromptKind::VaultSearch) => self.vault_search(p.text),
                 (Action::Cancel, PromptKind::Filter) => {
                     let out = self.browser.update(BrowserMsg::Filter(String::new()));
                     self.apply(out)
@@ -263,6 +268,10 @@ impl AppState {
             Action::ToggleVaultMcp => vec![Effect::ToggleVaultMcp],
             Action::ReopenQuick => self.reopen_quick(),
             Action::Recent => self.apply(vec![Out::Overlay(OverlayRequest::Recent)]),
+            Action::VaultSearch => self.apply(vec![Out::Prompt {
+                kind: PromptKind::VaultSearch,
+                text: String::new(),
+            }]),
             Action::Handoff => {
                 let gate = self.gate();
                 self.send_chat(ChatMsg::Handoff(gate))
@@ -293,6 +302,42 @@ impl AppState {
         }
     }
 
+    /// `space /` then enter: the results overlay opens while the index is searched.
+    fn vault_search(&mut self, query: String) -> Vec<Effect> {
+        if query.trim().is_empty() {
+            return Vec::new();
+        }
+        self.next_search += 1;
+        let seq = self.next_search;
+        let mut fx = self.apply(vec![Out::Overlay(OverlayRequest::Results {
+            seq,
+            query: query.clone(),
+        })]);
+        fx.push(Effect::VaultSearch { seq, query });
+        fx
+    }
+
+    /// A search result opens at its best page, the first matched words highlighted there.
+    fn open_hit(&mut self, hit: crate::vault::PaperHit, query: &str) -> Vec<Effect> {
+        let best = hit.pages.first();
+        let page = best.and_then(|p| p.page).or(hit.card.page).unwrap_or(1);
+        let mut jump = crate::tui::effect::Jump::to(hit.card.path.clone(), page);
+        jump.lines = best.and_then(|p| p.lines).map(|[a, b]| (a, b));
+        // The excerpt's first **match**, else the query's words: found on the page, shown.
+        let matched = hit
+            .card
+            .excerpt
+            .split("**")
+            .nth(1)
+            .map(str::to_string)
+            .filter(|m| !m.trim().is_empty())
+            .unwrap_or_else(|| query.to_string());
+        if hit.card.kind == crate::vault::EntryKind::Paper {
+            jump.quote = Some(matched);
+        }
+        self.apply(vec![Out::Jump(jump)])
+    }
+
     /// What a choice on an overlay means for the panes.
     fn choose(&mut self, choice: Choice) -> Vec<Effect> {
         match choice {
@@ -308,6 +353,20 @@ impl AppState {
             Choice::Thread(i) => {
                 self.overlay = None;
                 self.send_chat(ChatMsg::ShowThread(i))
+            }
+            Choice::Result(i) => {
+                let Some(Overlay::Results {
+                    query,
+                    hits: Some(Ok(hits)),
+                    ..
+                }) = self.overlay.take()
+                else {
+                    return Vec::new();
+                };
+                match hits.into_iter().nth(i) {
+                    Some(hit) => self.open_hit(hit, &query),
+                    None => Vec::new(),
+                }
             }
             Choice::Recent(i) => {
                 self.overlay = None;

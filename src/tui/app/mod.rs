@@ -71,6 +71,11 @@ pub enum Msg {
     VaultMcp(Result<Option<String>, String>),
     /// The status message numbered so has been shown long enough.
     StatusExpired(u64),
+    /// The vault search numbered `seq`: its results, or why it failed.
+    VaultSearch {
+        seq: u64,
+        result: Result<Vec<crate::vault::PaperHit>, String>,
+    },
     /// A page image asked for by the paper pane.
     PageImage {
         key: crate::tui::paper::image::ShotKey,
@@ -115,6 +120,8 @@ pub struct AppState {
     reading: Option<ReadingState>,
     /// The document whose place was recorded last (opening another one stamps its time).
     reading_doc: Option<String>,
+    /// Numbers the vault searches: a late answer to an older one is dropped.
+    next_search: u64,
 }
 
 /// How many documents the recently opened list shows.
@@ -149,6 +156,7 @@ impl AppState {
             status_seq: 0,
             reading: None,
             reading_doc: None,
+            next_search: 0,
         }
     }
 
@@ -316,6 +324,16 @@ impl AppState {
             }
             Msg::StatusExpired(_) => Vec::new(),
             Msg::PageImage { key, result } => self.send_paper(PaperMsg::Image { key, result }),
+            Msg::VaultSearch { seq, result } => {
+                if let Some(Overlay::Results {
+                    seq: open, hits, ..
+                }) = self.overlay.as_mut()
+                    && *open == seq
+                {
+                    *hits = Some(result);
+                }
+                Vec::new()
+            }
             Msg::Reading { state, problems } => {
                 let session = state.session.clone();
                 self.reading = Some(*state);

@@ -66,6 +66,12 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
         Some(Overlay::Metadata) => {
             overlay::view::metadata(theme, f, paper::view::metadata_lines(&st.paper, theme))
         }
+        Some(Overlay::Results {
+            query,
+            hits,
+            selected,
+            ..
+        }) => overlay::view::results(theme, f, query, hits.as_ref(), *selected),
         Some(Overlay::Recent { selected }) => {
             let items = st
                 .recent()
@@ -111,10 +117,10 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
         left.push_str(&format!("{} ", chord_text(st.input.pending())));
     }
     let (msg, style) = if let Some(p) = st.input.prompt() {
-        let lead = if p.kind == PromptKind::Search {
-            "/"
-        } else {
-            "filter: "
+        let lead = match p.kind {
+            PromptKind::Search => "/",
+            PromptKind::VaultSearch => "search the vault (in:FOLDER/ to narrow): ",
+            PromptKind::Filter => "filter: ",
         };
         (format!("{lead}{}█", p.text), theme.style("ui.status"))
     } else if let Some((done, total)) = st.index {

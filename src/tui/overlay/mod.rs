@@ -25,6 +25,13 @@ pub enum Overlay {
     Recent {
         selected: usize,
     },
+    /// The vault search's results (`None`: still searching; `Err`: why it failed).
+    Results {
+        seq: u64,
+        query: String,
+        hits: Option<Result<Vec<crate::vault::PaperHit>, String>>,
+        selected: usize,
+    },
     Permission {
         turn: u64,
         request: PermissionRequest,
@@ -39,6 +46,7 @@ pub enum OverlayKind {
     Metadata,
     Threads,
     Recent,
+    Results,
     Permission,
 }
 
@@ -55,6 +63,8 @@ pub enum Choice {
     Thread(usize),
     /// The overlay closes on this document of the recently opened list.
     Recent(usize),
+    /// The overlay closes on this result of the vault search.
+    Result(usize),
     /// The permission modal closes with this answer (the option's id; none: rejected).
     Answer {
         turn: u64,
@@ -75,6 +85,12 @@ impl Overlay {
             OverlayRequest::Metadata => Overlay::Metadata,
             OverlayRequest::Threads(selected) => Overlay::Threads { selected },
             OverlayRequest::Recent => Overlay::Recent { selected: 0 },
+            OverlayRequest::Results { seq, query } => Overlay::Results {
+                seq,
+                query,
+                hits: None,
+                selected: 0,
+            },
             OverlayRequest::Permission { turn, request } => Overlay::Permission { turn, request },
         }
     }
@@ -86,6 +102,7 @@ impl Overlay {
             Overlay::Metadata => OverlayKind::Metadata,
             Overlay::Threads { .. } => OverlayKind::Threads,
             Overlay::Recent { .. } => OverlayKind::Recent,
+            Overlay::Results { .. } => OverlayKind::Results,
             Overlay::Permission { .. } => OverlayKind::Permission,
         }
     }
@@ -113,7 +130,8 @@ impl Overlay {
             Overlay::Help { scroll } => Some(scroll),
             Overlay::Outline { selected }
             | Overlay::Threads { selected }
-            | Overlay::Recent { selected } => Some(selected),
+            | Overlay::Recent { selected }
+            | Overlay::Results { selected, .. } => Some(selected),
             _ => None,
         };
         if let Some(sel) = sel {
@@ -155,6 +173,7 @@ impl Overlay {
             (Overlay::Outline { selected }, Action::Open) => Choice::Outline(*selected),
             (Overlay::Threads { selected }, Action::Open) => Choice::Thread(*selected),
             (Overlay::Recent { selected }, Action::Open) => Choice::Recent(*selected),
+            (Overlay::Results { selected, .. }, Action::Open) => Choice::Result(*selected),
             (_, Action::Help) => Choice::Help,
             _ => Choice::Stay,
         }

@@ -207,6 +207,37 @@ impl Runner {
         }
     }
 
+    /// The vault's papers and notes matching `query`, best first; a leading `in:FOLDER/`
+    /// keeps to that folder.
+    fn vault_search(&self, query: &str) -> Result<Vec<crate::vault::PaperHit>, String> {
+        let index = self
+            .search_index()
+            .ok_or("the vault has no index yet (it is being built)")?;
+        let (scope, rest) = match query.trim().strip_prefix("in:") {
+            Some(tail) => {
+                let (dir, rest) = tail.split_once(char::is_whitespace).unwrap_or((tail, ""));
+                let dir = dir.trim_end_matches('/').to_string();
+                let scope = crate::vault::Scope {
+                    files: Vec::new(),
+                    dirs: vec![dir],
+                };
+                (Some(scope), rest.trim())
+            }
+            None => (None, query.trim()),
+        };
+        if rest.is_empty() {
+            return Err("nothing to search for after the folder".into());
+        }
+        let opts = crate::vault::SearchOptions {
+            limit: 50,
+            excerpt_chars: 160,
+            lenient: true,
+            scope,
+            ..Default::default()
+        };
+        index.search_papers(rest, &opts).map_err(|e| e.to_string())
+    }
+
     fn open_viewer(&self, path: &str, page: u32) -> Result<String, String> {
         let r = self.vault.resolve(path).map_err(|e| e.to_string())?;
         let spec = self.pdf_viewer.lock().ok().and_then(|g| g.clone());
@@ -529,6 +560,10 @@ impl Runner {
                 });
             }
             Effect::Copy(text) => self.copy(text),
+            Effect::VaultSearch { seq, query } => self.blocking(move |r| {
+                let result = r.vault_search(&query);
+                let _ = r.tx.send(Msg::VaultSearch { seq, result });
+            }),
             Effect::OpenViewer { path, page } => self.blocking(move |r| {
                 let msg = r.open_viewer(&path, page).unwrap_or_else(|e| e);
                 let _ = r.tx.send(Msg::Status(msg));
