@@ -33,7 +33,7 @@ fn main() {
     // 1. Frame render at 200x60: a 500-message thread and a dense page.
     let mut h = Headless::open(&demo, 200, 60).unwrap();
     h.settle();
-    h.keys("space f /");
+    h.keys("space f f");
     h.type_text("Reading Machines");
     h.keys("enter enter");
     h.settle();

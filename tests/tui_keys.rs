@@ -338,7 +338,7 @@ fn note_opens_with_line_numbers_and_citation_lines() {
 fn resize_and_filter() {
     let (_d, mut h) = demo();
     h.resize(80, 24);
-    h.keys("space f /");
+    h.keys("space f f");
     h.type_text("notes");
     assert!(
         h.app

@@ -33,7 +33,7 @@ fn real_binary_in_tmux() {
     // Wait for the background index so titles are shown, then open the first paper.
     let screen = wait_for(&target, "indexed:", 60);
     assert!(screen.contains("indexed:"), "{screen}");
-    tmux(&["send-keys", "-t", &target, "/"]);
+    tmux(&["send-keys", "-t", &target, "f"]);
     tmux(&["send-keys", "-t", &target, "-l", "Dense or Sparse"]);
     tmux(&["send-keys", "-t", &target, "Enter"]);
     std::thread::sleep(Duration::from_millis(300));
@@ -245,7 +245,7 @@ fn the_open_paper_and_its_page_survive_a_restart() {
     // The index first (titles come from it), then the paper found by its title.
     let screen = wait_for(&target, "indexed:", 60);
     assert!(screen.contains("indexed:"), "{screen}");
-    tmux(&["send-keys", "-t", &target, "/"]);
+    tmux(&["send-keys", "-t", &target, "f"]);
     tmux(&["send-keys", "-t", &target, "-l", "Chapter 1 of 9"]);
     tmux(&["send-keys", "-t", &target, "Enter"]);
     std::thread::sleep(Duration::from_millis(300));
@@ -297,7 +297,7 @@ fn the_image_view_draws_half_blocks_and_y_copies_in_tmux() {
     let (_session, target) = start_app(&name, &vault, &home, "Vault");
     let screen = wait_for(&target, "indexed:", 60);
     assert!(screen.contains("indexed:"), "{screen}");
-    tmux(&["send-keys", "-t", &target, "/"]);
+    tmux(&["send-keys", "-t", &target, "f"]);
     tmux(&["send-keys", "-t", &target, "-l", "Dense or Sparse"]);
     tmux(&["send-keys", "-t", &target, "Enter"]);
     std::thread::sleep(Duration::from_millis(300));

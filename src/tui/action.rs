@@ -54,7 +54,7 @@ actions! {
     TogglePaths => "toggle_paths", "Show paths instead of titles in the browser";
     Rescan => "rescan", "Re-scan the vault for changes";
     Search => "search", "Search in the paper";
-    VaultSearch => "vault_search", "Search every paper and note of the vault (in:DIR/ narrows)";
+    VaultSearch => "vault_search", "Search every paper and note (in:DIR/ narrows)";
     SearchNext => "search_next", "Next search match";
     SearchPrev => "search_prev", "Previous search match";
     Outline => "outline", "Section outline of the paper";

@@ -101,7 +101,7 @@ impl Browser {
             self.filter = format!("{}/", e.path);
             self.refilter();
             return vec![Out::Status(format!(
-                "showing {}/ (esc then / to change the filter)",
+                "showing {}/ (esc then f to change the filter)",
                 e.path
             ))];
         }
