@@ -350,6 +350,31 @@ fn resize_and_filter() {
     assert!(h.app.browser().filter().is_empty());
     let screen = h.render();
     assert_eq!(screen.lines().count(), 24);
+
+    // A second filter replaces the first (it does not append to it); esc in the browser
+    // clears a filter that was kept with enter.
+    let all = h.app.browser().visible_len();
+    h.keys("f");
+    h.type_text("dense");
+    h.keys("enter");
+    assert_eq!(h.app.browser().filter(), "dense");
+    let dense = h.app.browser().visible_len();
+    assert!(dense < all);
+    h.keys("f");
+    assert_eq!(h.app.browser().visible_len(), all, "the old filter went");
+    h.type_text("layout");
+    h.keys("enter");
+    assert_eq!(h.app.browser().filter(), "layout");
+    assert!(
+        h.app
+            .browser()
+            .visible()
+            .any(|e| e.path == "papers/layoutflow/paper.pdf")
+    );
+    h.keys("esc");
+    assert_eq!(h.app.browser().filter(), "");
+    assert_eq!(h.app.browser().visible_len(), all);
+    assert_eq!(h.app.status(), "filter cleared");
 }
 
 #[test]

@@ -225,6 +225,15 @@ impl AppState {
                 if self.chat.cancels(self.focus == Pane::Chat) {
                     return self.send_chat(ChatMsg::Cancel);
                 }
+                if self.focus == Pane::Vault && !self.browser.filter().is_empty() {
+                    let rows = self.areas().vault.height.saturating_sub(2) as usize;
+                    let out = self.browser.update(BrowserMsg::Action {
+                        action,
+                        count: None,
+                        rows,
+                    });
+                    return self.apply(out);
+                }
                 self.send_paper(PaperMsg::Cancel)
             }
             Action::FocusNext | Action::FocusPrev => {
