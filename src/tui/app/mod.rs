@@ -548,6 +548,11 @@ impl AppState {
         self.paper.doc()
     }
 
+    /// The paper pane (its image view, marks and jump list).
+    pub fn paper_pane(&self) -> &Paper {
+        &self.paper
+    }
+
     pub fn chat(&self) -> &Chat {
         &self.chat
     }
