@@ -175,6 +175,56 @@ fn search_rebuilds_a_damaged_index_and_says_so_once() {
     assert!(recovered >= 11, "{recovered}");
 }
 
+/// Opens skip the checksum of files that passed unchanged before (`index-checked.json`); a
+/// damage after that record is written is still found, whatever it is.
+#[test]
+fn a_damage_after_the_checksum_record_is_still_found() {
+    let clean = common::demo_vault();
+    let root = clean.path();
+    let v = root.to_str().unwrap();
+    assert!(common::agentero(&["index", v], root).status.success());
+    let want = common::stdout(&common::agentero(
+        &["search", "--vault", v, "citation"],
+        root,
+    ));
+    let mut found = 0;
+    for (what, damage) in damages() {
+        if what.contains("catalog") {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        common::copy_tree(root, dir.path());
+        let copy = dir.path().to_str().unwrap();
+        let vault = Vault::open(dir.path()).unwrap();
+        // Files written a minute ago: settled, so the next open records them.
+        let old = std::time::SystemTime::now() - Duration::from_secs(60);
+        for e in std::fs::read_dir(vault.index_dir()).unwrap().flatten() {
+            let f = std::fs::File::options().write(true).open(e.path()).unwrap();
+            f.set_modified(old).unwrap();
+        }
+        let first = common::agentero(&["search", "--vault", copy, "citation"], dir.path());
+        assert_eq!(common::stdout(&first), want, "{what}");
+        let record = vault.index_dir().with_file_name("index-checked.json");
+        let listed: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+        assert!(
+            listed["files"].as_object().is_some_and(|f| f.len() >= 6),
+            "{what}: {listed}"
+        );
+        damage(&vault);
+        let out = common::agentero(&["search", "--vault", copy, "citation"], dir.path());
+        let err = common::stderr(&out);
+        assert!(
+            out.status.success() && !err.contains("panicked"),
+            "{what}: {err}"
+        );
+        assert_eq!(common::stdout(&out), want, "{what}: {err}");
+        assert!(err.contains("damaged"), "{what}: not reported: {err}");
+        found += 1;
+    }
+    assert!(found >= 11, "{found}");
+}
+
 #[tokio::test]
 async fn the_context_server_reads_past_a_damaged_index_without_writing_it() {
     for (what, damage) in damages() {

@@ -274,15 +274,16 @@ impl SearchIndex {
     /// Opens an existing index for reading. Fails with `Missing` when there is none and with a
     /// schema error when it is of another version (the indexer rebuilds such an index).
     ///
-    /// Every file's checksum is verified first (a read of the whole index, a few milliseconds
-    /// per ten megabytes): tantivy trusts its files and panics or misreads on damaged ones.
+    /// Every file's checksum is verified first (a read of the whole file): tantivy trusts its
+    /// files and panics or misreads on damaged ones. Files that passed before and are unchanged
+    /// since are not read again (see [`super::checked`]).
     pub fn open(dir: &Path) -> Result<SearchIndex, IndexError> {
         if !dir.join("meta.json").exists() {
             return Err(IndexError::Missing);
         }
         contain(|| {
             let index = Index::open_in_dir(dir).map_err(damaged)?;
-            let bad = index.validate_checksum().map_err(damaged)?;
+            let bad = unchecked_damage(&index, dir)?;
             if !bad.is_empty() {
                 let mut names: Vec<String> = bad.iter().map(|p| p.display().to_string()).collect();
                 names.sort();
@@ -917,6 +918,49 @@ fn contain<T>(work: impl FnOnce() -> Result<T, IndexError>) -> Result<T, IndexEr
 }
 
 /// Tantivy errors that mean the files are bad, as [`IndexError::Corrupt`]; the rest as they are.
+/// The searchable files of `index` that fail their checksum, reading only those not known to
+/// have passed unchanged (and recording the ones that pass now).
+fn unchecked_damage(index: &Index, dir: &Path) -> Result<Vec<std::path::PathBuf>, IndexError> {
+    use super::checked::{Checked, Stamp};
+    let managed = index.directory().list_managed_files();
+    let mut files: Vec<std::path::PathBuf> = index
+        .load_metas()
+        .map_err(damaged)?
+        .list_segment_files()
+        .into_iter()
+        .filter(|f| managed.contains(f))
+        .collect();
+    files.sort();
+    files.dedup();
+    let record = Checked::load(dir);
+    let mut bad = Vec::new();
+    let mut passed = Vec::new();
+    let mut read = false;
+    for f in files {
+        let name = f.to_string_lossy().into_owned();
+        let stamp = Stamp::of(&dir.join(&f));
+        if record.passed(&name, stamp) {
+            passed.push((name, stamp.expect("passed implies a stamp")));
+            continue;
+        }
+        read = true;
+        match index.directory().validate_checksum(&f) {
+            Ok(true) => {
+                if let Some(s) = stamp {
+                    passed.push((name, s));
+                }
+            }
+            Ok(false) => bad.push(f),
+            // A listed file that cannot be opened: damage (it was deleted, say).
+            Err(e) => return Err(damaged(e.into())),
+        }
+    }
+    if read {
+        Checked::save(dir, &passed, std::time::SystemTime::now());
+    }
+    Ok(bad)
+}
+
 fn damaged(e: tantivy::TantivyError) -> IndexError {
     use tantivy::TantivyError as T;
     match e {

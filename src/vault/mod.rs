@@ -3,6 +3,7 @@
 
 pub mod bibtex;
 pub mod catalog;
+pub mod checked;
 pub mod demo;
 pub mod extract;
 pub mod fsutil;

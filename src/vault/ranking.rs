@@ -593,17 +593,27 @@ impl SegmentCollector for SegmentCollapse {
         let Some(col) = self.paths else {
             return Vec::new();
         };
-        let mut out = Vec::new();
-        for (ord, hits) in self.groups.into_iter().enumerate() {
-            if hits.is_empty() {
-                continue;
-            }
-            let mut path = String::new();
-            if col.ord_to_str(ord as u64, &mut path).is_ok() {
-                out.push(Group { path, hits });
-            }
+        let (ords, hits): (Vec<u64>, Vec<Vec<Hit>>) = self
+            .groups
+            .into_iter()
+            .enumerate()
+            .filter(|(_, hits)| !hits.is_empty())
+            .map(|(ord, hits)| (ord as u64, hits))
+            .unzip();
+        // One pass over the path dictionary for all the groups (its blocks are compressed: a
+        // lookup per group would decompress a block per group, thousands for a common word).
+        let mut paths = Vec::with_capacity(ords.len());
+        let read = col.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
+            paths.push(String::from_utf8_lossy(bytes).into_owned())
+        });
+        if read.is_err() || paths.len() != hits.len() {
+            return Vec::new();
         }
-        out
+        paths
+            .into_iter()
+            .zip(hits)
+            .map(|(path, hits)| Group { path, hits })
+            .collect()
     }
 }
 
