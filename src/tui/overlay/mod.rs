@@ -21,6 +21,17 @@ pub enum Overlay {
     Threads {
         selected: usize,
     },
+    /// The recently opened documents.
+    Recent {
+        selected: usize,
+    },
+    /// The vault search's results (`None`: still searching; `Err`: why it failed).
+    Results {
+        seq: u64,
+        query: String,
+        hits: Option<Result<Vec<crate::vault::PaperHit>, String>>,
+        selected: usize,
+    },
     Permission {
         turn: u64,
         request: PermissionRequest,
@@ -34,6 +45,8 @@ pub enum OverlayKind {
     Outline,
     Metadata,
     Threads,
+    Recent,
+    Results,
     Permission,
 }
 
@@ -48,6 +61,10 @@ pub enum Choice {
     Outline(usize),
     /// The overlay closes on this thread of the list.
     Thread(usize),
+    /// The overlay closes on this document of the recently opened list.
+    Recent(usize),
+    /// The overlay closes on this result of the vault search.
+    Result(usize),
     /// The permission modal closes with this answer (the option's id; none: rejected).
     Answer {
         turn: u64,
@@ -67,6 +84,13 @@ impl Overlay {
             OverlayRequest::Outline(selected) => Overlay::Outline { selected },
             OverlayRequest::Metadata => Overlay::Metadata,
             OverlayRequest::Threads(selected) => Overlay::Threads { selected },
+            OverlayRequest::Recent => Overlay::Recent { selected: 0 },
+            OverlayRequest::Results { seq, query } => Overlay::Results {
+                seq,
+                query,
+                hits: None,
+                selected: 0,
+            },
             OverlayRequest::Permission { turn, request } => Overlay::Permission { turn, request },
         }
     }
@@ -77,6 +101,8 @@ impl Overlay {
             Overlay::Outline { .. } => OverlayKind::Outline,
             Overlay::Metadata => OverlayKind::Metadata,
             Overlay::Threads { .. } => OverlayKind::Threads,
+            Overlay::Recent { .. } => OverlayKind::Recent,
+            Overlay::Results { .. } => OverlayKind::Results,
             Overlay::Permission { .. } => OverlayKind::Permission,
         }
     }
@@ -102,7 +128,10 @@ impl Overlay {
         let h = rows.saturating_sub(6);
         let sel = match self {
             Overlay::Help { scroll } => Some(scroll),
-            Overlay::Outline { selected } | Overlay::Threads { selected } => Some(selected),
+            Overlay::Outline { selected }
+            | Overlay::Threads { selected }
+            | Overlay::Recent { selected }
+            | Overlay::Results { selected, .. } => Some(selected),
             _ => None,
         };
         if let Some(sel) = sel {
@@ -143,6 +172,8 @@ impl Overlay {
             (_, Action::Cancel | Action::Quit) | (Overlay::Metadata, Action::Open) => Choice::Close,
             (Overlay::Outline { selected }, Action::Open) => Choice::Outline(*selected),
             (Overlay::Threads { selected }, Action::Open) => Choice::Thread(*selected),
+            (Overlay::Recent { selected }, Action::Open) => Choice::Recent(*selected),
+            (Overlay::Results { selected, .. }, Action::Open) => Choice::Result(*selected),
             (_, Action::Help) => Choice::Help,
             _ => Choice::Stay,
         }
