@@ -33,7 +33,7 @@ fn main() {
     // 1. Frame render at 200x60: a 500-message thread and a dense page.
     let mut h = Headless::open(&demo, 200, 60).unwrap();
     h.settle();
-    h.keys("space f /");
+    h.keys("space f f");
     h.type_text("Reading Machines");
     h.keys("enter enter");
     h.settle();
@@ -145,6 +145,72 @@ fn main() {
         h.app.browser().entries().len()
     );
     println!("RSS with the {n}-paper vault open: {:.1} MB", rss_mb());
+
+    // 3b. Start with restored reading state: a paper open at page 2 when the app stopped.
+    h.keys("space f f");
+    h.type_text("p0500");
+    h.keys("enter g g");
+    let at = h
+        .app
+        .browser()
+        .visible()
+        .position(|e| e.path == "papers/p0500/paper.pdf")
+        .expect("the paper listed");
+    for _ in 0..at {
+        h.keys("j");
+    }
+    h.keys("enter 2 G q");
+    assert!(h.app.quitting());
+    drop(h);
+    let t = Instant::now();
+    let mut h = Headless::open(&big, 200, 60).unwrap();
+    h.render();
+    let first = t.elapsed();
+    let restored = h.wait_until(Duration::from_secs(30), |a| {
+        a.paper()
+            .is_some_and(|p| p.page() == 2 && p.text(2).is_some())
+    });
+    h.render();
+    let reopened = t.elapsed();
+    assert!(restored, "the paper was not restored");
+    println!(
+        "start with restored state, {n} papers: first frame {first:?} (goal < 150 ms), the paper open at its page {reopened:?}"
+    );
+
+    // 3c. Key to image on screen (I): a page not rendered before, then the same page again
+    // from the page cache (I twice: off, on).
+    let cells = |h: &Headless| {
+        let a = h.app.areas().paper_text;
+        (a.width, a.height)
+    };
+    let shown = |h: &mut Headless| {
+        let c = cells(h);
+        let t = Instant::now();
+        h.send(Msg::Key(Key::parse("I").unwrap().to_event()));
+        let ok = h.wait_until(Duration::from_secs(30), |a| {
+            matches!(
+                a.paper_pane().shot(c),
+                Some(agentero::tui::paper::image::ShotState::Ready(_))
+            )
+        });
+        h.render();
+        assert!(ok, "no image");
+        t.elapsed()
+    };
+    let (mut cold, mut warm) = (Vec::new(), Vec::new());
+    for page in 1..=2 {
+        h.keys(&format!("{page} G"));
+        cold.push(shown(&mut h));
+        h.keys("I");
+        warm.push(shown(&mut h));
+        h.keys("I");
+    }
+    println!(
+        "key to image on screen (half-blocks, 200x60): uncached {:?}, cached {:?} (median of {})",
+        median(cold.clone()),
+        median(warm.clone()),
+        cold.len()
+    );
     drop(h);
 
     // 4. Idle: the real app loop, on a TestBackend, once start-up work is done.

@@ -123,6 +123,27 @@ pub enum Command {
         /// Agent names (default: every configured agent).
         names: Vec<String>,
     },
+    /// Render a page of a paper to a PNG (for scripts: figures, scans, a quote's place).
+    Page {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// The paper (vault-relative path, or a citation URI such as papers/x/paper.pdf#page=3).
+        paper: String,
+        /// The physical page (1-based); the URI's page when omitted.
+        page: Option<u32>,
+        /// Where to write the PNG (`-`: standard output).
+        #[arg(long, value_name = "OUT")]
+        png: PathBuf,
+        /// Resolution in dots per inch.
+        #[arg(long, default_value_t = crate::vault::render::DEFAULT_DPI)]
+        dpi: u32,
+        /// Highlight this quote where the text layer places it on the page.
+        #[arg(long)]
+        quote: Option<String>,
+        /// Render again even when the page cache has this page.
+        #[arg(long)]
+        fresh: bool,
+    },
     /// Write the bundled demo vault into a folder (default: the app's data folder) and print it.
     Demo { dir: Option<PathBuf> },
     /// List the vault's chat threads, most recent first, or find them: by a paper, page or
@@ -348,6 +369,19 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             let vault = open_vault(vault.as_deref())?;
             threads(&vault, cites, search, json, limit)
         }
+        Some(Command::Page {
+            vault,
+            paper,
+            page,
+            png,
+            dpi,
+            quote,
+            fresh,
+        }) => {
+            let vault = open_vault(vault.as_deref())?;
+            let opts = PageOptions { dpi, quote, fresh };
+            page_png(&vault, &paper, page, &png, &opts)
+        }
         Some(Command::Demo { dir }) => {
             let dir = match dir {
                 Some(d) => {
@@ -441,6 +475,88 @@ fn print_threads(
     if total > hits.len() {
         writeln!(out, "({} more; --limit N shows more)", total - hits.len())?;
     }
+    Ok(())
+}
+
+struct PageOptions {
+    dpi: u32,
+    quote: Option<String>,
+    fresh: bool,
+}
+
+/// `agentero page`: one page as a PNG, through the page cache, a quote highlighted on request.
+fn page_png(
+    vault: &Vault,
+    paper: &str,
+    page: Option<u32>,
+    out: &Path,
+    opts: &PageOptions,
+) -> anyhow::Result<()> {
+    use crate::vault::render::{self, PageCache};
+    // A citation URI names its page; an explicit page wins.
+    let as_uri = paper.contains('#').then(|| crate::vault::uri::parse(paper));
+    let (path, uri_page) = match as_uri.flatten() {
+        Some(crate::vault::uri::Target::Vault { path, page, .. }) => (path, page),
+        _ => (paper.to_string(), None),
+    };
+    let Some(page) = page.or(uri_page) else {
+        bail!("which page? give a page number (agentero page PAPER N --png OUT)");
+    };
+    if !(render::MIN_DPI..=render::MAX_DPI).contains(&opts.dpi) {
+        bail!(render::RenderError::BadDpi);
+    }
+    let (pdf, sha) = render::locate_paper(vault, &path)?;
+    let cache = PageCache::new(vault);
+    let (mut img, cached) = match cache.get(&sha, page, opts.dpi).filter(|_| !opts.fresh) {
+        Some(img) => (img, true),
+        None => {
+            let bytes =
+                std::fs::read(&pdf).with_context(|| format!("cannot read {}", visible(&path)))?;
+            let img = render::render(&bytes, page, opts.dpi)?;
+            cache.put(&sha, page, &img);
+            (img, false)
+        }
+    };
+    let mut note = String::new();
+    if let Some(q) = &opts.quote {
+        let bytes =
+            std::fs::read(&pdf).with_context(|| format!("cannot read {}", visible(&path)))?;
+        use crate::context::quote::{QuoteBoxError, page_boxes};
+        let rects = page_boxes(&bytes, page, q).map_err(|e| match e {
+            QuoteBoxError::Pdf(e) => anyhow::Error::from(e),
+            other => anyhow::anyhow!("{other} of {}", visible(&path)),
+        })?;
+        img.highlight(&rects);
+        let n = rects.len();
+        note = format!(
+            ", the quote highlighted ({n} {})",
+            if n == 1 { "box" } else { "boxes" }
+        );
+    }
+    let mut png = Vec::new();
+    img.image
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .context("cannot encode the PNG")?;
+    let shown = out.display().to_string();
+    if shown == "-" {
+        match std::io::stdout().lock().write_all(&png) {
+            // The reader had what it wanted (`| head`): not an error of ours.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            r => r?,
+        }
+    } else {
+        std::fs::write(out, &png).with_context(|| format!("cannot write {}", visible(&shown)))?;
+    }
+    eprintln!(
+        "{}",
+        visible(&format!(
+            "page {page} of {path}: {}x{} pixels at {} dpi{}{note} -> {shown}",
+            img.image.width(),
+            img.image.height(),
+            opts.dpi,
+            if cached { " (cached)" } else { "" },
+        ))
+    );
     Ok(())
 }
 

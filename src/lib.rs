@@ -14,3 +14,4 @@ pub mod mcp;
 pub mod paths;
 pub mod tui;
 pub mod vault;
+pub mod viewer;

@@ -127,7 +127,7 @@ fn a_killed_ask_keeps_what_streamed_and_restore_marks_the_turn_interrupted() {
         let t = Thread::open(&vault, &id).unwrap();
         let kept = agent_text(&t);
         // Everything the agent had sent a little before the kill is on disk (the writer
-        // flushes at least every 50 ms; the margin covers the pipe and the scheduler).
+        // writes each chunk as it arrives; the margin covers the pipe and the scheduler).
         let sent = sent_before(dir.path(), killed_at - 0.25);
         assert!(!sent.is_empty(), "round {round}: the agent sent nothing");
         for piece in &sent {

@@ -74,6 +74,11 @@ fn code_keeps_its_indentation_and_line_breaks() {
     assert_pages(&fixtures::code_listing().unwrap());
 }
 
+#[test]
+fn numbered_pages_read_as_written() {
+    assert_pages(&fixtures::numbered_pages(7).unwrap());
+}
+
 /// `agentero index` names the papers whose text could not be decoded, on every run, and the CJK
 /// text of CID fonts without ToUnicode is searchable.
 #[test]

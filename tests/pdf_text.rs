@@ -332,6 +332,72 @@ fn hyphenated_line_ends_are_joined() {
     );
 }
 
+/// The boxes of a layout follow its words: across a rejoined hyphenation (two rectangles, one
+/// per printed line), on a rotated line, and on the baseline where the text was drawn.
+#[test]
+fn layout_boxes_follow_words_across_hyphens_and_rotation() {
+    let mut ops = text_at(72.0, 700.0, 10.0, "a well known hyphen-");
+    ops.extend(text_at(72.0, 688.0, 10.0, "ated word"));
+    // A line turned a quarter counter-clockwise at (300, 100): it runs upwards.
+    ops.extend(vec![
+        op("BT", vec![]),
+        op("Tf", vec!["F1".into(), 10.into()]),
+        op(
+            "Tm",
+            vec![
+                0.into(),
+                1.into(),
+                (-1).into(),
+                0.into(),
+                300.into(),
+                100.into(),
+            ],
+        ),
+        op("Tj", vec![Object::string_literal("upwards")]),
+        op("ET", vec![]),
+    ]);
+    let mut b = Builder::helvetica();
+    b.page(ops);
+    let bytes = b.finish(dictionary! {});
+    let layout = agentero::vault::pdf::page_layout(&bytes, 1, limits()).unwrap();
+    assert_eq!(
+        layout.text,
+        extract(&bytes, limits()).unwrap().pages[0].text
+    );
+    let at = |w: &str| {
+        let i = layout
+            .text
+            .find(w)
+            .unwrap_or_else(|| panic!("{w:?} in {:?}", layout.text));
+        i..i + w.len()
+    };
+    let joined = layout.rects(at("hyphenated"));
+    assert_eq!(joined.len(), 2, "{joined:?}");
+    let (first, second) = (joined[0], joined[1]);
+    // "hyphen" ends the first line at y 700, "ated" starts the second at x 72, y 688.
+    assert!(
+        first[1] < 700.0 && first[3] > 700.0 && first[0] > 120.0,
+        "{first:?}"
+    );
+    assert!(second[1] < 688.0 && second[3] > 688.0, "{second:?}");
+    assert!((second[0] - 72.0).abs() < 0.5, "{second:?}");
+    // The hyphen itself is gone from the text and from the boxes.
+    let word = layout.rects(at("well"));
+    assert_eq!(word.len(), 1);
+    assert!(word[0][0] > 72.0 + 4.0 && word[0][2] < first[0], "{word:?}");
+    let up = layout.rects(at("upwards"));
+    assert_eq!(up.len(), 1);
+    let [x0, y0, x1, y1] = up[0];
+    // Drawn upwards from (300, 100): tall and narrow, left of x 300 (the glyphs' tops).
+    assert!(x1 - x0 < 12.0 && y1 - y0 > 25.0, "{:?}", up[0]);
+    assert!(
+        (y0 - 100.0).abs() < 0.5 && x1 > 300.0 && x0 < 295.0,
+        "{:?}",
+        up[0]
+    );
+    assert!(layout.rects(0..0).is_empty());
+}
+
 #[test]
 fn page_labels_and_outline() {
     let mut b = Builder::helvetica();

@@ -661,17 +661,7 @@ fn tui_scenario(agent: Agent) {
         "{name}: a permission modal:\n{screen}"
     );
     assert!(!screen.contains("refused"), "{name}: a refusal:\n{screen}");
-    let page: u32 = screen
-        .lines()
-        .filter_map(|l| l.split("#page=").nth(1))
-        .filter_map(|n| {
-            n.chars()
-                .take_while(char::is_ascii_digit)
-                .collect::<String>()
-                .parse()
-                .ok()
-        })
-        .next_back()
+    let page = common::tmux::last_source_page(&screen)
         .unwrap_or_else(|| panic!("{name}: no cited page on screen:\n{screen}"));
     tmux(&["send-keys", "-t", &target, "Escape"]);
     std::thread::sleep(Duration::from_millis(200));

@@ -378,7 +378,7 @@ fn note_opens_with_line_numbers_and_citation_lines() {
 fn resize_and_filter() {
     let (_d, mut h) = demo();
     h.resize(80, 24);
-    h.keys("space f /");
+    h.keys("space f f");
     h.type_text("notes");
     assert!(
         h.app
@@ -390,6 +390,31 @@ fn resize_and_filter() {
     assert!(h.app.browser().filter().is_empty());
     let screen = h.render();
     assert_eq!(screen.lines().count(), 24);
+
+    // A second filter replaces the first (it does not append to it); esc in the browser
+    // clears a filter that was kept with enter.
+    let all = h.app.browser().visible_len();
+    h.keys("f");
+    h.type_text("dense");
+    h.keys("enter");
+    assert_eq!(h.app.browser().filter(), "dense");
+    let dense = h.app.browser().visible_len();
+    assert!(dense < all);
+    h.keys("f");
+    assert_eq!(h.app.browser().visible_len(), all, "the old filter went");
+    h.type_text("layout");
+    h.keys("enter");
+    assert_eq!(h.app.browser().filter(), "layout");
+    assert!(
+        h.app
+            .browser()
+            .visible()
+            .any(|e| e.path == "papers/layoutflow/paper.pdf")
+    );
+    h.keys("esc");
+    assert_eq!(h.app.browser().filter(), "");
+    assert_eq!(h.app.browser().visible_len(), all);
+    assert_eq!(h.app.status(), "filter cleared");
 }
 
 #[test]
@@ -958,7 +983,16 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
     assert!(!sources.is_empty(), "no sources; answer: {answer}");
     let screen = h.render();
     assert!(screen.contains("Quick Chat · builtin · mcp"), "{screen}");
-    assert!(screen.contains(&format!("→ {}", sources[0])), "{screen}");
+    // Sources by title and page: "→ LayoutFlow: … · p. 1".
+    let Some(Target::Vault { page: Some(n), .. }) = uri::parse(&sources[0]) else {
+        panic!("not a paper page: {}", sources[0]);
+    };
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("→ ") && l.contains(&format!(" · p. {n}"))),
+        "{screen}"
+    );
     // Not a chat thread: nothing in the chat pane, nothing in chats/.
     assert!(Transcript::latest(&vault).is_none());
     assert!(h.app.chat().thread().unwrap().items.is_empty());
@@ -1165,4 +1199,572 @@ fn the_thread_list_finds_threads_by_cited_page_and_words() {
         "{:?}",
         t.items[sel].kind
     );
+}
+
+/// Issue 12's key fixes that need no agent: `tab` in the paper pane moves the focus (the jump
+/// list goes forward with `ctrl-i`/`ctrl-n`), `ctrl-u` in the input deletes to the line's start,
+/// after `space n` a typed `i` starts the message instead of landing in it, and `ctrl-c` with
+/// nothing running quits only when pressed twice in a row.
+#[test]
+fn tab_ctrl_u_space_n_and_ctrl_c_twice() {
+    let (_d, mut h) = demo();
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter 2 G g g");
+    assert_eq!(h.app.focus(), Pane::Paper);
+    h.keys("tab");
+    assert_eq!(h.app.focus(), Pane::Chat, "tab left the paper pane");
+    assert_eq!(
+        h.app.paper().unwrap().page(),
+        1,
+        "tab moved in the jump list"
+    );
+    h.keys("space p ctrl-o");
+    assert_eq!(h.app.paper().unwrap().page(), 2);
+    h.keys("ctrl-n");
+    assert_eq!(h.app.paper().unwrap().page(), 1);
+
+    // ctrl-u: the current line up to the cursor, not one character.
+    h.keys("i");
+    h.type_text("first line");
+    h.keys("ctrl-j");
+    h.type_text("hello world");
+    h.keys("ctrl-u");
+    assert_eq!(h.app.chat().input_lines(), ["first line", ""]);
+    h.type_text("again");
+    assert_eq!(h.app.chat().input_lines(), ["first line", "again"]);
+    h.keys("ctrl-u backspace ctrl-u");
+    assert_eq!(h.app.chat().input_lines(), [""]);
+
+    // space n: a new thread, focus on the chat, not writing yet; i then writes.
+    h.keys("esc space n");
+    assert_eq!(h.app.chat().threads().len(), 2);
+    assert_eq!(h.app.focus(), Pane::Chat);
+    h.keys("i");
+    h.type_text("why");
+    assert_eq!(h.app.chat().input_lines(), ["why"]);
+    h.keys("esc");
+
+    // ctrl-c with nothing running: the first press says how to quit, a second one quits;
+    // another key in between starts over.
+    h.keys("ctrl-c");
+    assert!(!h.app.quitting());
+    assert!(
+        h.app.status().contains("again to quit"),
+        "{}",
+        h.app.status()
+    );
+    h.keys("j ctrl-c");
+    assert!(!h.app.quitting(), "a key between the two presses disarms");
+    h.keys("ctrl-c");
+    assert!(h.app.quitting());
+}
+
+/// A status message goes away by itself (here "mark b set", a few seconds later); a success
+/// that counts "0 failed" is painted as a success, not an error.
+#[test]
+fn status_messages_expire_and_zero_failed_is_no_error() {
+    let (_d, mut h) = demo();
+    assert!(
+        h.app.status().ends_with(" 0 failed"),
+        "the start's index message: {}",
+        h.app.status()
+    );
+    h.render();
+    let row = h.buffer().area.height - 1;
+    let text: String = (0..h.buffer().area.width)
+        .map(|x| h.buffer()[(x, row)].symbol().to_string())
+        .collect();
+    let at = text.find("indexed").expect("the message in the status bar") as u16;
+    let painted = h.buffer()[(at, row)].style();
+    let error = h.theme.style("ui.status.error");
+    let normal = h.theme.style("ui.status");
+    assert_ne!(error.fg, normal.fg, "the test theme tells them apart");
+    assert_eq!(painted.fg, normal.fg, "painted as an error: {text}");
+
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter m b");
+    assert_eq!(h.app.status(), "mark b set");
+    let set = std::time::Instant::now();
+    assert!(h.wait_until(Duration::from_secs(20), |a| a.status().is_empty()));
+    let after = set.elapsed();
+    assert!(
+        after >= Duration::from_secs(3),
+        "cleared too soon ({after:?}) to be read"
+    );
+}
+
+/// The dark theme paints a background everywhere, under popups too.
+#[test]
+fn the_dark_theme_sets_a_background() {
+    use agentero::tui::theme::{self, Theme};
+    let (_d, mut h) = demo();
+    h.theme = Theme::try_load("dark", &theme::shipped, true).unwrap();
+    let bg = h.theme.style("ui.text").bg;
+    assert!(
+        !matches!(bg, None | Some(ratatui::style::Color::Reset)),
+        "{bg:?}"
+    );
+    h.keys("?");
+    h.render();
+    let area = h.buffer().area;
+    let unpainted: Vec<(u16, u16)> = (0..area.height)
+        .flat_map(|y| (0..area.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| matches!(h.buffer()[(x, y)].bg, ratatui::style::Color::Reset))
+        .collect();
+    assert!(
+        unpainted.is_empty(),
+        "{} cells without a background, first {:?}",
+        unpainted.len(),
+        unpainted.first()
+    );
+}
+
+/// ctrl-c during a turn cancels it (the app stays); pressed again right after, it quits.
+#[test]
+fn ctrl_c_cancels_a_running_turn_and_twice_quits() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let mut h = open_agent_with(dir.path(), &vault, &[("AGENTERO_BUILTIN_FAULT", "hang")]);
+    h.keys("i");
+    h.type_text("What is the reading order of a page?");
+    let key = |k: &str| Msg::Key(agentero::tui::keymap::Key::parse(k).unwrap().to_event());
+    h.send(key("enter"));
+    assert!(h.app.chat().turn().is_some(), "{}", h.app.status());
+    let streaming = h.wait_until(TURN, |a| {
+        a.chat()
+            .thread()
+            .unwrap()
+            .items
+            .iter()
+            .any(|i| matches!(i.kind, ItemKind::Agent { .. }))
+    });
+    assert!(streaming, "no first chunk");
+    h.send(key("ctrl-c"));
+    assert!(h.app.chat().turn().is_none(), "the turn still runs");
+    assert!(!h.app.quitting(), "ctrl-c during a turn quit the app");
+    let t = h.app.chat().thread().unwrap();
+    assert!(matches!(&t.items.last().unwrap().kind, ItemKind::Notice(n) if n == "turn cancelled"));
+    assert!(h.app.status().contains("again quits"), "{}", h.app.status());
+    h.send(key("ctrl-c"));
+    assert!(h.app.quitting());
+}
+
+/// With the built-in agent at 80x24: the chat's status line still says the session is new,
+/// `z` on a tool card shows the call's arguments, `j` in a Quick Chat's answer selects its
+/// first card, then on to the sources, and a closed Quick Chat comes back with `space q` (same page) or `space Q`.
+#[test]
+fn narrow_status_tool_card_details_quick_chat_j_and_reopen() {
+    let (_dir, mut h) = with_agent();
+    h.resize(80, 24);
+    ask(
+        &mut h,
+        "What is the reading order of a page?",
+        "densesparsepdf",
+        "papers/dense-vs-sparse/paper.pdf",
+    );
+    let screen = h.render();
+    assert!(screen.contains("session new"), "{screen}");
+
+    // The first tool card: k from the end until a card is selected, z expands it.
+    h.keys("esc");
+    let items = &h.app.chat().thread().unwrap().items;
+    let card = items
+        .iter()
+        .position(
+            |i| matches!(&i.kind, ItemKind::Tool { title, .. } if title.contains("context_search")),
+        )
+        .expect("a context_search card");
+    let ItemKind::Tool { detail, .. } = &items[card].kind else {
+        unreachable!()
+    };
+    let (detail, n) = (detail.clone(), items.len());
+    assert!(detail.starts_with("query: "), "{detail:?}");
+    for _ in 0..n {
+        if h.app.chat().selected() == Some(card) {
+            break;
+        }
+        h.keys("k");
+    }
+    assert_eq!(h.app.chat().selected(), Some(card));
+    h.keys("z");
+    let screen = h.render();
+    let first = detail.lines().next().unwrap();
+    assert!(
+        screen.contains(&agentero::tui::widgets::truncate(first, 20)[..10]),
+        "{first:?} not shown:\n{screen}"
+    );
+
+    // Quick Chat: j selects the answer's first source.
+    h.resize(120, 40);
+    select(&mut h, "papers/layoutflow/paper.pdf");
+    h.keys("enter space q");
+    h.type_text("What does this page say about reading order?");
+    h.keys("enter");
+    assert!(h.wait_until(TURN, |a| a.quick().is_some_and(|q| q.turn().is_none())));
+    h.settle();
+    let q = h.app.quick().unwrap();
+    let items = &q.thread().items;
+    let first = items
+        .iter()
+        .position(|i| matches!(i.kind, ItemKind::Source(_) | ItemKind::Tool { .. }))
+        .expect("tool cards and sources in the answer");
+    let first_source = items
+        .iter()
+        .position(|i| matches!(i.kind, ItemKind::Source(_)))
+        .expect("sources in the answer");
+    h.keys("j");
+    assert_eq!(h.app.quick().unwrap().selected(), Some(first));
+    for _ in first..first_source {
+        if h.app.quick().unwrap().selected() == Some(first_source) {
+            break;
+        }
+        h.keys("j");
+    }
+    assert_eq!(h.app.quick().unwrap().selected(), Some(first_source));
+
+    // esc closes it; space q on the same page brings it back with its answer.
+    let answered = h.app.quick().unwrap().thread().items.len();
+    h.keys("esc");
+    assert!(h.app.quick().is_none());
+    h.keys("space q");
+    let q = h.app.quick().expect("reopened");
+    assert_eq!(q.thread().items.len(), answered, "not the closed one");
+    assert!(!q.composing());
+    // esc, then space Q from the chat pane: the same again.
+    h.keys("esc space c space Q");
+    let q = h.app.quick().expect("reopened with space Q");
+    assert_eq!(q.thread().items.len(), answered);
+    // space q inside starts over on the same chips.
+    h.keys("space q");
+    let q = h.app.quick().unwrap();
+    assert!(q.composing() && q.thread().items.is_empty());
+}
+
+/// The reading state survives a restart: the paper that was open reopens at its page and
+/// row, the marks and the jump list are back, `space r` lists the recently opened documents
+/// (each reopens where it was left), and a corrupt state file is reported and kept aside.
+#[test]
+fn reading_state_is_restored_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let mut h = Headless::open(&vault, 120, 40).unwrap();
+    h.settle();
+    select(&mut h, "papers/layoutflow/paper.pdf");
+    h.keys("enter");
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter m b 2 G j j");
+    let left = h.app.location().unwrap();
+    assert_eq!((left.page, left.row), (2, 2));
+    h.keys("q");
+    assert!(h.app.quitting());
+    drop(h);
+
+    let mut h = Headless::open(&vault, 120, 40).unwrap();
+    h.settle();
+    let p = h.app.paper().expect("the paper reopened");
+    assert_eq!(p.path(), "papers/dense-vs-sparse/paper.pdf");
+    assert_eq!((p.page(), p.cursor_row()), (2, 2));
+    assert_eq!(h.app.focus(), Pane::Paper);
+    let screen = h.render();
+    assert!(screen.contains("p. 2 / "), "{screen}");
+    // The mark, then the jump list: back over the mark's jump to page 2, then the stored
+    // jumps (2 G from page 1, opening this paper from layoutflow).
+    h.keys("' b");
+    assert_eq!(h.app.paper().unwrap().page(), 1);
+    h.keys("ctrl-o");
+    assert_eq!(h.app.paper().unwrap().page(), 2);
+    h.keys("ctrl-o");
+    assert_eq!(h.app.paper().unwrap().page(), 1);
+    h.keys("ctrl-o");
+    assert_eq!(h.app.paper().unwrap().path(), "papers/layoutflow/paper.pdf");
+
+    // space r: the dense-vs-sparse paper first (opened last), layoutflow after it.
+    h.keys("space r");
+    assert_eq!(h.app.overlay(), Some(OverlayKind::Recent));
+    let recent: Vec<String> = h.app.recent().into_iter().map(|(p, _)| p).collect();
+    assert_eq!(
+        recent[..2],
+        [
+            "papers/layoutflow/paper.pdf".to_string(),
+            "papers/dense-vs-sparse/paper.pdf".to_string()
+        ],
+        "layoutflow was reopened by ctrl-o just now"
+    );
+    let screen = h.render();
+    assert!(screen.contains("Recently opened"), "{screen}");
+    assert!(screen.contains("Dense or Sparse?"), "{screen}");
+    h.keys("j enter");
+    assert!(h.app.overlay().is_none());
+    let p = h.app.paper().unwrap();
+    assert_eq!(p.path(), "papers/dense-vs-sparse/paper.pdf");
+    assert_eq!(p.page(), 1, "where it was left: the mark's page, after ' b");
+    h.keys("q");
+    drop(h);
+
+    // A corrupt session file: said so, kept aside, the app starts with what is left.
+    let state = vault.join(".agentero/state");
+    std::fs::write(state.join("session.json"), "{ not json").unwrap();
+    let mut h = Headless::open(&vault, 120, 40).unwrap();
+    h.settle();
+    assert!(
+        h.app.status().contains("session.json was not used"),
+        "{}",
+        h.app.status()
+    );
+    assert!(state.join("session.json.corrupt").exists());
+    assert!(h.app.paper().is_none());
+    assert_eq!(h.app.recent().len(), 2, "the places file was fine");
+}
+
+/// `I` shows the page as an image (rendered in a task into the page cache, drawn here in
+/// half-blocks), follows page turns, and `I` again brings the text back. A text file stays
+/// text.
+#[test]
+fn image_view_toggles_and_follows_the_page() {
+    let (dir, mut h) = demo();
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter");
+    let text = h.render();
+    assert!(!text.contains('▀'), "{text}");
+    h.keys("I");
+    assert!(h.app.paper().is_some());
+    let screen = h.render();
+    let a = h.app.areas().paper_text;
+    // Cells the image painted: half-blocks (or blanks) in the page's colours.
+    let painted = |h: &Headless| {
+        let buf = h.buffer();
+        (a.y..a.y + a.height)
+            .flat_map(|y| (a.x..a.x + a.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| matches!(buf[(x, y)].bg, ratatui::style::Color::Rgb(..)))
+            .collect::<Vec<_>>()
+    };
+    let cells = painted(&h);
+    let half_blocks = cells
+        .iter()
+        .filter(|&&(x, y)| ["▀", "▄"].contains(&h.buffer()[(x, y)].symbol()))
+        .count();
+    assert!(
+        half_blocks > 200,
+        "{half_blocks} half-block cells:\n{screen}"
+    );
+    // The page fills the text area's height (below the header), in proportion: a letter
+    // page is 8.5 x 11 and a cell twice as high as wide.
+    let rows: std::collections::BTreeSet<u16> = cells.iter().map(|c| c.1).collect();
+    let cols: std::collections::BTreeSet<u16> = cells.iter().map(|c| c.0).collect();
+    assert_eq!(rows.len(), a.height as usize, "{screen}");
+    let ratio = cols.len() as f64 / (2.0 * rows.len() as f64);
+    assert!(
+        (ratio - 8.5 / 11.0).abs() < 0.05,
+        "ratio {ratio}:\n{screen}"
+    );
+    assert!(
+        screen.contains("p. 1 / 2") && screen.contains(" · image"),
+        "{screen}"
+    );
+    // White paper and dark ink: both colours are there.
+    let buf = h.buffer();
+    let colours: std::collections::HashSet<String> = cells
+        .iter()
+        .map(|&(x, y)| format!("{:?}", buf[(x, y)].fg))
+        .collect();
+    assert!(colours.len() > 4, "a flat image: {colours:?}");
+    let cached = dir.path().join("vault/.agentero/cache/pages");
+    let count = |d: &Path| {
+        std::fs::read_dir(d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| std::fs::read_dir(e.path()).map_or(0, |f| f.count()))
+            .sum::<usize>()
+    };
+    assert_eq!(count(&cached), 2, "page 1's PNG and geometry");
+
+    // The next page: rendered too, the header follows.
+    h.keys("J");
+    let screen = h.render();
+    assert!(
+        screen.contains("p. 2 / 2") && screen.contains(" · image"),
+        "{screen}"
+    );
+    assert!(painted(&h).len() > 200, "{screen}");
+    assert_eq!(count(&cached), 4);
+    // Back to the text.
+    h.keys("I");
+    let screen = h.render();
+    assert!(
+        !screen.contains('▀') && !screen.contains("· image"),
+        "{screen}"
+    );
+    assert!(screen.contains("p. 2 / 2"), "{screen}");
+
+    // A note has no image view.
+    select(&mut h, "notes/reading-list.md");
+    h.keys("enter I");
+    assert!(
+        h.app.status().contains("image view shows PDF pages"),
+        "{}",
+        h.app.status()
+    );
+    assert!(!h.render().contains('▀'));
+}
+
+/// `y c` copies the page's citation, `y b` the paper's BibTeX entry, `y` in visual mode the
+/// selection (to the terminal's clipboard through OSC 52; headless, the runner keeps it), and
+/// `O` opens the paper at its page in the viewer `$AGENTERO_PDF_VIEWER` names.
+#[test]
+fn yank_citation_bibtex_selection_and_open_in_the_viewer() {
+    let (dir, mut h) = demo();
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter 2 G y c");
+    assert_eq!(
+        h.runner.copied().as_deref(),
+        Some("papers/dense-vs-sparse/paper.pdf#page=2")
+    );
+    assert!(
+        h.app.status().starts_with("copied the citation"),
+        "{}",
+        h.app.status()
+    );
+    h.keys("y b");
+    let bib = h.runner.copied().unwrap();
+    assert!(bib.starts_with('@'), "{bib}");
+    assert!(bib.contains("Dense or Sparse?"), "{bib}");
+    assert!(bib.contains("Fischbach"), "{bib}");
+    assert!(
+        h.app.status().starts_with("copied the BibTeX entry"),
+        "{}",
+        h.app.status()
+    );
+    // A selection of three rows: the title, the blank row, the authors' line.
+    h.keys("g g V j j y");
+    let sel = h.runner.copied().unwrap();
+    let page = h.app.paper().unwrap().text(1).unwrap().to_string();
+    assert!(sel.starts_with("Dense or Sparse?"), "{sel:?}");
+    assert!(sel.lines().count() >= 2, "{sel:?}");
+    let last = sel.trim_end().lines().last().unwrap();
+    assert!(page.contains(last.trim()), "{last:?} not on the page");
+    assert!(sel.len() < page.len());
+    assert!(!h.app.paper().unwrap().in_visual(), "y leaves visual mode");
+
+    // O: the viewer gets the file and the page.
+    let args = dir.path().join("viewer-args");
+    let script = dir.path().join("viewer.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$@\" > '{}'\n", args.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    h.runner.set_pdf_viewer(Some(format!(
+        "{} --page={{page}} {{file}}",
+        script.display()
+    )));
+    h.keys("2 G O");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !args.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let got = std::fs::read_to_string(&args).unwrap_or_default();
+    let file = dir.path().join("vault/papers/dense-vs-sparse/paper.pdf");
+    let file = std::fs::canonicalize(&file).unwrap_or(file);
+    assert!(got.starts_with("--page=2 "), "{got:?}");
+    assert!(
+        std::path::Path::new(got.trim()["--page=2 ".len()..].trim()).exists()
+            && got.contains("papers/dense-vs-sparse/paper.pdf"),
+        "{got:?} vs {}",
+        file.display()
+    );
+    assert!(
+        h.app.status().starts_with("opened p. 2 in "),
+        "{}",
+        h.app.status()
+    );
+    // A missing viewer says so.
+    h.runner
+        .set_pdf_viewer(Some("/nonexistent/viewer {file}".to_string()));
+    h.keys("O");
+    assert!(h.app.status().contains("not found"), "{}", h.app.status());
+}
+
+/// `space /` searches the text of the whole vault: the results overlay lists papers and notes
+/// as `title · p. N · excerpt` with the matches marked, `enter` opens the paper at the page
+/// with the match highlighted, `in:FOLDER/` keeps to a folder, nonsense finds nothing.
+#[test]
+fn vault_search_pane_opens_a_result_at_its_page() {
+    let (_d, mut h) = demo();
+    h.keys("space /");
+    h.type_text("reciprocal rank fusion");
+    h.keys("enter");
+    h.settle();
+    assert_eq!(h.app.overlay(), Some(OverlayKind::Results));
+    let screen = h.render();
+    assert!(
+        screen.contains("Search: reciprocal rank fusion"),
+        "{screen}"
+    );
+    assert!(screen.contains("Dense or Sparse?"), "{screen}");
+    assert!(screen.contains("‹"), "matches not marked:\n{screen}");
+    // The first paper among the results (a note may rank above it) opens at its page with
+    // the match highlighted.
+    let rows: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains(" · p. ") || l.contains(" · lines "))
+        .collect();
+    let at = rows
+        .iter()
+        .position(|l| l.contains(" · p. "))
+        .expect("a paper result");
+    let first = rows[at].to_string();
+    for _ in 0..at {
+        h.keys("j");
+    }
+    h.keys("enter");
+    h.settle();
+    assert!(h.app.overlay().is_none());
+    assert_eq!(h.app.focus(), Pane::Paper);
+    let p = h.app.paper().unwrap();
+    let page = p.page();
+    assert!(
+        first.contains(&format!("p. {page}")),
+        "opened p. {page}, the result said: {first}"
+    );
+    let (qpage, s, e) = p.quote().expect("the match highlighted");
+    assert_eq!(qpage, page);
+    let text = p.text(page).unwrap();
+    assert!(
+        text[s..e].to_lowercase().contains("reciprocal")
+            || text[s..e].to_lowercase().contains("fusion")
+            || text[s..e].to_lowercase().contains("rank"),
+        "{:?}",
+        &text[s..e]
+    );
+    // ctrl-o goes back (the jump is in the jump list).
+    h.keys("ctrl-o");
+
+    // A folder: only notes.
+    h.keys("space /");
+    h.type_text("in:notes/ retrieval");
+    h.keys("enter");
+    h.settle();
+    let screen = h.render();
+    assert!(screen.contains("Search: in:notes/ retrieval ("), "{screen}");
+    assert!(
+        !screen.contains(" · p. "),
+        "a paper in the notes' results:\n{screen}"
+    );
+    assert!(screen.contains("lines "), "{screen}");
+    h.keys("esc");
+    assert!(h.app.overlay().is_none());
+
+    h.keys("space /");
+    h.type_text("zzzqqqxxv");
+    h.keys("enter");
+    h.settle();
+    let screen = h.render();
+    assert!(screen.contains("nothing in the vault matches"), "{screen}");
 }

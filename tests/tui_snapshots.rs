@@ -62,6 +62,85 @@ fn browser_and_long_page() {
     }
 }
 
+/// The recently opened list (`space r`): empty at first, then the latest first, each with the
+/// page it was left at; and a paper restored at start.
+#[test]
+fn recently_opened_and_restored() {
+    for (w, hh) in SIZES {
+        let (d, mut h) = demo(w, hh);
+        h.keys("space r");
+        snap("recent_empty", w, hh, h.render());
+        h.keys("esc");
+        open_paper(&mut h, "papers/layoutflow/paper.pdf");
+        open_paper(&mut h, "papers/dense-vs-sparse/paper.pdf");
+        h.keys("2 G q");
+        drop(h);
+        let mut h = Headless::open(&d.path().join("vault"), w, hh).unwrap();
+        h.settle();
+        snap("restored", w, hh, h.render());
+        h.keys("space r");
+        snap("recent", w, hh, h.render());
+    }
+}
+
+/// The image view (`I`): the page in half-blocks across the text area, the header says so.
+#[test]
+fn image_view() {
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        open_paper(&mut h, "papers/layoutflow/paper.pdf");
+        h.keys("I");
+        snap("image_view", w, hh, h.render());
+    }
+}
+
+/// Many chips (the page, a selection, four mentions) wrap over rows instead of being cut: every
+/// chip of the grant is on screen, or counted as "+N" past three rows.
+#[test]
+fn chips_wrap() {
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        open_paper(&mut h, "papers/layoutflow/paper.pdf");
+        h.keys("V j enter");
+        for m in ["densesparse", "citeweave", "receiptsqa", "halvorsen"] {
+            h.type_text(&format!("@{m}"));
+            assert!(h.app.chat().mention().is_some(), "no popup for {m}");
+            h.keys("enter");
+        }
+        let chips = h.app.chat().chips().len();
+        assert_eq!(chips, 6, "{:?}", h.app.chat().chips());
+        let screen = h.render();
+        let shown = screen.matches('✕').count();
+        let more: usize = screen
+            .lines()
+            .filter_map(|l| l.split('+').nth(1))
+            .filter_map(|r| {
+                r.split(|c: char| !c.is_ascii_digit())
+                    .next()?
+                    .parse::<usize>()
+                    .ok()
+            })
+            .sum();
+        assert_eq!(shown + more, chips, "{screen}");
+        snap("chips_wrap", w, hh, screen);
+    }
+}
+
+/// The vault search's results (`space /`): one card a line, title · page · excerpt with the
+/// matches marked.
+#[test]
+fn vault_search_results() {
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        h.keys("space /");
+        h.type_text("reciprocal rank fusion");
+        snap("vault_search_prompt", w, hh, h.render());
+        h.keys("enter");
+        h.settle();
+        snap("vault_search_results", w, hh, h.render());
+    }
+}
+
 #[test]
 fn search_hits_are_highlighted() {
     for (w, hh) in SIZES {

@@ -8,7 +8,7 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::tmux::{Session, available, tmux, wait_for, wait_gone};
+use common::tmux::{Session, available, last_source_page, start, tmux, wait_for, wait_gone};
 
 #[test]
 fn real_binary_in_tmux() {
@@ -23,34 +23,7 @@ fn real_binary_in_tmux() {
     std::fs::create_dir_all(&home).unwrap();
     let exe = env!("CARGO_BIN_EXE_agentero");
     let name = format!("agentero-e2e-{}", std::process::id());
-    let session = Session(name.clone());
-    let h = home.display();
-    let env_args = [
-        format!("HOME={h}"),
-        format!("XDG_CONFIG_HOME={h}/.config"),
-        format!("XDG_DATA_HOME={h}/.local/share"),
-        "PS1=READY$ ".to_string(),
-        "sh".to_string(),
-    ];
-    let status = Command::new("tmux")
-        .args([
-            "new-session",
-            "-d",
-            "-x",
-            "120",
-            "-y",
-            "40",
-            "-s",
-            &name,
-            "env",
-            "-i",
-            "PATH=/usr/bin:/bin",
-            "TERM=xterm-256color",
-        ])
-        .args(&env_args)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let session = start(&name, &home, &["PS1=READY$ ", "sh"]);
     let target = format!("{}:0", session.0);
     wait_for(&target, "READY$", 10);
     let cmd = format!("{exe} {}", vault.display());
@@ -60,7 +33,7 @@ fn real_binary_in_tmux() {
     // Wait for the background index so titles are shown, then open the first paper.
     let screen = wait_for(&target, "indexed:", 60);
     assert!(screen.contains("indexed:"), "{screen}");
-    tmux(&["send-keys", "-t", &target, "/"]);
+    tmux(&["send-keys", "-t", &target, "f"]);
     tmux(&["send-keys", "-t", &target, "-l", "Dense or Sparse"]);
     tmux(&["send-keys", "-t", &target, "Enter"]);
     std::thread::sleep(Duration::from_millis(300));
@@ -94,19 +67,8 @@ fn real_binary_in_tmux() {
     assert!(screen.contains("Quoted verbatim"), "no answer:\n{screen}");
     assert!(screen.contains("\" —"), "no quoted evidence:\n{screen}");
     // The last source: its cited page opens in the paper pane.
-    let page: u32 = screen
-        .lines()
-        .filter_map(|l| l.split("→ papers/").nth(1))
-        .filter_map(|rest| rest.split("#page=").nth(1))
-        .filter_map(|n| {
-            n.chars()
-                .take_while(char::is_ascii_digit)
-                .collect::<String>()
-                .parse()
-                .ok()
-        })
-        .next_back()
-        .unwrap_or_else(|| panic!("no paper source on screen:\n{screen}"));
+    let page =
+        last_source_page(&screen).unwrap_or_else(|| panic!("no paper source on screen:\n{screen}"));
     tmux(&["send-keys", "-t", &target, "Escape"]);
     std::thread::sleep(Duration::from_millis(200));
     tmux(&["send-keys", "-t", &target, "k"]);
@@ -243,4 +205,140 @@ fn a_killed_app_restores_the_streamed_answer_as_interrupted() {
         );
     }
     tmux(&["send-keys", "-t", &second, "q"]);
+}
+
+/// Starts the real binary on `vault` in a new tmux session `name` (120x40, HOME in `home`)
+/// and returns the session and its target once the screen shows `what`.
+fn start_app(
+    name: &str,
+    vault: &std::path::Path,
+    home: &std::path::Path,
+    what: &str,
+) -> (Session, String) {
+    let vault = vault.display().to_string();
+    let session = start(name, home, &[env!("CARGO_BIN_EXE_agentero"), &vault]);
+    let target = format!("{name}:0");
+    let screen = wait_for(&target, what, 20);
+    assert!(screen.contains(what), "{screen}");
+    (session, target)
+}
+
+/// The reading position survives a restart: open a long paper, go to page 5, quit, start
+/// again — the paper is open at page 5.
+#[test]
+fn the_open_paper_and_its_page_survive_a_restart() {
+    if !available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let long = agentero::vault::demo::fixtures::numbered_pages(9).unwrap();
+    std::fs::create_dir_all(vault.join("papers/numbered")).unwrap();
+    std::fs::write(vault.join("papers/numbered/paper.pdf"), &long.pdf).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+
+    let first = format!("agentero-state-{}", std::process::id());
+    let (session, target) = start_app(&first, &vault, &home, "Vault");
+    // The index first (titles come from it), then the paper found by its title.
+    let screen = wait_for(&target, "indexed:", 60);
+    assert!(screen.contains("indexed:"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "f"]);
+    tmux(&["send-keys", "-t", &target, "-l", "Chapter 1 of 9"]);
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    let screen = wait_for(&target, "p. 1 / 9", 20);
+    assert!(screen.contains("page number 1 in"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "5", "G"]);
+    let screen = wait_for(&target, "p. 5 / 9", 20);
+    assert!(screen.contains("page number 5 in"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "q"]);
+    // The app's exit ends the session.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Command::new("tmux")
+        .args(["has-session", "-t", &first])
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        let screen = tmux(&["capture-pane", "-p", "-t", &target]);
+        assert!(Instant::now() < deadline, "the app did not quit:\n{screen}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(session);
+
+    let second = format!("agentero-state2-{}", std::process::id());
+    let (_session, target) = start_app(&second, &vault, &home, "page number 5 in");
+    let screen = tmux(&["capture-pane", "-p", "-t", &target]);
+    assert!(
+        screen.contains("p. 5 / 9") && screen.contains("page number 5 in"),
+        "page 5 is not open after the restart:\n{screen}"
+    );
+    tmux(&["send-keys", "-t", &target, "q"]);
+}
+
+/// The image view in tmux: `I` on an open paper draws its page in half-block cells (tmux
+/// shows no graphics protocol to the app), `I` again the text; `y c` puts the page's citation
+/// on tmux's clipboard through OSC 52.
+#[test]
+fn the_image_view_draws_half_blocks_and_y_copies_in_tmux() {
+    if !available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let name = format!("agentero-image-{}", std::process::id());
+    let (_session, target) = start_app(&name, &vault, &home, "Vault");
+    let screen = wait_for(&target, "indexed:", 60);
+    assert!(screen.contains("indexed:"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "f"]);
+    tmux(&["send-keys", "-t", &target, "-l", "Dense or Sparse"]);
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    let screen = wait_for(&target, "Lena Fischbach", 20);
+    assert!(screen.contains("p. 1 / 2"), "{screen}");
+    assert!(!screen.contains('▀'), "{screen}");
+    tmux(&["send-keys", "-t", &target, "I"]);
+    let screen = wait_for(&target, "▀", 20);
+    let blocks = screen.matches(['▀', '▄']).count();
+    assert!(blocks > 200, "{blocks} half-block cells:\n{screen}");
+    assert!(screen.contains(" · image"), "{screen}");
+    // The cells carry the page's colours (24-bit or 256, as tmux passes them on).
+    let styled = tmux(&["capture-pane", "-p", "-e", "-t", &target]);
+    assert!(
+        styled.contains("48;2;") || styled.contains("48;5;"),
+        "no coloured background cells"
+    );
+    tmux(&["send-keys", "-t", &target, "I"]);
+    let screen = wait_gone(&target, "▀", 10);
+    assert!(screen.contains("Lena Fischbach"), "{screen}");
+    // OSC 52 reaches a tmux paste buffer (with set-clipboard on, tmux takes it from the app;
+    // the server's setting is put back after).
+    let before = tmux(&["show-options", "-s", "-v", "set-clipboard"]);
+    tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    tmux(&["send-keys", "-t", &target, "y", "c"]);
+    let want = "papers/dense-vs-sparse/paper.pdf#page=1";
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let copied = loop {
+        let names = tmux(&["list-buffers", "-F", "#{buffer_name}"]);
+        let found = names
+            .lines()
+            .any(|b| tmux(&["show-buffer", "-b", b]) == want);
+        if found || Instant::now() > deadline {
+            break found;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    if !before.trim().is_empty() {
+        tmux(&["set-option", "-s", "set-clipboard", before.trim()]);
+    }
+    assert!(copied, "no tmux buffer holds {want}");
+    tmux(&["send-keys", "-t", &target, "q"]);
 }

@@ -147,19 +147,13 @@ fn text_of(block: &ContentBlock) -> Option<&str> {
     }
 }
 
-/// How often streamed text is written while it keeps coming without a paragraph end: a
-/// bounded write rate, and at most this much of an answer is lost to a `kill -9`.
-const FLUSH_EVERY: Duration = Duration::from_millis(50);
-
-/// Collects a turn's agent text and writes it to the transcript as it streams: at paragraph
-/// ends, at tool calls, and while a paragraph is still open at most every [`FLUSH_EVERY`] (each
-/// write one whole line), so a kill loses at most the last fraction of a second of text.
+/// Collects a turn's agent text and writes it to the transcript as it streams: each chunk is
+/// one whole line, written before the chunk is shown, so whatever was on screen when the app
+/// was killed is on disk.
 struct Writer<'a> {
     thread: &'a mut Thread,
     turn: String,
-    pending: String,
     answer: String,
-    last_write: Instant,
 }
 
 impl Writer<'_> {
@@ -169,39 +163,13 @@ impl Writer<'_> {
         }
     }
 
-    fn write_agent(&mut self, text: String) {
-        self.last_write = Instant::now();
+    fn chunk(&mut self, text: &str) {
+        self.answer.push_str(text);
         self.line(Line::Agent {
             ts: now_rfc3339(),
             turn: self.turn.clone(),
-            text,
+            text: text.to_string(),
         });
-    }
-
-    fn flush(&mut self) {
-        if !self.pending.is_empty() {
-            let text = std::mem::take(&mut self.pending);
-            self.write_agent(text);
-        }
-    }
-
-    /// Writes what is pending when the last write is old enough (the stream paused).
-    fn tick(&mut self) {
-        if self.last_write.elapsed() >= FLUSH_EVERY {
-            self.flush();
-        }
-    }
-
-    fn chunk(&mut self, text: &str) {
-        self.answer.push_str(text);
-        self.pending.push_str(text);
-        if let Some(i) = self.pending.rfind("\n\n") {
-            let rest = self.pending.split_off(i + 2);
-            let done = std::mem::replace(&mut self.pending, rest);
-            self.write_agent(done);
-        } else {
-            self.tick();
-        }
     }
 
     fn notice(&mut self, text: String) {
@@ -237,7 +205,6 @@ fn handle_update(
             }
         }
         SessionUpdate::ToolCall(tc) => {
-            w.flush();
             let info = ToolCallInfo {
                 id: tc.tool_call_id.0.to_string(),
                 title: tc.title.clone(),
@@ -578,9 +545,7 @@ pub async fn run_turn(
     let mut w = Writer {
         thread,
         turn: turn.clone(),
-        pending: String::new(),
         answer: String::new(),
-        last_write: Instant::now(),
     };
     let policy = Policy {
         agent: agent.def.name.clone(),
@@ -658,7 +623,6 @@ pub async fn run_turn(
                     }
                 }
             },
-            _ = tokio::time::sleep(FLUSH_EVERY), if !w.pending.is_empty() => w.tick(),
             r = &mut response => break r.map_err(|e| agent.failure(&e)),
             _ = &mut deadline, if cancelled_at.is_none() => {
                 let _ = stop_tx.send(true);
@@ -691,7 +655,6 @@ pub async fn run_turn(
     let _ = stop_tx.send(true);
     while asking.join_next().await.is_some() {}
     agent.unlisten(&session_id);
-    w.flush();
     let answer = std::mem::take(&mut w.answer);
     let thread = w.thread;
     let response = match result {

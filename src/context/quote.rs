@@ -378,3 +378,29 @@ mod tests {
         );
     }
 }
+
+/// Why a quote's boxes on a page are not known.
+#[derive(Debug, thiserror::Error)]
+pub enum QuoteBoxError {
+    #[error(transparent)]
+    Pdf(#[from] crate::vault::pdf::PdfError),
+    #[error("the quote is not in the text of page {0}")]
+    NotFound(u32),
+    #[error("the text layer gives no position for the quote on page {0}")]
+    NoPosition(u32),
+}
+
+/// The boxes (PDF user space, as the text layer gives them) of `quote` found on physical page
+/// `page` of a PDF held in memory, for a highlight on the page image.
+pub fn page_boxes(bytes: &[u8], page: u32, quote: &str) -> Result<Vec<[f32; 4]>, QuoteBoxError> {
+    let limits = crate::vault::pdf::Limits {
+        deadline: std::time::Instant::now() + std::time::Duration::from_secs(60),
+    };
+    let layout = crate::vault::pdf::page_layout(bytes, page, limits)?;
+    let found = find(&layout.text, quote).ok_or(QuoteBoxError::NotFound(page))?;
+    let rects = layout.rects(found.range);
+    if rects.is_empty() {
+        return Err(QuoteBoxError::NoPosition(page));
+    }
+    Ok(rects)
+}

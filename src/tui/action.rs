@@ -30,6 +30,7 @@ macro_rules! actions {
 
 actions! {
     Quit => "quit", "Quit agentero";
+    Interrupt => "interrupt", "Cancel the running turn; twice quits";
     Help => "help", "Show this help";
     Suspend => "suspend", "Suspend to the shell (fg resumes)";
     Cancel => "cancel", "Close the overlay, leave the mode, or clear the pending keys";
@@ -53,10 +54,16 @@ actions! {
     TogglePaths => "toggle_paths", "Show paths instead of titles in the browser";
     Rescan => "rescan", "Re-scan the vault for changes";
     Search => "search", "Search in the paper";
+    VaultSearch => "vault_search", "Search every paper and note (in:DIR/ narrows)";
     SearchNext => "search_next", "Next search match";
     SearchPrev => "search_prev", "Previous search match";
     Outline => "outline", "Section outline of the paper";
     Metadata => "metadata", "Metadata of the paper";
+    ToggleImage => "toggle_image", "Show the page as an image (I again: the text)";
+    OpenViewer => "open_viewer", "Open the paper at this page in your PDF viewer";
+    Yank => "yank", "Copy the selection to the clipboard (OSC 52)";
+    YankCitation => "yank_citation", "Copy this page's citation (papers/x/paper.pdf#page=3)";
+    YankBibtex => "yank_bibtex", "Copy the paper's BibTeX entry";
     SetMark => "set_mark", "Set a mark (then a letter)";
     JumpMark => "jump_mark", "Jump to a mark (then a letter)";
     JumpBack => "jump_back", "Back in the jump list";
@@ -64,13 +71,16 @@ actions! {
     VisualChar => "visual_char", "Select characters (visual mode)";
     VisualLine => "visual_line", "Select lines (visual mode)";
     UseSelection => "use_selection", "Use the selection as the next question's context";
-    QuickChat => "quick_chat", "Quick Chat about the selection or page";
+    QuickChat => "quick_chat", "Quick Chat about the selection or page, or reopen it";
+    ReopenQuick => "reopen_quick", "Reopen the Quick Chat closed last";
     Compose => "compose", "Write a message to the agent";
     Send => "send", "Send the message";
     Newline => "newline", "New line in the message";
+    DeleteToLineStart => "delete_to_line_start", "Delete from the cursor to the start of the line";
     RemoveChip => "remove_chip", "Remove the last context chip; while a turn runs, cancel the turn instead";
     NewThread => "new_thread", "Start a new chat thread";
     Threads => "threads", "List chat threads";
+    Recent => "recent", "Recently opened documents (reopen where you left off)";
     NextThread => "next_thread", "Next chat thread";
     PrevThread => "prev_thread", "Previous chat thread";
     ToggleExpand => "toggle_expand", "Expand or fold a thought or tool call";

@@ -67,6 +67,8 @@ pub enum PromptKind {
     Search,
     /// The thread list's filter.
     Threads,
+    /// The vault-wide search (`space /`).
+    VaultSearch,
 }
 
 /// A key that waits for a letter (marks).
@@ -85,6 +87,13 @@ pub enum OverlayRequest {
     Metadata,
     /// The thread list, with this thread selected.
     Threads(usize),
+    /// The recently opened documents.
+    Recent,
+    /// The vault search's results for `query`, still to come.
+    Results {
+        seq: u64,
+        query: String,
+    },
     Permission {
         turn: u64,
         request: PermissionRequest,
@@ -117,10 +126,16 @@ pub enum Out {
     },
     /// Write the next chat question, with the selection (when there is one) as its context.
     UseSelection(Option<Chip>),
-    /// Open the Quick Chat on these chips.
-    QuickChat(Vec<Chip>),
-    /// The Quick Chat is gone (closed, promoted or replaced).
+    /// Open the Quick Chat on these chips: the one put aside when it was about the same
+    /// chips, unless `fresh`.
+    QuickChat {
+        chips: Vec<Chip>,
+        fresh: bool,
+    },
+    /// The Quick Chat is gone for good (promoted or replaced).
     RemoveQuick,
+    /// The Quick Chat was closed: put it aside, to be reopened.
+    HideQuick,
     Quit,
 }
 
@@ -194,6 +209,36 @@ pub enum Effect {
         option: Option<String>,
     },
     OpenUrl(String),
+    /// Search the whole vault's index (reports `Msg::VaultSearch`).
+    VaultSearch {
+        seq: u64,
+        query: String,
+    },
+    /// Put `text` on the clipboard through the terminal (OSC 52, over SSH too).
+    Copy(String),
+    /// Open a paper at a page in the user's PDF viewer (reports trouble as a status).
+    OpenViewer {
+        path: String,
+        page: u32,
+    },
+    /// Render a paper's page as an image for the terminal (reports `Msg::PageImage`).
+    RenderPage {
+        key: crate::tui::paper::image::ShotKey,
+        path: String,
+    },
+    /// Read the reading state of `.agentero/state/` (reports `Msg::Reading`).
+    LoadReading,
+    /// Write the reading state: `now` at once (quitting), else a moment later, a newer
+    /// request replacing the one still waiting.
+    SaveReading {
+        state: Box<crate::vault::reading::ReadingState>,
+        now: bool,
+    },
+    /// Clear the status message `seq` after `after` (reports `Msg::StatusExpired`).
+    ExpireStatus {
+        seq: u64,
+        after: std::time::Duration,
+    },
     /// Start the vault MCP server (`agentero serve` inside the app) or stop it (reports
     /// `Msg::VaultMcp`).
     ToggleVaultMcp,

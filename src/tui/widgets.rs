@@ -29,6 +29,114 @@ pub fn chip_spans(chips: &[Chip], theme: &Theme, mark: &str) -> Vec<Span<'static
     spans
 }
 
+/// Chips never take more rows than this; what does not fit is counted as "+N".
+pub const CHIP_ROWS: usize = 3;
+
+/// The chips laid out in rows of `width` columns, each chip whole on one row (a chip wider
+/// than a row is cut), at most `max_rows` rows: when they do not all fit, the last row ends
+/// with "+N" for the N chips left out.
+pub fn chip_lines(
+    chips: &[Chip],
+    theme: &Theme,
+    mark: &str,
+    width: usize,
+    max_rows: usize,
+) -> Vec<Line<'static>> {
+    let spans = chip_spans(chips, theme, mark);
+    // A chip wider than a row: its label is cut, its mark (✕) kept.
+    let chip_of = |i: usize| -> Span<'static> {
+        let s = &spans[2 * i];
+        if str_width(&s.content) > width {
+            let room = width.saturating_sub(2 + str_width(mark));
+            let full = chips[i].label();
+            // "reading papers/… p.3": the page stays, the path is what gets cut.
+            let label = match full.rsplit_once(" p.") {
+                Some((head, page))
+                    if !page.is_empty() && page.chars().all(|c| c.is_ascii_digit()) =>
+                {
+                    let tail = format!(" p.{page}");
+                    format!(
+                        "{}{tail}",
+                        truncate(head, room.saturating_sub(str_width(&tail)))
+                    )
+                }
+                _ => truncate(&full, room),
+            };
+            Span::styled(format!(" {label} {mark}"), s.style)
+        } else {
+            s.clone()
+        }
+    };
+    let widths: Vec<usize> = (0..chips.len())
+        .map(|i| str_width(&chip_of(i).content))
+        .collect();
+    let (rows, more) = chip_layout(&widths, width, max_rows);
+    let n = rows.len();
+    rows.into_iter()
+        .enumerate()
+        .map(|(r, row)| {
+            let mut line: Vec<Span<'static>> = Vec::new();
+            for i in row {
+                line.push(chip_of(i));
+                line.push(Span::raw(" "));
+            }
+            if r + 1 == n && more > 0 {
+                line.push(Span::styled(format!("+{more}"), theme.style("ui.dim")));
+            }
+            Line::from(fit_spans(line, width))
+        })
+        .collect()
+}
+
+/// How many rows [`chip_lines`] takes for these chips (`mark` as given to it).
+pub fn chip_rows(chips: &[Chip], mark: &str, width: usize, max_rows: usize) -> usize {
+    // " label mark", as chip_spans draws a chip.
+    let widths: Vec<usize> = chips
+        .iter()
+        .map(|c| (str_width(&c.label()) + 2 + str_width(mark)).min(width))
+        .collect();
+    chip_layout(&widths, width, max_rows).0.len()
+}
+
+/// Chips of these widths in rows of `width` (one column between two chips), at most
+/// `max_rows`: the chips of each row, and how many were left out.
+fn chip_layout(widths: &[usize], width: usize, max_rows: usize) -> (Vec<Vec<usize>>, usize) {
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut used = 0;
+    for (i, &w) in widths.iter().enumerate() {
+        if rows.is_empty() || used + w > width {
+            rows.push(Vec::new());
+            used = 0;
+        }
+        rows.last_mut().expect("pushed").push(i);
+        used += w + 1;
+    }
+    let max_rows = max_rows.max(1);
+    let mut more = 0;
+    if rows.len() > max_rows {
+        more = rows[max_rows..].iter().map(Vec::len).sum::<usize>();
+        rows.truncate(max_rows);
+        // "+N" after the last row's chips: chips leave that row until it fits.
+        let last = rows.last_mut().expect("max_rows >= 1");
+        loop {
+            let w: usize = last.iter().map(|&i| widths[i] + 1).sum();
+            if w + str_width(&format!("+{more}")) <= width || last.len() <= 1 {
+                break;
+            }
+            last.pop();
+            more += 1;
+        }
+    }
+    (rows, more)
+}
+
+/// Empties `area` for a popup, painted in the theme's text colours (a theme with a
+/// background keeps it under popups too).
+pub fn clear(f: &mut Frame, area: Rect, theme: &Theme) {
+    f.render_widget(Clear, area);
+    f.render_widget(Block::default().style(theme.style("ui.text")), area);
+}
+
 pub fn pane_block<'a>(title: String, focused: bool, theme: &Theme) -> Block<'a> {
     Block::bordered()
         .title(Span::styled(title, theme.style("ui.title")))
@@ -57,6 +165,34 @@ pub fn truncate(s: &str, width: usize) -> String {
     out
 }
 
+/// A status line from `parts` (priority, text) in their order: the least important (highest
+/// number) parts are left out until the rest fits `width`, joined by `sep`; what still does
+/// not fit is cut with an ellipsis.
+pub fn fit_parts(parts: &[(u8, String)], sep: &str, width: usize) -> String {
+    let mut keep: Vec<bool> = parts.iter().map(|p| !p.1.is_empty()).collect();
+    let join = |keep: &[bool]| {
+        parts
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .map(|(p, _)| p.1.as_str())
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    let mut line = join(&keep);
+    while str_width(&line) > width {
+        let Some(drop) = (0..parts.len())
+            .filter(|&i| keep[i] && parts[i].0 > 0)
+            .max_by_key(|&i| (parts[i].0, i))
+        else {
+            break;
+        };
+        keep[drop] = false;
+        line = join(&keep);
+    }
+    truncate(&line, width)
+}
+
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height.saturating_sub(1));
@@ -74,7 +210,7 @@ pub fn list_popup(theme: &Theme, f: &mut Frame, title: &str, items: Vec<String>,
         f.area().width.saturating_sub(8).min(90),
         (items.len() as u16 + 2).min(f.area().height.saturating_sub(2)),
     );
-    f.render_widget(Clear, area);
+    clear(f, area, theme);
     let block = Block::bordered()
         .title(Span::styled(format!(" {title} "), theme.style("ui.title")))
         .border_style(theme.style("ui.border.focus"));
@@ -108,7 +244,7 @@ pub fn modal(
     title_style: &str,
     lines: Vec<Line<'static>>,
 ) {
-    f.render_widget(Clear, area);
+    clear(f, area, theme);
     f.render_widget(
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(
             Block::bordered()
@@ -159,6 +295,86 @@ pub fn fit_placeholder(input: &mut TextArea<'static>, width: u16) {
     if str_width(input.placeholder_text()) > room {
         let cut = truncate(input.placeholder_text(), room);
         input.set_placeholder_text(cut);
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+
+    fn text(l: &Line) -> String {
+        l.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn chips_wrap_up_to_a_cap_and_count_the_rest() {
+        let theme = Theme::try_load("default", &super::super::theme::shipped, false).unwrap();
+        let chips: Vec<Chip> = (1..=9)
+            .map(|i| Chip::Mention(format!("papers/paper-number-{i}/paper.pdf")))
+            .collect();
+        // Wide: every chip on one row.
+        let wide = chip_lines(&chips[..2], &theme, "✕ ", 200, 3);
+        assert_eq!(wide.len(), 1);
+        assert_eq!(chip_rows(&chips[..2], "✕ ", 200, 3), 1);
+        // Narrow: two chips a row, three rows, the last ends with the count of the rest.
+        let lines = chip_lines(&chips, &theme, "✕ ", 80, 3);
+        assert_eq!(lines.len(), 3);
+        assert_eq!(chip_rows(&chips, "✕ ", 80, 3), 3);
+        let shown: usize = lines.iter().map(|l| text(l).matches('@').count()).sum();
+        let last = text(&lines[2]);
+        let more: usize = last.rsplit('+').next().unwrap().trim().parse().unwrap();
+        assert_eq!(shown + more, 9, "{last}");
+        for l in &lines {
+            assert!(str_width(&text(l)) <= 80, "{}", text(l));
+        }
+        // Each chip whole: a row never ends in half a label.
+        assert!(
+            text(&lines[0]).trim_end().ends_with('✕'),
+            "{}",
+            text(&lines[0])
+        );
+        // The page of a reading chip stays when its path is cut.
+        let reading = [Chip::Reading {
+            path: "papers/a-very-long-folder-name-for-a-paper/paper.pdf".into(),
+            page: Some(12),
+        }];
+        let r = chip_lines(&reading, &theme, "✕ ", 30, 3);
+        assert!(
+            text(&r[0]).trim_end().ends_with("… p.12 ✕"),
+            "{}",
+            text(&r[0])
+        );
+        assert!(str_width(&text(&r[0])) <= 30);
+        // A chip wider than the row: its label is cut, its mark kept.
+        let one = chip_lines(&chips[..1], &theme, "✕ ", 20, 3);
+        assert_eq!(one.len(), 1);
+        assert!(
+            text(&one[0]).trim_end().ends_with("… ✕"),
+            "{}",
+            text(&one[0])
+        );
+        assert!(str_width(&text(&one[0])) <= 20);
+    }
+
+    #[test]
+    fn the_least_important_parts_go_first() {
+        let parts = vec![
+            (0, "builtin".to_string()),
+            (1, "mcp".to_string()),
+            (4, "fp 1a2b3c4d".to_string()),
+            (1, "session resumed".to_string()),
+        ];
+        assert_eq!(
+            fit_parts(&parts, " · ", 80),
+            "builtin · mcp · fp 1a2b3c4d · session resumed"
+        );
+        assert_eq!(
+            fit_parts(&parts, " · ", 32),
+            "builtin · mcp · session resumed"
+        );
+        // Equal priorities: the later one goes first.
+        assert_eq!(fit_parts(&parts, " · ", 20), "builtin · mcp");
+        assert_eq!(fit_parts(&parts, " · ", 5), "buil…");
     }
 }
 

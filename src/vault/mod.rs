@@ -1,6 +1,7 @@
 //! The vault: scanning, PDF page text, metadata, references and the derived search index.
 //! Knows nothing of agents or the UI.
 
+pub mod bibtex;
 pub mod catalog;
 pub mod checked;
 pub mod demo;
@@ -13,7 +14,9 @@ pub mod meta;
 pub mod paths;
 pub mod pdf;
 pub mod ranking;
+pub mod reading;
 pub mod refs;
+pub mod render;
 pub mod scan;
 pub mod textfile;
 pub mod tokenizer;

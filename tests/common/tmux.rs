@@ -25,6 +25,36 @@ impl Drop for Session {
     }
 }
 
+/// A detached 120x40 session `name` running `command` in a clean environment: PATH=/usr/bin:/bin,
+/// TERM=xterm-256color, HOME and the XDG folders in `home` (`command` may begin with more
+/// `VAR=value` words, as `env` takes them).
+pub fn start(name: &str, home: &std::path::Path, command: &[&str]) -> Session {
+    let h = home.display();
+    let status = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-s",
+            name,
+            "env",
+            "-i",
+            "PATH=/usr/bin:/bin",
+            "TERM=xterm-256color",
+            &format!("HOME={h}"),
+            &format!("XDG_CONFIG_HOME={h}/.config"),
+            &format!("XDG_DATA_HOME={h}/.local/share"),
+        ])
+        .args(command)
+        .status()
+        .expect("tmux runs");
+    assert!(status.success());
+    Session(name.to_string())
+}
+
 /// The screen once it shows `what`, or after `secs` seconds (the caller asserts).
 pub fn wait_for(target: &str, what: &str, secs: u64) -> String {
     wait_until(target, secs, |s| s.contains(what))
@@ -44,4 +74,20 @@ fn wait_until(target: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The page of the last paper source on screen (a source line reads `→ title · p. N …`).
+pub fn last_source_page(screen: &str) -> Option<u32> {
+    screen
+        .lines()
+        .filter(|l| l.contains("→ "))
+        .filter_map(|l| l.split(" · p. ").nth(1))
+        .filter_map(|n| {
+            n.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .ok()
+        })
+        .next_back()
 }

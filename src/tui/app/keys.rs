@@ -83,7 +83,12 @@ impl AppState {
     pub(super) fn on_key(&mut self, ev: KeyEvent) -> Vec<Effect> {
         let chain = self.mode_chain();
         let (typing, focus_mode) = (self.typing(), self.focus_mode());
-        match self.input.key(ev, &self.keymap, &chain, typing, focus_mode) {
+        let resolved = self.input.key(ev, &self.keymap, &chain, typing, focus_mode);
+        // ctrl-c twice quits: any other key in between disarms it.
+        if !matches!(resolved, Resolved::Action(Action::Interrupt, _)) {
+            self.interrupt_armed = false;
+        }
+        match resolved {
             Resolved::Nothing => Vec::new(),
             Resolved::Action(action, count) => self.dispatch(action, count),
             Resolved::Text(ev) => self.type_key(ev),
@@ -164,7 +169,44 @@ impl AppState {
         }
     }
 
+    /// ctrl-c: a running turn (the chat's or the Quick Chat's) is cancelled; with nothing
+    /// running a first press says how to quit and a second one quits (as in Claude Code).
+    fn interrupt(&mut self) -> Vec<Effect> {
+        let key = self.keymap.hint(&[Mode::Global], Action::Interrupt);
+        let quick_turn = self.quick.as_ref().and_then(|q| q.turn());
+        if quick_turn.is_some() || self.chat.turn().is_some() {
+            self.interrupt_armed = true;
+            let mut fx = match self.quick.as_mut().filter(|_| quick_turn.is_some()) {
+                Some(q) => {
+                    let out = q.update(QuickMsg::Action {
+                        action: Action::CancelTurn,
+                        count: None,
+                    });
+                    self.apply(out)
+                }
+                None => self.send_chat(ChatMsg::Action {
+                    action: Action::CancelTurn,
+                    count: None,
+                }),
+            };
+            fx.extend(self.apply(vec![Out::Status(format!(
+                "turn cancelled ({key} again quits)"
+            ))]));
+            return fx;
+        }
+        if self.interrupt_armed {
+            return self.apply(vec![Out::Quit]);
+        }
+        self.interrupt_armed = true;
+        let quit = self.keymap.hint(&[Mode::Global], Action::Quit);
+        self.status = format!("press {key} again to quit (or {quit})");
+        Vec::new()
+    }
+
     fn dispatch(&mut self, action: Action, count: Option<u32>) -> Vec<Effect> {
+        if action == Action::Interrupt {
+            return self.interrupt();
+        }
         // The thread list's filter: enter keeps what it found, esc lists every thread again.
         if self.threads_prompt() && matches!(action, Action::Open | Action::Cancel) {
             self.input.take_prompt();
@@ -175,6 +217,14 @@ impl AppState {
             return Vec::new();
         }
         // An overlay takes the keys first.
+        // The lists the app holds for an overlay: their lengths.
+        let recent = match &self.overlay {
+            Some(Overlay::Recent { .. }) => self.recent().len(),
+            Some(Overlay::Results {
+                hits: Some(Ok(h)), ..
+            }) => h.len(),
+            _ => 0,
+        };
         if let Some(overlay) = self.overlay.as_mut() {
             let total = match overlay {
                 Overlay::Outline { .. } => self.paper.doc().map_or(0, |p| p.info().sections.len()),
@@ -182,6 +232,7 @@ impl AppState {
                     filter: Some(f), ..
                 } => f.found.len(),
                 Overlay::Threads { .. } => self.chat.threads().len(),
+                Overlay::Recent { .. } | Overlay::Results { .. } => recent,
                 Overlay::Help { .. } => crate::tui::overlay::view::help_lines(&self.keymap).len(),
                 _ => 0,
             };
@@ -208,6 +259,7 @@ impl AppState {
             };
             return match (action, p.kind) {
                 (Action::Open, PromptKind::Search) => self.send_paper(PaperMsg::Search(p.text)),
+                (Action::Open, PromptKind::VaultSearch) => self.vault_search(p.text),
                 (Action::Cancel, PromptKind::Filter) => {
                     let out = self.browser.update(BrowserMsg::Filter(String::new()));
                     self.apply(out)
@@ -223,6 +275,15 @@ impl AppState {
                 self.input.clear();
                 if self.chat.cancels(self.focus == Pane::Chat) {
                     return self.send_chat(ChatMsg::Cancel);
+                }
+                if self.focus == Pane::Vault && !self.browser.filter().is_empty() {
+                    let rows = self.areas().vault.height.saturating_sub(2) as usize;
+                    let out = self.browser.update(BrowserMsg::Action {
+                        action,
+                        count: None,
+                        rows,
+                    });
+                    return self.apply(out);
                 }
                 self.send_paper(PaperMsg::Cancel)
             }
@@ -265,6 +326,12 @@ impl AppState {
                 })
             }
             Action::ToggleVaultMcp => vec![Effect::ToggleVaultMcp],
+            Action::ReopenQuick => self.reopen_quick(),
+            Action::Recent => self.apply(vec![Out::Overlay(OverlayRequest::Recent)]),
+            Action::VaultSearch => self.apply(vec![Out::Prompt {
+                kind: PromptKind::VaultSearch,
+                text: String::new(),
+            }]),
             Action::Handoff => {
                 let gate = self.gate();
                 self.send_chat(ChatMsg::Handoff(gate))
@@ -293,6 +360,42 @@ impl AppState {
                 Pane::Chat => self.send_chat(ChatMsg::Action { action, count }),
             },
         }
+    }
+
+    /// `space /` then enter: the results overlay opens while the index is searched.
+    fn vault_search(&mut self, query: String) -> Vec<Effect> {
+        if query.trim().is_empty() {
+            return Vec::new();
+        }
+        self.next_search += 1;
+        let seq = self.next_search;
+        let mut fx = self.apply(vec![Out::Overlay(OverlayRequest::Results {
+            seq,
+            query: query.clone(),
+        })]);
+        fx.push(Effect::VaultSearch { seq, query });
+        fx
+    }
+
+    /// A search result opens at its best page, the first matched words highlighted there.
+    fn open_hit(&mut self, hit: crate::vault::PaperHit, query: &str) -> Vec<Effect> {
+        let best = hit.pages.first();
+        let page = best.and_then(|p| p.page).or(hit.card.page).unwrap_or(1);
+        let mut jump = crate::tui::effect::Jump::to(hit.card.path.clone(), page);
+        jump.lines = best.and_then(|p| p.lines).map(|[a, b]| (a, b));
+        // The excerpt's first **match**, else the query's words: found on the page, shown.
+        let matched = hit
+            .card
+            .excerpt
+            .split("**")
+            .nth(1)
+            .map(str::to_string)
+            .filter(|m| !m.trim().is_empty())
+            .unwrap_or_else(|| query.to_string());
+        if hit.card.kind == crate::vault::EntryKind::Paper {
+            jump.quote = Some(matched);
+        }
+        self.apply(vec![Out::Jump(jump)])
     }
 
     /// What a choice on an overlay means for the panes.
@@ -334,6 +437,27 @@ impl AppState {
                 self.thread_index = None;
                 self.input.open_prompt(PromptKind::Threads, text);
                 Vec::new()
+            }
+            Choice::Result(i) => {
+                let Some(Overlay::Results {
+                    query,
+                    hits: Some(Ok(hits)),
+                    ..
+                }) = self.overlay.take()
+                else {
+                    return Vec::new();
+                };
+                match hits.into_iter().nth(i) {
+                    Some(hit) => self.open_hit(hit, &query),
+                    None => Vec::new(),
+                }
+            }
+            Choice::Recent(i) => {
+                self.overlay = None;
+                match self.recent().into_iter().nth(i) {
+                    Some((path, _)) => self.apply(vec![Out::OpenEntry { path }]),
+                    None => Vec::new(),
+                }
             }
             Choice::Answer {
                 turn,

@@ -16,6 +16,7 @@ use ratatui::layout::Rect;
 use crate::context::ContextRequest;
 use crate::vault::EntryKind;
 use crate::vault::indexer::Progress;
+use crate::vault::reading::{self, ReadingState};
 
 use super::browser::{Browser, BrowserMsg};
 use super::chat::{Chat, ChatMsg, Compose};
@@ -68,7 +69,28 @@ pub enum Msg {
     Status(String),
     /// The vault MCP server's address now (`None`: stopped), or why it could not start.
     VaultMcp(Result<Option<String>, String>),
+    /// The status message numbered so has been shown long enough.
+    StatusExpired(u64),
+    /// The vault search numbered `seq`: its results, or why it failed.
+    VaultSearch {
+        seq: u64,
+        result: Result<Vec<crate::vault::PaperHit>, String>,
+    },
+    /// A page image asked for by the paper pane.
+    PageImage {
+        key: crate::tui::paper::image::ShotKey,
+        result: Result<crate::tui::paper::image::PageProto, String>,
+    },
+    /// The reading state from `.agentero/state/`, and what could not be used of it.
+    Reading {
+        state: Box<ReadingState>,
+        problems: Vec<String>,
+    },
 }
+
+/// How long a status message stays (seconds); an error stays longer.
+const STATUS_SECS: u64 = 6;
+const STATUS_ERROR_SECS: u64 = 15;
 
 pub struct AppState {
     vault_name: String,
@@ -90,7 +112,22 @@ pub struct AppState {
     vault_mcp: Option<String>,
     /// The chat's threads indexed while the thread list's filter is typed.
     thread_index: Option<crate::acp::threads::ThreadIndex>,
+    /// A first ctrl-c with nothing running: the next one quits.
+    interrupt_armed: bool,
+    /// The Quick Chat closed last, kept to be reopened.
+    closed_quick: Option<Quick>,
+    /// Numbers the status messages: only the newest one's timer clears it.
+    status_seq: u64,
+    /// The reading state once read from disk (never saved before: it would be overwritten).
+    reading: Option<ReadingState>,
+    /// The document whose place was recorded last (opening another one stamps its time).
+    reading_doc: Option<String>,
+    /// Numbers the vault searches: a late answer to an older one is dropped.
+    next_search: u64,
 }
+
+/// How many documents the recently opened list shows.
+pub const RECENT: usize = 30;
 
 impl AppState {
     pub fn new(vault_name: String, keymap: Keymap, agent: AgentState) -> AppState {
@@ -117,6 +154,12 @@ impl AppState {
             next_turn: 0,
             vault_mcp: None,
             thread_index: None,
+            interrupt_armed: false,
+            closed_quick: None,
+            status_seq: 0,
+            reading: None,
+            reading_doc: None,
+            next_search: 0,
         }
     }
 
@@ -130,7 +173,12 @@ impl AppState {
     /// The effects to run at start: scan the vault, bring its index up to date, restore the
     /// chat threads and start the agent (when one is configured).
     pub fn start(&mut self) -> Vec<Effect> {
-        let mut fx = vec![Effect::Scan, Effect::Index, Effect::LoadThreads];
+        let mut fx = vec![
+            Effect::Scan,
+            Effect::LoadReading,
+            Effect::Index,
+            Effect::LoadThreads,
+        ];
         if matches!(self.chat.agent(), AgentState::Starting { .. }) {
             fx.push(Effect::StartAgent);
         }
@@ -138,13 +186,37 @@ impl AppState {
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        if let Msg::StatusExpired(seq) = msg {
+            if seq == self.status_seq {
+                self.status.clear();
+            }
+            return Vec::new();
+        }
         // The grant preview follows the chips whatever changed them (opening a paper, turning
         // a page moves the reading chip): what the status line shows is what a send grants.
         let chips = self.chat.chips().to_vec();
+        let status = self.status.clone();
         let mut fx = self.handle(msg);
+        if !self.quit && self.sync_reading() {
+            fx.push(self.save_reading(false));
+        }
         if self.chat.chips() != chips && !fx.iter().any(|e| matches!(e, Effect::Plan { .. })) {
             let plan = self.chat.plan();
             fx.extend(self.apply(plan));
+        }
+        // A new message in the status bar goes away by itself after a while (an error stays
+        // longer); a newer one replaces the timer.
+        if self.status != status && !self.status.is_empty() {
+            self.status_seq += 1;
+            let secs = if is_error(&self.status) {
+                STATUS_ERROR_SECS
+            } else {
+                STATUS_SECS
+            };
+            fx.push(Effect::ExpireStatus {
+                seq: self.status_seq,
+                after: std::time::Duration::from_secs(secs),
+            });
         }
         fx
     }
@@ -253,6 +325,27 @@ impl AppState {
                 self.vault_mcp = addr;
                 Vec::new()
             }
+            Msg::StatusExpired(_) => Vec::new(),
+            Msg::PageImage { key, result } => self.send_paper(PaperMsg::Image { key, result }),
+            Msg::VaultSearch { seq, result } => {
+                if let Some(Overlay::Results {
+                    seq: open, hits, ..
+                }) = self.overlay.as_mut()
+                    && *open == seq
+                {
+                    *hits = Some(result);
+                }
+                Vec::new()
+            }
+            Msg::Reading { state, problems } => {
+                let session = state.session.clone();
+                self.reading = Some(*state);
+                self.reading_doc = None;
+                if !problems.is_empty() {
+                    self.status = problems.join("; ");
+                }
+                self.send_paper(PaperMsg::Restore(session))
+            }
             Msg::VaultMcp(Err(e)) => {
                 self.status = format!("vault MCP cannot start: {e}");
                 Vec::new()
@@ -273,9 +366,9 @@ impl AppState {
                     fx.extend(self.send_paper(PaperMsg::Jump(jump, kind)));
                 }
                 Out::OpenEntry { path } => {
-                    let page = self.paper.page_of(&path);
-                    let kind = self.kind_of(&path);
-                    fx.extend(self.send_paper(PaperMsg::Jump(Jump::to(path, page), kind)));
+                    let jump = self.entry_place(path);
+                    let kind = self.kind_of(&jump.to.path);
+                    fx.extend(self.send_paper(PaperMsg::Jump(jump, kind)));
                 }
                 Out::Prompt { kind, text } => self.input.open_prompt(kind, text),
                 Out::Await(wait) => self.input.wait_for(wait),
@@ -293,20 +386,122 @@ impl AppState {
                     }
                 }
                 Out::UseSelection(chip) => fx.extend(self.send_chat(ChatMsg::UseSelection(chip))),
-                Out::QuickChat(chips) => {
-                    if let Some(old) = self.quick.take() {
-                        fx.extend(self.apply(old.close()));
-                    }
-                    self.quick = Some(Quick::new(chips));
-                }
+                Out::QuickChat { chips, fresh } => fx.extend(self.open_quick(chips, fresh)),
                 Out::RemoveQuick => self.quick = None,
+                Out::HideQuick => {
+                    if let Some(q) = self.quick.take()
+                        && let Some(old) = self.closed_quick.replace(q)
+                    {
+                        fx.extend(old.dropped());
+                    }
+                }
                 Out::Quit => {
+                    // The reading state first: nothing runs after Quit.
+                    self.sync_reading();
+                    if self.reading.is_some() {
+                        fx.push(self.save_reading(true));
+                    }
                     self.quit = true;
                     fx.push(Effect::Quit);
                 }
             }
         }
         fx
+    }
+
+    /// Opens the Quick Chat on `chips`: the closed one again when it was about the same
+    /// chips (unless `fresh`), else a new one (the closed one is then forgotten).
+    fn open_quick(&mut self, chips: Vec<Chip>, fresh: bool) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        if let Some(old) = self.quick.take() {
+            fx.extend(old.dropped());
+        }
+        match self.closed_quick.take() {
+            Some(q) if !fresh && q.chips() == chips.as_slice() => {
+                self.quick = Some(q);
+                self.status = "Quick Chat reopened (space q in it starts over)".into();
+            }
+            closed => {
+                fx.extend(closed.iter().flat_map(Quick::dropped));
+                self.quick = Some(Quick::new(chips));
+            }
+        }
+        fx
+    }
+
+    /// `space Q`: the Quick Chat closed last, whatever it was about.
+    pub(super) fn reopen_quick(&mut self) -> Vec<Effect> {
+        match self.closed_quick.take() {
+            Some(q) => {
+                let mut fx = Vec::new();
+                if let Some(old) = self.quick.replace(q) {
+                    fx.extend(old.dropped());
+                }
+                self.status = "Quick Chat reopened".into();
+                fx
+            }
+            None => {
+                self.status = "no closed Quick Chat to reopen (space q asks one)".into();
+                Vec::new()
+            }
+        }
+    }
+
+    /// Where opening `path` from a list goes: where it is when it is the open document, else
+    /// where it was left last time, else its start.
+    fn entry_place(&self, path: String) -> Jump {
+        if self.paper.doc().is_some_and(|d| d.path() == path) {
+            let page = self.paper.page_of(&path);
+            return Jump::to(path, page);
+        }
+        match self.reading.as_ref().and_then(|r| r.place(&path)) {
+            Some(place) => {
+                let mut jump = Jump::to(path, place.page);
+                jump.to.row = place.row;
+                jump
+            }
+            None => Jump::to(path, 1),
+        }
+    }
+
+    /// Records the open document's place and the paper's session in the reading state;
+    /// whether that changed it.
+    fn sync_reading(&mut self) -> bool {
+        let Some(r) = self.reading.as_mut() else {
+            return false;
+        };
+        let mut changed = false;
+        if let Some(at) = self.paper.location() {
+            let opened =
+                (self.reading_doc.as_deref() != Some(at.path.as_str())).then(reading::now_ms);
+            let before = r.place(&at.path).cloned();
+            r.set_place(&at.path, at.page, at.row, opened);
+            changed |= before.as_ref() != r.place(&at.path);
+            self.reading_doc = Some(at.path);
+        }
+        let session = self.paper.session();
+        if session != r.session {
+            r.session = session;
+            changed = true;
+        }
+        changed
+    }
+
+    fn save_reading(&self, now: bool) -> Effect {
+        Effect::SaveReading {
+            state: Box::new(self.reading.clone().unwrap_or_default()),
+            now,
+        }
+    }
+
+    /// The recently opened documents, the latest first: path, and the page it was left at.
+    pub fn recent(&self) -> Vec<(String, u32)> {
+        self.reading.as_ref().map_or_else(Vec::new, |r| {
+            r.recent(RECENT)
+                .into_iter()
+                .map(|(path, place)| (path.to_string(), place.page))
+                .collect()
+        })
     }
 
     /// The kind of the document at `path`: as listed, else by its extension.
@@ -371,6 +566,11 @@ impl AppState {
         self.paper.doc()
     }
 
+    /// The paper pane (its image view, marks and jump list).
+    pub fn paper_pane(&self) -> &Paper {
+        &self.paper
+    }
+
     pub fn chat(&self) -> &Chat {
         &self.chat
     }
@@ -414,5 +614,50 @@ impl AppState {
     pub fn quick_request(&self) -> Option<ContextRequest> {
         let remote = matches!(self.chat.agent(), AgentState::Ready { remote: true, .. });
         Some(self.quick.as_ref()?.request(remote))
+    }
+}
+
+/// Whether a status message reports a failure: "cannot …", "… failed: …", "agent
+/// unavailable", or a count of failures that is not zero ("indexed: 3 updated, 0 failed" is
+/// a success).
+pub fn is_error(msg: &str) -> bool {
+    let lower = msg.to_lowercase();
+    if lower.starts_with("agent unavailable")
+        || lower.contains("cannot ")
+        || lower.contains("can't ")
+        || lower.contains("error")
+    {
+        return true;
+    }
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '(' || c == ')')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let w = w.trim_end_matches([':', '.']);
+        (w == "failed" || w == "fails")
+            && match i.checked_sub(1).and_then(|j| words.get(j)) {
+                Some(n) => n.parse::<u64>().map_or(true, |n| n > 0),
+                None => true,
+            }
+    })
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::is_error;
+
+    #[test]
+    fn zero_failures_are_not_an_error() {
+        assert!(!is_error("indexed: 3 updated, 12 unchanged, 0 failed"));
+        assert!(!is_error(
+            "rebuilt the index (schema changed); indexed: 1 updated, 0 failed"
+        ));
+        assert!(!is_error("mark b set"));
+        assert!(is_error("indexed: 3 updated, 2 failed"));
+        assert!(is_error("indexing failed: disk full"));
+        assert!(is_error("cannot open notes/x.md: not found"));
+        assert!(is_error("agent unavailable: no agent"));
+        assert!(is_error("the turn failed"));
     }
 }

@@ -47,7 +47,14 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
     if let Some(q) = &st.quick
         && matches!(st.overlay, None | Some(Overlay::Permission { .. }))
     {
-        quick::view::view(q, &st.keymap, &st.mode_chain(), theme, f);
+        let titles = |path: &str| {
+            st.browser()
+                .entries()
+                .iter()
+                .find(|e| e.path == path)
+                .map(|e| e.title.clone())
+        };
+        quick::view::view(q, &st.keymap, &st.mode_chain(), theme, &titles, f);
     }
     match &st.overlay {
         Some(Overlay::Help { scroll }) => {
@@ -58,6 +65,30 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
         }
         Some(Overlay::Metadata) => {
             overlay::view::metadata(theme, f, paper::view::metadata_lines(&st.paper, theme))
+        }
+        Some(Overlay::Results {
+            query,
+            hits,
+            selected,
+            ..
+        }) => overlay::view::results(theme, f, query, hits.as_ref(), *selected),
+        Some(Overlay::Recent { selected }) => {
+            let items = st
+                .recent()
+                .into_iter()
+                .map(|(path, page)| {
+                    let title = st
+                        .browser()
+                        .entries()
+                        .iter()
+                        .find(|e| e.path == path)
+                        .map(|e| e.title.clone())
+                        .filter(|t| !t.is_empty())
+                        .unwrap_or(path);
+                    format!("{title} · p. {page}")
+                })
+                .collect();
+            overlay::view::recent(theme, f, items, *selected)
         }
         Some(Overlay::Threads { selected, filter }) => overlay::view::threads(
             theme,
@@ -92,6 +123,7 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
     let (msg, style) = if let Some(p) = st.input.prompt() {
         let lead = match p.kind {
             PromptKind::Search => "/",
+            PromptKind::VaultSearch => "search the vault (in:FOLDER/ to narrow): ",
             PromptKind::Filter => "filter: ",
             PromptKind::Threads => "find threads: ",
         };
@@ -102,9 +134,7 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
             theme.style("ui.status.progress"),
         )
     } else if !st.status.is_empty() {
-        let err = st.status.starts_with("agent unavailable")
-            || st.status.contains("cannot")
-            || st.status.contains("failed");
+        let err = super::is_error(&st.status);
         (
             st.status.clone(),
             theme.style(if err { "ui.status.error" } else { "ui.status" }),
@@ -120,13 +150,25 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
             theme.style("ui.status"),
         )
     };
-    let right = match st.vault_mcp() {
-        Some(url) => format!(
-            " mcp {} · {} ",
-            url.trim_start_matches("http://"),
-            st.vault_name
+    // The message first; the MCP address and the vault's name get what it leaves, the name
+    // going first (80 columns keep the message whole).
+    let msg_w = str_width(&msg);
+    let room_right = (area.width as usize).saturating_sub(str_width(&left) + msg_w + 1);
+    let parts = [
+        (
+            1,
+            st.vault_mcp()
+                .map(|url| format!("mcp {}", url.trim_start_matches("http://")))
+                .unwrap_or_default(),
         ),
-        None => format!(" {} ", st.vault_name),
+        (2, st.vault_name.clone()),
+    ];
+    let fitted = crate::tui::widgets::fit_parts(&parts, " · ", room_right.saturating_sub(2));
+    // A part cut to an ellipsis is no use: leave the right side empty instead.
+    let right = if fitted.is_empty() || fitted.ends_with('…') {
+        String::new()
+    } else {
+        format!(" {fitted} ")
     };
     let room = (area.width as usize).saturating_sub(str_width(&left) + str_width(&right));
     let line = Line::from(vec![

@@ -78,11 +78,20 @@ impl Browser {
                 let last = self.visible.len().saturating_sub(1);
                 self.selected = count.map_or(last, |c| (c as usize).saturating_sub(1).min(last));
             }
+            // A new filter replaces the old one: the prompt starts empty, the list whole.
             Action::Filter => {
+                self.filter.clear();
+                self.refilter();
                 return vec![Out::Prompt {
                     kind: PromptKind::Filter,
-                    text: self.filter.clone(),
+                    text: String::new(),
                 }];
+            }
+            // esc with a filter on: the whole list again.
+            Action::Cancel if !self.filter.is_empty() => {
+                self.filter.clear();
+                self.refilter();
+                return vec![Out::Status("filter cleared".into())];
             }
             Action::TogglePaths => self.show_paths = !self.show_paths,
             Action::Rescan => return vec![Out::Run(Effect::Scan), Out::Run(Effect::Index)],
@@ -101,7 +110,7 @@ impl Browser {
             self.filter = format!("{}/", e.path);
             self.refilter();
             return vec![Out::Status(format!(
-                "showing {}/ (esc then / to change the filter)",
+                "showing {}/ (esc then f to change the filter)",
                 e.path
             ))];
         }

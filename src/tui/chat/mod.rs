@@ -278,6 +278,9 @@ impl Chat {
         let n = count.unwrap_or(1).max(1) as usize;
         match action {
             Action::Newline => self.input.insert_newline(),
+            Action::DeleteToLineStart => {
+                self.input.delete_line_by_head();
+            }
             // The input's ctrl-x shadows the global cancel_turn: while a turn runs it cancels
             // (as the status line promises), otherwise it removes a chip.
             Action::RemoveChip if self.running.is_some() => {
@@ -317,9 +320,9 @@ impl Chat {
                 self.threads.push(Thread::new(format!("new-{}", n + 1)));
                 self.current = self.threads.len() - 1;
                 self.selected = None;
-                if self.compose == Compose::Off {
-                    self.compose = Compose::On;
-                }
+                // Not straight into the message: `i` writes, as everywhere else (a typed `i`
+                // must not land in the new message).
+                self.compose = Compose::Off;
                 let mut out = vec![Out::Focus(Pane::Chat)];
                 out.extend(self.plan());
                 return out;

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 use super::{Chat, Compose};
 use crate::tui::action::Action;
@@ -12,12 +12,18 @@ use crate::tui::chips::AgentState;
 use crate::tui::keymap::{Keymap, Mode};
 use crate::tui::theme::Theme;
 use crate::tui::thread::cells::{empty_hint, link_sources, thread_lines};
-use crate::tui::widgets::{chip_spans, fit_placeholder, fit_spans, pane_block, truncate};
+use crate::tui::widgets::{
+    CHIP_ROWS, chip_lines, chip_rows, fit_parts, fit_placeholder, pane_block, truncate,
+};
 
-/// The chat pane's inside: status line, messages, chips and the input.
+/// What follows a removable chip's label.
+const CHIP_MARK: &str = "✕ ";
+
+/// The chat pane's inside: status line, messages, chips (as many rows as they need, up to
+/// [`CHIP_ROWS`]) and the input.
 pub fn areas(c: &Chat, inner: Rect) -> [Rect; 4] {
     let input_h = (input_rows(c, inner.width.saturating_sub(2) as usize) as u16 + 2).clamp(3, 6);
-    let chips_h = if c.chips.is_empty() { 0 } else { 1 };
+    let chips_h = chip_rows(&c.chips, CHIP_MARK, inner.width as usize, CHIP_ROWS) as u16;
     Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
@@ -37,21 +43,60 @@ fn input_rows(c: &Chat, width: usize) -> usize {
         .sum()
 }
 
-/// What the grant preview leaves out: `(1 omitted)` for mentions that cannot be granted,
-/// `(1 duplicate mention)` for a mention of what another chip grants already.
-fn left_out(p: &crate::tui::chips::PlanPreview) -> String {
-    let mut s = String::new();
-    if p.omitted > 0 {
-        s.push_str(&format!(" ({} omitted)", p.omitted));
-    }
-    if p.duplicates > 0 {
-        s.push_str(&format!(
-            " ({} duplicate mention{})",
-            p.duplicates,
-            if p.duplicates == 1 { "" } else { "s" }
-        ));
-    }
-    s
+/// The chat's status line at `width` columns, by priority: the agent and a running answer,
+/// then the session (new or resumed) and a warning that the tools are not attached, then the
+/// mode, the grant and the tools, then the omitted count, the fingerprint last.
+pub fn status_line(c: &Chat, width: usize) -> String {
+    let session = c.thread().and_then(|t| t.session.as_ref());
+    let parts: Vec<(u8, String)> = match &c.agent {
+        AgentState::Unavailable(why) => vec![(0, format!("agent unavailable: {why}"))],
+        AgentState::Starting { name } => vec![(0, format!("{name} · starting…"))],
+        AgentState::Ready { name, .. } => {
+            let mut parts = vec![(0, name.clone())];
+            if let Some(p) = &c.preview {
+                parts.push((2, p.mode.clone()));
+                parts.push((
+                    3,
+                    format!(
+                        "grant {} source{}",
+                        p.sources,
+                        if p.sources == 1 { "" } else { "s" }
+                    ),
+                ));
+                if p.omitted > 0 {
+                    parts.push((4, format!("{} omitted", p.omitted)));
+                }
+                // A mention of what another chip grants already: harmless, and said so.
+                if p.duplicates > 0 {
+                    parts.push((
+                        4,
+                        format!(
+                            "{} duplicate mention{}",
+                            p.duplicates,
+                            if p.duplicates == 1 { "" } else { "s" }
+                        ),
+                    ));
+                }
+                parts.push((
+                    5,
+                    format!("fp {}", &p.fingerprint[..p.fingerprint.len().min(8)]),
+                ));
+            }
+            if let Some(info) = session {
+                parts.push(if info.tools_attached {
+                    (3, "tools attached".to_string())
+                } else {
+                    (1, "tools not attached".to_string())
+                });
+                parts.push((1, format!("session {}", info.session)));
+            }
+            if c.running.is_some() {
+                parts.push((0, "answering…".into()));
+            }
+            parts
+        }
+    };
+    fit_parts(&parts, " · ", width)
 }
 
 /// The pane: title, status line (agent · mode · grant · fingerprint · tools · session), the
@@ -71,50 +116,12 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
     );
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let chips_h = if c.chips.is_empty() { 0 } else { 1 };
     let [status_a, msgs_a, chips_a, input_a] = areas(c, inner);
-    // Status line: agent · mode · grant · fingerprint · tools · session.
-    let status = match (
-        &c.agent,
-        thread.and_then(|t| t.session.as_ref()),
-        &c.preview,
-    ) {
-        (AgentState::Unavailable(why), _, _) => format!("agent unavailable: {why}"),
-        (AgentState::Starting { name }, _, _) => format!("{name} · starting…"),
-        (AgentState::Ready { name, .. }, session, preview) => {
-            let mut s = name.clone();
-            if let Some(p) = preview {
-                s.push_str(&format!(
-                    " · {} · grant {} source{}",
-                    p.mode,
-                    p.sources,
-                    if p.sources == 1 { "" } else { "s" }
-                ));
-                s.push_str(&left_out(p));
-                s.push_str(&format!(
-                    " · fp {}",
-                    &p.fingerprint[..p.fingerprint.len().min(8)]
-                ));
-            }
-            if let Some(info) = session {
-                s.push_str(&format!(
-                    " · tools {} · session {}",
-                    if info.tools_attached {
-                        "attached"
-                    } else {
-                        "not attached"
-                    },
-                    info.session
-                ));
-            }
-            if c.running.is_some() {
-                s.push_str(" · answering…");
-            }
-            s
-        }
-    };
+    // Status line: agent · mode · grant · fingerprint · tools · session, the least useful
+    // left out first when the pane is narrow (the session and the mode stay longest).
+    let status = status_line(c, status_a.width as usize);
     f.render_widget(
-        Paragraph::new(truncate(&status, status_a.width as usize)).style(theme.style("ui.dim")),
+        Paragraph::new(status).style(theme.style("ui.dim")),
         status_a,
     );
     // Messages: render from the end upwards until the pane is full (500-message threads
@@ -130,17 +137,28 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
                 theme,
             );
         } else {
-            lines = thread_lines(t, c.selected, c.scroll_from_end, w, h, theme);
+            let titles = |path: &str| {
+                c.listing
+                    .iter()
+                    .find(|e| e.path == path)
+                    .map(|e| e.title.clone())
+            };
+            lines = thread_lines(t, c.selected, c.scroll_from_end, (w, h), theme, &titles);
         }
     }
     f.render_widget(Paragraph::new(lines), msgs_a);
     if let Some(t) = thread {
         link_sources(f.buffer_mut(), msgs_a, t);
     }
-    if chips_h > 0 {
-        let spans = chip_spans(&c.chips, theme, "✕ ");
-        let spans = fit_spans(spans, chips_a.width as usize);
-        f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
+    if chips_a.height > 0 {
+        let lines = chip_lines(
+            &c.chips,
+            theme,
+            CHIP_MARK,
+            chips_a.width as usize,
+            chips_a.height as usize,
+        );
+        f.render_widget(Paragraph::new(lines), chips_a);
     }
     let mut input = c.input.clone();
     fit_placeholder(&mut input, input_a.width);
@@ -173,7 +191,7 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
             width: input_a.width,
             height: hgt.min(input_a.y),
         };
-        f.render_widget(Clear, popup);
+        crate::tui::widgets::clear(f, popup, theme);
         let lines: Vec<Line> = if m.items.is_empty() {
             vec![Line::styled("no match", theme.style("ui.dim"))]
         } else {

@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::Input;
 use crate::tui::keymap::{Keymap, Mode};
@@ -51,7 +51,7 @@ pub fn which_key(
         width: status.width,
         height: h,
     };
-    f.render_widget(Clear, area);
+    crate::tui::widgets::clear(f, area, theme);
     let lines: Vec<Line> = lines.into_iter().map(Line::from).collect();
     f.render_widget(
         Paragraph::new(lines).style(theme.style("ui.whichkey")),

@@ -24,6 +24,17 @@ pub enum Overlay {
         /// `/` typed a filter: the matching turns are listed instead of the threads.
         filter: Option<ThreadFilter>,
     },
+    /// The recently opened documents.
+    Recent {
+        selected: usize,
+    },
+    /// The vault search's results (`None`: still searching; `Err`: why it failed).
+    Results {
+        seq: u64,
+        query: String,
+        hits: Option<Result<Vec<crate::vault::PaperHit>, String>>,
+        selected: usize,
+    },
     Permission {
         turn: u64,
         request: PermissionRequest,
@@ -37,6 +48,8 @@ pub enum OverlayKind {
     Outline,
     Metadata,
     Threads,
+    Recent,
+    Results,
     Permission,
 }
 
@@ -59,6 +72,10 @@ pub enum Choice {
     },
     /// The thread list's filter is to be typed.
     FilterThreads,
+    /// The overlay closes on this document of the recently opened list.
+    Recent(usize),
+    /// The overlay closes on this result of the vault search.
+    Result(usize),
     /// The permission modal closes with this answer (the option's id; none: rejected).
     Answer {
         turn: u64,
@@ -81,6 +98,13 @@ impl Overlay {
                 selected,
                 filter: None,
             },
+            OverlayRequest::Recent => Overlay::Recent { selected: 0 },
+            OverlayRequest::Results { seq, query } => Overlay::Results {
+                seq,
+                query,
+                hits: None,
+                selected: 0,
+            },
             OverlayRequest::Permission { turn, request } => Overlay::Permission { turn, request },
         }
     }
@@ -91,6 +115,8 @@ impl Overlay {
             Overlay::Outline { .. } => OverlayKind::Outline,
             Overlay::Metadata => OverlayKind::Metadata,
             Overlay::Threads { .. } => OverlayKind::Threads,
+            Overlay::Recent { .. } => OverlayKind::Recent,
+            Overlay::Results { .. } => OverlayKind::Results,
             Overlay::Permission { .. } => OverlayKind::Permission,
         }
     }
@@ -116,7 +142,10 @@ impl Overlay {
         let h = rows.saturating_sub(6);
         let sel = match self {
             Overlay::Help { scroll } => Some(scroll),
-            Overlay::Outline { selected } | Overlay::Threads { selected, .. } => Some(selected),
+            Overlay::Outline { selected }
+            | Overlay::Threads { selected, .. }
+            | Overlay::Recent { selected }
+            | Overlay::Results { selected, .. } => Some(selected),
             _ => None,
         };
         if let Some(sel) = sel {
@@ -178,6 +207,8 @@ impl Overlay {
                     cited: t.cited.clone(),
                 }),
             (Overlay::Threads { .. }, Action::Filter) => Choice::FilterThreads,
+            (Overlay::Recent { selected }, Action::Open) => Choice::Recent(*selected),
+            (Overlay::Results { selected, .. }, Action::Open) => Choice::Result(*selected),
             (_, Action::Help) => Choice::Help,
             _ => Choice::Stay,
         }

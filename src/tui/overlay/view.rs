@@ -3,7 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 use crate::tui::action::Action;
 use crate::tui::keymap::{Keymap, Mode};
@@ -32,7 +32,7 @@ pub fn help(keymap: &Keymap, errors: &[String], theme: &Theme, f: &mut Frame, sc
         f.area().width.saturating_sub(6).min(100),
         f.area().height.saturating_sub(2),
     );
-    f.render_widget(Clear, area);
+    crate::tui::widgets::clear(f, area, theme);
     let block = Block::bordered()
         .title(Span::styled(
             " Help · j/k scroll · esc closes ",
@@ -77,6 +77,96 @@ pub fn help(keymap: &Keymap, errors: &[String], theme: &Theme, f: &mut Frame, sc
 /// The paper's outline: one line per section.
 pub fn outline(theme: &Theme, f: &mut Frame, items: Vec<String>, selected: usize) {
     list_popup(theme, f, "Outline · enter jumps", items, selected);
+}
+
+/// The vault search's results, one card a line: `title · p. 3, 7 · excerpt`, the matched
+/// words in the excerpt marked; or that it is searching, found nothing or failed.
+pub fn results(
+    theme: &Theme,
+    f: &mut Frame,
+    query: &str,
+    hits: Option<&Result<Vec<crate::vault::PaperHit>, String>>,
+    selected: usize,
+) {
+    // The popup's inside (list_popup's width, less its borders).
+    let width = (f.area().width.saturating_sub(8).min(90) as usize).saturating_sub(2);
+    let items: Vec<String> = match hits {
+        None => vec!["searching…".into()],
+        Some(Err(e)) => vec![format!("cannot search: {e}")],
+        Some(Ok(h)) if h.is_empty() => vec![format!("nothing in the vault matches {query:?}")],
+        Some(Ok(h)) => h.iter().map(|hit| result_line(hit, width)).collect(),
+    };
+    let n = match hits {
+        Some(Ok(h)) => format!(" ({})", h.len()),
+        _ => String::new(),
+    };
+    list_popup(
+        theme,
+        f,
+        &format!("Search: {query}{n} · enter opens at the page"),
+        items,
+        selected,
+    );
+}
+
+/// One result in `width` columns: the title (cut to two fifths of the line), where it
+/// matched (`p. 3, 7`, `lines 1–17`), and the excerpt from a little before its first match,
+/// the matched words between ‹ and ›.
+fn result_line(hit: &crate::vault::PaperHit, width: usize) -> String {
+    use crate::tui::text::str_width;
+    let title = if hit.card.title.trim().is_empty() {
+        hit.card.path.clone()
+    } else {
+        hit.card.title.clone()
+    };
+    let excerpt = hit
+        .card
+        .excerpt
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    // `**word**` marks a match: ‹word›.
+    let mut marked = String::new();
+    for (i, part) in excerpt.split("**").enumerate() {
+        if i > 0 {
+            marked.push(if i % 2 == 1 { '‹' } else { '›' });
+        }
+        marked.push_str(part);
+    }
+    // Start a few words before the first match, so it shows.
+    let excerpt = match marked.find('‹') {
+        Some(at) => {
+            let before: Vec<&str> = marked[..at].split(' ').collect();
+            let keep = before.len().saturating_sub(4);
+            let lead = if keep > 0 { "…" } else { "" };
+            format!("{lead}{}{}", before[keep..].join(" "), &marked[at..])
+        }
+        None => marked,
+    };
+    let places = hit.places();
+    let places = if places.is_empty() {
+        String::new()
+    } else {
+        format!(" · {places}")
+    };
+    let title_room = (width * 2 / 5).max(12);
+    let title = if str_width(&title) > title_room {
+        truncate(&title, title_room)
+    } else {
+        title
+    };
+    let line = format!("{title}{places} · {}", excerpt.trim());
+    crate::vault::visible::visible(&line).into_owned()
+}
+
+/// The recently opened documents: one line each (title or path · page), or why it is empty.
+pub fn recent(theme: &Theme, f: &mut Frame, items: Vec<String>, selected: usize) {
+    let items = if items.is_empty() {
+        vec!["nothing opened yet".to_string()]
+    } else {
+        items
+    };
+    list_popup(theme, f, "Recently opened · enter opens", items, selected);
 }
 
 /// The chat's threads: one line each; with a filter, one line per matching turn.

@@ -3,12 +3,14 @@
 //! question's context or a Quick Chat.
 
 mod doc;
+pub mod image;
 mod search;
 pub mod view;
 
 use std::collections::BTreeMap;
 
 use crate::vault::EntryKind;
+use crate::vault::reading;
 
 use super::action::Action;
 use super::chips::Chip;
@@ -17,6 +19,7 @@ use super::text;
 use super::widgets::WHEEL_ROWS;
 use doc::Visual;
 pub use doc::{Doc, DocInfo, Hit, Slot};
+use image::{PageProto, Shot, ShotKey, ShotState};
 
 /// The text area's size in cells (width, height): wrapping and scrolling depend on it.
 pub type Viewport = (usize, usize);
@@ -54,6 +57,21 @@ pub enum PaperMsg {
     Cancel,
     /// The pane changed size: keep the cursor in view.
     Resized,
+    /// The reading state stored at the last stop (marks, jump list, the open document).
+    Restore(reading::Session),
+    /// The page image asked for as `key`, encoded for the terminal, or why it could not be.
+    Image {
+        key: ShotKey,
+        result: Result<PageProto, String>,
+    },
+}
+
+/// Copies `text` to the clipboard, saying what was copied.
+fn copy(what: String, text: String) -> Vec<Out> {
+    vec![
+        Out::Run(Effect::Copy(text)),
+        Out::Status(format!("copied {what} (through the terminal, OSC 52)")),
+    ]
 }
 
 /// A place in the jump list or a mark, with the kind of its document.
@@ -63,6 +81,28 @@ struct Spot {
     kind: EntryKind,
 }
 
+impl Spot {
+    fn stored(self) -> reading::Spot {
+        reading::Spot {
+            path: self.at.path,
+            kind: self.kind,
+            page: self.at.page,
+            row: self.at.row,
+        }
+    }
+
+    fn from_stored(s: reading::Spot) -> Spot {
+        Spot {
+            at: Location {
+                path: s.path,
+                page: s.page.max(1),
+                row: s.row,
+            },
+            kind: s.kind,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Paper {
     doc: Option<Doc>,
@@ -70,10 +110,19 @@ pub struct Paper {
     jumps: Vec<Spot>,
     jump_pos: usize,
     marks: BTreeMap<char, Spot>,
+    /// Pages are shown as images (`I`), for PDFs.
+    image_mode: bool,
+    shot: Option<Shot>,
 }
 
 impl Paper {
     pub fn update(&mut self, msg: PaperMsg, view: Viewport) -> Vec<Out> {
+        let mut out = self.handle(msg, view);
+        out.extend(self.want_image(view));
+        out
+    }
+
+    fn handle(&mut self, msg: PaperMsg, view: Viewport) -> Vec<Out> {
         match msg {
             PaperMsg::Jump(jump, kind) => self.jump(jump, kind, view),
             PaperMsg::Opened { req, result } => self.opened(req, result),
@@ -101,6 +150,8 @@ impl Paper {
                 self.follow(view);
                 Vec::new()
             }
+            PaperMsg::Restore(session) => self.restore(session, view),
+            PaperMsg::Image { key, result } => self.image_arrived(key, result),
         }
     }
 
@@ -134,6 +185,137 @@ impl Paper {
             .as_ref()
             .filter(|p| p.path == path)
             .map_or(1, |p| p.page)
+    }
+
+    /// What survives a restart: the open document, the marks and the jump list.
+    pub fn session(&self) -> reading::Session {
+        reading::Session {
+            open: self.spot().map(Spot::stored),
+            marks: self
+                .marks
+                .iter()
+                .map(|(c, s)| (*c, s.clone().stored()))
+                .collect(),
+            jumps: self.jumps.iter().cloned().map(Spot::stored).collect(),
+            jump_pos: self.jump_pos,
+        }
+    }
+
+    /// Takes back a stored session: the marks and the jump list, and the document that was
+    /// open reopens where it was (unless one was opened meanwhile). Not a jump.
+    pub fn restore(&mut self, s: reading::Session, view: Viewport) -> Vec<Out> {
+        self.marks = s
+            .marks
+            .into_iter()
+            .map(|(c, spot)| (c, Spot::from_stored(spot)))
+            .collect();
+        self.jumps = s.jumps.into_iter().map(Spot::from_stored).collect();
+        self.jump_pos = s.jump_pos.min(self.jumps.len());
+        match s.open {
+            Some(open) if self.doc.is_none() => self.go_spot(Spot::from_stored(open), view),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether pages are shown as images (for a PDF; other documents stay text).
+    pub fn image_mode(&self) -> bool {
+        self.image_mode
+    }
+
+    /// The image for what is on screen now: ready, being rendered, or failed (then the text
+    /// shows). `None` when the text view is on or the document is not a PDF.
+    pub fn shot(&self, cells: (u16, u16)) -> Option<&ShotState> {
+        let key = self.shot_key(cells)?;
+        match &self.shot {
+            Some(s) if s.key == key => Some(&s.state),
+            _ => Some(&ShotState::Rendering),
+        }
+    }
+
+    /// What the image of the current page at `cells` would be, when the image view applies.
+    fn shot_key(&self, cells: (u16, u16)) -> Option<ShotKey> {
+        let p = self.doc.as_ref()?;
+        if !self.image_mode || p.kind != EntryKind::Paper || !p.loaded || p.pages.is_empty() {
+            return None;
+        }
+        if matches!(p.pages.first(), Some(Slot::Failed(_))) && p.pages.len() == 1 {
+            return None;
+        }
+        let quote = p
+            .quote
+            .filter(|q| q.0 == p.page)
+            .and_then(|(page, s, e)| p.text(page)?.get(s..e).map(str::to_string));
+        Some(ShotKey {
+            req: p.req,
+            page: p.page,
+            cells,
+            quote,
+        })
+    }
+
+    /// Asks for the image of what is on screen when it is not the one asked for last.
+    fn want_image(&mut self, view: Viewport) -> Vec<Out> {
+        let cells = (view.0 as u16, view.1 as u16);
+        let Some(key) = self.shot_key(cells) else {
+            return Vec::new();
+        };
+        if cells.0 == 0 || cells.1 == 0 || self.shot.as_ref().is_some_and(|s| s.key == key) {
+            return Vec::new();
+        }
+        let path = self
+            .doc
+            .as_ref()
+            .map(|p| p.path.clone())
+            .unwrap_or_default();
+        self.shot = Some(Shot {
+            key: key.clone(),
+            state: ShotState::Rendering,
+        });
+        vec![Out::Run(Effect::RenderPage { key, path })]
+    }
+
+    fn image_arrived(&mut self, key: ShotKey, result: Result<PageProto, String>) -> Vec<Out> {
+        let Some(shot) = self.shot.as_mut().filter(|s| s.key == key) else {
+            return Vec::new();
+        };
+        match result {
+            Ok(proto) => {
+                shot.state = ShotState::Ready(std::sync::Arc::new(proto));
+                Vec::new()
+            }
+            Err(e) => {
+                shot.state = ShotState::Failed(e.clone());
+                vec![Out::Status(format!(
+                    "cannot show page {} as an image ({e}); showing its text",
+                    key.page
+                ))]
+            }
+        }
+    }
+
+    fn toggle_image(&mut self) -> Vec<Out> {
+        let Some(p) = self.doc.as_ref() else {
+            return vec![Out::Status(
+                "no paper open: nothing to show as an image".into(),
+            )];
+        };
+        if p.kind != EntryKind::Paper {
+            return vec![Out::Status(
+                "the image view shows PDF pages; this document is text".into(),
+            )];
+        }
+        self.image_mode = !self.image_mode;
+        if !self.image_mode {
+            self.shot = None;
+        }
+        vec![Out::Status(
+            if self.image_mode {
+                "image view (I again for the text)"
+            } else {
+                "text view"
+            }
+            .into(),
+        )]
     }
 
     pub fn in_visual(&self) -> bool {
@@ -489,6 +671,58 @@ impl Paper {
                 return vec![Out::Overlay(OverlayRequest::Outline(cur))];
             }
             Action::Metadata => return vec![Out::Overlay(OverlayRequest::Metadata)],
+            Action::ToggleImage => return self.toggle_image(),
+            Action::OpenViewer => {
+                if p.kind != EntryKind::Paper {
+                    return vec![Out::Status(
+                        "the PDF viewer opens papers; this document is text".into(),
+                    )];
+                }
+                return vec![Out::Run(Effect::OpenViewer {
+                    path: p.path.clone(),
+                    page: p.page,
+                })];
+            }
+            Action::YankCitation => {
+                let cite = match p.kind {
+                    EntryKind::Paper => crate::vault::uri::page_uri(&p.path, p.page),
+                    _ => crate::vault::uri::encode_path(&p.path),
+                };
+                return copy(format!("the citation {cite}"), cite);
+            }
+            Action::YankBibtex => {
+                if p.kind != EntryKind::Paper {
+                    return vec![Out::Status("BibTeX entries are for papers".into())];
+                }
+                let i = &p.info;
+                let meta = crate::vault::meta::PaperMeta {
+                    title: i.title.clone(),
+                    authors: i.authors.clone(),
+                    year: i.year,
+                    doi: i.doi.clone(),
+                    arxiv: i.arxiv.clone(),
+                    abstract_text: i.abstract_text.clone(),
+                    ..Default::default()
+                };
+                let entry = crate::vault::bibtex::entry(&meta);
+                let key = entry
+                    .split_once('{')
+                    .and_then(|(_, rest)| rest.split_once(','))
+                    .map_or("", |(k, _)| k)
+                    .to_string();
+                return copy(format!("the BibTeX entry {key}"), entry);
+            }
+            Action::Yank => {
+                let text = p.selected_text(&rows).filter(|t| !t.trim().is_empty());
+                p.visual = None;
+                return match text {
+                    Some(t) => {
+                        let n = t.chars().count();
+                        copy(format!("the selection ({n} characters)"), t)
+                    }
+                    None => vec![Out::Status("nothing selected to copy".into())],
+                };
+            }
             Action::SetMark => {
                 return vec![
                     Out::Await(Awaiting::SetMark),
@@ -528,7 +762,10 @@ impl Paper {
                 }
                 let mut chips = vec![Chip::Reading { path, page }];
                 chips.extend(selection);
-                return vec![Out::QuickChat(chips)];
+                return vec![Out::QuickChat {
+                    chips,
+                    fresh: false,
+                }];
             }
             _ => return Vec::new(),
         }
@@ -595,5 +832,92 @@ mod tests {
         let text = doc.text(p).unwrap();
         assert!(text[s..e].starts_with("The ﬁrst re-"), "{:?}", &text[s..e]);
         assert!(text[s..e].ends_with("check-\nable") || text[s..e].ends_with("check- able"));
+    }
+
+    /// In the image view a page is asked for once per page and size, first without the quote
+    /// (its page text has not arrived), then again with the quote to highlight; an image for
+    /// something no longer on screen is dropped; a failure leaves the text.
+    #[test]
+    fn the_image_view_asks_for_each_page_once_with_its_quote() {
+        let mut paper = Paper::default();
+        let renders = |out: &[Out]| -> Vec<ShotKey> {
+            out.iter()
+                .filter_map(|o| match o {
+                    Out::Run(Effect::RenderPage { key, .. }) => Some(key.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let jump = Jump {
+            to: Location {
+                path: "papers/a/paper.pdf".into(),
+                page: 2,
+                row: 0,
+            },
+            quote: Some("second page".into()),
+            lines: None,
+        };
+        let out = paper.update(PaperMsg::Jump(jump, EntryKind::Paper), (60, 20));
+        assert!(renders(&out).is_empty(), "the text view is the default");
+        let req = paper.doc().unwrap().req;
+        paper.update(
+            PaperMsg::Action {
+                action: Action::ToggleImage,
+                count: None,
+            },
+            (60, 20),
+        );
+        assert!(paper.image_mode());
+        let out = paper.update(
+            PaperMsg::Opened {
+                req,
+                result: Ok((3, DocInfo::default())),
+            },
+            (60, 20),
+        );
+        let first = renders(&out);
+        assert_eq!(first.len(), 1);
+        assert_eq!(
+            (first[0].page, first[0].cells, first[0].quote.as_deref()),
+            (2, (60, 20), None)
+        );
+        assert!(matches!(paper.shot((60, 20)), Some(ShotState::Rendering)));
+        let out = paper.update(
+            PaperMsg::Pages {
+                req,
+                pages: vec![(2, Ok("The second page of it.".into()))],
+            },
+            (60, 20),
+        );
+        let second = renders(&out);
+        assert_eq!(second.len(), 1, "{out:?}");
+        assert_eq!(second[0].quote.as_deref(), Some("second page"));
+        // Nothing changed: not asked again.
+        let out = paper.update(PaperMsg::Resized, (60, 20));
+        assert!(renders(&out).is_empty());
+        // The first answer comes late: dropped; the second fails: the text shows, said so.
+        let out = paper.update(
+            PaperMsg::Image {
+                key: first[0].clone(),
+                result: Err("late".into()),
+            },
+            (60, 20),
+        );
+        assert!(out.is_empty());
+        let out = paper.update(
+            PaperMsg::Image {
+                key: second[0].clone(),
+                result: Err("the renderer failed on page 2".into()),
+            },
+            (60, 20),
+        );
+        assert!(
+            matches!(&out[..], [Out::Status(s)] if s.contains("showing its text")),
+            "{out:?}"
+        );
+        assert!(matches!(paper.shot((60, 20)), Some(ShotState::Failed(_))));
+        // Another size asks again.
+        let out = paper.update(PaperMsg::Resized, (80, 30));
+        assert_eq!(renders(&out).len(), 1);
     }
 }

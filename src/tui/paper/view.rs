@@ -8,6 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use super::image::ShotState;
 use super::{Doc, Paper, Slot};
 use crate::tui::text::Row;
 use crate::tui::theme::Theme;
@@ -67,6 +68,10 @@ pub fn view(
             .unwrap_or_default();
         header.push_str(&format!(" · {num}{}", s.title));
     }
+    let shot = paper.shot((text_area.width, text_area.height));
+    if shot.is_some() {
+        header.push_str(" · image");
+    }
     if let Some(v) = p.visual {
         header.push_str(if v.lines {
             " · VISUAL LINE"
@@ -79,6 +84,29 @@ pub fn view(
         Paragraph::new(truncate(&header, inner.width as usize)).style(theme.style("paper.header")),
         header_area,
     );
+    match shot {
+        Some(ShotState::Ready(proto)) => {
+            // Centred across the text area (fitted to it, it keeps the page's proportions).
+            let size = proto.0.size();
+            let at = Rect {
+                x: text_area.x + text_area.width.saturating_sub(size.width) / 2,
+                width: size.width.min(text_area.width),
+                height: size.height.min(text_area.height),
+                ..text_area
+            };
+            f.render_widget(ratatui_image::Image::new(&proto.0), at);
+            return;
+        }
+        Some(ShotState::Rendering) => {
+            f.render_widget(
+                Paragraph::new(format!("rendering page {}…", p.page)).style(theme.style("ui.dim")),
+                text_area,
+            );
+            return;
+        }
+        // The text instead (the status bar said why).
+        Some(ShotState::Failed(_)) | None => {}
+    }
     let msg = match p.slot() {
         _ if !p.loaded => Some(("opening…".to_string(), "ui.dim")),
         Some(Slot::Loading) | Some(Slot::Missing) => {

@@ -116,21 +116,33 @@ impl Quick {
         }
     }
 
-    /// What closing the popup asks for: its running turn cancelled, its scratch transcript
-    /// dropped (unless it was promoted, which took it already), the popup removed.
-    pub fn close(&self) -> Vec<Out> {
+    /// Closing the popup (esc, or a jump to a source): a running turn is cancelled, the
+    /// popup is put aside as it is, question and answer, so `space q` (same page and
+    /// selection) or `space Q` brings it back.
+    pub fn close(&mut self) -> Vec<Out> {
         let mut out = Vec::new();
-        match self.phase {
-            Phase::Composing => {}
-            Phase::Answering { turn } => {
-                out.push(Out::ClosePermission { turn });
-                out.push(Out::Run(Effect::CancelTurn { turn }));
-                out.push(Out::Run(Effect::DropQuick { turn }));
-            }
-            Phase::Answered { turn } => out.push(Out::Run(Effect::DropQuick { turn })),
+        if let Phase::Answering { turn } = self.phase {
+            self.thread
+                .items
+                .push(Item::new(ItemKind::Notice("turn cancelled".into())));
+            self.phase = Phase::Answered { turn };
+            out.push(Out::ClosePermission { turn });
+            out.push(Out::Run(Effect::CancelTurn { turn }));
         }
-        out.push(Out::RemoveQuick);
+        out.push(Out::HideQuick);
         out
+    }
+
+    /// What forgetting the Quick Chat for good takes: its running turn cancelled and its
+    /// scratch transcript dropped (a promoted one was taken by the promotion already).
+    pub fn dropped(&self) -> Vec<Effect> {
+        match self.phase {
+            Phase::Composing => Vec::new(),
+            Phase::Answering { turn } => {
+                vec![Effect::CancelTurn { turn }, Effect::DropQuick { turn }]
+            }
+            Phase::Answered { turn } => vec![Effect::DropQuick { turn }],
+        }
     }
 
     fn on_action(&mut self, action: Action, count: Option<u32>) -> Vec<Out> {
@@ -143,6 +155,12 @@ impl Quick {
             }
             Action::Newline => {
                 self.input.insert_newline();
+                Vec::new()
+            }
+            Action::DeleteToLineStart => {
+                if self.composing() {
+                    self.input.delete_line_by_head();
+                }
                 Vec::new()
             }
             // As in the chat's input: ctrl-x cancels while the answer streams, else it removes
@@ -184,8 +202,15 @@ impl Quick {
             },
             // A second `space q` from the popup starts over on the same chips.
             Action::QuickChat => {
-                let mut out = self.close();
-                out.push(Out::QuickChat(self.chips.clone()));
+                let mut out: Vec<Out> = self.dropped().into_iter().map(Out::Run).collect();
+                if let Phase::Answering { turn } = self.phase {
+                    out.insert(0, Out::ClosePermission { turn });
+                }
+                out.push(Out::RemoveQuick);
+                out.push(Out::QuickChat {
+                    chips: self.chips.clone(),
+                    fresh: true,
+                });
                 out
             }
             _ => Vec::new(),
@@ -297,6 +322,16 @@ impl Quick {
     pub fn thread(&self) -> &Thread {
         &self.thread
     }
+
+    /// The selected source or card of the answer (`j`/`k`).
+    pub fn selected(&self) -> Option<usize> {
+        self.selected
+    }
+
+    /// The question as typed so far, one string per line.
+    pub fn input_lines(&self) -> &[String] {
+        self.input.lines()
+    }
 }
 
 #[cfg(test)]
@@ -369,10 +404,7 @@ mod tests {
         assert!(
             matches!(answer[..], [ItemKind::User { .. }, ItemKind::Agent { text }] if text == "because")
         );
-        assert_eq!(
-            q.close(),
-            vec![Out::Run(Effect::DropQuick { turn: 7 }), Out::RemoveQuick]
-        );
+        assert_eq!(q.dropped(), vec![Effect::DropQuick { turn: 7 }]);
         let out = q.update(QuickMsg::Action {
             action: promote,
             count: None,

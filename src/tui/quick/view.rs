@@ -4,25 +4,32 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 use super::Quick;
 use crate::tui::action::Action;
 use crate::tui::keymap::{Keymap, Mode};
 use crate::tui::theme::Theme;
-use crate::tui::thread::cells::{empty_hint, link_sources, thread_lines};
-use crate::tui::widgets::{centered, chip_spans, fit_placeholder, fit_spans, truncate};
+use crate::tui::thread::cells::{Titles, empty_hint, link_sources, thread_lines};
+use crate::tui::widgets::{CHIP_ROWS, centered, chip_lines, chip_rows, fit_placeholder, truncate};
 
 /// The Quick Chat popup: its chips, the question and streamed answer with its sources, and
 /// the input while the question is typed (else the keys that apply).
-pub fn view(q: &Quick, keymap: &Keymap, chain: &[Mode], theme: &Theme, f: &mut Frame) {
+pub fn view(
+    q: &Quick,
+    keymap: &Keymap,
+    chain: &[Mode],
+    theme: &Theme,
+    titles: Titles<'_>,
+    f: &mut Frame,
+) {
     let full = f.area();
     let area = centered(
         full,
         full.width.saturating_sub(4).min(100),
         full.height.saturating_sub(3).min(30),
     );
-    f.render_widget(Clear, area);
+    crate::tui::widgets::clear(f, area, theme);
     let mut title = " Quick Chat ".to_string();
     if q.turn().is_some() {
         title = " Quick Chat · answering… ".into();
@@ -48,21 +55,31 @@ pub fn view(q: &Quick, keymap: &Keymap, chain: &[Mode], theme: &Theme, f: &mut F
     } else {
         1
     };
+    let chips_h = chip_rows(&q.chips, "", inner.width as usize, CHIP_ROWS).max(1) as u16;
     let [chips_a, msgs_a, bottom_a] = Layout::vertical([
-        Constraint::Length(1),
+        Constraint::Length(chips_h),
         Constraint::Min(1),
         Constraint::Length(bottom_h),
     ])
     .areas(inner);
-    let mut spans = chip_spans(&q.chips, theme, "");
-    if q.chips.is_empty() {
-        spans.push(Span::styled(
-            "no context: the question goes alone",
+    let chips = if q.chips.is_empty() {
+        vec![Line::styled(
+            truncate(
+                "no context: the question goes alone",
+                chips_a.width as usize,
+            ),
             theme.style("ui.dim"),
-        ));
-    }
-    let spans = fit_spans(spans, chips_a.width as usize);
-    f.render_widget(Paragraph::new(Line::from(spans)), chips_a);
+        )]
+    } else {
+        chip_lines(
+            &q.chips,
+            theme,
+            "",
+            chips_a.width as usize,
+            chips_a.height as usize,
+        )
+    };
+    f.render_widget(Paragraph::new(chips), chips_a);
     let (w, h) = (msgs_a.width as usize, msgs_a.height as usize);
     let lines = if q.thread.items.is_empty() {
         empty_hint(
@@ -71,7 +88,7 @@ pub fn view(q: &Quick, keymap: &Keymap, chain: &[Mode], theme: &Theme, f: &mut F
             theme,
         )
     } else {
-        thread_lines(&q.thread, q.selected, 0, w, h, theme)
+        thread_lines(&q.thread, q.selected, 0, (w, h), theme, titles)
     };
     f.render_widget(Paragraph::new(lines), msgs_a);
     link_sources(f.buffer_mut(), msgs_a, &q.thread);

@@ -9,7 +9,7 @@ pub mod turn;
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,6 +23,10 @@ use crate::acp::transcript::Thread as Transcript;
 use crate::config::AgentDef;
 use crate::context::{Budget, ContextRequest};
 use crate::vault::indexer::{self, IndexOptions};
+use crate::vault::reading::ReadingStore;
+use ratatui_image::picker::{Picker, ProtocolType};
+
+use super::paper::image::{PageProto, ShotKey};
 use crate::vault::{SearchIndex, Vault};
 
 use super::app::{Effect, Msg, PlanPreview};
@@ -71,7 +75,31 @@ pub struct Runner {
     page_loads: Arc<Mutex<Vec<(u64, AbortHandle)>>>,
     /// The vault MCP server for external clients, while it runs (`space m`).
     vault_mcp: Arc<tokio::sync::Mutex<Option<crate::mcp::http::VaultMcp>>>,
+    /// The reading state's save waiting for its moment (a newer one replaces it).
+    reading_save: Arc<Mutex<Option<AbortHandle>>>,
+    /// Numbers the reading state saves; the lock is held while writing and keeps the number
+    /// written last, so an older save still writing never lands after a newer one.
+    reading_gen: Arc<AtomicUsize>,
+    reading_written: Arc<Mutex<usize>>,
+    /// How page images reach the terminal (half-blocks until the terminal was asked).
+    picker: Arc<Mutex<Picker>>,
+    /// The text copied last (`y`), and whether copies go to the terminal as OSC 52 (the
+    /// interactive app) or stay here (headless).
+    copied: Arc<Mutex<Option<String>>>,
+    osc52: Arc<AtomicBool>,
+    /// `$AGENTERO_PDF_VIEWER` as read at start.
+    pdf_viewer: Arc<Mutex<Option<String>>>,
 }
+
+/// Terminals cap an OSC 52 payload (xterm at about 100 kB of base64).
+const OSC52_MAX_BYTES: usize = 74_000;
+
+/// Page images for half-blocks need few pixels; graphics protocols show more of them.
+const IMAGE_DPI_HALFBLOCKS: u32 = 100;
+const IMAGE_DPI_GRAPHICS: u32 = 150;
+
+/// How long a reading state save waits for more changes (a burst of j presses is one write).
+const READING_SAVE_DELAY: Duration = Duration::from_millis(300);
 
 /// Counts a task in [`Runner::busy`] until it ends, however it ends (an aborted task is
 /// dropped, and this with it).
@@ -123,9 +151,153 @@ impl Runner {
                 quick: Arc::new(Mutex::new(None)),
                 page_loads: Arc::new(Mutex::new(Vec::new())),
                 vault_mcp: Arc::default(),
+                reading_save: Arc::default(),
+                reading_gen: Arc::default(),
+                reading_written: Arc::default(),
+                picker: Arc::new(Mutex::new(Picker::halfblocks())),
+                copied: Arc::default(),
+                osc52: Arc::default(),
+                pdf_viewer: Arc::new(Mutex::new(std::env::var("AGENTERO_PDF_VIEWER").ok())),
             },
             rx,
         )
+    }
+
+    /// Copies go to the terminal's clipboard as OSC 52 sequences (the interactive app).
+    pub fn copy_to_terminal(&self) {
+        self.osc52.store(true, Ordering::SeqCst);
+    }
+
+    /// The text copied last.
+    pub fn copied(&self) -> Option<String> {
+        self.copied.lock().ok()?.clone()
+    }
+
+    /// The PDF viewer `O` starts, as `$AGENTERO_PDF_VIEWER` would name it (`None`: the
+    /// desktop's default).
+    pub fn set_pdf_viewer(&self, spec: Option<String>) {
+        if let Ok(mut g) = self.pdf_viewer.lock() {
+            *g = spec;
+        }
+    }
+
+    fn copy(&self, text: String) {
+        if text.len() > OSC52_MAX_BYTES {
+            let _ = self.tx.send(Msg::Status(format!(
+                "not copied: {} kB is more than terminals take through OSC 52",
+                text.len() / 1000
+            )));
+            return;
+        }
+        if self.osc52.load(Ordering::SeqCst) {
+            use base64::Engine;
+            use std::io::Write;
+            let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+            // Written between two frames (effects run on the loop's thread).
+            let mut out = std::io::stdout().lock();
+            let written = write!(out, "\x1b]52;c;{b64}\x07").and_then(|_| out.flush());
+            if let Err(e) = written {
+                let _ = self.tx.send(Msg::Status(format!(
+                    "cannot copy through the terminal: {e}"
+                )));
+            }
+        }
+        if let Ok(mut g) = self.copied.lock() {
+            *g = Some(text);
+        }
+    }
+
+    /// The vault's papers and notes matching `query`, best first; a leading `in:FOLDER/`
+    /// keeps to that folder.
+    fn vault_search(&self, query: &str) -> Result<Vec<crate::vault::PaperHit>, String> {
+        let index = self
+            .search_index()
+            .ok_or("the vault has no index yet (it is being built)")?;
+        let (scope, rest) = match query.trim().strip_prefix("in:") {
+            Some(tail) => {
+                let (dir, rest) = tail.split_once(char::is_whitespace).unwrap_or((tail, ""));
+                let dir = dir.trim_end_matches('/').to_string();
+                let scope = crate::vault::Scope {
+                    files: Vec::new(),
+                    dirs: vec![dir],
+                };
+                (Some(scope), rest.trim())
+            }
+            None => (None, query.trim()),
+        };
+        if rest.is_empty() {
+            return Err("nothing to search for after the folder".into());
+        }
+        let opts = crate::vault::SearchOptions {
+            limit: 50,
+            excerpt_chars: 160,
+            lenient: true,
+            scope,
+            ..Default::default()
+        };
+        index.search_papers(rest, &opts).map_err(|e| e.to_string())
+    }
+
+    fn open_viewer(&self, path: &str, page: u32) -> Result<String, String> {
+        let r = self.vault.resolve(path).map_err(|e| e.to_string())?;
+        let spec = self.pdf_viewer.lock().ok().and_then(|g| g.clone());
+        let cmd = crate::viewer::choose(spec.as_deref(), &r.abs, page);
+        crate::viewer::spawn(&cmd)?;
+        Ok(if cmd.with_page {
+            format!("opened p. {page} in {}", cmd.program)
+        } else {
+            format!(
+                "opened with {} (at its first page: set AGENTERO_PDF_VIEWER to a viewer that takes a page)",
+                cmd.program
+            )
+        })
+    }
+
+    /// How page images are drawn: what the terminal answered when asked (kitty, sixel,
+    /// iTerm2 or half-blocks) and its font size.
+    pub fn set_picker(&self, picker: Picker) {
+        if let Ok(mut g) = self.picker.lock() {
+            *g = picker;
+        }
+    }
+
+    /// Page `key.page` of the paper at `path` for the terminal: from the page cache or rendered
+    /// (and cached), the quote highlighted where the text layer places it, fitted to the
+    /// text area.
+    fn page_image(&self, path: &str, key: &ShotKey) -> Result<PageProto, String> {
+        use crate::vault::render::{PageCache, locate_paper};
+        let picker = self
+            .picker
+            .lock()
+            .map(|p| p.clone())
+            .unwrap_or_else(|_| Picker::halfblocks());
+        let dpi = if picker.protocol_type() == ProtocolType::Halfblocks {
+            IMAGE_DPI_HALFBLOCKS
+        } else {
+            IMAGE_DPI_GRAPHICS
+        };
+        let (pdf, sha) = locate_paper(&self.vault, path).map_err(|e| e.to_string())?;
+        let (mut img, _) = PageCache::new(&self.vault)
+            .get_or_render(&pdf, &sha, key.page, dpi)
+            .map_err(|e| e.to_string())?;
+        if let Some(q) = &key.quote {
+            // No box for the quote (a scan, a text layer without positions): the page alone.
+            let boxes = std::fs::read(&pdf)
+                .ok()
+                .and_then(|bytes| crate::context::quote::page_boxes(&bytes, key.page, q).ok());
+            if let Some(rects) = boxes {
+                img.highlight(&rects);
+            }
+        }
+        let size = ratatui::layout::Size::new(key.cells.0, key.cells.1);
+        picker
+            .new_protocol(
+                image::DynamicImage::ImageRgb8(img.image),
+                size,
+                ratatui_image::Resize::Scale(None),
+            )
+            .map(PageProto)
+            .map_err(|e| e.to_string())
     }
 
     /// The agent `Effect::StartAgent` starts and turns run on.
@@ -394,6 +566,71 @@ impl Runner {
                         }
                     };
                     let _ = tx.send(Msg::VaultMcp(msg));
+                });
+            }
+            Effect::Copy(text) => self.copy(text),
+            Effect::VaultSearch { seq, query } => self.blocking(move |r| {
+                let result = r.vault_search(&query);
+                let _ = r.tx.send(Msg::VaultSearch { seq, result });
+            }),
+            Effect::OpenViewer { path, page } => self.blocking(move |r| {
+                let msg = r.open_viewer(&path, page).unwrap_or_else(|e| e);
+                let _ = r.tx.send(Msg::Status(msg));
+            }),
+            Effect::RenderPage { key, path } => self.blocking(move |r| {
+                let result = r.page_image(&path, &key);
+                let _ = r.tx.send(Msg::PageImage { key, result });
+            }),
+            Effect::LoadReading => self.blocking(|r| {
+                let (state, problems) = ReadingStore::new(&r.vault).load();
+                let _ = r.tx.send(Msg::Reading {
+                    state: Box::new(state),
+                    problems,
+                });
+            }),
+            Effect::SaveReading { state, now } => {
+                let store = ReadingStore::new(&self.vault);
+                let generation = self.reading_gen.fetch_add(1, Ordering::SeqCst) + 1;
+                let written = Arc::clone(&self.reading_written);
+                let save = move || -> std::io::Result<()> {
+                    let mut last = written.lock().unwrap_or_else(|p| p.into_inner());
+                    if *last > generation {
+                        return Ok(());
+                    }
+                    store.save(&state)?;
+                    *last = generation;
+                    Ok(())
+                };
+                let waiting = self.reading_save.lock().ok().and_then(|mut g| g.take());
+                if let Some(task) = waiting {
+                    task.abort();
+                }
+                if now {
+                    // Quitting: written before the app goes (a task would not outlive it).
+                    if let Err(e) = save() {
+                        tracing::warn!("cannot save the reading state: {e}");
+                    }
+                    return;
+                }
+                // Not counted as busy work: a test settling after a key would wait for it.
+                let tx = self.tx.clone();
+                let task = tokio::spawn(async move {
+                    tokio::time::sleep(READING_SAVE_DELAY).await;
+                    let saved = tokio::task::spawn_blocking(save).await;
+                    if let Ok(Err(e)) = saved {
+                        let _ = tx.send(Msg::Status(format!("cannot save the reading state: {e}")));
+                    }
+                });
+                if let Ok(mut g) = self.reading_save.lock() {
+                    *g = Some(task.abort_handle());
+                }
+            }
+            Effect::ExpireStatus { seq, after } => {
+                // Not counted as busy work: nothing waits for a status to fade.
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(after).await;
+                    let _ = tx.send(Msg::StatusExpired(seq));
                 });
             }
             Effect::Suspend | Effect::Quit => {}

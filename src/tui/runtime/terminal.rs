@@ -4,6 +4,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use ratatui_image::picker::cap_parser::QueryStdioOptions;
+use ratatui_image::picker::{Picker, ProtocolType};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::Runner;
@@ -69,6 +71,9 @@ pub async fn run_terminal(
     let _guard = RestoreGuard;
     let size = terminal.size()?;
     let _ = app.update(Msg::Resize(size.width, size.height));
+    // Asked before the input thread reads the terminal: its answers would be taken for keys.
+    runner.set_picker(image_picker());
+    runner.copy_to_terminal();
     let tx = runner.sender();
     // Terminal input on its own thread, blocked in read(): no polling timer, no wake-ups
     // while nothing happens. Only built here, on the interactive path (it needs a tty).
@@ -89,6 +94,36 @@ pub async fn run_terminal(
     })
     .await
 }
+
+/// How this terminal shows images: `AGENTERO_IMAGES=halfblocks` (or `kitty`, `sixel`,
+/// `iterm2`) decides; otherwise the terminal is asked (a short query, answered by every
+/// terminal that knows a graphics protocol), half-blocks when it says nothing useful.
+fn image_picker() -> Picker {
+    let forced = std::env::var("AGENTERO_IMAGES").unwrap_or_default();
+    let forced = match forced.to_ascii_lowercase().as_str() {
+        "halfblocks" | "half-blocks" | "blocks" => return Picker::halfblocks(),
+        "kitty" => Some(ProtocolType::Kitty),
+        "sixel" => Some(ProtocolType::Sixel),
+        "iterm2" => Some(ProtocolType::Iterm2),
+        _ => None,
+    };
+    let options = QueryStdioOptions {
+        timeout: Duration::from_millis(IMAGE_QUERY_MS),
+        ..Default::default()
+    };
+    let mut picker = Picker::from_query_stdio_with_options(options).unwrap_or_else(|e| {
+        tracing::info!("terminal graphics query: {e}; half-blocks");
+        Picker::halfblocks()
+    });
+    if let Some(p) = forced {
+        picker.set_protocol_type(p);
+    }
+    tracing::info!(protocol = ?picker.protocol_type(), "page images");
+    picker
+}
+
+/// How long the terminal may take to answer the graphics query.
+const IMAGE_QUERY_MS: u64 = 400;
 
 /// The app loop on any backend (the terminal, or a `TestBackend` for the idle benchmark):
 /// one channel, drain, update, draw at most every 16 ms. It sleeps in `recv` with nothing to

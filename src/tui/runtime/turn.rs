@@ -185,7 +185,7 @@ impl Runner {
         let mut on_event = {
             let send = send.clone();
             move |e: &TurnEvent| {
-                if let Some(ev) = chat_event(e) {
+                for ev in chat_event(e).into_iter().chain(tool_detail(e)) {
                     send(ev);
                 }
             }
@@ -308,12 +308,42 @@ pub fn chat_event(e: &TurnEvent) -> Option<ChatEvent> {
             id: u.id.clone(),
             status: u.status,
             title: u.title.clone(),
-            detail: None,
+            detail: u.input.as_ref().and_then(arguments_text),
         },
         TurnEvent::Plan(entries) => ChatEvent::Notice(format!("plan: {}", entries.join("; "))),
         TurnEvent::Notice(n) => ChatEvent::Notice(n.clone()),
         TurnEvent::Commands(_) | TurnEvent::SessionTitle(_) => return None,
     })
+}
+
+/// What a tool card shows when expanded (`z`): the call's arguments as it was announced,
+/// sent as an update right after the call (`None`: the agent sent none).
+pub fn tool_detail(e: &TurnEvent) -> Option<ChatEvent> {
+    let TurnEvent::ToolCall(t) = e else {
+        return None;
+    };
+    Some(ChatEvent::ToolCallUpdate {
+        id: t.id.clone(),
+        status: None,
+        title: None,
+        detail: Some(arguments_text(t.input.as_ref()?)?),
+    })
+}
+
+/// A tool call's arguments, one `name: value` per line.
+fn arguments_text(v: &serde_json::Value) -> Option<String> {
+    let lines: Vec<String> = match v {
+        serde_json::Value::Object(o) if !o.is_empty() => o
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k}: {s}"),
+                other => format!("{k}: {other}"),
+            })
+            .collect(),
+        serde_json::Value::Object(_) | serde_json::Value::Null => return None,
+        other => vec![other.to_string()],
+    };
+    Some(lines.join("\n"))
 }
 
 /// The modal's view of a permission question: the tool, its arguments and files.
@@ -507,5 +537,22 @@ mod tests {
             })
         );
         assert_eq!(chat_event(&TurnEvent::Commands(vec![])), None);
+        // A call's arguments become its card's detail (z shows them).
+        let call = TurnEvent::ToolCall(crate::acp::events::ToolCallInfo {
+            id: "c".into(),
+            title: "context_search".into(),
+            status: ToolStatus::Pending,
+            kind: None,
+            input: Some(serde_json::json!({"query": "dense retrieval", "limit": 4})),
+        });
+        assert_eq!(
+            tool_detail(&call),
+            Some(ChatEvent::ToolCallUpdate {
+                id: "c".into(),
+                status: None,
+                title: None,
+                detail: Some("query: dense retrieval\nlimit: 4".into()),
+            })
+        );
     }
 }

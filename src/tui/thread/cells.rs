@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{Item, ItemKind, Thread};
+use super::{Item, ItemKind, SourceRef, Thread};
 use crate::tui::action::Action;
 use crate::tui::markdown;
 use crate::tui::text::str_width;
@@ -79,18 +79,26 @@ fn set_link(buf: &mut ratatui::buffer::Buffer, y: u16, first: u16, last: u16, ur
     buf[(last, y)].set_symbol(&close).set_diff_option(one);
 }
 
+/// A document's title by its vault path, as the listing knows it (sources show titles).
+pub type Titles<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// No titles known: sources show their paths.
+pub fn no_titles(_: &str) -> Option<String> {
+    None
+}
+
 /// The visible lines of a thread: rendered from the end upwards until the area is full (a
 /// 500-message thread costs only what is visible), keeping the selection in view.
 pub fn thread_lines(
     t: &Thread,
     selected: Option<usize>,
     scroll_from_end: usize,
-    w: usize,
-    h: usize,
+    (w, h): (usize, usize),
     theme: &Theme,
+    titles: Titles<'_>,
 ) -> Vec<Line<'static>> {
     thread_rows(t, selected, scroll_from_end, h, &mut |i, item| {
-        let mut l = item_lines(item, theme, w);
+        let mut l = item_lines(item, theme, w, titles);
         if Some(i) == selected {
             let sel = theme.style(match item.kind {
                 ItemKind::Source(_) => "chat.source.selected",
@@ -136,7 +144,8 @@ pub fn thread_line_items(
         {
             return lines.clone();
         }
-        render_item(item, &plain, w)
+        // A source is one line whatever its title: no titles needed to count.
+        render_item(item, &plain, w, &no_titles)
     })
     .into_iter()
     .map(|(_, i)| i)
@@ -191,19 +200,19 @@ fn thread_rows(
 }
 
 /// Rendered lines of one chat item (cached per width).
-fn item_lines(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+fn item_lines(item: &Item, theme: &Theme, width: usize, titles: Titles<'_>) -> Vec<Line<'static>> {
     if let Some((w, exp, lines)) = item.cache.borrow().as_ref()
         && *w == width
         && *exp == item.expanded
     {
         return lines.clone();
     }
-    let lines = render_item(item, theme, width);
+    let lines = render_item(item, theme, width, titles);
     *item.cache.borrow_mut() = Some((width, item.expanded, lines.clone()));
     lines
 }
 
-fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+fn render_item(item: &Item, theme: &Theme, width: usize, titles: Titles<'_>) -> Vec<Line<'static>> {
     match &item.kind {
         ItemKind::User { text, chips } => super::mentions::user_lines(text, chips, theme, width),
         ItemKind::Citation { check, named } => super::verdicts::lines(check, *named, theme, width),
@@ -259,7 +268,12 @@ fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
                 Span::styled(truncate(title, room), theme.style("chat.tool")),
                 Span::styled(state, style),
             ])];
-            if item.expanded && !detail.is_empty() {
+            if item.expanded && detail.is_empty() {
+                l.push(Line::styled(
+                    "    (the agent sent no details for this call)",
+                    theme.style("ui.dim"),
+                ));
+            } else if item.expanded {
                 for line in detail.lines() {
                     l.extend(markdown::wrap_segments(
                         &[(line.to_string(), theme.style("ui.dim"))],
@@ -272,21 +286,66 @@ fn render_item(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             }
             l
         }
-        ItemKind::Source(s) => {
-            let mut text = format!("  → {}", s.uri);
-            if let Some(q) = &s.quote {
-                text.push_str(&format!(
-                    "  \"{}\"",
-                    q.split_whitespace().collect::<Vec<_>>().join(" ")
-                ));
-            }
-            vec![Line::styled(
-                truncate(&text, width),
-                theme.style("chat.source"),
-            )]
-        }
+        ItemKind::Source(s) => vec![Line::styled(
+            source_line(s, width, titles),
+            theme.style("chat.source"),
+        )],
         ItemKind::Error(e) => paragraphs(&format!("error: {e}"), width, theme.style("chat.error")),
         ItemKind::Notice(n) => paragraphs(n, width, theme.style("chat.notice")),
+    }
+}
+
+/// A source on one line of `width`: `→ title · p. N · "quote…"` for a vault document (its
+/// path when the listing has no title), the URI itself for an external one (it becomes a
+/// hyperlink). When the line is too long the quote is cut first, then the title; the page
+/// stays.
+pub fn source_line(s: &SourceRef, width: usize, titles: Titles<'_>) -> String {
+    use crate::vault::uri::{Target, parse};
+    let quote = s
+        .quote
+        .as_ref()
+        .map(|q| q.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|q| !q.is_empty());
+    let (name, place) = match parse(&s.uri) {
+        Some(Target::Vault { path, page, lines }) => {
+            let name = titles(&path)
+                .filter(|t| !t.trim().is_empty())
+                .unwrap_or(path);
+            let place = match (page, lines) {
+                (Some(p), _) => format!(" · p. {p}"),
+                (None, Some((a, b))) if a == b => format!(" · line {a}"),
+                (None, Some((a, b))) => format!(" · lines {a}–{b}"),
+                (None, None) => String::new(),
+            };
+            (name, place)
+        }
+        // External sources keep their URI (the hyperlink is found by it), the quote after.
+        _ => (s.uri.clone(), String::new()),
+    };
+    let head = "  → ";
+    let quoted = quote.map(|q| format!(" · \"{q}\""));
+    let full = format!("{head}{name}{place}{}", quoted.as_deref().unwrap_or(""));
+    if str_width(&full) <= width {
+        return full;
+    }
+    // The quote gets what is left after the name (at most half the line) and the place.
+    let fixed = str_width(head) + str_width(&place);
+    let name_room = width.saturating_sub(fixed).min(width / 2).max(8);
+    let name_cut = if str_width(&name) > name_room && quoted.is_some() {
+        truncate(&name, name_room)
+    } else {
+        name.clone()
+    };
+    let line = format!("{head}{name_cut}{place}");
+    let room = width.saturating_sub(str_width(&line));
+    match quoted {
+        Some(q) if room >= 8 => format!("{line}{}", truncate(&q, room)),
+        _ if str_width(&line) <= width => line,
+        _ => {
+            // Even without the quote too long: the name is cut, the place kept.
+            let room = width.saturating_sub(fixed);
+            format!("{head}{}{place}", truncate(&name, room))
+        }
     }
 }
 
@@ -327,10 +386,17 @@ pub fn step_selection(
         return current;
     }
     let pos = current.and_then(|s| sel.iter().position(|&i| i == s));
+    // Down from the end starts at the last answer's first source or tool card.
+    let last_question = t
+        .items
+        .iter()
+        .rposition(|i| matches!(i.kind, ItemKind::User { .. }))
+        .unwrap_or(0);
     let new = match (action, pos) {
         (Action::GotoTop, _) => Some(0),
         (Action::GotoPage, _) => None,
         (Action::MoveUp, None) => Some(sel.len() - 1),
+        (Action::MoveDown, None) => Some(sel.iter().position(|&i| i > last_question).unwrap_or(0)),
         (Action::MoveUp, Some(p)) => Some(p.saturating_sub(n)),
         (Action::MoveDown, Some(p)) if p + n < sel.len() => Some(p + n),
         (Action::MoveDown, _) => None,
@@ -360,7 +426,7 @@ mod tests {
                 detail: String::new(),
             });
             for width in [24, 34, 56] {
-                let lines = render_item(&item, &Theme::default(), width);
+                let lines = render_item(&item, &Theme::default(), width, &no_titles);
                 let text: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
                 let want = format!(" · {}", status.key().replace('_', " "));
                 assert!(text.ends_with(&want), "{width}: {text:?}");
@@ -370,8 +436,51 @@ mod tests {
         }
     }
 
+    /// A vault source reads `→ title · p. N · "quote…"`; when cut, the quote goes first, then
+    /// the title, never the page; without a title the path shows; an external one keeps its URI.
+    #[test]
+    fn sources_show_title_page_and_quote() {
+        let titles = |p: &str| {
+            (p == "papers/dense-vs-sparse/paper.pdf")
+                .then(|| "Dense or Sparse? Retrieving Passages from Scientific Papers".to_string())
+        };
+        let s = SourceRef {
+            uri: "papers/dense-vs-sparse/paper.pdf#page=3".into(),
+            quote: Some("BM25 wins on exact   identifiers\nand numbers".into()),
+        };
+        assert_eq!(
+            source_line(&s, 200, &titles),
+            "  → Dense or Sparse? Retrieving Passages from Scientific Papers · p. 3 · \"BM25 wins on exact identifiers and numbers\""
+        );
+        for w in [40, 60, 80] {
+            let line = source_line(&s, w, &titles);
+            assert!(str_width(&line) <= w, "{w}: {line}");
+            assert!(line.contains(" · p. 3"), "{w}: {line}");
+            assert!(line.starts_with("  → Dense or"), "{w}: {line}");
+        }
+        let narrow = source_line(&s, 60, &titles);
+        assert!(narrow.contains("· \"BM25"), "{narrow}");
+        // No title: the path.
+        let other = SourceRef {
+            uri: "notes/retrieval-comparison.md#line=3,9".into(),
+            quote: None,
+        };
+        assert_eq!(
+            source_line(&other, 80, &titles),
+            "  → notes/retrieval-comparison.md · lines 3–9"
+        );
+        let ext = SourceRef {
+            uri: "https://doi.org/10.1000/dense.2021".into(),
+            quote: None,
+        };
+        assert_eq!(
+            source_line(&ext, 80, &titles),
+            "  → https://doi.org/10.1000/dense.2021"
+        );
+    }
+
     fn rows(item: &Item, width: usize) -> Vec<String> {
-        render_item(item, &Theme::default(), width)
+        render_item(item, &Theme::default(), width, &no_titles)
             .iter()
             .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
             .collect()

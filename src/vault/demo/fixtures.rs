@@ -790,3 +790,32 @@ pub fn code_listing() -> io::Result<Fixture> {
         )],
     })
 }
+
+/// A long paper for reading-position tests: `n` pages, each saying which page it is in its
+/// heading and body, with a framed box standing in for a figure.
+pub fn numbered_pages(n: u32) -> io::Result<Fixture> {
+    let mut sheet = Sheet::new();
+    sheet.add_std14("F1", "Times-Roman");
+    let mut pages = Vec::new();
+    for i in 1..=n {
+        let heading = format!("Chapter {i} of {n}");
+        let body = format!("This is the body text of page number {i} in the numbered fixture.");
+        set_words(
+            &mut sheet,
+            ("F1", "Times-Roman"),
+            14.0,
+            72.0,
+            720.0,
+            &heading,
+        );
+        set_words(&mut sheet, ("F1", "Times-Roman"), 10.0, 72.0, 690.0, &body);
+        sheet.rect(72.0, 400.0, 300.0, 200.0);
+        sheet.end_page()?;
+        pages.push(format!("{heading}\n\n{body}"));
+    }
+    Ok(Fixture {
+        name: "numbered-pages",
+        pdf: sheet.finish()?,
+        pages,
+    })
+}

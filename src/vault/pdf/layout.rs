@@ -16,7 +16,9 @@ const FRAGMENT_GAP: f32 = 1.0;
 struct G {
     x: f32,
     x1: f32,
+    y: f32,
     size: f32,
+    dir: Dir,
     start: u32,
     len: u32,
     space_before: bool,
@@ -42,31 +44,131 @@ struct Line {
     mono: Option<f32>,
     /// The line proves its font monospaced: letters of different widths elsewhere advance alike.
     mono_proven: bool,
+    /// Where each character of `text` sits (only when geometry was asked for), `at` being the
+    /// offset in `text`.
+    cells: Vec<TextBox>,
+}
+
+/// A character of the page text and its box on the page: what a highlight over a quote is
+/// drawn from. While the text is built, `at` is the offset in the piece being built (a line,
+/// a block) and moves with it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextBox {
+    /// Byte offset of the character in the page text.
+    pub at: u32,
+    /// Extent along the baseline, baseline and font size, in the writing direction's frame.
+    x0: f32,
+    x1: f32,
+    y: f32,
+    size: f32,
+    dir: Dir,
+}
+
+/// Share of the font size above and below the baseline a highlight covers (ascenders and
+/// descenders of a typical text face).
+const ASCENT: f32 = 0.8;
+const DESCENT: f32 = 0.25;
+
+impl TextBox {
+    /// The box in PDF user space: `[x0, y0, x1, y1]`, y growing upwards.
+    pub fn rect(&self) -> [f32; 4] {
+        let (y0, y1) = (self.y - DESCENT * self.size, self.y + ASCENT * self.size);
+        // The inverse of `content::orient`.
+        let corners = [(self.x0, y0), (self.x1, y1)].map(|(x, y)| match self.dir {
+            Dir::Up0 => (x, y),
+            Dir::Up180 => (-x, -y),
+            Dir::Up90 => (-y, x),
+            Dir::Up270 => (y, -x),
+        });
+        let (a, b) = (corners[0], corners[1]);
+        [a.0.min(b.0), a.1.min(b.1), a.0.max(b.0), a.1.max(b.1)]
+    }
+}
+
+/// Rectangles covering `boxes` (in page-text order), one per run of characters on the same
+/// line: consecutive boxes merge while they share a direction and a baseline and no wide gap
+/// separates them.
+pub fn merge_boxes(boxes: &[TextBox]) -> Vec<[f32; 4]> {
+    let mut runs: Vec<TextBox> = Vec::new();
+    for b in boxes {
+        if let Some(r) = runs.last_mut() {
+            let s = r.size.max(b.size);
+            let same_line = r.dir == b.dir && (r.y - b.y).abs() < 0.3 * s;
+            if same_line && b.x0 >= r.x0 - 0.5 * s && b.x0 <= r.x1 + 2.0 * s {
+                r.x1 = r.x1.max(b.x1);
+                r.x0 = r.x0.min(b.x0);
+                r.size = s;
+                continue;
+            }
+        }
+        runs.push(*b);
+    }
+    runs.iter().map(TextBox::rect).collect()
+}
+
+/// Appends `cells` to `into`, their offsets moved by `base` bytes.
+fn shift_into(into: &mut Vec<TextBox>, cells: Vec<TextBox>, base: usize) {
+    into.extend(cells.into_iter().map(|c| TextBox {
+        at: c.at + base as u32,
+        ..c
+    }));
+}
+
+/// One cell per character of `shown` (a glyph's text, placed at byte `at` of the line), the
+/// glyph's advance shared evenly (a ligature's letters split it).
+fn glyph_cells(cells: &mut Vec<TextBox>, at: usize, shown: &str, g: &G) {
+    let n = shown.chars().count().max(1) as f32;
+    let step = (g.x1 - g.x) / n;
+    for (i, (off, _)) in shown.char_indices().enumerate() {
+        let x0 = g.x + step * i as f32;
+        cells.push(TextBox {
+            at: (at + off) as u32,
+            x0,
+            x1: x0 + step,
+            y: g.y,
+            size: g.size,
+            dir: g.dir,
+        });
+    }
 }
 
 /// The page's text: upright text first, then text in each other direction.
 pub fn page_text(page: &PageGlyphs) -> String {
+    layout(page, false).0
+}
+
+/// The page's text (exactly [`page_text`]) and the box of each of its characters, in text
+/// order.
+pub fn page_layout(page: &PageGlyphs) -> (String, Vec<TextBox>) {
+    layout(page, true)
+}
+
+fn layout(page: &PageGlyphs, geo: bool) -> (String, Vec<TextBox>) {
     let mut dirs: Vec<Dir> = page.glyphs.iter().map(|g| g.dir).collect();
     dirs.sort();
     dirs.dedup();
     let mut out = String::new();
+    let mut cells = Vec::new();
     for dir in dirs {
         let glyphs: Vec<&Glyph> = page.glyphs.iter().filter(|g| g.dir == dir).collect();
-        let text = direction_text(page, &glyphs);
+        let (text, dir_cells) = direction_text(page, &glyphs, geo);
         if !text.is_empty() {
             if !out.is_empty() {
                 out.push_str("\n\n");
             }
+            shift_into(&mut cells, dir_cells, out.len());
             out.push_str(&text);
         }
     }
-    compose_marks(out)
+    let text = compose_marks(out, &mut cells);
+    (text, cells)
 }
 
 /// Letters followed by combining marks, composed (NFC) where Unicode has a precomposed letter.
 /// Only those clusters: NFC of the whole text would also rewrite CJK compatibility ideographs
-/// and conjoining Hangul jamo, which are meant as printed.
-fn compose_marks(text: String) -> String {
+/// and conjoining Hangul jamo, which are meant as printed. `cells` follow their characters (a
+/// composed cluster's onto its start).
+fn compose_marks(text: String, cells: &mut [TextBox]) -> String {
     let is_mark = |c: char| {
         matches!(c as u32, 0x300..=0x36F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF
             | 0xFE20..=0xFE2F)
@@ -76,18 +178,34 @@ fn compose_marks(text: String) -> String {
     }
     let mut out = String::with_capacity(text.len());
     let mut cluster = String::new();
-    for c in text.chars() {
+    // Each cluster: its offset before and after, and whether it was copied as it was.
+    let mut moves: Vec<(usize, usize, bool)> = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
         if !is_mark(c) && !cluster.is_empty() {
-            if is_nfc(&cluster) {
+            let verbatim = is_nfc(&cluster);
+            moves.push((start, out.len(), verbatim));
+            if verbatim {
                 out.push_str(&cluster);
             } else {
                 out.extend(cluster.nfc());
             }
             cluster.clear();
+            start = i;
         }
         cluster.push(c);
     }
+    moves.push((start, out.len(), is_nfc(&cluster)));
     out.extend(cluster.nfc());
+    let mut k = 0;
+    for cell in cells.iter_mut() {
+        let at = cell.at as usize;
+        while k + 1 < moves.len() && moves[k + 1].0 <= at {
+            k += 1;
+        }
+        let (old, new, verbatim) = moves[k];
+        cell.at = if verbatim { new + (at - old) } else { new } as u32;
+    }
     out
 }
 
@@ -96,7 +214,7 @@ fn compose_marks(text: String) -> String {
 pub fn title_hint(page: &PageGlyphs) -> Option<String> {
     let glyphs: Vec<&Glyph> = page.glyphs.iter().filter(|g| g.dir == Dir::Up0).collect();
     let (gs, frags) = fragments(page, &glyphs);
-    let lines = build_lines(page, &gs, &frags, (0..frags.len()).collect());
+    let lines = build_lines(page, &gs, &frags, (0..frags.len()).collect(), false);
     // Body size: the size carrying the most characters.
     let mut weights: Vec<(f32, usize)> = Vec::new();
     for l in &lines {
@@ -135,31 +253,33 @@ pub fn title_hint(page: &PageGlyphs) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
-fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph]) -> String {
+fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph], geo: bool) -> (String, Vec<TextBox>) {
     let (gs, mut frags) = fragments(page, glyphs);
     drop_line_numbers(page, &gs, &mut frags);
     if frags.is_empty() {
-        return String::new();
+        return (String::new(), Vec::new());
     }
     let mut blocks: Vec<Vec<Line>> = Vec::new();
     for region in regions(page, &gs, &frags) {
-        let lines = build_lines(page, &gs, &frags, region);
+        let lines = build_lines(page, &gs, &frags, region, geo);
         if !lines.is_empty() {
             blocks.push(lines);
         }
     }
     let mut out = String::new();
+    let mut cells = Vec::new();
     for lines in blocks {
-        let text = paragraphs(lines);
+        let (text, block_cells) = paragraphs(lines);
         if text.is_empty() {
             continue;
         }
         if !out.is_empty() {
             out.push_str("\n\n");
         }
+        shift_into(&mut cells, block_cells, out.len());
         out.push_str(&text);
     }
-    out
+    (out, cells)
 }
 
 /// Runs of glyphs in content order that sit on one baseline with no wide gap.
@@ -209,7 +329,9 @@ fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
         gs.push(G {
             x: g.x,
             x1: g.x + w,
+            y: g.y,
             size,
+            dir: g.dir,
             start: g.start,
             len: g.len,
             space_before: pending_space,
@@ -878,7 +1000,13 @@ fn drop_caps(page: &PageGlyphs, gs: &[G], frags: &[Frag], region: &[usize]) -> V
     out
 }
 
-fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usize>) -> Vec<Line> {
+fn build_lines(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &[Frag],
+    mut region: Vec<usize>,
+    geo: bool,
+) -> Vec<Line> {
     let caps = drop_caps(page, gs, frags, &region);
     region.retain(|i| !caps.iter().any(|c| c.0 == *i));
     region.sort_by(|&a, &b| {
@@ -919,6 +1047,7 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
         let accents = place_accents(page, gs, frags, &mut members);
         let (mono, mono_proven) = monospaced(page, gs, frags, &members);
         let mut text = String::new();
+        let mut cells: Vec<TextBox> = Vec::new();
         let mut prev: Option<G> = None;
         let mut x0 = f32::INFINITY;
         for &m in &members {
@@ -928,7 +1057,11 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
                 if prev.is_some() && !text.ends_with(' ') {
                     text.push(' ');
                 }
-                text.push_str(frag_text(page, gs, &frags[cap]).unwrap_or(""));
+                let cap_text = frag_text(page, gs, &frags[cap]).unwrap_or("");
+                if geo && let Some(g) = gs.get(frags[cap].first) {
+                    glyph_cells(&mut cells, text.len(), cap_text, g);
+                }
+                text.push_str(cap_text);
                 prev = None;
                 x0 = x0.min(frags[cap].x0);
             }
@@ -958,12 +1091,18 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
                             n
                         };
                         text.extend(std::iter::repeat_n(' ', n.min(200)));
+                        if geo {
+                            glyph_cells(&mut cells, text.len(), t, g);
+                        }
                         text.push_str(t);
                         prev = Some(*g);
                         continue;
                     }
                     if accent_overlap(&p, g, t, &text) {
                         compose_into(&mut text, t);
+                        if let Some(c) = cells.last_mut() {
+                            c.x1 = c.x1.max(g.x1);
+                        }
                         prev = Some(G {
                             x1: p.x1.max(g.x1),
                             ..*g
@@ -975,18 +1114,20 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
                         text.push(' ');
                     }
                 }
-                if text.is_empty() {
-                    text.push_str(t.trim_start());
-                } else {
-                    text.push_str(t);
+                let shown = if text.is_empty() { t.trim_start() } else { t };
+                if geo {
+                    glyph_cells(&mut cells, text.len(), shown, g);
                 }
+                text.push_str(shown);
                 prev = Some(*g);
             }
         }
         let text = if mono_proven {
-            text.trim_end().to_string()
+            let kept = text.trim_end().to_string();
+            cells.retain(|c| (c.at as usize) < kept.len());
+            kept
         } else {
-            normalize_spaces(&text)
+            normalize_spaces(&text, &mut cells)
         };
         // Lines set beside a drop cap start at the paragraph's margin, not indented.
         for &(cap, _) in &caps {
@@ -1003,6 +1144,7 @@ fn build_lines(page: &PageGlyphs, gs: &[G], frags: &[Frag], mut region: Vec<usiz
                 text,
                 mono,
                 mono_proven,
+                cells,
             });
         }
     }
@@ -1101,22 +1243,45 @@ fn monospaced(
     )
 }
 
-fn normalize_spaces(s: &str) -> String {
+/// `s` with runs of whitespace as single spaces and no space at either end; `cells` (sorted by
+/// offset) follow their characters, and those on whitespace are dropped.
+fn normalize_spaces(s: &str, cells: &mut Vec<TextBox>) -> String {
     let mut out = String::with_capacity(s.len());
-    for w in s.split_whitespace() {
-        if !out.is_empty() {
+    let mut kept = Vec::with_capacity(cells.len());
+    let mut next = cells.iter().peekable();
+    let mut gap = false;
+    for (off, c) in s.char_indices() {
+        let mut own = None;
+        while let Some(cell) = next.next_if(|cell| cell.at as usize <= off) {
+            if cell.at as usize == off {
+                own = Some(*cell);
+            }
+        }
+        if c.is_whitespace() {
+            gap = true;
+            continue;
+        }
+        if gap && !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(w);
+        gap = false;
+        if let Some(cell) = own {
+            kept.push(TextBox {
+                at: out.len() as u32,
+                ..cell
+            });
+        }
+        out.push(c);
     }
+    *cells = kept;
     out
 }
 
 /// Lines of one region joined into paragraphs (blank line between them), with hyphenated
-/// line ends rejoined.
-fn paragraphs(mut lines: Vec<Line>) -> String {
+/// line ends rejoined; the lines' cells follow, at offsets in the joined text.
+fn paragraphs(mut lines: Vec<Line>) -> (String, Vec<TextBox>) {
     if lines.is_empty() {
-        return String::new();
+        return (String::new(), Vec::new());
     }
     let mut deltas: Vec<f32> = lines
         .windows(2)
@@ -1202,16 +1367,34 @@ fn paragraphs(mut lines: Vec<Line>) -> String {
                 Some((w, r)) => (w.to_string(), r.to_string()),
                 None => (next.clone(), String::new()),
             };
-            let cur = &mut lines[i].text;
-            cur.pop();
-            cur.push_str(&word);
+            // The first word moves up (the hyphen goes), and its cells with it.
+            let moved = next.len() - rest.len();
+            let next_cells = std::mem::take(&mut lines[i + 1].cells);
+            let cur = &mut lines[i];
+            cur.text.pop();
+            let base = cur.text.len();
+            cur.cells.retain(|c| (c.at as usize) < base);
+            cur.text.push_str(&word);
+            let (up, stay): (Vec<TextBox>, Vec<TextBox>) = next_cells
+                .into_iter()
+                .partition(|c| (c.at as usize) < word.len());
+            shift_into(&mut cur.cells, up, base);
+            lines[i + 1].cells = stay
+                .into_iter()
+                .filter(|c| c.at as usize >= moved)
+                .map(|c| TextBox {
+                    at: c.at - moved as u32,
+                    ..c
+                })
+                .collect();
             lines[i + 1].text = rest;
         }
     }
 
     let mut out = String::new();
+    let mut cells = Vec::new();
     let mut pending_break = false;
-    for (i, l) in lines.iter().enumerate() {
+    for (i, l) in lines.into_iter().enumerate() {
         if breaks[i] {
             pending_break = true;
         }
@@ -1227,9 +1410,10 @@ fn paragraphs(mut lines: Vec<Line>) -> String {
         }
         pending_break = false;
         out.extend(std::iter::repeat_n(' ', indents[i]));
+        shift_into(&mut cells, l.cells, out.len());
         out.push_str(&l.text);
     }
-    out
+    (out, cells)
 }
 
 /// Han characters, kana and the CJK punctuation and full-width forms set among them: Chinese and

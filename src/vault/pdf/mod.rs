@@ -23,6 +23,7 @@ mod outline;
 mod util;
 
 pub use encodings::decode_text_string;
+pub use layout::{TextBox, merge_boxes};
 
 /// Limits for one document: extraction stops with [`PdfError::Timeout`] past the deadline.
 #[derive(Debug, Clone, Copy)]
@@ -147,6 +148,41 @@ pub fn extract(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
         undecodable_pages,
         title_hint,
     })
+}
+
+/// One page's text, exactly as [`extract`] gives it, with the box of each of its characters:
+/// where a quote found in that text sits on the page.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageLayout {
+    pub text: String,
+    /// One box per character of `text` that a glyph drew, in text order.
+    pub boxes: Vec<TextBox>,
+}
+
+impl PageLayout {
+    /// Rectangles in PDF user space (`[x0, y0, x1, y1]`, y up) covering the bytes `range` of
+    /// the text, one per line the range spans. Empty when no drawn character is in it.
+    pub fn rects(&self, range: std::ops::Range<usize>) -> Vec<[f32; 4]> {
+        let from = self
+            .boxes
+            .partition_point(|b| (b.at as usize) < range.start);
+        let to = self.boxes.partition_point(|b| (b.at as usize) < range.end);
+        merge_boxes(&self.boxes[from..to.max(from)])
+    }
+}
+
+/// The layout of physical page `page` (1-based) of a PDF held in memory.
+pub fn page_layout(bytes: &[u8], page: u32, limits: Limits) -> Result<PageLayout, PdfError> {
+    check_deadline(&limits)?;
+    let doc = load(bytes)?;
+    let id = page
+        .checked_sub(1)
+        .and_then(|i| doc.page_iter().take(MAX_PAGES).nth(i as usize))
+        .ok_or_else(|| PdfError::Malformed(format!("the document has no page {page}")))?;
+    let mut fonts = content::FontCache::default();
+    let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
+    let (text, boxes) = layout::page_layout(&glyphs);
+    Ok(PageLayout { text, boxes })
 }
 
 /// A page is undecodable when a real part of what it shows could not be read: at least 20

@@ -1,0 +1,489 @@
+//! Page images: hayro's renders of the real corpus compared with poppler's `pdftoppm` of the
+//! same pages, and the text layer's character boxes checked against the ink they should cover
+//! (a quote's highlight box lands on the quote).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use agentero::vault::pdf::{self, Limits};
+use agentero::vault::render::{self, PageImage, RenderError};
+use image::GrayImage;
+
+fn limits() -> Limits {
+    Limits {
+        deadline: Instant::now() + Duration::from_secs(60),
+    }
+}
+
+/// Poppler's render of one page, grey.
+fn pdftoppm(pdf: &Path, page: u32, dpi: u32) -> GrayImage {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("page");
+    let status = Command::new("pdftoppm")
+        .args(["-r", &dpi.to_string(), "-f", &page.to_string()])
+        // The crop box, as viewers show a page and hayro renders it; without the borders
+        // poppler draws around links (viewers and hayro leave them out).
+        .args([
+            "-l",
+            &page.to_string(),
+            "-cropbox",
+            "-hide-annotations",
+            "-png",
+            "-singlefile",
+        ])
+        .arg(pdf)
+        .arg(&out)
+        .output()
+        .expect("pdftoppm is missing: install poppler-utils (apt-get install poppler-utils)");
+    assert!(
+        status.status.success(),
+        "pdftoppm failed on {}: {}",
+        pdf.display(),
+        String::from_utf8_lossy(&status.stderr)
+    );
+    image::open(out.with_extension("png")).unwrap().into_luma8()
+}
+
+/// Block means of a grey image on a `cols`×`rows` grid.
+fn blocks(img: &GrayImage, cols: u32, rows: u32) -> Vec<f64> {
+    let (w, h) = img.dimensions();
+    let mut out = Vec::with_capacity((cols * rows) as usize);
+    for r in 0..rows {
+        for c in 0..cols {
+            let (x0, x1) = (c * w / cols, ((c + 1) * w / cols).max(c * w / cols + 1));
+            let (y0, y1) = (r * h / rows, ((r + 1) * h / rows).max(r * h / rows + 1));
+            let mut sum = 0u64;
+            let mut n = 0u64;
+            for y in y0..y1.min(h) {
+                for x in x0..x1.min(w) {
+                    sum += u64::from(img.get_pixel(x, y)[0]);
+                    n += 1;
+                }
+            }
+            out.push(sum as f64 / n.max(1) as f64);
+        }
+    }
+    out
+}
+
+/// How alike two renders of one page are, 0..1: the correlation of their ink over a grid of
+/// small blocks (anti-aliasing and hinting differ between renderers; the layout must not), at
+/// the best alignment within two pixels (renderers round a crop box's origin differently).
+fn similarity(a: &GrayImage, b: &GrayImage) -> f64 {
+    let mut best = f64::NEG_INFINITY;
+    for dx in -2i32..=2 {
+        for dy in -2i32..=2 {
+            best = best.max(aligned_similarity(a, b, dx, dy));
+        }
+    }
+    best
+}
+
+fn aligned_similarity(a: &GrayImage, b: &GrayImage, dx: i32, dy: i32) -> f64 {
+    let crop = |img: &GrayImage, x: i32, y: i32, w: u32, h: u32| {
+        image::imageops::crop_imm(img, x as u32, y as u32, w, h).to_image()
+    };
+    let w = (a.width() as i32 - dx.abs())
+        .min(b.width() as i32 - dx.abs())
+        .max(1) as u32;
+    let h = (a.height() as i32 - dy.abs())
+        .min(b.height() as i32 - dy.abs())
+        .max(1) as u32;
+    let a = crop(a, dx.max(0), dy.max(0), w, h);
+    let b = crop(b, (-dx).max(0), (-dy).max(0), w, h);
+    let (cols, rows) = (60, 80);
+    let (x, y) = (blocks(&a, cols, rows), blocks(&b, cols, rows));
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(&y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    if sxx < 1e-9 && syy < 1e-9 {
+        // Two blank pages.
+        return 1.0;
+    }
+    sxy / (sxx.sqrt() * syy.sqrt()).max(1e-9)
+}
+
+fn corpus_pdfs(root: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root.join("papers"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path().join("paper.pdf")))
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The truncated aipsamp sample has no xref: neither renderer reads it whole.
+const TRUNCATED: &str = "sample-title-with-forced-linebreak";
+const THRESHOLD: f64 = 0.9;
+
+#[test]
+fn corpus_pages_look_like_pdftoppm() {
+    let Some(root) = common::corpus() else {
+        return;
+    };
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    // A control: our render of one page against poppler's of another page of the same paper
+    // must look unlike it, or the measure proves nothing.
+    let mut controls = Vec::new();
+    for pdf in corpus_pdfs(&root) {
+        let slug = pdf
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let bytes = std::fs::read(&pdf).unwrap();
+        // The first page and one from the middle of the document.
+        let count = pdf::extract(&bytes, limits()).map(|d| d.pages.len() as u32);
+        let pages: Vec<u32> = match count {
+            Ok(n) => {
+                let mut p = vec![1, n.div_ceil(2).max(1)];
+                p.dedup();
+                p
+            }
+            Err(_) if slug == TRUNCATED => continue,
+            Err(e) => panic!("{slug}: {e}"),
+        };
+        let mut first: Option<GrayImage> = None;
+        for page in pages {
+            let ours = match render::render(&bytes, page, 50) {
+                Ok(img) => img,
+                Err(e) => {
+                    failures.push(format!("{slug} p.{page}: {e}"));
+                    continue;
+                }
+            };
+            let theirs = pdftoppm(&pdf, page, 50);
+            let (w, h) = ours.image.dimensions();
+            let (tw, th) = theirs.dimensions();
+            assert!(
+                w.abs_diff(tw) <= 2 && h.abs_diff(th) <= 2,
+                "{slug} p.{page}: {w}x{h} pixels, pdftoppm {tw}x{th}"
+            );
+            let grey = image::DynamicImage::ImageRgb8(ours.image).into_luma8();
+            let s = similarity(&grey, &theirs);
+            match &first {
+                None => first = Some(grey.clone()),
+                Some(f) => {
+                    controls.push((similarity(f, &theirs), format!("{slug} p.1 vs p.{page}")))
+                }
+            }
+            report.push(format!("{s:.3} {slug} p.{page}"));
+            compared += 1;
+            if s < THRESHOLD {
+                // AGENTERO_RENDER_DUMP=dir: both renders, to look at.
+                if let Some(dir) = std::env::var_os("AGENTERO_RENDER_DUMP") {
+                    let dir = Path::new(&dir);
+                    grey.save(dir.join(format!("{slug}-p{page}-hayro.png")))
+                        .unwrap();
+                    theirs
+                        .save(dir.join(format!("{slug}-p{page}-poppler.png")))
+                        .unwrap();
+                }
+                failures.push(format!("{slug} p.{page}: similarity {s:.3} < {THRESHOLD}"));
+            }
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    for (s, what) in &controls {
+        eprintln!("control {s:.3} {what}");
+    }
+    assert!(compared >= 20, "only {compared} pages compared");
+    let alike = controls.iter().filter(|(s, _)| *s >= THRESHOLD).count();
+    assert!(
+        controls.len() >= 10 && alike == 0,
+        "the measure does not tell pages apart: {alike} of {} different pages look alike",
+        controls.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "renders unlike pdftoppm:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// Share of a pixel rectangle that is ink (clearly darker than the paper).
+fn ink(img: &PageImage, [l, t, r, b]: [u32; 4]) -> f64 {
+    let mut dark = 0u32;
+    for y in t..b {
+        for x in l..r {
+            let p = img.image.get_pixel(x, y);
+            if p.0.iter().any(|&c| c < 150) {
+                dark += 1;
+            }
+        }
+    }
+    f64::from(dark) / f64::from((r - l) * (b - t)).max(1.0)
+}
+
+/// Every word of a page's text, by byte range.
+fn words(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push(s..i);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push(s..text.len());
+    }
+    out
+}
+
+/// The layout's text is the extractor's text, and the boxes of its words sit on ink in the
+/// rendered page: most word boxes hold ink, and the same boxes moved off by their own height
+/// mostly do not line up with text in the same way.
+fn check_boxes(label: &str, bytes: &[u8], page: u32, expected_text: &str) -> (usize, usize) {
+    let layout = pdf::page_layout(bytes, page, limits()).unwrap();
+    assert_eq!(
+        layout.text, expected_text,
+        "{label} p.{page}: layout text differs"
+    );
+    let img = match render::render(bytes, page, 72) {
+        Ok(img) => img,
+        Err(e) => panic!("{label} p.{page}: {e}"),
+    };
+    let (mut on_ink, mut total) = (0, 0);
+    let mut off = Vec::new();
+    for w in words(&layout.text) {
+        if w.len() < 3 {
+            continue;
+        }
+        for rect in layout.rects(w.clone()) {
+            let Some(px) = img.to_pixels(rect) else {
+                continue;
+            };
+            total += 1;
+            if ink(&img, px) > 0.04 {
+                on_ink += 1;
+            } else {
+                off.push(rect);
+            }
+        }
+    }
+    // AGENTERO_RENDER_DUMP=dir: the page with the boxes that found no ink, to look at.
+    if let Some(dir) = std::env::var_os("AGENTERO_RENDER_DUMP")
+        && !off.is_empty()
+    {
+        let mut img = img;
+        img.highlight(&off);
+        let name = format!("{}-p{page}.png", label.replace('/', "_"));
+        img.image.save(Path::new(&dir).join(name)).unwrap();
+    }
+    (on_ink, total)
+}
+
+#[test]
+fn demo_papers_boxes_sit_on_their_words() {
+    let dir = common::demo_vault();
+    let mut checked = 0;
+    for e in walk(dir.path()) {
+        let bytes = std::fs::read(&e).unwrap();
+        let Ok(doc) = pdf::extract(&bytes, limits()) else {
+            continue;
+        };
+        for p in doc.pages.iter().take(3) {
+            if p.text.trim().is_empty() {
+                continue;
+            }
+            let (on, total) = check_boxes(&e.display().to_string(), &bytes, p.number, &p.text);
+            assert!(total > 0, "{} p.{}: no word boxes", e.display(), p.number);
+            assert!(
+                on * 100 >= total * 95,
+                "{} p.{}: only {on} of {total} word boxes on ink",
+                e.display(),
+                p.number
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "only {checked} demo pages checked");
+}
+
+#[test]
+fn corpus_boxes_sit_on_their_words() {
+    let Some(root) = common::corpus() else {
+        return;
+    };
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for pdf in corpus_pdfs(&root) {
+        let slug = pdf
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let bytes = std::fs::read(&pdf).unwrap();
+        let Ok(doc) = pdf::extract(&bytes, limits()) else {
+            continue;
+        };
+        for p in doc.pages.iter().take(2) {
+            if p.text.trim().is_empty() {
+                continue;
+            }
+            let (on, total) = check_boxes(&slug, &bytes, p.number, &p.text);
+            let share = on as f64 / total.max(1) as f64;
+            report.push(format!("{share:.3} ({on}/{total}) {slug} p.{}", p.number));
+            if total > 0 && share < 0.9 {
+                failures.push(format!(
+                    "{slug} p.{}: {on} of {total} boxes on ink",
+                    p.number
+                ));
+            }
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "boxes off their words:\n{}",
+        failures.join("\n")
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if p.extension().is_some_and(|x| x == "pdf") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn missing_pages_and_bad_resolutions_are_clear_errors() {
+    let dir = common::demo_vault();
+    let pdf = walk(dir.path())
+        .into_iter()
+        .next()
+        .expect("the demo vault has PDFs");
+    let bytes = std::fs::read(&pdf).unwrap();
+    let n = pdf::extract(&bytes, limits()).unwrap().pages.len();
+    match render::render(&bytes, n as u32 + 1, 72) {
+        Err(RenderError::NoSuchPage { page, count }) => {
+            assert_eq!((page as usize, count), (n + 1, n));
+        }
+        other => panic!("expected NoSuchPage, got {:?}", other.map(|_| ())),
+    }
+    assert_eq!(
+        render::render(&bytes, 0, 72).unwrap_err(),
+        RenderError::NoSuchPage { page: 0, count: n }
+    );
+    assert_eq!(
+        render::render(&bytes, 1, 2000).unwrap_err(),
+        RenderError::BadDpi
+    );
+    let img = render::render(&bytes, 1, 72).unwrap();
+    assert!(img.image.width() > 100 && img.image.height() > 100);
+}
+
+#[test]
+fn page_command_writes_a_png_through_the_cache_and_highlights_a_quote() {
+    let dir = common::demo_vault();
+    let vault = dir.path().to_str().unwrap();
+    let out = dir.path().join(".agentero-test-out.png");
+    let out_s = out.to_str().unwrap();
+    let paper = "papers/layoutflow/paper.pdf";
+    let quote = "The word error rate falls from 6.4 percent for the stream order to 1.9 percent";
+    let run = |args: &[&str]| common::agentero(args, dir.path());
+
+    let first = run(&[
+        "page", "--vault", vault, paper, "2", "--png", out_s, "--dpi", "60",
+    ]);
+    let said = String::from_utf8_lossy(&first.stderr).to_string();
+    assert!(first.status.success(), "{said}");
+    assert!(
+        said.contains("510x660 pixels at 60 dpi") && !said.contains("cached"),
+        "{said}"
+    );
+    let plain = image::open(&out).unwrap().into_rgb8();
+    assert_eq!(plain.dimensions(), (510, 660));
+    let cached = dir.path().join(".agentero/cache/pages");
+    assert_eq!(walk_all(&cached).len(), 2, "one PNG and its geometry");
+
+    // Again, by citation URI, with the quote: from the cache, yellow where the quote is.
+    let uri = format!("{paper}#page=2");
+    let second = run(&[
+        "page", "--vault", vault, &uri, "--png", out_s, "--dpi", "60", "--quote", quote,
+    ]);
+    let said = String::from_utf8_lossy(&second.stderr).to_string();
+    assert!(second.status.success(), "{said}");
+    assert!(
+        said.contains("(cached)") && said.contains("highlighted (2 boxes)"),
+        "{said}"
+    );
+    let marked = image::open(&out).unwrap().into_rgb8();
+    let yellow = |img: &image::RgbImage| {
+        img.pixels()
+            .filter(|p| p[0] > 200 && p[1] > 180 && p[2] < 120)
+            .count()
+    };
+    assert_eq!(yellow(&plain), 0);
+    assert!(yellow(&marked) > 2000, "{} yellow pixels", yellow(&marked));
+
+    // Clear errors, nothing written.
+    let _ = std::fs::remove_file(&out);
+    for (args, says) in [
+        (vec![paper, "9"], "no page 9 (it has 2)"),
+        (vec!["notes/none.md", "1"], "no such file"),
+        (vec![paper], "which page?"),
+        (vec![paper, "1", "--dpi", "5000"], "between 10 and 1200 dpi"),
+        (
+            vec![
+                paper,
+                "1",
+                "--quote",
+                "a sentence that is nowhere on this page",
+            ],
+            "not in the text of page 1",
+        ),
+    ] {
+        let mut full = vec!["page", "--vault", vault];
+        full.extend(args);
+        full.extend(["--png", out_s]);
+        let r = run(&full);
+        let said = String::from_utf8_lossy(&r.stderr).to_string();
+        assert!(
+            !r.status.success() && said.contains(says),
+            "{full:?}: {said}"
+        );
+        assert!(!out.exists(), "{full:?} wrote the PNG");
+    }
+}
+
+fn walk_all(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_all(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
