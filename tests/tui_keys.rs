@@ -334,7 +334,7 @@ fn mention_popup_makes_a_chip_and_removal_changes_the_grant() {
     h.resize(260, 40);
     let screen = h.render();
     assert!(
-        screen.contains("grant 1 source (1 duplicate mention)"),
+        screen.contains("grant 1 source · 1 duplicate mention"),
         "{screen}"
     );
     assert!(!screen.contains("omitted"), "{screen}");
