@@ -1768,3 +1768,53 @@ fn vault_search_pane_opens_a_result_at_its_page() {
     let screen = h.render();
     assert!(screen.contains("nothing in the vault matches"), "{screen}");
 }
+
+/// The browser shows one row per paper (its own folder folded in) and `s` sorts the papers
+/// within their folders, the selection staying on the same paper.
+#[test]
+fn browser_rows_are_papers_and_s_sorts_them() {
+    let (_d, mut h) = demo();
+    let rows = |h: &Headless| -> Vec<String> {
+        h.app.browser().visible().map(|e| e.path.clone()).collect()
+    };
+    let shown = rows(&h);
+    assert!(shown.contains(&"papers/dense-vs-sparse/paper.pdf".to_string()));
+    assert!(
+        !shown.contains(&"papers/dense-vs-sparse".to_string()),
+        "a paper's own folder is not a row: {shown:?}"
+    );
+    // The folder is still offered to the @ popup.
+    assert!(
+        h.app
+            .browser()
+            .entries()
+            .iter()
+            .any(|e| e.path == "papers/dense-vs-sparse")
+    );
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    let papers = |h: &Headless| -> Vec<(String, Option<i32>)> {
+        h.app
+            .browser()
+            .visible()
+            .filter(|e| e.parent == "papers")
+            .map(|e| (e.title.clone(), e.year))
+            .collect()
+    };
+    h.keys("s");
+    assert_eq!(h.app.status(), "papers sorted by title");
+    let by_title = papers(&h);
+    let mut sorted = by_title.clone();
+    sorted.sort_by_key(|(t, _)| t.to_lowercase());
+    assert_eq!(by_title, sorted);
+    assert_eq!(
+        h.app.browser().current().unwrap().path,
+        "papers/dense-vs-sparse/paper.pdf"
+    );
+    h.keys("s");
+    let years: Vec<Option<i32>> = papers(&h).into_iter().map(|(_, y)| y).collect();
+    assert!(years.windows(2).all(|w| w[0] >= w[1]), "{years:?}");
+    let screen = h.render();
+    assert!(screen.contains("by year"), "{screen}");
+    h.keys("s s s");
+    assert_eq!(h.app.status(), "papers sorted by folder");
+}

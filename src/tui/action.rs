@@ -52,6 +52,7 @@ actions! {
     Open => "open", "Open the selected entry, source or outline item";
     Filter => "filter", "Filter the vault browser, or find threads by @cited paper or page and words";
     TogglePaths => "toggle_paths", "Show paths instead of titles in the browser";
+    CycleSort => "cycle_sort", "Sort papers by folder, title, year, recently opened or date added";
     Rescan => "rescan", "Re-scan the vault for changes";
     Search => "search", "Search in the paper";
     VaultSearch => "vault_search", "Search every paper and note (in:DIR/ narrows)";

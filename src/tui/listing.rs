@@ -15,6 +15,40 @@ pub struct Entry {
     pub year: Option<i32>,
     /// Folder depth, for indentation.
     pub depth: usize,
+    /// Where the browser lists it: its folder, or — for a paper's own folder
+    /// (`papers/x/`, shown as the paper's row) — the folder above; a file beside such a
+    /// paper is listed under the paper.
+    pub parent: String,
+    /// Pages of a paper (0 when not indexed).
+    pub pages: u32,
+    /// What the browser flags: `scanned`, `encrypted`, `failed`, `undecodable N`, `notes`.
+    pub badges: Vec<String>,
+    /// The file's modification time (ns), for the sort by date added.
+    pub added_ns: i128,
+    /// Set when another paper has the same title: the paper's folder, to tell them apart.
+    pub twin: Option<String>,
+    /// A paper's own folder, folded into the paper's row: not a row of the browser (still a
+    /// folder the @ popup offers).
+    pub folded: bool,
+}
+
+impl Default for Entry {
+    fn default() -> Self {
+        Entry {
+            path: String::new(),
+            kind: EntryKind::File,
+            title: String::new(),
+            authors: String::new(),
+            year: None,
+            depth: 0,
+            parent: String::new(),
+            pages: 0,
+            badges: Vec::new(),
+            added_ns: 0,
+            twin: None,
+            folded: false,
+        }
+    }
 }
 
 impl Entry {
@@ -27,9 +61,10 @@ impl Entry {
 /// The listing, shared.
 pub type Listing = Arc<Vec<Entry>>;
 
-/// Builds the browser's list from a scan and the catalog/records: folders first within each
-/// folder, papers shown by title.
+/// Builds the browser's list from a scan and the catalog/records: papers shown by title, a
+/// paper's own folder (`papers/x/` holding one paper and no folder) folded into the paper's row.
 pub fn entries_from(vault: &crate::vault::Vault) -> Result<Vec<Entry>, String> {
+    use crate::vault::catalog::Status;
     let scanned = vault.scan().map_err(|e| e.to_string())?;
     let catalog = vault.catalog();
     let mut out: Vec<Entry> = scanned
@@ -37,21 +72,38 @@ pub fn entries_from(vault: &crate::vault::Vault) -> Result<Vec<Entry>, String> {
         .map(|e| {
             let depth = e.path.matches('/').count();
             let (mut title, mut authors, mut year) = (String::new(), String::new(), None);
+            let (mut pages, mut badges, mut added_ns) = (0, Vec::new(), 0);
             if let Some(c) = catalog.entries.get(&e.path) {
                 title = c.title.clone();
-                if e.kind == EntryKind::Paper
-                    && let Some(r) = vault.record(&c.sha256)
-                {
-                    if !r.meta.title.is_empty() {
-                        title = r.meta.title.clone();
+                added_ns = c.mtime_ns;
+                if e.kind == EntryKind::Paper {
+                    pages = c.units;
+                    match c.status {
+                        Status::NoText => badges.push("scanned".to_string()),
+                        Status::Failed
+                            if c.error.as_deref().is_some_and(|e| e.contains("encrypted")) =>
+                        {
+                            badges.push("encrypted".to_string())
+                        }
+                        Status::Failed => badges.push("failed".to_string()),
+                        Status::Indexed if c.undecodable > 0 => {
+                            badges.push(format!("undecodable {}p", c.undecodable))
+                        }
+                        Status::Indexed => {}
                     }
-                    authors = short_authors(&r.meta.authors);
-                    year = r.meta.year;
+                    if let Some(r) = vault.record(&c.sha256) {
+                        if !r.meta.title.is_empty() {
+                            title = r.meta.title.clone();
+                        }
+                        authors = short_authors(&r.meta.authors);
+                        year = r.meta.year;
+                    }
                 }
             }
             if title.is_empty() {
                 title = e.path.rsplit('/').next().unwrap_or(&e.path).to_string();
             }
+            let parent = e.path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
             Entry {
                 path: e.path,
                 kind: e.kind,
@@ -59,11 +111,77 @@ pub fn entries_from(vault: &crate::vault::Vault) -> Result<Vec<Entry>, String> {
                 authors,
                 year,
                 depth,
+                parent,
+                pages,
+                badges,
+                added_ns,
+                twin: None,
+                folded: false,
             }
         })
         .collect();
     out.sort_by(|a, b| a.path.cmp(&b.path));
+    fold_paper_folders(&mut out);
     Ok(out)
+}
+
+/// Folds each folder below the top that holds exactly one paper and no folder into that paper's row: the
+/// folder's row is hidden, the paper takes its place and depth, files beside it are listed under
+/// it (and give it the `notes` badge). Papers with the same title name their folder.
+fn fold_paper_folders(entries: &mut [Entry]) {
+    use std::collections::HashMap;
+    let mut papers: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut has_dirs: HashMap<&str, bool> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        match e.kind {
+            EntryKind::Paper => papers.entry(e.parent.as_str()).or_default().push(i),
+            EntryKind::Directory => {
+                has_dirs.insert(e.parent.as_str(), true);
+            }
+            EntryKind::File => {}
+        }
+    }
+    // folder → its one paper
+    let folded: HashMap<String, usize> = papers
+        .into_iter()
+        // Only inside another folder (`papers/x/`): a top folder is the user's own group.
+        .filter(|(dir, ps)| ps.len() == 1 && dir.contains('/') && !has_dirs.contains_key(dir))
+        .map(|(dir, ps)| (dir.to_string(), ps[0]))
+        .collect();
+    for (dir, &p) in &folded {
+        let up = dir.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        let paper_path = entries[p].path.clone();
+        let depth = dir.matches('/').count();
+        let mut notes = false;
+        for e in entries.iter_mut() {
+            if e.parent == *dir && e.kind == EntryKind::File {
+                e.parent = paper_path.clone();
+                e.depth = depth + 1;
+                notes = true;
+            }
+        }
+        let paper = &mut entries[p];
+        paper.parent = up;
+        paper.depth = depth;
+        if notes {
+            paper.badges.push("notes".to_string());
+        }
+    }
+    for e in entries.iter_mut() {
+        if e.kind == EntryKind::Directory && folded.contains_key(&e.path) {
+            e.folded = true;
+        }
+    }
+    let mut titles: HashMap<String, usize> = HashMap::new();
+    for e in entries.iter().filter(|e| e.kind == EntryKind::Paper) {
+        *titles.entry(e.title.to_lowercase()).or_default() += 1;
+    }
+    for e in entries.iter_mut().filter(|e| e.kind == EntryKind::Paper) {
+        if titles.get(&e.title.to_lowercase()).is_some_and(|&n| n > 1) {
+            let folder = e.path.rsplit_once('/').map_or("", |(d, _)| d);
+            e.twin = Some(folder.rsplit('/').next().unwrap_or(folder).to_string());
+        }
+    }
 }
 
 fn short_authors(authors: &[String]) -> String {
@@ -73,5 +191,55 @@ fn short_authors(authors: &[String]) -> String {
         1 => last(&authors[0]),
         2 => format!("{} & {}", last(&authors[0]), last(&authors[1])),
         _ => format!("{} et al.", last(&authors[0])),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(path: &str, kind: EntryKind, title: &str) -> Entry {
+        Entry {
+            path: path.into(),
+            kind,
+            title: title.into(),
+            depth: path.matches('/').count(),
+            parent: path.rsplit_once('/').map_or("", |(d, _)| d).into(),
+            ..Entry::default()
+        }
+    }
+
+    #[test]
+    fn a_papers_own_folder_is_folded_into_its_row() {
+        let mut v = vec![
+            e("papers", EntryKind::Directory, "papers"),
+            e("papers/a", EntryKind::Directory, "a"),
+            e("papers/a/notes.md", EntryKind::File, "notes.md"),
+            e("papers/a/paper.pdf", EntryKind::Paper, "Same Title"),
+            e("papers/b", EntryKind::Directory, "b"),
+            e("papers/b/paper.pdf", EntryKind::Paper, "Same title"),
+            e("papers/two", EntryKind::Directory, "two"),
+            e("papers/two/x.pdf", EntryKind::Paper, "X"),
+            e("papers/two/y.pdf", EntryKind::Paper, "Y"),
+        ];
+        fold_paper_folders(&mut v);
+        let get = |p: &str| v.iter().find(|x| x.path == p).unwrap();
+        assert!(get("papers/a").folded && get("papers/b").folded);
+        // A folder of two papers is a real group; the vault's top folder too.
+        assert!(!get("papers/two").folded && !get("papers").folded);
+        let mut top = vec![
+            e("inbox", EntryKind::Directory, "inbox"),
+            e("inbox/p.pdf", EntryKind::Paper, "P"),
+        ];
+        fold_paper_folders(&mut top);
+        assert!(!top[0].folded, "a top folder stays a group");
+        let a = get("papers/a/paper.pdf");
+        assert_eq!((a.parent.as_str(), a.depth), ("papers", 1));
+        assert_eq!(a.badges, ["notes"]);
+        assert_eq!(get("papers/a/notes.md").parent, "papers/a/paper.pdf");
+        // Two papers with one title name their folders.
+        assert_eq!(a.twin.as_deref(), Some("a"));
+        assert_eq!(get("papers/b/paper.pdf").twin.as_deref(), Some("b"));
+        assert_eq!(get("papers/two/x.pdf").twin, None);
     }
 }

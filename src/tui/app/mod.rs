@@ -341,6 +341,7 @@ impl AppState {
                 let session = state.session.clone();
                 self.reading = Some(*state);
                 self.reading_doc = None;
+                self.tell_browser_opened();
                 if !problems.is_empty() {
                     self.status = problems.join("; ");
                 }
@@ -471,6 +472,7 @@ impl AppState {
             return false;
         };
         let mut changed = false;
+        let mut newly_opened = false;
         if let Some(at) = self.paper.location() {
             let opened =
                 (self.reading_doc.as_deref() != Some(at.path.as_str())).then(reading::now_ms);
@@ -478,13 +480,28 @@ impl AppState {
             r.set_place(&at.path, at.page, at.row, opened);
             changed |= before.as_ref() != r.place(&at.path);
             self.reading_doc = Some(at.path);
+            newly_opened = opened.is_some();
         }
         let session = self.paper.session();
         if session != r.session {
             r.session = session;
             changed = true;
         }
+        if newly_opened {
+            self.tell_browser_opened();
+        }
         changed
+    }
+
+    /// When each document was last opened, for the browser's sort by recent.
+    fn tell_browser_opened(&mut self) {
+        let opened = self.reading.as_ref().map_or_else(Default::default, |r| {
+            r.places
+                .iter()
+                .map(|(p, place)| (p.clone(), place.opened_ms))
+                .collect()
+        });
+        self.browser.update(BrowserMsg::Opened(opened));
     }
 
     fn save_reading(&self, now: bool) -> Effect {

@@ -154,6 +154,7 @@ mod tests {
                 authors: String::new(),
                 year: None,
                 depth: 0,
+                ..Entry::default()
             })
             .collect())));
         st

@@ -3,6 +3,7 @@
 
 pub mod view;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::vault::EntryKind;
@@ -28,6 +29,46 @@ pub enum BrowserMsg {
     Scroll(isize),
     /// A click on the visible entry `i`; `focused`: the browser had the focus already.
     Click { index: usize, focused: bool },
+    /// When each document was last opened (ms since the epoch), for the sort by recent.
+    Opened(HashMap<String, u64>),
+}
+
+/// How the browser orders papers within each folder (folders first, then papers, then files;
+/// folders and files by name).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    /// By path: the vault's own folder order.
+    #[default]
+    Folder,
+    Title,
+    /// Newest first.
+    Year,
+    /// Most recently opened first.
+    Recent,
+    /// Most recently added (file time) first.
+    Added,
+}
+
+impl Sort {
+    fn next(self) -> Sort {
+        match self {
+            Sort::Folder => Sort::Title,
+            Sort::Title => Sort::Year,
+            Sort::Year => Sort::Recent,
+            Sort::Recent => Sort::Added,
+            Sort::Added => Sort::Folder,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Sort::Folder => "folder",
+            Sort::Title => "title",
+            Sort::Year => "year",
+            Sort::Recent => "recently opened",
+            Sort::Added => "date added",
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -39,6 +80,10 @@ pub struct Browser {
     filter: String,
     show_paths: bool,
     scanned: bool,
+    sort: Sort,
+    /// Indices into `entries` in the order shown (folded folders left out).
+    order: Vec<usize>,
+    opened: HashMap<String, u64>,
 }
 
 impl Browser {
@@ -60,6 +105,12 @@ impl Browser {
                     return self.open();
                 }
                 self.selected = index;
+            }
+            BrowserMsg::Opened(opened) => {
+                self.opened = opened;
+                if self.sort == Sort::Recent {
+                    self.resort();
+                }
             }
         }
         Vec::new()
@@ -94,6 +145,14 @@ impl Browser {
                 return vec![Out::Status("filter cleared".into())];
             }
             Action::TogglePaths => self.show_paths = !self.show_paths,
+            Action::CycleSort => {
+                self.sort = self.sort.next();
+                self.resort();
+                return vec![Out::Status(format!(
+                    "papers sorted by {}",
+                    self.sort.name()
+                ))];
+            }
             Action::Rescan => return vec![Out::Run(Effect::Scan), Out::Run(Effect::Index)],
             Action::Open => return self.open(),
             _ => {}
@@ -121,6 +180,7 @@ impl Browser {
         let keep = self.current().map(|e| e.path.clone());
         self.entries = entries;
         self.scanned = true;
+        self.order = order(&self.entries, self.sort, &self.opened);
         self.refilter();
         if let Some(p) = keep
             && let Some(i) = self.visible.iter().position(|&i| self.entries[i].path == p)
@@ -136,16 +196,31 @@ impl Browser {
             .map(str::to_lowercase)
             .collect();
         self.visible = self
-            .entries
+            .order
             .iter()
-            .enumerate()
-            .filter(|(_, e)| {
-                let hay = e.haystack().to_lowercase();
+            .copied()
+            .filter(|&i| {
+                let hay = self.entries[i].haystack().to_lowercase();
                 words.iter().all(|w| hay.contains(w.as_str()))
             })
-            .map(|(i, _)| i)
             .collect();
         self.selected = self.selected.min(self.visible.len().saturating_sub(1));
+    }
+
+    /// Orders the list again (a new sort), keeping the selected entry selected.
+    fn resort(&mut self) {
+        let keep = self.current().map(|e| e.path.clone());
+        self.order = order(&self.entries, self.sort, &self.opened);
+        self.refilter();
+        if let Some(p) = keep
+            && let Some(i) = self.visible.iter().position(|&i| self.entries[i].path == p)
+        {
+            self.selected = i;
+        }
+    }
+
+    pub fn sort(&self) -> Sort {
+        self.sort
     }
 
     fn move_by(&mut self, delta: isize) {
@@ -200,6 +275,62 @@ impl Browser {
     }
 }
 
+/// The rows of the browser: a walk of the folder tree from the vault's root, each folder's
+/// children folders first (by name), then papers (by `sort`), then files (by name); a file
+/// listed under a paper follows that paper. Folded folders are not rows.
+fn order(entries: &[Entry], sort: Sort, opened: &HashMap<String, u64>) -> Vec<usize> {
+    use std::cmp::Ordering;
+    let mut kids: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        kids.entry(e.parent.as_str()).or_default().push(i);
+    }
+    let rank = |e: &Entry| match e.kind {
+        EntryKind::Directory => 0,
+        EntryKind::Paper => 1,
+        EntryKind::File => 2,
+    };
+    let by = |a: &Entry, b: &Entry| -> Ordering {
+        let key = match (a.kind, sort) {
+            (EntryKind::Paper, Sort::Title) => a.title.to_lowercase().cmp(&b.title.to_lowercase()),
+            (EntryKind::Paper, Sort::Year) => b.year.cmp(&a.year),
+            (EntryKind::Paper, Sort::Recent) => opened
+                .get(&b.path)
+                .copied()
+                .unwrap_or(0)
+                .cmp(&opened.get(&a.path).copied().unwrap_or(0)),
+            (EntryKind::Paper, Sort::Added) => b.added_ns.cmp(&a.added_ns),
+            _ => Ordering::Equal,
+        };
+        rank(a)
+            .cmp(&rank(b))
+            .then(key)
+            .then_with(|| a.path.cmp(&b.path))
+    };
+    for list in kids.values_mut() {
+        list.sort_by(|&a, &b| by(&entries[a], &entries[b]));
+    }
+    let mut out = Vec::with_capacity(entries.len());
+    let mut seen = vec![false; entries.len()];
+    // Folded folders are walked through (their children have moved up), never listed.
+    let mut stack: Vec<usize> = kids
+        .get("")
+        .map_or_else(Vec::new, |k| k.iter().rev().copied().collect());
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        if !entries[i].folded {
+            out.push(i);
+        }
+        if let Some(k) = kids.get(entries[i].path.as_str()) {
+            stack.extend(k.iter().rev().copied());
+        }
+    }
+    // Anything the walk did not reach (a parent not listed) still shows, in path order.
+    out.extend((0..entries.len()).filter(|&i| !seen[i] && !entries[i].folded));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,6 +343,8 @@ mod tests {
             authors: String::new(),
             year: None,
             depth: path.matches('/').count(),
+            parent: path.rsplit_once('/').map_or("", |(d, _)| d).into(),
+            ..Entry::default()
         }
     }
 
@@ -276,5 +409,76 @@ mod tests {
         ])));
         assert_eq!(b.current().unwrap().path, "papers/a/paper.pdf");
         assert_eq!(b.kind_of("z.md"), Some(EntryKind::File));
+    }
+
+    #[test]
+    fn one_row_per_paper_sorted_within_its_folder() {
+        let paper = |path: &str, title: &str, year: i32, added: i128| Entry {
+            path: path.into(),
+            kind: EntryKind::Paper,
+            title: title.into(),
+            year: Some(year),
+            added_ns: added,
+            parent: path.rsplit_once('/').unwrap().0.into(),
+            depth: path.matches('/').count(),
+            ..Entry::default()
+        };
+        // As listing::entries_from leaves it: papers/b/ folded into its paper, its note under it.
+        let mut folded = entry("papers/b", EntryKind::Directory);
+        folded.folded = true;
+        let mut b_paper = paper("papers/b/paper.pdf", "Beta", 2019, 3);
+        b_paper.parent = "papers".into();
+        let mut b_note = entry("papers/b/notes.md", EntryKind::File);
+        b_note.parent = "papers/b/paper.pdf".into();
+        let mut br = Browser::default();
+        br.update(BrowserMsg::Listed(Arc::new(vec![
+            entry("papers", EntryKind::Directory),
+            folded,
+            b_note,
+            b_paper,
+            paper("papers/c.pdf", "Alpha", 2021, 1),
+            entry("papers/sub", EntryKind::Directory),
+            paper("papers/sub/z.pdf", "Zeta", 2000, 2),
+            entry("readme.md", EntryKind::File),
+        ])));
+        let rows = |br: &Browser| br.visible().map(|e| e.path.clone()).collect::<Vec<_>>();
+        // Folders first, then papers, then files; a paper's note right under it.
+        assert_eq!(
+            rows(&br),
+            [
+                "papers",
+                "papers/sub",
+                "papers/sub/z.pdf",
+                "papers/b/paper.pdf",
+                "papers/b/notes.md",
+                "papers/c.pdf",
+                "readme.md"
+            ]
+        );
+        act(&mut br, Action::GotoPage);
+        let out = act(&mut br, Action::CycleSort);
+        assert!(matches!(&out[..], [Out::Status(s)] if s == "papers sorted by title"));
+        assert_eq!(
+            br.current().unwrap().path,
+            "readme.md",
+            "the selection stays"
+        );
+        assert_eq!(
+            rows(&br)[3..6],
+            ["papers/c.pdf", "papers/b/paper.pdf", "papers/b/notes.md"]
+        );
+        act(&mut br, Action::CycleSort); // year, newest first
+        assert_eq!(rows(&br)[3], "papers/c.pdf");
+        act(&mut br, Action::CycleSort); // recently opened
+        br.update(BrowserMsg::Opened(HashMap::from([(
+            "papers/b/paper.pdf".to_string(),
+            99,
+        )])));
+        assert_eq!(rows(&br)[3], "papers/b/paper.pdf");
+        act(&mut br, Action::CycleSort); // date added, newest first
+        assert_eq!(br.sort(), Sort::Added);
+        assert_eq!(rows(&br)[3], "papers/b/paper.pdf");
+        act(&mut br, Action::CycleSort);
+        assert_eq!(br.sort(), Sort::Folder);
     }
 }

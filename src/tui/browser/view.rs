@@ -23,6 +23,9 @@ pub fn view(
     if !b.filter.is_empty() {
         title = format!(" Vault · filter: {} ({}) ", b.filter, b.visible.len());
     }
+    if b.sort != super::Sort::Folder {
+        title = format!("{}· by {} ", title, b.sort.name());
+    }
     let block = pane_block(title, focused, theme);
     let inner = block.inner(area);
     f.render_widget(block, area);
@@ -57,26 +60,52 @@ pub fn view(
                 EntryKind::File => ("≡ ", theme.style("browser.file")),
                 EntryKind::Directory => ("▸ ", theme.style("browser.directory")),
             };
-            let name = if b.show_paths || e.kind != EntryKind::Paper {
-                e.path.rsplit('/').next().unwrap_or(&e.path).to_string()
+            let mut name = if b.show_paths {
+                e.path.clone()
+            } else if e.kind == EntryKind::Paper {
+                match &e.twin {
+                    Some(folder) => format!("{} ({folder})", e.title),
+                    None => e.title.clone(),
+                }
             } else {
-                e.title.clone()
+                e.path.rsplit('/').next().unwrap_or(&e.path).to_string()
             };
-            let name = if b.show_paths { e.path.clone() } else { name };
-            let meta = match (e.authors.is_empty(), e.year) {
-                (false, Some(y)) => format!(" {} {y}", e.authors),
-                (false, None) => format!(" {}", e.authors),
-                (true, Some(y)) => format!(" {y}"),
-                _ => String::new(),
-            };
+            if e.kind == EntryKind::Directory {
+                name.push('/');
+            }
             let head = format!("{indent}{icon}");
             let room = w.saturating_sub(str_width(&head));
-            let name = truncate(&name, room);
-            let meta = truncate(&meta, room.saturating_sub(str_width(&name)));
+            // A paper's columns: first author, year, pages (the author only where a title
+            // still has room beside it); then its badges, kept whole (they say what is wrong).
+            let mut meta: Vec<String> = Vec::new();
+            if e.kind == EntryKind::Paper {
+                if !e.authors.is_empty() && room >= 56 {
+                    meta.push(e.authors.clone());
+                }
+                if room >= 30 {
+                    if let Some(y) = e.year {
+                        meta.push(y.to_string());
+                    }
+                    if e.pages > 0 {
+                        meta.push(format!("{}p", e.pages));
+                    }
+                }
+            }
+            let meta = if meta.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", meta.join(" · "))
+            };
+            let badges: String = e.badges.iter().map(|b| format!(" [{b}]")).collect();
+            let badges = truncate(&badges, room.saturating_sub(8));
+            let room = room.saturating_sub(str_width(&badges));
+            let meta = truncate(&meta, room.saturating_sub(12));
+            let name = truncate(&name, room.saturating_sub(str_width(&meta)));
             let mut line = Line::from(vec![
                 Span::raw(head),
                 Span::styled(name, style),
                 Span::styled(meta, theme.style("browser.meta")),
+                Span::styled(badges, theme.style("browser.badge")),
             ]);
             if start + i == b.selected {
                 line = line.style(theme.style("ui.selection"));

@@ -145,6 +145,7 @@ mod tests {
             authors: String::new(),
             year: None,
             depth: 0,
+            ..Entry::default()
         }
     }
 

@@ -561,6 +561,7 @@ mod tests {
             authors: String::new(),
             year: None,
             depth: 2,
+            ..Entry::default()
         }])));
         assert_eq!(*c.compose(), Compose::Off);
         c.update(ChatMsg::Compose);
