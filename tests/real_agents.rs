@@ -663,10 +663,7 @@ fn tui_scenario(agent: Agent) {
     assert!(!screen.contains("refused"), "{name}: a refusal:\n{screen}");
     let page = common::tmux::last_source_page(&screen)
         .unwrap_or_else(|| panic!("{name}: no cited page on screen:\n{screen}"));
-    tmux(&["send-keys", "-t", &target, "Escape"]);
-    std::thread::sleep(Duration::from_millis(200));
-    tmux(&["send-keys", "-t", &target, "k"]);
-    std::thread::sleep(Duration::from_millis(200));
+    common::tmux::select_last_source(&target, &screen);
     tmux(&["send-keys", "-t", &target, "Enter"]);
     let want = format!("p. {page} / ");
     let screen = wait_for(&target, &want, 20);

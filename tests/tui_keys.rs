@@ -525,7 +525,9 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
         on_disk
             .lines
             .iter()
-            .any(|l| matches!(l, Line::Sources { uris, .. } if *uris == sources))
+            .any(|l| matches!(l, Line::Sources { uris, consulted, .. }
+                // The sources shown are the cited ones; the consulted are folded below them.
+                if uris.iter().filter(|u| !consulted.contains(u)).cloned().collect::<Vec<_>>() == sources))
     );
     // Every citation of the answer was checked: the chat shows the transcript's verdicts under
     // the answer (the built-in agent quotes verbatim: all verified), and a restored thread
@@ -554,8 +556,16 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
     );
     assert!(screen.contains("· verified"), "{screen}");
 
-    // The last source: k selects it, enter opens the paper at the cited page.
+    // The last source: k selects it (k again past the folded consulted sources), enter
+    // opens the paper at the cited page.
     h.keys("esc k");
+    let sel = h.app.chat().selected().expect("an item selected");
+    if matches!(
+        h.app.chat().thread().unwrap().items[sel].kind,
+        ItemKind::Consulted(_)
+    ) {
+        h.keys("k");
+    }
     let sel = h.app.chat().selected().expect("a source selected");
     let uri_text = match &h.app.chat().thread().unwrap().items[sel].kind {
         ItemKind::Source(s) => s.uri.clone(),
@@ -997,8 +1007,18 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
     assert!(Transcript::latest(&vault).is_none());
     assert!(h.app.chat().thread().unwrap().items.is_empty());
 
-    // k selects the last source; enter closes the popup and opens its page; ctrl-o returns.
+    // k selects the last source (above the folded consulted ones, when there are); enter
+    // closes the popup and opens its page; ctrl-o returns.
     h.keys("k");
+    let folded_last = h.app.quick().is_some_and(|q| {
+        matches!(
+            q.thread().items.last().map(|i| &i.kind),
+            Some(ItemKind::Consulted(_))
+        )
+    });
+    if folded_last {
+        h.keys("k");
+    }
     let uri_text = sources.last().unwrap().clone();
     let Some(Target::Vault { path, page, .. }) = uri::parse(&uri_text) else {
         panic!("not a vault source: {uri_text}");
@@ -1045,7 +1065,9 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
         on_disk
             .lines
             .iter()
-            .any(|l| matches!(l, Line::Sources { uris, .. } if *uris == sources))
+            .any(|l| matches!(l, Line::Sources { uris, consulted, .. }
+                // The sources shown are the cited ones; the consulted are folded below them.
+                if uris.iter().filter(|u| !consulted.contains(u)).cloned().collect::<Vec<_>>() == sources))
     );
     assert!(on_disk.lines.iter().any(|l| matches!(l, Line::End { .. })));
     // The scratch copies are gone: the promoted one moved, the first one was dropped.

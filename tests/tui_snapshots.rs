@@ -298,13 +298,31 @@ fn sources_list_and_citation_jump() {
                 },
             ]),
         });
+        // What the tools read and the answer does not cite: folded under the cited ones.
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::Consulted(vec![
+                SourceRef {
+                    uri: "papers/citeweave/paper.pdf#page=1".into(),
+                    quote: None,
+                },
+                SourceRef {
+                    uri: "notes/reading-list.md#line=1,3".into(),
+                    quote: None,
+                },
+            ]),
+        });
         h.send(Msg::Chat {
             turn,
             event: ChatEvent::TurnEnded {
                 stop_reason: "end_turn".into(),
             },
         });
-        h.keys("k k k");
+        h.keys("k");
+        snap("consulted_folded", w, hh, h.render());
+        h.keys("z");
+        snap("consulted_listed", w, hh, h.render());
+        h.keys("z k k k");
         snap("sources", w, hh, h.render());
         h.keys("enter");
         h.settle();

@@ -69,10 +69,7 @@ fn real_binary_in_tmux() {
     // The last source: its cited page opens in the paper pane.
     let page =
         last_source_page(&screen).unwrap_or_else(|| panic!("no paper source on screen:\n{screen}"));
-    tmux(&["send-keys", "-t", &target, "Escape"]);
-    std::thread::sleep(Duration::from_millis(200));
-    tmux(&["send-keys", "-t", &target, "k"]);
-    std::thread::sleep(Duration::from_millis(200));
+    common::tmux::select_last_source(&target, &screen);
     tmux(&["send-keys", "-t", &target, "Enter"]);
     let want = format!("p. {page} / ");
     let screen = wait_for(&target, &want, 20);

@@ -91,3 +91,15 @@ pub fn last_source_page(screen: &str) -> Option<u32> {
         })
         .next_back()
 }
+
+/// Selects the chat's last cited source in the app in `target` (showing `screen`): `esc`, then
+/// `k` — twice when the folded "consulted: N" line comes after it.
+pub fn select_last_source(target: &str, screen: &str) {
+    tmux(&["send-keys", "-t", target, "Escape"]);
+    std::thread::sleep(Duration::from_millis(200));
+    let presses = if screen.contains("consulted: ") { 2 } else { 1 };
+    for _ in 0..presses {
+        tmux(&["send-keys", "-t", target, "k"]);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}

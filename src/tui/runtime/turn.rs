@@ -220,20 +220,21 @@ impl Runner {
                     session: session_name(o.session).into(),
                 }));
                 send(ChatEvent::Citations(o.citations.clone()));
-                send(ChatEvent::Sources(
-                    o.sources
-                        .iter()
-                        .map(|uri| SourceRef {
-                            uri: uri.clone(),
-                            quote: plan
-                                .evidence
-                                .iter()
-                                .find(|e| &e.citation_uri == uri)
-                                .and_then(|e| e.quote.clone())
-                                .or_else(|| chat::quote_for(&o.answer, uri)),
-                        })
-                        .collect(),
-                ));
+                let (cited, consulted): (Vec<SourceRef>, Vec<SourceRef>) = o
+                    .sources
+                    .iter()
+                    .map(|uri| SourceRef {
+                        uri: uri.clone(),
+                        quote: plan
+                            .evidence
+                            .iter()
+                            .find(|e| &e.citation_uri == uri)
+                            .and_then(|e| e.quote.clone())
+                            .or_else(|| chat::quote_for(&o.answer, uri)),
+                    })
+                    .partition(|s| !o.consulted.contains(&s.uri));
+                send(ChatEvent::Sources(cited));
+                send(ChatEvent::Consulted(consulted));
                 if let Some(file) = handoff_file {
                     send(ChatEvent::Notice(format!(
                         "handoff written to {file}: the next question starts a fresh session seeded from it"

@@ -290,6 +290,26 @@ fn render_item(item: &Item, theme: &Theme, width: usize, titles: Titles<'_>) -> 
             source_line(s, width, titles),
             theme.style("chat.source"),
         )],
+        ItemKind::Consulted(list) => {
+            let head = if item.expanded {
+                format!("consulted: {} (read by tools, not cited)", list.len())
+            } else {
+                format!("consulted: {} (not cited; z lists)", list.len())
+            };
+            let mut l = vec![Line::styled(
+                truncate(&head, width),
+                theme.style("chat.notice"),
+            )];
+            if item.expanded {
+                for s in list {
+                    l.push(Line::styled(
+                        format!("  {}", source_line(s, width.saturating_sub(2), titles)),
+                        theme.style("chat.source"),
+                    ));
+                }
+            }
+            l
+        }
         ItemKind::Error(e) => paragraphs(&format!("error: {e}"), width, theme.style("chat.error")),
         ItemKind::Notice(n) => paragraphs(n, width, theme.style("chat.notice")),
     }

@@ -25,8 +25,11 @@ pub enum ChatEvent {
         detail: Option<String>,
     },
     Permission(PermissionRequest),
-    /// The turn's sources (citation URIs, with the quote each points at when known).
+    /// The turn's sources (citation URIs, with the quote each points at when known): those
+    /// its answer cites (all of them when the turn did not tell cited from consulted).
     Sources(Vec<SourceRef>),
+    /// The sources the agent's tools read that its answer does not cite: folded.
+    Consulted(Vec<SourceRef>),
     /// The verdict on each citation of the turn's answer ([`verdicts`]).
     Citations(Vec<crate::context::citations::CitationCheck>),
     TurnEnded {
@@ -108,6 +111,8 @@ pub enum ItemKind {
         detail: String,
     },
     Source(SourceRef),
+    /// Sources read by tools but not cited, folded into one line (`z` lists them).
+    Consulted(Vec<SourceRef>),
     /// One citation of an answer and its verdict ([`verdicts`]); `named`: the turn cites
     /// more than one source, so the line names it.
     Citation {
@@ -145,6 +150,7 @@ impl Item {
         matches!(
             self.kind,
             ItemKind::Source(_)
+                | ItemKind::Consulted(_)
                 | ItemKind::Citation { .. }
                 | ItemKind::Tool { .. }
                 | ItemKind::Thought { .. }
@@ -242,6 +248,11 @@ impl Thread {
                 ))));
                 for s in list {
                     self.items.push(Item::new(ItemKind::Source(s)));
+                }
+            }
+            ChatEvent::Consulted(list) => {
+                if !list.is_empty() {
+                    self.items.push(Item::new(ItemKind::Consulted(list)));
                 }
             }
             ChatEvent::Citations(checks) => self.add_verdicts(checks),
@@ -366,14 +377,19 @@ pub fn from_transcript(t: &crate::acp::transcript::Thread) -> Thread {
             Line::Plan { entries, .. } => {
                 ChatEvent::Notice(format!("plan: {}", entries.join("; ")))
             }
-            Line::Sources { uris, .. } => ChatEvent::Sources(
-                uris.iter()
+            Line::Sources {
+                uris, consulted, ..
+            } => {
+                let (cited, read): (Vec<SourceRef>, Vec<SourceRef>) = uris
+                    .iter()
                     .map(|u| SourceRef {
                         uri: u.clone(),
                         quote: quote_for(&answer, u),
                     })
-                    .collect(),
-            ),
+                    .partition(|s| !consulted.contains(&s.uri));
+                out.apply(ChatEvent::Sources(cited));
+                ChatEvent::Consulted(read)
+            }
             Line::Citations { checks, .. } => ChatEvent::Citations(checks.clone()),
             Line::Notice { text, .. } => ChatEvent::Notice(text.clone()),
             Line::Error { message, .. } => ChatEvent::TurnFailed(message.clone()),
@@ -530,5 +546,51 @@ mod tests {
                 .map(|i| format!("{:?}", i.kind))
                 .collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn consulted_sources_fold_under_the_cited_ones_and_restore_so() {
+        let src = |u: &str| SourceRef {
+            uri: u.into(),
+            quote: None,
+        };
+        let mut t = Thread::new("t".into());
+        t.apply(ChatEvent::Sources(vec![src("papers/a/paper.pdf#page=3")]));
+        t.apply(ChatEvent::Consulted(vec![
+            src("papers/b/paper.pdf#page=1"),
+            src("notes/x.md#line=1,4"),
+        ]));
+        let kinds: Vec<String> = t
+            .items
+            .iter()
+            .map(|i| match &i.kind {
+                ItemKind::Notice(n) => n.clone(),
+                ItemKind::Source(s) => s.uri.clone(),
+                ItemKind::Consulted(l) => format!("consulted {}", l.len()),
+                _ => "?".into(),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            ["sources (1)", "papers/a/paper.pdf#page=3", "consulted 2"]
+        );
+        assert!(t.items[2].selectable());
+        // From the transcript: the line's consulted list is folded the same way.
+        let dir = tempfile::tempdir().unwrap();
+        let vault = crate::vault::Vault::open(dir.path()).unwrap();
+        let mut tr = Transcript::create(&vault);
+        tr.append(Line::Sources {
+            ts: String::new(),
+            turn: "1".into(),
+            uris: vec![
+                "papers/a/paper.pdf#page=3".into(),
+                "notes/x.md#line=1,4".into(),
+            ],
+            cited: vec!["papers/a/paper.pdf#page=3".into()],
+            consulted: vec!["notes/x.md#line=1,4".into()],
+        })
+        .unwrap();
+        let back = from_transcript(&tr);
+        assert!(matches!(&back.items.last().unwrap().kind, ItemKind::Consulted(l) if l.len() == 1));
     }
 }
