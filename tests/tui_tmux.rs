@@ -31,14 +31,7 @@ fn real_binary_in_tmux() {
     let screen = wait_for(&target, "Vault", 20);
     assert!(screen.contains("Vault"), "{screen}");
     // Wait for the background index so titles are shown, then open the first paper.
-    let screen = wait_for(&target, "indexed:", 60);
-    assert!(screen.contains("indexed:"), "{screen}");
-    tmux(&["send-keys", "-t", &target, "f"]);
-    tmux(&["send-keys", "-t", &target, "-l", "Dense or Sparse"]);
-    tmux(&["send-keys", "-t", &target, "Enter"]);
-    std::thread::sleep(Duration::from_millis(300));
-    tmux(&["send-keys", "-t", &target, "Enter"]);
-    let screen = wait_for(&target, "Lena Fischbach", 20);
+    let screen = open_by_title(&target, "Dense or Sparse", "Lena Fischbach");
     assert!(screen.contains("p. 1 / "), "{screen}");
     assert!(screen.contains("Lena Fischbach"), "{screen}");
     // The agent started in the background: the chat's status line names it and the grant.
@@ -220,6 +213,21 @@ fn start_app(
     (session, target)
 }
 
+/// Waits for the background index (titles come from it), filters the browser by `title` and
+/// opens the paper; the screen once `shown` is on it.
+fn open_by_title(target: &str, title: &str, shown: &str) -> String {
+    let screen = wait_for(target, "indexed:", 60);
+    assert!(screen.contains("indexed:"), "{screen}");
+    tmux(&["send-keys", "-t", target, "f"]);
+    tmux(&["send-keys", "-t", target, "-l", title]);
+    tmux(&["send-keys", "-t", target, "Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux(&["send-keys", "-t", target, "Enter"]);
+    let screen = wait_for(target, shown, 20);
+    assert!(screen.contains(shown), "{screen}");
+    screen
+}
+
 /// The reading position survives a restart: open a long paper, go to page 5, quit, start
 /// again — the paper is open at page 5.
 #[test]
@@ -240,14 +248,7 @@ fn the_open_paper_and_its_page_survive_a_restart() {
     let first = format!("agentero-state-{}", std::process::id());
     let (session, target) = start_app(&first, &vault, &home, "Vault");
     // The index first (titles come from it), then the paper found by its title.
-    let screen = wait_for(&target, "indexed:", 60);
-    assert!(screen.contains("indexed:"), "{screen}");
-    tmux(&["send-keys", "-t", &target, "f"]);
-    tmux(&["send-keys", "-t", &target, "-l", "Chapter 1 of 9"]);
-    tmux(&["send-keys", "-t", &target, "Enter"]);
-    std::thread::sleep(Duration::from_millis(300));
-    tmux(&["send-keys", "-t", &target, "Enter"]);
-    let screen = wait_for(&target, "p. 1 / 9", 20);
+    let screen = open_by_title(&target, "Chapter 1 of 9", "p. 1 / 9");
     assert!(screen.contains("page number 1 in"), "{screen}");
     tmux(&["send-keys", "-t", &target, "5", "G"]);
     let screen = wait_for(&target, "p. 5 / 9", 20);
@@ -292,14 +293,7 @@ fn the_image_view_draws_half_blocks_and_y_copies_in_tmux() {
     std::fs::create_dir_all(&home).unwrap();
     let name = format!("agentero-image-{}", std::process::id());
     let (_session, target) = start_app(&name, &vault, &home, "Vault");
-    let screen = wait_for(&target, "indexed:", 60);
-    assert!(screen.contains("indexed:"), "{screen}");
-    tmux(&["send-keys", "-t", &target, "f"]);
-    tmux(&["send-keys", "-t", &target, "-l", "Dense or Sparse"]);
-    tmux(&["send-keys", "-t", &target, "Enter"]);
-    std::thread::sleep(Duration::from_millis(300));
-    tmux(&["send-keys", "-t", &target, "Enter"]);
-    let screen = wait_for(&target, "Lena Fischbach", 20);
+    let screen = open_by_title(&target, "Dense or Sparse", "Lena Fischbach");
     assert!(screen.contains("p. 1 / 2"), "{screen}");
     assert!(!screen.contains('▀'), "{screen}");
     tmux(&["send-keys", "-t", &target, "I"]);

@@ -11,20 +11,9 @@ line per chunk sent: the time, then the text.
 """
 import json
 import os
-import sys
 import time
 
-out = sys.stdout.buffer
-
-
-def send(obj):
-    out.write((json.dumps(obj) + "\n").encode())
-    out.flush()
-
-
-def raw(b):
-    out.write(b + b"\n")
-    out.flush()
+from acp_peer import chunk_message, initialized, raw, requests, send
 
 
 LOG = os.environ.get("HOSTILE_LOG")
@@ -34,23 +23,13 @@ def chunk(sid, text):
     if LOG:
         with open(LOG, "a") as f:
             f.write(f"{time.time():.3f} {text}\n")
-    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": {
-        "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
+    send(chunk_message(sid, text))
 
 
 mode = os.environ.get("HOSTILE_MODE", "garbage")
-for line in sys.stdin.buffer:
-    try:
-        msg = json.loads(line)
-    except ValueError:
-        continue
-    method, mid = msg.get("method"), msg.get("id")
-    if mid is None:
-        continue
+for method, mid, msg in requests():
     if method == "initialize":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": 1,
-              "agentCapabilities": {"loadSession": False}, "authMethods": [],
-              "agentInfo": {"name": "hostile-agent", "version": "1"}}})
+        initialized(mid, "hostile-agent")
     elif method == "session/new":
         send({"jsonrpc": "2.0", "id": mid, "result": {"sessionId": "hostile-1"}})
     elif method == "session/prompt":

@@ -5,37 +5,20 @@ chunks of a few lines, then ends the turn. It connects no MCP server: what it sa
 the test, so the host's checks of the answer (citation verdicts) can be tested against an
 answer that cites correctly, cites the wrong page and invents a quote.
 """
-import json
 import os
-import sys
 
-out = sys.stdout.buffer
-
-
-def send(obj):
-    out.write((json.dumps(obj) + "\n").encode())
-    out.flush()
+from acp_peer import chunk_message, initialized, requests, send
 
 
 def chunk(sid, text):
-    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": {
-        "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
+    send(chunk_message(sid, text))
 
 
 answer = open(os.environ["SCRIPTED_ANSWER"], encoding="utf-8").read()
 sessions = 0
-for line in sys.stdin.buffer:
-    try:
-        msg = json.loads(line)
-    except ValueError:
-        continue
-    method, mid = msg.get("method"), msg.get("id")
-    if mid is None:
-        continue
+for method, mid, msg in requests():
     if method == "initialize":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": 1,
-              "agentCapabilities": {"loadSession": False}, "authMethods": [],
-              "agentInfo": {"name": "scripted-agent", "version": "1"}}})
+        initialized(mid, "scripted-agent")
     elif method == "session/new":
         sessions += 1
         send({"jsonrpc": "2.0", "id": mid, "result": {"sessionId": f"scripted-{sessions}"}})
