@@ -167,21 +167,35 @@ fn thread_rows(
     let anchor = selected.unwrap_or(t.items.len() - 1);
     let mut budget = h + scroll_from_end;
     let mut blocks: Vec<Vec<(Line<'static>, Option<usize>)>> = Vec::new();
-    let last = if selected.is_some() {
-        (anchor + 3).min(t.items.len() - 1)
-    } else {
-        t.items.len() - 1
-    };
-    for i in (0..=last).rev() {
+    let mut block = |i: usize| -> Vec<(Line<'static>, Option<usize>)> {
         let item = &t.items[i];
         let mut l: Vec<(Line<'static>, Option<usize>)> = lines_of(i, item)
             .into_iter()
             .map(|l| (l, Some(i)))
             .collect();
-        let separate = matches!(item.kind, ItemKind::User { .. } | ItemKind::Agent { .. });
-        if separate {
+        if matches!(item.kind, ItemKind::User { .. } | ItemKind::Agent { .. }) {
             l.insert(0, (Line::default(), None));
         }
+        l
+    };
+    // A selection far up shows a few items after it; one that fits on the last screen leaves
+    // the end in view (no blank rows under it while items follow).
+    let end = t.items.len() - 1;
+    let last = match selected {
+        Some(_) if end > anchor + 3 => {
+            let mut tail = 0;
+            for i in anchor..=end {
+                tail += block(i).len();
+                if tail > h {
+                    break;
+                }
+            }
+            if tail > h { anchor + 3 } else { end }
+        }
+        _ => end,
+    };
+    for i in (0..=last).rev() {
+        let l = block(i);
         let n = l.len();
         blocks.push(l);
         if n >= budget {
