@@ -75,20 +75,20 @@ pub fn view(
             }
             let head = format!("{indent}{icon}");
             let room = w.saturating_sub(str_width(&head));
-            // A paper's columns: first author, year, pages (the author only where a title
-            // still has room beside it); then its badges, kept whole (they say what is wrong).
+            // A paper's columns: first author, year, pages (each only where a title still
+            // has room beside it); then its badges, kept whole (they say what is wrong).
             let mut meta: Vec<String> = Vec::new();
             if e.kind == EntryKind::Paper {
                 if !e.authors.is_empty() && room >= 56 {
                     meta.push(e.authors.clone());
                 }
-                if room >= 30 {
-                    if let Some(y) = e.year {
-                        meta.push(y.to_string());
-                    }
-                    if e.pages > 0 {
-                        meta.push(format!("{}p", e.pages));
-                    }
+                if room >= 30
+                    && let Some(y) = e.year
+                {
+                    meta.push(y.to_string());
+                }
+                if room >= 40 && e.pages > 0 {
+                    meta.push(format!("{}p", e.pages));
                 }
             }
             let meta = if meta.is_empty() {
