@@ -18,6 +18,7 @@ pub mod reading;
 pub mod refs;
 pub mod render;
 pub mod scan;
+pub mod statefs;
 pub mod textfile;
 pub mod tokenizer;
 pub mod uri;
