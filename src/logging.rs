@@ -7,19 +7,19 @@ use std::sync::Mutex;
 use tracing_subscriber::EnvFilter;
 
 /// Starts file logging. `AGENTERO_LOG` sets the filter (default `info`). Failing to open the
-/// log is not fatal: the app works without it.
+/// log is not fatal: the app works without it. A log file or folder that is not agentero's
+/// own (a planted link, another user's file) is refused, and stderr (never stdout) says so.
 pub fn init(state_dir: &Path) {
-    let dir = state_dir.join("logs");
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
-    }
-    let Ok(file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("agentero.log"))
-    else {
-        return;
-    };
+    let file =
+        match crate::vault::statefs::open_append(&state_dir.join("logs").join("agentero.log")) {
+            Ok(f) => f,
+            Err(e) => {
+                if e.problem().is_some() {
+                    eprintln!("agentero: not logging: {e}");
+                }
+                return;
+            }
+        };
     let filter = EnvFilter::try_from_env("AGENTERO_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -2,8 +2,10 @@
 //! symlinks, absolute paths, encodings, look-alike characters, hidden files, the app's own
 //! state (the grant itself included), papers known only from relation cards, folders that are
 //! not granted. Every one must be an `isError` result that leaks neither content nor paths.
+//! `state_files`: planted links, hard links and foreign files in `.agentero/` are refused.
 
 mod common;
+mod state_files;
 
 use std::path::Path;
 use std::time::Duration;

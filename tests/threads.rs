@@ -151,3 +151,151 @@ fn control_characters_of_threads_never_reach_the_terminal() {
         );
     }
 }
+
+/// Every file under `dir`, at any depth.
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Each line of a JSONL file, parsed (a line that is not JSON fails the test).
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l:?}", path.display()))
+        })
+        .collect()
+}
+
+/// Text that reaches a file is data: paper folders named like shell code (`$(touch PWNED)x`),
+/// with quotes, and with a newline and backticks, mentioned in a real turn and read through the
+/// vault MCP, end up as JSON strings in the transcript and the usage logs — nothing runs and
+/// nothing is written outside the vault.
+#[test]
+fn shell_metacharacters_in_mentioned_names_stay_data() {
+    let demo = common::demo_vault();
+    let scratch = tempfile::tempdir().unwrap();
+    let root = scratch.path().join("vault");
+    let names = [
+        "$(touch PWNED)x",
+        "say \"hi\" it's",
+        "new\nline `touch PWNED2`",
+    ];
+    let pdf = demo.path().join("papers/halvorsen2009-passages/paper.pdf");
+    for n in names {
+        std::fs::create_dir_all(root.join("papers").join(n)).unwrap();
+        std::fs::copy(&pdf, root.join("papers").join(n).join("paper.pdf")).unwrap();
+    }
+    let vault = Vault::open(&root).unwrap();
+    index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
+    let question = "What window size is used?\n\"quoted\" 'too' \\ $HOME \
+                    @papers/$(touch%20PWNED)x/paper.pdf @papers/say%20\"hi\"%20it's/paper.pdf @papers/";
+    let a = ask(&root, &[question]);
+    let id = a["threadId"].as_str().unwrap();
+
+    // The transcript: every line JSON, the question kept as typed, the names as strings.
+    let lines = jsonl(
+        &root
+            .join(".agentero/chats")
+            .join(id)
+            .join("transcript.jsonl"),
+    );
+    let all = serde_json::to_string(&lines).unwrap();
+    let user = lines.iter().find(|l| l["kind"] == "user");
+    assert_eq!(
+        user.map(|u| &u["text"]),
+        Some(&Value::from(question)),
+        "{all}"
+    );
+    assert!(all.contains("PWNED"), "{all}");
+
+    // The context tools' usage lines: JSON, and the cited names among them.
+    let usage: Vec<_> = files_under(&root.join(".agentero/context-sessions"))
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "usage.jsonl"))
+        .collect();
+    assert!(!usage.is_empty());
+    let used: Vec<Value> = usage.iter().flat_map(|p| jsonl(p)).collect();
+    assert!(!used.is_empty());
+    assert!(
+        serde_json::to_string(&used).unwrap().contains("PWNED"),
+        "{used:?}"
+    );
+
+    // The vault MCP over stdio: a read of each folder's paper, logged with the path as data.
+    let mut cmd = common::command(&root);
+    cmd.args(["serve", "--stdio"]).arg(&root);
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut input = String::from(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"$(touch PWNED3)","version":"1"}}}"#,
+    );
+    input.push('\n');
+    input.push_str(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    input.push('\n');
+    for (i, n) in names.iter().enumerate() {
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": i + 2, "method": "tools/call",
+            "params": {"name": "paper_read", "arguments": {"path": format!("papers/{n}/paper.pdf")}}});
+        input.push_str(&call.to_string());
+        input.push('\n');
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let mut r = std::io::BufReader::new(child.stdout.take().unwrap());
+        // Three answers after the initialize one, then close stdin to end the server.
+        for _ in 0..4 {
+            let mut line = String::new();
+            if std::io::BufRead::read_line(&mut r, &mut line).unwrap_or(0) == 0 {
+                break;
+            }
+            s.push_str(&line);
+        }
+        (child, s)
+    });
+    let (mut child, answers) = out.join().unwrap();
+    drop(stdin);
+    let _ = child.wait();
+    assert_eq!(answers.lines().count(), 4, "{answers}");
+    let served = jsonl(&root.join(".agentero/serve/usage.jsonl"));
+    let paths: Vec<&str> = served
+        .iter()
+        .flat_map(|l| l["paths"].as_array().into_iter().flatten())
+        .filter_map(Value::as_str)
+        .collect();
+    for n in names {
+        assert!(
+            paths.contains(&format!("papers/{n}/paper.pdf").as_str()),
+            "{paths:?}"
+        );
+    }
+    assert!(
+        served.iter().all(|l| l["client"] == "$(touch PWNED3)"),
+        "{served:?}"
+    );
+
+    // Nothing ran: no PWNED file in the vault, beside it, in the private HOME, or in the cwd.
+    let stray: Vec<_> = files_under(scratch.path())
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("PWNED"))
+        })
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+    for n in ["PWNED", "PWNED2", "PWNED3"] {
+        assert!(!Path::new(n).exists(), "{n} in the test's folder");
+    }
+}

@@ -83,12 +83,12 @@ pub fn launch(def: &AgentDef, state_dir: &Path, found: bool) -> std::io::Result<
             env.entry("GEMINI_CLI_TRUST_WORKSPACE".into())
                 .or_insert_with(|| "true".into());
             if !args.iter().any(|a| a == "--policy") {
-                let dir = state_dir.join(AGENTS_DIR);
-                std::fs::create_dir_all(&dir)?;
-                let file = dir.join("gemini-policy.toml");
+                let file = state_dir.join(AGENTS_DIR).join("gemini-policy.toml");
                 let text = gemini_policy();
-                if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
-                    crate::vault::fsutil::atomic_write(&file, text.as_bytes())?;
+                // A policy file that is not agentero's own is refused, not read or replaced.
+                let current = crate::vault::statefs::read_if_exists(&file)?;
+                if current.as_deref() != Some(text.as_bytes()) {
+                    crate::vault::statefs::atomic_write(&file, text.as_bytes())?;
                 }
                 args.push("--policy".into());
                 args.push(file.display().to_string());

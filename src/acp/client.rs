@@ -657,7 +657,7 @@ impl AgentProcess {
             for _ in 0..missing {
                 let runtime_id = new_id("rt");
                 let cwd = dir.join(&runtime_id);
-                if let Err(e) = std::fs::create_dir_all(&cwd) {
+                if let Err(e) = crate::vault::statefs::ensure_dir(&cwd) {
                     tracing::warn!(error = %e, "cannot create a warm session folder");
                     return;
                 }

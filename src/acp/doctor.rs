@@ -174,9 +174,9 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
         (None, _) => Check::ok(format!("methods offered:\n{}", methods.join("\n"))),
     });
     let cwd = state.join(SESSIONS_DIR).join(new_id("doctor"));
-    let session = match std::fs::create_dir_all(&cwd) {
+    let session = match crate::vault::statefs::ensure_dir(&cwd) {
         Err(e) => Check::fail(format!("cannot create a session folder: {e}")),
-        Ok(()) => {
+        Ok(_) => {
             let t = Instant::now();
             match agent.new_session(&cwd, Vec::new()).await {
                 Ok(_) => Check::ok(format!("ok ({:.1} s)", t.elapsed().as_secs_f64())),
@@ -187,7 +187,7 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
             }
         }
     };
-    let _ = std::fs::remove_dir_all(&cwd);
+    let _ = crate::vault::statefs::remove_dir_all(&cwd);
     if !session.ok && session.detail.contains("needs a login") {
         r.login = Some(Check::fail(session.detail.clone()));
     }

@@ -333,15 +333,21 @@ pub enum Remember {
 pub const PERMISSIONS_FILE: &str = "permissions.json";
 
 impl Remembered {
-    /// Reads the file (missing or unreadable: nothing remembered, with a warning in the log).
+    /// Reads the file (missing, unreadable or not agentero's own — a planted link, another
+    /// user's or a hard-linked file: nothing remembered, with a warning in the log).
     pub fn load(state_dir: &Path) -> Remembered {
         let path = state_dir.join(PERMISSIONS_FILE);
-        match std::fs::read(&path) {
+        match crate::vault::statefs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
                 tracing::warn!(error = %e, path = %path.display(), "ignoring a corrupt permissions file");
                 Remembered::default()
             }),
-            Err(_) => Remembered::default(),
+            Err(e) => {
+                if !e.is_not_found() {
+                    tracing::warn!(error = %e, "ignoring the permissions file");
+                }
+                Remembered::default()
+            }
         }
     }
 
@@ -362,7 +368,10 @@ impl Remembered {
             .or_default()
             .insert(key.to_string(), r);
         let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        crate::vault::fsutil::atomic_write(&state_dir.join(PERMISSIONS_FILE), &bytes)
+        Ok(crate::vault::statefs::atomic_write(
+            &state_dir.join(PERMISSIONS_FILE),
+            &bytes,
+        )?)
     }
 }
 

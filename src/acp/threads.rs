@@ -213,7 +213,7 @@ fn index_turn(t: TurnText) -> IndexedTurn {
 }
 
 fn load_thread(dir: &Path, id: &str) -> (IndexedThread, Vec<String>) {
-    let state: ThreadState = std::fs::read(dir.join(STATE_FILE))
+    let state: ThreadState = crate::vault::statefs::read(&dir.join(STATE_FILE))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
@@ -276,15 +276,26 @@ impl ThreadIndex {
     pub fn load(vault: &Vault) -> ThreadIndex {
         let dir = vault.state_dir().join(CHATS_DIR);
         let mut index = ThreadIndex::default();
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return index;
+        let names = match crate::vault::statefs::check_dir(&dir).and_then(|d| d.list()) {
+            Ok(names) => names,
+            Err(e) => {
+                if !e.is_not_found() {
+                    index.warnings.push(e.to_string());
+                }
+                return index;
+            }
         };
-        for e in entries.flatten() {
-            let id = e.file_name().to_string_lossy().into_owned();
-            if !valid_id(&id) || !e.path().is_dir() {
+        for name in names {
+            let id = name.to_string_lossy().into_owned();
+            let path = dir.join(&name);
+            if !valid_id(&id) || !path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
                 continue;
             }
-            let (t, w) = load_thread(&e.path(), &id);
+            if let Err(e) = crate::vault::statefs::check_dir(&path) {
+                index.warnings.push(e.to_string());
+                continue;
+            }
+            let (t, w) = load_thread(&path, &id);
             index.warnings.extend(w);
             index.threads.push(t);
         }

@@ -13,7 +13,7 @@ use super::session::{PriorMessage, SessionRecord};
 use crate::context::citations::CitationCheck;
 use crate::context::grant::{new_id, now_rfc3339, valid_id};
 use crate::vault::Vault;
-use crate::vault::fsutil::{append_whole, atomic_write};
+use crate::vault::statefs;
 
 pub const CHATS_DIR: &str = "chats";
 pub const TRANSCRIPT_FILE: &str = "transcript.jsonl";
@@ -169,25 +169,33 @@ impl Thread {
             ));
         }
         let dir = chats_dir(vault).join(id);
-        if !dir.is_dir() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                format!("no thread {id} in {}", chats_dir(vault).display()),
-            ));
+        match statefs::check_dir(&dir) {
+            Ok(_) => {}
+            Err(e) if e.is_not_found() => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("no thread {id} in {}", chats_dir(vault).display()),
+                ));
+            }
+            Err(e) => return Err(e.into()),
         }
         let mut warnings = Vec::new();
-        let state = match std::fs::read(dir.join(STATE_FILE)) {
+        let state = match statefs::read(&dir.join(STATE_FILE)) {
             Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
                 warnings.push(format!(
                     "state.json is unreadable ({e}); the session will start anew"
                 ));
                 ThreadState::default()
             }),
-            Err(_) => ThreadState::default(),
+            Err(e) if e.is_not_found() => ThreadState::default(),
+            Err(e) => {
+                warnings.push(format!("{e}; the session will start anew"));
+                ThreadState::default()
+            }
         };
         let path = dir.join(TRANSCRIPT_FILE);
         let (lines, mut w) = read_transcript(&path);
-        let torn_tail = std::fs::read(&path).is_ok_and(|b| b.last().is_some_and(|c| *c != b'\n'));
+        let torn_tail = statefs::read(&path).is_ok_and(|b| b.last().is_some_and(|c| *c != b'\n'));
         warnings.append(&mut w);
         for w in &warnings {
             tracing::warn!(thread = id, "{w}");
@@ -205,9 +213,10 @@ impl Thread {
     /// The most recently updated thread, if any.
     pub fn latest(vault: &Vault) -> Option<String> {
         let mut best: Option<(std::time::SystemTime, String)> = None;
-        for e in std::fs::read_dir(chats_dir(vault)).ok()?.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let t = std::fs::metadata(e.path().join(STATE_FILE))
+        let chats = chats_dir(vault);
+        for name in statefs::check_dir(&chats).ok()?.list().ok()? {
+            let name = name.to_string_lossy().into_owned();
+            let t = std::fs::symlink_metadata(chats.join(&name).join(STATE_FILE))
                 .and_then(|m| m.modified())
                 .ok();
             if let Some(t) = t
@@ -221,7 +230,8 @@ impl Thread {
     }
 
     fn ensure_dir(&self) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)
+        statefs::ensure_dir(&self.dir)?;
+        Ok(())
     }
 
     /// Appends one line to the transcript (one `write`, `O_APPEND`) and keeps it in memory.
@@ -237,7 +247,7 @@ impl Thread {
         self.ensure_dir()?;
         self.state.updated = now_rfc3339();
         let bytes = serde_json::to_vec_pretty(&self.state).map_err(std::io::Error::other)?;
-        atomic_write(&self.dir.join(STATE_FILE), &bytes)
+        Ok(statefs::atomic_write(&self.dir.join(STATE_FILE), &bytes)?)
     }
 
     /// Turns that were cut short: a question with no end and no error line after it (the
@@ -288,15 +298,19 @@ impl Thread {
     }
 
     pub fn handoff(&self) -> Option<String> {
-        std::fs::read_to_string(self.handoff_path())
+        statefs::read(&self.handoff_path())
             .ok()
+            .and_then(|b| String::from_utf8(b).ok())
             .filter(|s| !s.trim().is_empty())
     }
 
     /// Writes HANDOFF.md (atomically): the next session of this thread is seeded from it.
     pub fn write_handoff(&self, handoff: &Handoff) -> std::io::Result<()> {
         self.ensure_dir()?;
-        atomic_write(&self.handoff_path(), handoff.to_markdown().as_bytes())
+        Ok(statefs::atomic_write(
+            &self.handoff_path(),
+            handoff.to_markdown().as_bytes(),
+        )?)
     }
 
     /// Writes HANDOFF.md and forgets the thread's agent session, so that the next turn opens
@@ -311,8 +325,8 @@ impl Thread {
     }
 
     pub fn consume_handoff(&self) -> std::io::Result<()> {
-        match std::fs::remove_file(self.handoff_path()) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        match statefs::remove_file(&self.handoff_path()) {
+            Err(e) if !e.is_not_found() => Err(e.into()),
             _ => Ok(()),
         }
     }
@@ -328,13 +342,16 @@ pub fn append_line(path: &Path, line: &Line, after_torn: bool) -> std::io::Resul
     };
     text.push_str(&serde_json::to_string(line).map_err(std::io::Error::other)?);
     text.push('\n');
-    append_whole(path, &text)
+    Ok(statefs::append_whole(path, &text)?)
 }
 
-/// Every well-formed line; torn or corrupt lines become warnings.
+/// Every well-formed line; torn or corrupt lines become warnings, and so does a transcript
+/// that is not agentero's own (a planted link, another user's or a hard-linked file).
 pub fn read_transcript(path: &Path) -> (Vec<Line>, Vec<String>) {
-    let Ok(bytes) = std::fs::read(path) else {
-        return (Vec::new(), Vec::new());
+    let bytes = match statefs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.is_not_found() => return (Vec::new(), Vec::new()),
+        Err(e) => return (Vec::new(), vec![e.to_string()]),
     };
     let mut lines = Vec::new();
     let mut warnings = Vec::new();

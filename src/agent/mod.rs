@@ -35,7 +35,6 @@ pub mod rank;
 mod respond;
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio as ProcStdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -143,19 +142,15 @@ fn append_history(path: &Path, line: &HistoryLine) {
         return;
     };
     text.push('\n');
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()));
+    let written = crate::vault::statefs::append_whole(path, &text);
     if let Err(e) = written {
         tracing::warn!(error = %e, path = %path.display(), "cannot write the agent history");
     }
 }
 
 fn read_history(path: &Path, session: &str) -> Option<Vec<HistoryLine>> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let lines: Vec<HistoryLine> = text
+    let bytes = crate::vault::statefs::read(path).ok()?;
+    let lines: Vec<HistoryLine> = String::from_utf8_lossy(&bytes)
         .lines()
         .filter_map(|l| serde_json::from_str::<HistoryLine>(l).ok())
         .filter(|l| l.session == session)
@@ -183,7 +178,7 @@ fn check_cwd(cwd: &Path) -> Result<(), AcpError> {
     if !cwd.is_absolute() {
         return Err(AcpError::invalid_params().data(json!("cwd must be an absolute path")));
     }
-    std::fs::create_dir_all(cwd).map_err(internal)?;
+    crate::vault::statefs::ensure_dir(cwd).map_err(internal)?;
     init_logging(cwd);
     Ok(())
 }

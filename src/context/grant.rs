@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use super::budget::Budget;
 use super::plan::{ContextPlan, ManifestEntry, Mode, Source};
 use crate::vault::Vault;
-use crate::vault::fsutil::{append_whole, atomic_write, sha256_hex};
+use crate::vault::fsutil::sha256_hex;
+use crate::vault::statefs::{self, StateError};
 
 pub const GRANT_VERSION: u32 = 1;
 pub const SESSIONS_DIR: &str = "context-sessions";
@@ -132,16 +133,19 @@ pub fn write_grant(
         "fingerprint": grant.fingerprint,
         "manifest": manifest,
     });
-    atomic_write(
+    statefs::atomic_write(
         &files.manifest(),
         super::canonical::to_pretty(&manifest).as_bytes(),
     )?;
     let bytes = serde_json::to_vec_pretty(grant).map_err(std::io::Error::other)?;
-    atomic_write(&files.grant(), &bytes)
+    Ok(statefs::atomic_write(&files.grant(), &bytes)?)
 }
 
 pub fn read(path: &Path) -> Result<Grant, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read the grant: {}", e.kind()))?;
+    let bytes = statefs::read(path).map_err(|e| match e {
+        StateError::Io { source, .. } => format!("cannot read the grant: {}", source.kind()),
+        refused @ StateError::Refused { .. } => format!("cannot read the grant: {refused}"),
+    })?;
     let grant: Grant =
         serde_json::from_slice(&bytes).map_err(|_| "the grant file is not valid".to_string())?;
     if grant.version != GRANT_VERSION {
@@ -168,19 +172,20 @@ pub struct UsageLine {
     pub micros: u64,
 }
 
-/// Appends one line whole (see [`append_whole`]): concurrent servers never interleave.
+/// Appends one line whole (see [`statefs::append_whole`]): concurrent servers never interleave.
 pub fn append_usage(path: &Path, line: &UsageLine) -> std::io::Result<()> {
     let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
     text.push('\n');
-    append_whole(path, &text)
+    Ok(statefs::append_whole(path, &text)?)
 }
 
 /// Every well-formed line of a usage file (a torn or foreign line is skipped).
 pub fn read_usage(path: &Path) -> Vec<UsageLine> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(bytes) = statefs::read(path) else {
         return Vec::new();
     };
-    text.lines()
+    String::from_utf8_lossy(&bytes)
+        .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
 }
@@ -196,7 +201,7 @@ pub struct UsageMeter {
 impl UsageMeter {
     pub fn used(&mut self, path: &Path, turn_id: &str) -> u64 {
         use std::io::{Read, Seek, SeekFrom};
-        let Ok(mut f) = std::fs::File::open(path) else {
+        let Ok(mut f) = statefs::open_read(path) else {
             self.offset = 0;
             self.totals.clear();
             return 0;
@@ -242,14 +247,14 @@ pub struct Attachment {
 }
 
 pub fn read_attachment(files: &GrantFiles) -> Option<Attachment> {
-    serde_json::from_slice(&std::fs::read(files.attached()).ok()?).ok()
+    serde_json::from_slice(&statefs::read(&files.attached()).ok()?).ok()
 }
 
 pub fn write_attachment(files: &GrantFiles, a: &Attachment) -> std::io::Result<()> {
-    atomic_write(
+    Ok(statefs::atomic_write(
         &files.attached(),
         &serde_json::to_vec_pretty(a).map_err(std::io::Error::other)?,
-    )
+    )?)
 }
 
 /// Current UTC time as RFC 3339 with milliseconds.

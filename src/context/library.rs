@@ -14,8 +14,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::vault::catalog::{Catalog, Status};
-use crate::vault::fsutil::{atomic_write, sha256_hex};
+use crate::vault::fsutil::sha256_hex;
 use crate::vault::scan::EntryKind;
+use crate::vault::statefs;
 use crate::vault::{PaperRecord, Vault, ids, refs::Reference, uri};
 
 pub const CACHE_VERSION: u32 = 1;
@@ -157,7 +158,7 @@ impl Library {
 
     /// The on-disk cache, when it matches the catalog.
     pub fn load_cached(vault: &Vault, catalog: &Catalog) -> Option<Library> {
-        let bytes = std::fs::read(cache_path(vault)).ok()?;
+        let bytes = statefs::read(&cache_path(vault)).ok()?;
         let file: CacheFile = serde_json::from_slice(&bytes).ok()?;
         (file.version == CACHE_VERSION && file.key == cache_key(catalog))
             .then(|| Library::from_papers(file.key, file.papers))
@@ -166,7 +167,7 @@ impl Library {
     /// Stale cache contents regardless of key: a head start for [`Library::build`].
     fn load_any(vault: &Vault) -> Option<Library> {
         let file: CacheFile =
-            serde_json::from_slice(&std::fs::read(cache_path(vault)).ok()?).ok()?;
+            serde_json::from_slice(&statefs::read(&cache_path(vault)).ok()?).ok()?;
         (file.version == CACHE_VERSION).then(|| Library::from_papers(file.key, file.papers))
     }
 
@@ -176,10 +177,10 @@ impl Library {
             key: self.key.clone(),
             papers: self.papers.clone(),
         };
-        atomic_write(
+        Ok(statefs::atomic_write(
             &cache_path(vault),
             &serde_json::to_vec(&file).map_err(std::io::Error::other)?,
-        )
+        )?)
     }
 
     /// The in-library paper with one of these identity keys, other than `except`.

@@ -38,63 +38,80 @@ pub fn token_path(vault: &Vault) -> PathBuf {
     vault.state_dir().join(TOKEN_FILE)
 }
 
+const TOKEN_PREFIX: &str = "agt_";
+/// Hex digits after the prefix: 32 bytes.
+const TOKEN_HEX_LEN: usize = 64;
+
 /// 256 bits from the system's generator (two v4 UUIDs, 244 of them random), as hex.
 fn new_token() -> String {
     let a = uuid::Uuid::new_v4();
     let b = uuid::Uuid::new_v4();
     let mut bytes = a.as_bytes().to_vec();
     bytes.extend_from_slice(b.as_bytes());
-    format!("agt_{}", crate::vault::fsutil::to_hex(&bytes))
+    format!("{TOKEN_PREFIX}{}", crate::vault::fsutil::to_hex(&bytes))
 }
 
-/// Writes the token readable by the owner only (a temporary file, then a rename).
-fn write_token(path: &Path, token: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("the token path has no folder"))?;
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".{TOKEN_FILE}.{}.tmp", std::process::id()));
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-    {
-        let mut f = opts.open(&tmp)?;
-        f.write_all(format!("{token}\n").as_bytes())?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
+/// Whether `t` has the shape of a token [`new_token`] made (a planted `hunter2` has not).
+fn generated_token(t: &str) -> bool {
+    t.strip_prefix(TOKEN_PREFIX).is_some_and(|hex| {
+        hex.len() == TOKEN_HEX_LEN
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
 }
 
+/// Writes the token readable by the owner only (a new 0600 file, then a rename; a token file
+/// that is not agentero's own is refused, not replaced).
+fn write_token(path: &Path, token: &str) -> std::io::Result<()> {
+    Ok(crate::vault::statefs::atomic_write(
+        path,
+        format!("{token}\n").as_bytes(),
+    )?)
+}
+
+/// The stored token; `None` when there is none. A token file that is a link, another user's,
+/// hard-linked, readable by others, or holding a token agentero did not generate is refused
+/// with the way to repair it (nothing is chmod'ed or followed).
 fn read_token(path: &Path) -> std::io::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let mode = std::fs::metadata(path)?.permissions().mode();
-                if mode & 0o077 != 0 {
-                    tracing::warn!(
-                        "the vault MCP token was readable by others; restricting it to the owner"
-                    );
-                    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
-                }
-            }
-            let t = t.trim().to_string();
-            Ok((!t.is_empty()).then_some(t))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
+    use std::io::Read;
+    let mut f = match crate::vault::statefs::open_read(path) {
+        Ok(f) => f,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let rotate = "run `agentero serve --rotate-token` to replace it with a new one";
+    let shown = crate::vault::visible::visible(&path.to_string_lossy()).into_owned();
+    let mode = std::os::unix::fs::PermissionsExt::mode(&f.metadata()?.permissions());
+    if mode & 0o077 != 0 {
+        return Err(std::io::Error::other(format!(
+            "{shown} is readable by other users (mode {:o}), so the token may be known; {rotate}",
+            mode & 0o777
+        )));
     }
+    let mut text = String::new();
+    (&mut f).take(4096).read_to_string(&mut text).map_err(|_| {
+        std::io::Error::other(format!(
+            "{shown} does not hold a token agentero generated; {rotate}"
+        ))
+    })?;
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    if !generated_token(t) {
+        return Err(std::io::Error::other(format!(
+            "{shown} does not hold a token agentero generated ({TOKEN_PREFIX} and {TOKEN_HEX_LEN} \
+             hex digits); {rotate}"
+        )));
+    }
+    Ok(Some(t.to_string()))
 }
 
 /// The vault's token, generated on first use.
 pub fn ensure_token(vault: &Vault) -> anyhow::Result<String> {
     let path = token_path(vault);
-    if let Some(t) = read_token(&path).with_context(|| format!("cannot read {}", path.display()))? {
+    if let Some(t) = read_token(&path)? {
         return Ok(t);
     }
     rotate_token(vault)
@@ -118,7 +135,7 @@ struct TokenFile {
 struct FileStamp(u64, Option<SystemTime>, u64);
 
 fn file_stamp(path: &Path) -> Option<FileStamp> {
-    let m = std::fs::metadata(path).ok()?;
+    let m = std::fs::symlink_metadata(path).ok()?;
     #[cfg(unix)]
     let ino = std::os::unix::fs::MetadataExt::ino(&m);
     #[cfg(not(unix))]
@@ -140,7 +157,12 @@ impl TokenFile {
                 *cache = Some((st, t.clone()));
                 Some(t)
             }
-            _ => {
+            Err(e) => {
+                tracing::warn!(error = %e, "the vault MCP token is refused; every request gets 401");
+                *cache = None;
+                None
+            }
+            Ok(None) => {
                 *cache = None;
                 None
             }

@@ -85,9 +85,9 @@ async fn stop_signal() {
 }
 
 pub fn run(vault: Vault, opts: ServeOptions) -> anyhow::Result<()> {
-    if let Ok(dir) = vault.ensure_state_dir() {
-        crate::logging::init(&dir);
-    }
+    // A state folder that is not agentero's own is said on stderr by the log's opening.
+    let _ = vault.ensure_state_dir();
+    crate::logging::init(&vault.state_dir());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -145,6 +145,10 @@ impl VaultServer {
         let entry = UsageEntry::new(self.transport.as_str(), client, tool, &args, &result);
         if let Err(e) = entry.append(&self.usage) {
             tracing::warn!(error = %e, "cannot append to the vault MCP's usage log");
+            // Once on stderr (never stdout: it may be the JSON-RPC channel), so a refused
+            // planted log is seen by whoever started the server.
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| eprintln!("agentero: the usage log is not written: {e}"));
         }
         result
     }

@@ -86,9 +86,9 @@ pub fn agent_setup(
 /// `agentero [VAULT]`: the interactive app on a vault.
 pub fn run(vault_path: &Path) -> anyhow::Result<()> {
     let vault = Vault::open(vault_path)?;
-    if let Ok(dir) = vault.ensure_state_dir() {
-        crate::logging::init(&dir);
-    }
+    // A state folder that is not agentero's own is said on stderr by the log's opening.
+    let _ = vault.ensure_state_dir();
+    crate::logging::init(&vault.state_dir());
     let exe = std::env::current_exe().unwrap_or_default();
     let loaded = crate::config::Config::load(None, &exe);
     let agent = agent_setup(loaded.as_ref().map_err(|e| e.to_string()), &exe);

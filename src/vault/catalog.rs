@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::fsutil::atomic_write;
 use super::index::SCHEMA_VERSION;
 use super::scan::EntryKind;
+use super::statefs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -67,9 +67,9 @@ pub enum LoadOutcome {
 
 impl Catalog {
     pub fn load(path: &Path) -> LoadOutcome {
-        let bytes = match std::fs::read(path) {
+        let bytes = match statefs::read(path) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return LoadOutcome::Missing,
+            Err(e) if e.is_not_found() => return LoadOutcome::Missing,
             Err(e) => return LoadOutcome::Unusable(format!("cannot read the catalog: {e}")),
         };
         match serde_json::from_slice::<Catalog>(&bytes) {
@@ -84,6 +84,6 @@ impl Catalog {
 
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
-        atomic_write(path, &bytes)
+        Ok(statefs::atomic_write(path, &bytes)?)
     }
 }

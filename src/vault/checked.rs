@@ -47,10 +47,15 @@ pub struct Checked {
 impl Checked {
     /// The record of the index in `index_dir` (empty when missing or unreadable).
     pub fn load(index_dir: &Path) -> Checked {
-        std::fs::read(record_path(index_dir))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
+        match super::statefs::read(&record_path(index_dir)) {
+            Ok(b) => serde_json::from_slice(&b).unwrap_or_default(),
+            Err(e) => {
+                if !e.is_not_found() {
+                    tracing::warn!(%e, "the index's checksum record was not used");
+                }
+                Checked::default()
+            }
+        }
     }
 
     /// Whether `name` passed its checksum with the identity it has now.
@@ -68,7 +73,7 @@ impl Checked {
             .collect();
         let record = Checked { files };
         if let Ok(bytes) = serde_json::to_vec(&record)
-            && let Err(e) = super::fsutil::atomic_write(&record_path(index_dir), &bytes)
+            && let Err(e) = super::statefs::atomic_write(&record_path(index_dir), &bytes)
         {
             tracing::debug!(%e, "the index's checksum record was not written");
         }

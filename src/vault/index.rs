@@ -278,6 +278,12 @@ impl SearchIndex {
     /// files and panics or misreads on damaged ones. Files that passed before and are unchanged
     /// since are not read again (see [`super::checked`]).
     pub fn open(dir: &Path) -> Result<SearchIndex, IndexError> {
+        // tantivy opens its own files; the folder they are in must be ours.
+        match super::statefs::check_dir(dir) {
+            Err(e) if e.is_not_found() => return Err(IndexError::Missing),
+            Err(e) => return Err(IndexError::Io(e.into())),
+            Ok(_) => {}
+        }
         if !dir.join("meta.json").exists() {
             return Err(IndexError::Missing);
         }
@@ -319,7 +325,7 @@ impl SearchIndex {
 
     /// Creates an empty index in `dir` (which must be empty or missing).
     pub fn create(dir: &Path) -> Result<SearchIndex, IndexError> {
-        std::fs::create_dir_all(dir)?;
+        super::statefs::ensure_dir(dir).map_err(std::io::Error::from)?;
         let (schema, _) = schema();
         let index = Index::create_in_dir(dir, schema)?;
         Self::from_index(index)

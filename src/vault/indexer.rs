@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 
 use super::catalog::{Catalog, CatalogEntry, LoadOutcome, Status};
 use super::extract::{self, PaperRecord};
-use super::fsutil::{atomic_write, sha256_hex};
+use super::fsutil::sha256_hex;
 use super::index::{Identity, IndexDoc, IndexError, SearchIndex};
 use super::meta::file_title;
 use super::pdf::PageText;
 use super::scan::{Entry, EntryKind, MAX_TEXT_BYTES};
+use super::statefs;
 use super::textfile;
 use super::{Vault, VaultError};
 
@@ -245,12 +246,10 @@ pub fn index_vault(
     let index = match index {
         Some(i) => i,
         None => {
-            if index_dir.exists() {
-                std::fs::remove_dir_all(&index_dir).map_err(|source| {
-                    VaultError::StateNotWritable {
-                        path: index_dir.clone(),
-                        source,
-                    }
+            if index_dir.symlink_metadata().is_ok() {
+                statefs::remove_dir_all(&index_dir).map_err(|e| VaultError::StateNotWritable {
+                    path: index_dir.clone(),
+                    source: e.into(),
                 })?;
             }
             if rebuild.is_some() {
@@ -540,12 +539,11 @@ fn apply(
                 path: records_dir.to_path_buf(),
                 source: std::io::Error::other(e),
             })?;
-            atomic_write(&records_dir.join(format!("{}.json", record.sha256)), &bytes).map_err(
-                |source| VaultError::StateNotWritable {
+            statefs::atomic_write(&records_dir.join(format!("{}.json", record.sha256)), &bytes)
+                .map_err(|e| VaultError::StateNotWritable {
                     path: records_dir.to_path_buf(),
-                    source,
-                },
-            )?;
+                    source: e.into(),
+                })?;
             let mut entry = base(
                 record.sha256.clone(),
                 status,
@@ -598,16 +596,15 @@ fn collect_garbage(records_dir: &std::path::Path, catalog: &Catalog) {
         .values()
         .map(|e| e.sha256.as_str())
         .collect();
-    let Ok(dir) = std::fs::read_dir(records_dir) else {
+    let Ok(names) = statefs::check_dir(records_dir).and_then(|d| d.list()) else {
         return;
     };
-    for f in dir.flatten() {
-        let name = f.file_name();
+    for name in names {
         let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
             continue;
         };
         if !live.contains(stem) {
-            let _ = std::fs::remove_file(f.path());
+            let _ = statefs::remove_file(&records_dir.join(&name));
         }
     }
 }

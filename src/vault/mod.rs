@@ -18,6 +18,7 @@ pub mod reading;
 pub mod refs;
 pub mod render;
 pub mod scan;
+pub mod statefs;
 pub mod textfile;
 pub mod tokenizer;
 pub mod uri;
@@ -104,9 +105,9 @@ impl Vault {
     /// Creates the state folder, or says clearly why it cannot be written.
     pub fn ensure_state_dir(&self) -> Result<PathBuf, VaultError> {
         let dir = self.state_dir();
-        std::fs::create_dir_all(&dir).map_err(|source| VaultError::StateNotWritable {
+        statefs::ensure_dir(&dir).map_err(|e| VaultError::StateNotWritable {
             path: dir.clone(),
-            source,
+            source: e.into(),
         })?;
         Ok(dir)
     }
@@ -135,7 +136,7 @@ impl Vault {
         if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
-        let bytes = std::fs::read(self.records_dir().join(format!("{sha256}.json"))).ok()?;
+        let bytes = statefs::read(&self.records_dir().join(format!("{sha256}.json"))).ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::EntryKind;
-use super::fsutil::atomic_write;
+use super::statefs;
 
 const VERSION: u32 = 1;
 const PLACES: &str = "places.json";
@@ -182,9 +182,9 @@ impl ReadingStore {
         problems: &mut Vec<String>,
     ) -> Option<T> {
         let path = self.dir.join(name);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match statefs::read(&path) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) if e.is_not_found() => return None,
             Err(e) => {
                 problems.push(format!(
                     "reading state {name} cannot be read ({e}); ignored"
@@ -244,10 +244,10 @@ impl Versioned for SessionFile {
 }
 
 fn write_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+    if statefs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(());
     }
-    atomic_write(path, bytes)
+    Ok(statefs::atomic_write(path, bytes)?)
 }
 
 /// Moves an unusable file to `NAME.corrupt` (replacing an older one), so the next save does
@@ -255,7 +255,7 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 fn set_aside(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?.to_str()?;
     let to = path.with_file_name(format!("{name}.corrupt"));
-    std::fs::rename(path, &to).ok().map(|_| to)
+    statefs::rename(path, &to).ok().map(|_| to)
 }
 
 /// Milliseconds since the epoch, now.

@@ -13,7 +13,7 @@ use hayro::{PixmapSettings, RenderCache, RenderSettings};
 use image::{Rgb, RgbImage};
 use serde::{Deserialize, Serialize};
 
-use super::fsutil::atomic_write;
+use super::statefs;
 
 /// The resolution of `agentero page` when none is given.
 pub const DEFAULT_DPI: u32 = 150;
@@ -246,9 +246,9 @@ impl PageCache {
     /// The cached image of a page, when there is a whole one.
     pub fn get(&self, sha256: &str, page: u32, dpi: u32) -> Option<PageImage> {
         let (png, json) = self.files(sha256, page, dpi)?;
-        let geometry: Geometry = serde_json::from_slice(&std::fs::read(json).ok()?).ok()?;
+        let geometry: Geometry = serde_json::from_slice(&cache_read(&json)?).ok()?;
         let image =
-            image::load_from_memory_with_format(&std::fs::read(png).ok()?, image::ImageFormat::Png)
+            image::load_from_memory_with_format(&cache_read(&png)?, image::ImageFormat::Png)
                 .ok()?
                 .into_rgb8();
         (image.width() == geometry.width && image.height() == geometry.height).then_some(
@@ -285,13 +285,13 @@ impl PageCache {
             height: img.image.height(),
             transform: img.transform,
         };
-        let stored = encoded.is_ok()
-            && atomic_write(&png, &bytes).is_ok()
-            && serde_json::to_vec(&geometry)
-                .ok()
-                .is_some_and(|g| atomic_write(&json, &g).is_ok());
-        if !stored {
-            tracing::warn!(page, "cannot write the page cache");
+        let stored = encoded
+            .map_err(|e| e.to_string())
+            .and_then(|()| statefs::atomic_write(&png, &bytes).map_err(|e| e.to_string()))
+            .and_then(|()| serde_json::to_vec(&geometry).map_err(|e| e.to_string()))
+            .and_then(|g| statefs::atomic_write(&json, &g).map_err(|e| e.to_string()));
+        if let Err(e) = stored {
+            tracing::warn!(page, %e, "cannot write the page cache");
             return;
         }
         if STORES
@@ -347,10 +347,30 @@ pub fn locate_paper(vault: &super::Vault, rel: &str) -> Result<(PathBuf, String)
     Ok((r.abs, sha))
 }
 
-/// Removes the oldest cached pages until the folder holds at most `max` bytes.
+/// A cached file's bytes; a missing one is a miss, a refused one (a planted link) is logged.
+fn cache_read(path: &Path) -> Option<Vec<u8>> {
+    match statefs::read(path) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            if !e.is_not_found() {
+                tracing::warn!(%e, "a cached page was not used");
+            }
+            None
+        }
+    }
+}
+
+/// Removes the oldest cached pages until the folder holds at most `max` bytes. Only folders
+/// that pass the state checks are looked into, and removing a name never follows it.
 fn trim(dir: &Path, max: u64) {
     let mut files: Vec<(std::time::SystemTime, u64, PathBuf)> = Vec::new();
+    if statefs::check_dir(dir).is_err() {
+        return;
+    }
     for sub in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if statefs::check_dir(&sub.path()).is_err() {
+            continue;
+        }
         for f in std::fs::read_dir(sub.path())
             .into_iter()
             .flatten()
@@ -373,7 +393,7 @@ fn trim(dir: &Path, max: u64) {
         if total <= max {
             break;
         }
-        if std::fs::remove_file(&path).is_ok() {
+        if statefs::remove_file(&path).is_ok() {
             total -= len;
         }
     }

@@ -800,17 +800,18 @@ impl UsageEntry {
         }
     }
 
-    /// Appends the line whole (concurrent servers never interleave).
+    /// Appends the line whole (concurrent servers never interleave). A log that is not
+    /// agentero's own (a planted link, another user's or a hard-linked file) is refused.
     pub fn append(&self, path: &std::path::Path) -> std::io::Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        if std::fs::metadata(path).is_ok_and(|m| m.len() > USAGE_ROTATE_BYTES) {
-            let _ = std::fs::rename(path, path.with_extension("jsonl.1"));
-        }
+        use crate::vault::statefs;
         let mut line = serde_json::to_string(self).map_err(std::io::Error::other)?;
         line.push('\n');
-        crate::vault::fsutil::append_whole(path, &line)
+        let file = statefs::open_append(path)?;
+        if file.metadata().is_ok_and(|m| m.len() > USAGE_ROTATE_BYTES) {
+            drop(file);
+            let _ = statefs::rename(path, &path.with_extension("jsonl.1"));
+        }
+        Ok(statefs::append_whole(path, &line)?)
     }
 }
 

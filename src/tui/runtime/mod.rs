@@ -470,7 +470,7 @@ impl Runner {
             Effect::LoadThreads => self.blocking(|r| {
                 // Quick Chats of an earlier run that were never promoted or closed (the app
                 // quit with the popup open): nothing refers to them any more.
-                let _ = std::fs::remove_dir_all(r.vault.state_dir().join(QUICK_DIR));
+                let _ = crate::vault::statefs::remove_dir_all(&r.vault.state_dir().join(QUICK_DIR));
                 let _ = r.tx.send(Msg::Threads(r.load_threads()));
             }),
             Effect::QuickTurn { turn, request } => {

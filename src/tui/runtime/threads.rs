@@ -8,12 +8,19 @@ use crate::tui::thread as chat;
 impl Runner {
     /// Every thread in `.agentero/chats/`, oldest first (the most recent ends up current).
     pub(super) fn load_threads(&self) -> Vec<chat::Thread> {
-        let Ok(dir) = std::fs::read_dir(transcript::chats_dir(&self.vault)) else {
-            return Vec::new();
+        let chats = transcript::chats_dir(&self.vault);
+        let names = match crate::vault::statefs::check_dir(&chats).and_then(|d| d.list()) {
+            Ok(names) => names,
+            Err(e) => {
+                if !e.is_not_found() {
+                    tracing::warn!(error = %e, "cannot load the threads");
+                }
+                return Vec::new();
+            }
         };
         let mut found: Vec<(String, Transcript)> = Vec::new();
-        for e in dir.flatten() {
-            let id = e.file_name().to_string_lossy().into_owned();
+        for name in names {
+            let id = name.to_string_lossy().into_owned();
             match Transcript::open(&self.vault, &id) {
                 Ok(t) => found.push((t.state.updated.clone(), t)),
                 Err(err) => tracing::warn!(thread = id, error = %err, "cannot load the thread"),
@@ -70,7 +77,7 @@ impl Runner {
         thread
             .save_state()
             .map_err(|e| format!("cannot write the thread: {e}"))?;
-        let _ = std::fs::remove_dir_all(&quick.dir);
+        let _ = crate::vault::statefs::remove_dir_all(&quick.dir);
         let shown = chat::from_transcript(&thread);
         if let Ok(mut m) = self.threads.lock() {
             m.insert(thread.id.clone(), thread);
@@ -85,7 +92,7 @@ impl Runner {
             .ok()
             .and_then(|mut q| q.take_if(|(t, _)| *t == turn));
         if let Some((_, q)) = dropped {
-            let _ = std::fs::remove_dir_all(&q.dir);
+            let _ = crate::vault::statefs::remove_dir_all(&q.dir);
         }
     }
 }
