@@ -246,7 +246,9 @@ fn idle(vault: &std::path::Path) {
         let mut terminal =
             ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
         // A TestBackend cannot suspend; ctrl-z is not pressed here.
-        let mut no_suspend = |_: &mut ratatui::Terminal<ratatui::backend::TestBackend>| Ok(());
+        let mut no_suspend =
+            |_: &mut ratatui::Terminal<ratatui::backend::TestBackend>,
+             _: agentero::tui::runtime::terminal::Handover| Ok(());
         let app_loop = run_loop(app, &theme, &runner, rx, &mut terminal, &mut no_suspend);
         let measure = async {
             let t = Instant::now();

@@ -150,3 +150,136 @@ fn content_never_drives_the_terminal() {
     assert_clean(&missing, "error");
     assert!(String::from_utf8_lossy(&missing).contains("no\\033]0;x\\asuch"));
 }
+
+/// The terminal app on a pseudo-terminal that answers nothing (no graphics query answer, no
+/// device attributes, no cursor position), its screen kept by a terminal emulator (pyte): the
+/// first key, typed before the app has drawn,
+/// counts; a key typed after the query's deadline counts; a stop (ctrl-z) and a continue
+/// bring the app back drawn whole, without asking the terminal anything, and it still takes
+/// keys; `q` quits with exit 0.
+const SILENT_PTY: &str = r#"
+import fcntl, os, pty, select, signal, struct, sys, termios, time
+import pyte
+pid, fd = pty.fork()
+if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    os.execv(sys.argv[1], sys.argv[1:])
+screen = pyte.Screen(120, 40)
+stream = pyte.ByteStream(screen)
+raw = b""
+def pump(secs, until=None):
+    global raw
+    deadline = time.time() + secs
+    while time.time() < deadline:
+        if until is not None and until():
+            return True
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            raw += chunk
+            stream.feed(chunk)
+    return until is not None and until()
+def shows(text):
+    return any(text in line for line in screen.display)
+def step(name, ok):
+    sys.stderr.write("%s %s\n" % (name, "ok" if ok else "FAILED"))
+    if not ok:
+        sys.stderr.write("\n".join(screen.display) + "\n")
+os.write(fd, b"?")
+step("first-key", pump(20, lambda: shows("Quit agentero")))
+os.write(fd, b"\x1b")
+pump(5, lambda: not shows("Quit agentero"))
+pump(1.5)
+os.write(fd, b"?")
+step("later-key", pump(10, lambda: shows("Quit agentero")))
+os.write(fd, b"\x1b")
+pump(5, lambda: not shows("Quit agentero"))
+os.write(fd, b"\x1a")
+stopped = False
+for _ in range(100):
+    wpid, status = os.waitpid(pid, os.WUNTRACED | os.WNOHANG)
+    if wpid == pid and os.WIFSTOPPED(status):
+        stopped = True
+        break
+    pump(0.05)
+step("stopped", stopped)
+pump(0.3)
+# What the terminal shows now is forgotten: only a full redraw brings the panes back.
+screen.reset()
+before = len(raw)
+os.kill(pid, signal.SIGCONT)
+step("redrawn", pump(5, lambda: shows("Vault")))
+step("no-cursor-query", b"\x1b[6n" not in raw[before:])
+os.write(fd, b"?")
+step("key-after-continue", pump(10, lambda: shows("Quit agentero")))
+os.write(fd, b"\x1b")
+pump(5, lambda: not shows("Quit agentero"))
+os.write(fd, b"q")
+deadline = time.time() + 10
+code = None
+while time.time() < deadline:
+    pump(0.1)
+    wpid, status = os.waitpid(pid, os.WNOHANG)
+    if wpid == pid:
+        code = os.waitstatus_to_exitcode(status)
+        break
+if code is None:
+    os.kill(pid, 9)
+step("quit", code == 0)
+"#;
+
+#[test]
+fn a_silent_terminal_loses_no_key_and_survives_a_stop() {
+    let py = std::env::var("AGENTERO_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_pyte = Command::new(&py)
+        .args(["-c", "import pyte"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_pyte {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 with pyte (a terminal emulator, `pip install pyte==0.8.2`) is needed: \
+             AGENTERO_PYTHON={py}"
+        );
+        eprintln!("skipped: {py} has no pyte (pip install pyte==0.8.2), the terminal emulator");
+        return;
+    }
+    let dir = common::demo_vault();
+    let root = dir.path();
+    let home = root.join(".agentero-test-home");
+    let out = Command::new(&py)
+        .arg("-c")
+        .arg(SILENT_PTY)
+        .arg(env!("CARGO_BIN_EXE_agentero"))
+        .arg(root)
+        .current_dir(root)
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("TERM", "xterm-256color")
+        .env_remove("TMUX")
+        .env_remove("AGENTERO_IMAGES")
+        .output()
+        .expect("python3 runs (it provides the pseudo-terminal)");
+    let steps = String::from_utf8_lossy(&out.stderr);
+    for step in [
+        "first-key",
+        "later-key",
+        "stopped",
+        "redrawn",
+        "no-cursor-query",
+        "key-after-continue",
+        "quit",
+    ] {
+        assert!(
+            steps.contains(&format!("{step} ok")),
+            "{step} failed on a silent terminal:\n{steps}"
+        );
+    }
+}

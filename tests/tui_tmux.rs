@@ -333,3 +333,313 @@ fn the_image_view_draws_half_blocks_and_y_copies_in_tmux() {
     assert!(copied, "no tmux buffer holds {want}");
     tmux(&["send-keys", "-t", &target, "q"]);
 }
+
+/// A config whose default agent is the slow test peer (chunks every 100 ms) beside a process
+/// that outlives it unless its group is ended, all marked by `AGENTERO_TEST_MARK` = `mark` in their environment.
+fn slow_agent_home(home: &std::path::Path, mark: &str) {
+    let cfg = home.join(".config/agentero");
+    std::fs::create_dir_all(&cfg).unwrap();
+    let peer =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/hostile_agent.py");
+    std::fs::write(
+        cfg.join("config.toml"),
+        format!(
+            "default_agent = \"slow\"\n[agents.slow]\ncommand = \"sh\"\nargs = [\"-c\", {:?}]\nenv = {{ HOSTILE_MODE = \"slow\", HOSTILE_CHUNKS = \"300\", AGENTERO_TEST_MARK = {mark:?} }}\n",
+            // A helper process that ignores its parent's end, as adapters' runtimes do
+            // (claude-agent-acp's Claude Code, codex-acp's binary): only ending the whole
+            // process group stops it.
+            format!("sleep 300 & exec python3 {}", peer.display())
+        ),
+    )
+    .unwrap();
+}
+
+/// Live processes whose environment holds `AGENTERO_TEST_MARK=mark` (the agents started with
+/// that config, and anything they started).
+fn processes_marked(mark: &str) -> Vec<String> {
+    let needle = format!("AGENTERO_TEST_MARK={mark}");
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|e| {
+            std::fs::read(e.path().join("environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == needle.as_bytes()))
+        })
+        .filter(|e| {
+            // A zombie is gone in all but name.
+            std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| {
+                !s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+        })
+        .map(|e| {
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            format!(
+                "{} {}",
+                e.file_name().to_string_lossy(),
+                String::from_utf8_lossy(&cmd).replace('\0', " ")
+            )
+        })
+        .collect()
+}
+
+fn wait_no_processes_marked(mark: &str, secs: u64) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let left = processes_marked(mark);
+        if left.is_empty() || Instant::now() > deadline {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The pid of the app in `target`'s pane: the pane's process itself, or its child when the
+/// pane runs a shell.
+fn app_pid(target: &str, under_shell: bool) -> String {
+    let pane = tmux(&["display-message", "-p", "-t", target, "#{pane_pid}"]);
+    let pane = pane.trim().to_string();
+    if !under_shell {
+        return pane;
+    }
+    let children =
+        std::fs::read_to_string(format!("/proc/{pane}/task/{pane}/children")).unwrap_or_default();
+    children
+        .split_whitespace()
+        .next()
+        .unwrap_or_else(|| panic!("the shell in {target} has no child"))
+        .to_string()
+}
+
+/// Starts a question with the slow agent and waits for the answer to stream (the window
+/// made wide enough for the chat pane first).
+fn ask_slow(target: &str) {
+    tmux(&["resize-window", "-t", target, "-x", "160", "-y", "44"]);
+    let screen = wait_for(target, "slow ·", 30);
+    assert!(screen.contains("slow ·"), "{screen}");
+    wait_gone(target, "starting…", 30);
+    tmux(&["send-keys", "-t", target, "i"]);
+    tmux(&["send-keys", "-t", target, "-l", "Tell me everything."]);
+    tmux(&["send-keys", "-t", target, "Enter"]);
+    let screen = wait_for(target, "piece 08.", 60);
+    assert!(screen.contains("piece 08."), "{screen}");
+}
+
+fn transcripts(vault: &std::path::Path) -> String {
+    std::fs::read_dir(vault.join(".agentero/chats"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| {
+                    std::fs::read_to_string(e.path().join("transcript.jsonl")).unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The highest `piece NN.` on `screen`.
+fn last_piece(screen: &str) -> u32 {
+    screen
+        .split("piece ")
+        .filter_map(|s| s.get(..2).and_then(|n| n.parse::<u32>().ok()))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Closing the tmux window (SIGHUP to the app, as an SSH drop does) while an answer streams:
+/// the agent's process group is gone within seconds and every piece that was on screen is in
+/// the transcript.
+#[test]
+fn closing_the_window_ends_the_agent_and_keeps_what_streamed() {
+    if !available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    let mark = format!("hup-{}", std::process::id());
+    slow_agent_home(&home, &mark);
+    let name = format!("agentero-hup-{}", std::process::id());
+    let (session, _) = {
+        let vault_s = vault.display().to_string();
+        let s = start(&name, &home, &[env!("CARGO_BIN_EXE_agentero"), &vault_s]);
+        (s, ())
+    };
+    // A second window keeps the session (and its server) alive after the first closes.
+    tmux(&["new-window", "-d", "-t", &name, "sleep", "60"]);
+    let target = format!("{}:0", session.0);
+    ask_slow(&target);
+    assert!(
+        !processes_marked(&mark).is_empty(),
+        "the agent is not running"
+    );
+    let shown = tmux(&["capture-pane", "-p", "-t", &target]);
+    tmux(&["kill-window", "-t", &target]);
+    let left = wait_no_processes_marked(&mark, 6);
+    assert!(
+        left.is_empty(),
+        "agent processes left after SIGHUP: {left:?}"
+    );
+    let transcript = transcripts(&vault);
+    for n in 0..=last_piece(&shown) {
+        assert!(
+            transcript.contains(&format!("piece {n:02}.")),
+            "piece {n:02} was on screen at the hang-up but is not on disk"
+        );
+    }
+}
+
+/// SIGTERM to the app while an answer streams: the agent is gone, the terminal restored (the
+/// shell's prompt is back, no alternate screen), the transcript has what streamed.
+#[test]
+fn sigterm_ends_the_agent_and_restores_the_terminal() {
+    if !available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    let mark = format!("term-{}", std::process::id());
+    slow_agent_home(&home, &mark);
+    let name = format!("agentero-term-{}", std::process::id());
+    let session = start(&name, &home, &["PS1=READY$ ", "sh"]);
+    let target = format!("{}:0", session.0);
+    wait_for(&target, "READY$", 10);
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_agentero"), vault.display());
+    tmux(&["send-keys", "-t", &target, &cmd, "Enter"]);
+    ask_slow(&target);
+    assert!(
+        !processes_marked(&mark).is_empty(),
+        "the agent is not running"
+    );
+    let shown = tmux(&["capture-pane", "-p", "-t", &target]);
+    let pid = app_pid(&target, true);
+    let _ = Command::new("kill").args(["-TERM", &pid]).status();
+    let left = wait_no_processes_marked(&mark, 6);
+    assert!(
+        left.is_empty(),
+        "agent processes left after SIGTERM: {left:?}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let screen = loop {
+        let s = tmux(&["capture-pane", "-p", "-t", &target]);
+        if s.lines().filter(|l| l.contains("READY$")).count() >= 2 || Instant::now() > deadline {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let alt = tmux(&["display-message", "-p", "-t", &target, "#{alternate_on}"]);
+    assert_eq!(alt.trim(), "0", "still in the alternate screen:\n{screen}");
+    assert!(
+        !screen.contains("piece 0"),
+        "the app's screen was left:\n{screen}"
+    );
+    let transcript = transcripts(&vault);
+    for n in 0..=last_piece(&shown) {
+        assert!(
+            transcript.contains(&format!("piece {n:02}.")),
+            "piece {n:02} lost"
+        );
+    }
+}
+
+/// ctrl-z then `fg` in an interactive shell: the app stops, the prompt comes back, `fg`
+/// brings the app back whole and it still takes keys; the first key typed at start counts
+/// (with tmux's passthrough off, and on — where nothing answers the passthrough query).
+#[test]
+fn ctrl_z_and_fg_resume_and_the_first_key_counts() {
+    if !available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    for passthrough in ["off", "on"] {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path().join("vault");
+        agentero::vault::demo::write_demo_vault(&vault).unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let name = format!("agentero-fg-{passthrough}-{}", std::process::id());
+        let session = start(&name, &home, &["PS1=READY$ ", "bash", "--norc", "-i"]);
+        let target = format!("{}:0", session.0);
+        tmux(&[
+            "set-option",
+            "-p",
+            "-t",
+            &target,
+            "allow-passthrough",
+            passthrough,
+        ]);
+        wait_for(&target, "READY$", 10);
+        // The command and the first key in one go: `?` is typed before the app has even
+        // drawn (it waits in the terminal's input while the app starts and asks its query).
+        let cmd = format!("{} {}", env!("CARGO_BIN_EXE_agentero"), vault.display());
+        tmux(&["send-keys", "-t", &target, &cmd, "Enter"]);
+        tmux(&["send-keys", "-t", &target, "?"]);
+        let screen = wait_for(&target, "Quit agentero", 20);
+        assert!(
+            screen.contains("Quit agentero"),
+            "the first key was lost (passthrough {passthrough}):\n{screen}"
+        );
+        tmux(&["send-keys", "-t", &target, "Escape"]);
+        wait_gone(&target, "Quit agentero", 10);
+        // A key typed well after start counts too (a reader left behind took it).
+        std::thread::sleep(Duration::from_millis(1500));
+        tmux(&["send-keys", "-t", &target, "?"]);
+        let screen = wait_for(&target, "Quit agentero", 10);
+        assert!(
+            screen.contains("Quit agentero"),
+            "a later key was lost:\n{screen}"
+        );
+        tmux(&["send-keys", "-t", &target, "Escape"]);
+        wait_gone(&target, "Quit agentero", 10);
+        tmux(&["send-keys", "-t", &target, "C-z"]);
+        let screen = wait_until_prompts(&target, 2, 10);
+        let alt = tmux(&["display-message", "-p", "-t", &target, "#{alternate_on}"]);
+        assert_eq!(
+            alt.trim(),
+            "0",
+            "ctrl-z left the alternate screen on:\n{screen}"
+        );
+        tmux(&["send-keys", "-t", &target, "fg", "Enter"]);
+        let screen = wait_for(&target, "Vault", 10);
+        assert!(
+            screen.contains("Vault"),
+            "fg did not bring the app back:\n{screen}"
+        );
+        tmux(&["send-keys", "-t", &target, "?"]);
+        let screen = wait_for(&target, "Quit agentero", 10);
+        assert!(
+            screen.contains("Quit agentero"),
+            "no keys after fg:\n{screen}"
+        );
+        tmux(&["send-keys", "-t", &target, "Escape"]);
+        wait_gone(&target, "Quit agentero", 10);
+        tmux(&["send-keys", "-t", &target, "q"]);
+        let screen = wait_until_prompts(&target, 3, 10);
+        assert!(
+            screen.lines().filter(|l| l.contains("READY$")).count() >= 3,
+            "the app did not quit after fg:\n{screen}"
+        );
+    }
+}
+
+/// The screen once it shows at least `n` shell prompts.
+fn wait_until_prompts(target: &str, n: usize, secs: u64) -> String {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let s = tmux(&["capture-pane", "-p", "-t", target]);
+        if s.lines().filter(|l| l.contains("READY$")).count() >= n || Instant::now() > deadline {
+            return s;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

@@ -38,6 +38,62 @@ pub struct Spawned {
     pub stats: Arc<LineStats>,
 }
 
+/// Every agent process group this process started and has not yet ended, so that a signal
+/// or a panic can end them all even where the owning [`Group`] is never dropped (a task
+/// blocked on its agent, a runtime shut down with a timeout).
+static LIVE_GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn live_groups() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn forget_group(pgid: u32) {
+    live_groups().retain(|g| *g != pgid);
+}
+
+/// Whether any process of group `pgid` is still alive (signal 0 reaches it).
+#[cfg(unix)]
+fn group_alive(pgid: u32) -> bool {
+    let Some(pid) = rustix::process::Pid::from_raw(pgid as i32) else {
+        return false;
+    };
+    // The group's leader is our child: once it has exited it stays a zombie (and the group
+    // "alive") until reaped, so reap it here if it is done.
+    let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
+    rustix::process::test_kill_process_group(pid).is_ok()
+}
+
+/// The agent process groups still running.
+pub fn live_agent_groups() -> Vec<u32> {
+    live_groups().clone()
+}
+
+/// Ends every agent process group still running: SIGTERM to each group, up to `grace` for
+/// them to exit, then SIGKILL for what is left. Blocking (it runs on the way out: after the
+/// app loop, on SIGHUP/SIGTERM, from the panic hook). Returns how many groups were ended.
+pub fn stop_all_groups(grace: Duration) -> usize {
+    let groups = std::mem::take(&mut *live_groups());
+    #[cfg(unix)]
+    {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        let pids: Vec<Pid> = groups
+            .iter()
+            .filter_map(|g| Pid::from_raw(*g as i32))
+            .collect();
+        for pid in &pids {
+            let _ = kill_process_group(*pid, Signal::TERM);
+        }
+        let deadline = std::time::Instant::now() + grace;
+        while std::time::Instant::now() < deadline && groups.iter().any(|g| group_alive(*g)) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for pid in &pids {
+            let _ = kill_process_group(*pid, Signal::KILL);
+        }
+    }
+    groups.len()
+}
+
 /// The agent's process group; ended when dropped.
 pub struct Group {
     child: Option<Child>,
@@ -48,10 +104,11 @@ impl Group {
     /// Ends the whole group now (SIGKILL).
     pub fn kill(&mut self) {
         #[cfg(unix)]
-        if let Some(pgid) = self.pgid.take()
-            && let Some(pid) = rustix::process::Pid::from_raw(pgid as i32)
-        {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        if let Some(pgid) = self.pgid.take() {
+            if let Some(pid) = rustix::process::Pid::from_raw(pgid as i32) {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            }
+            forget_group(pgid);
         }
         if let Some(c) = self.child.as_mut() {
             let _ = c.start_kill();
@@ -186,6 +243,9 @@ pub fn spawn(
     cmd.process_group(0);
     let mut child = cmd.spawn()?;
     let pgid = child.id();
+    if let Some(g) = pgid {
+        live_groups().push(g);
+    }
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {

@@ -9,6 +9,19 @@ use crate::vault::EntryKind;
 use super::chips::Chip;
 use super::thread::PermissionRequest;
 
+/// A signal the app is told about (the runtime listens for them while the terminal is ours).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// The terminal went away (an SSH drop, a closed window): SIGHUP.
+    Hangup,
+    /// Asked to end: SIGTERM, or SIGINT/SIGQUIT from outside (in raw mode ctrl-c is a key).
+    Terminate,
+    /// Asked to stop from outside (SIGTSTP): give the terminal back, then stop.
+    Stop,
+    /// Continued (SIGCONT): take the terminal again and draw it whole.
+    Continue,
+}
+
 /// The three panes, in focus order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pane {
@@ -243,5 +256,8 @@ pub enum Effect {
     /// `Msg::VaultMcp`).
     ToggleVaultMcp,
     Suspend,
+    /// Take the terminal again (raw mode, alternate screen) and draw every cell, asking the
+    /// terminal nothing: after `fg`, or a SIGCONT after a stop agentero did not ask for.
+    Resume,
     Quit,
 }

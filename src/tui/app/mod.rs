@@ -22,7 +22,7 @@ use super::browser::{Browser, BrowserMsg};
 use super::chat::{Chat, ChatMsg, Compose};
 pub use super::chips::{AgentState, Chip, PlanPreview};
 use super::effect::Out;
-pub use super::effect::{Effect, Jump, Location, Pane};
+pub use super::effect::{Effect, Jump, Location, Pane, Signal};
 use super::input::Input;
 use super::keymap::Keymap;
 use super::listing::Entry;
@@ -35,6 +35,8 @@ use super::thread::{ChatEvent, Thread};
 #[derive(Debug)]
 pub enum Msg {
     Term(Event),
+    /// A signal from outside (hang-up, terminate, stop, continue).
+    Signal(Signal),
     Key(KeyEvent),
     Resize(u16, u16),
     Scanned(Result<Vec<Entry>, String>),
@@ -246,6 +248,11 @@ impl AppState {
             }
             Msg::Term(Event::Mouse(m)) => self.on_mouse(m),
             Msg::Term(_) => Vec::new(),
+            // The terminal is gone or the user's system asks agentero to end: quit as `q`
+            // does (reading state saved; the runtime then stops every agent).
+            Msg::Signal(Signal::Hangup | Signal::Terminate) => self.apply(vec![Out::Quit]),
+            Msg::Signal(Signal::Stop) => vec![Effect::Suspend],
+            Msg::Signal(Signal::Continue) => vec![Effect::Resume],
             Msg::Key(k) => self.on_key(k),
             Msg::Scanned(Ok(entries)) => {
                 let listing = Arc::new(entries);

@@ -3,6 +3,7 @@
 
 mod docs;
 pub mod terminal;
+pub mod termquery;
 mod threads;
 pub mod turn;
 
@@ -633,7 +634,7 @@ impl Runner {
                     let _ = tx.send(Msg::StatusExpired(seq));
                 });
             }
-            Effect::Suspend | Effect::Quit => {}
+            Effect::Suspend | Effect::Resume | Effect::Quit => {}
         }
     }
 }
