@@ -121,6 +121,10 @@ impl Piece {
 /// distinctive sentence, and the search for it grows with its length.
 pub const MAX_QUOTE_CHARS: usize = 2000;
 
+/// The smallest `maxChars`: a smaller value is raised to it. Below a few hundred characters a
+/// result is mostly its envelope, and every continuation must still move forward.
+pub const MIN_MAX_CHARS: usize = 200;
+
 pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
     if a.mode == Some(Mode::Pages) || a.end_page.is_some() {
@@ -159,8 +163,14 @@ pub(super) fn read(
         _ => Mode::Metadata,
     });
     let per_call = a.max_chars.map_or(ctx.budget.read_chars, |m| {
-        (m as usize).clamp(1, ctx.budget.read_chars)
+        (m as usize).max(MIN_MAX_CHARS).min(ctx.budget.read_chars)
     });
+    // The continuation carries the cap actually applied (a `maxChars` below the floor is
+    // raised to it).
+    let a = Args {
+        max_chars: a.max_chars.map(|m| m.max(MIN_MAX_CHARS as u64)),
+        ..a
+    };
     // The call's cap is on the text read; the whole result (the JSON the model receives,
     // envelope and escaping included) must fit what is left of the turn's budget, so the text
     // is cut further when it would not.
@@ -257,13 +267,14 @@ fn render(t: &Target, mode: Mode, title: &str, p: Piece, tool: &str) -> ToolOutp
 }
 
 /// Values from `items[from..]` while their JSON fits `room` characters; the index to continue
-/// from when some were left out.
+/// from when some were left out. The first value is always taken, so a continuation moves on
+/// (a result that is then too large for the budget is refused as a whole, never repeated).
 fn fit(items: Vec<Value>, from: usize, room: usize) -> (Vec<Value>, Option<usize>) {
     let mut used = 0usize;
     let mut out = Vec::new();
     for (i, v) in items.into_iter().enumerate().skip(from) {
         let n = serde_json::to_string(&v).map_or(0, |t| t.chars().count()) + 1;
-        if used + n > room {
+        if used + n > room && !out.is_empty() {
             return (out, Some(i));
         }
         used += n;
@@ -381,9 +392,9 @@ fn read_paper(
             p.page = Some(page.number);
             if let Some(next) = more {
                 p.truncated = true;
-                p.next = Some(
-                    json!({"path": rel, "mode": "region", "page": page.number, "start": next}),
-                );
+                // Still `page` mode, so that the page's end leads on to the next page.
+                p.next =
+                    Some(json!({"path": rel, "mode": "page", "page": page.number, "start": next}));
             }
             Ok(p)
         }
@@ -435,14 +446,15 @@ fn read_paper(
                 .filter(|p| p.number >= first && p.number <= last)
             {
                 let marker = format!("[page {}]\n", page.number);
-                // Room for the marker, one character of text and the closing newline.
-                if used + marker.len() + 2 > limit {
+                // Room for the marker, one character of text and the closing newline; the
+                // first page always gives at least one character, so `next` moves on.
+                if !text.is_empty() && used + marker.len() + 2 > limit {
                     next = Some((page.number, from));
                     break;
                 }
                 text.push_str(&marker);
                 used += marker.len();
-                let (chunk, more) = take(&page.text, from, limit - used - 1);
+                let (chunk, more) = take(&page.text, from, limit.saturating_sub(used + 1).max(1));
                 used += chunk.chars().count();
                 text.push_str(&chunk);
                 text.push('\n');
