@@ -1254,6 +1254,30 @@ fn max_chars_has_a_floor_and_every_next_moves_on() {
     );
     let text: String = lines.iter().map(|r| r["text"].as_str().unwrap()).collect();
     assert_eq!(text, note, "file_read maxChars 0");
+    assert!(lines.iter().all(|r| r.get("lineCut").is_none()));
+    // A line longer than the cap is cut, and the result says so.
+    std::fs::write(
+        f.vault.root().join("notes/long.md"),
+        format!("short\n{}\nend\n", "x".repeat(500)),
+    )
+    .unwrap();
+    let parts = follow(
+        &mut file_read,
+        json!({"path": "notes/long.md", "maxChars": 200}),
+        10,
+    );
+    let cut: Vec<&Value> = parts
+        .iter()
+        .filter(|r| r.get("lineCut").is_some())
+        .collect();
+    assert_eq!(cut.len(), 1, "{parts:?}");
+    assert!(
+        cut[0]["lineCut"]
+            .as_str()
+            .unwrap()
+            .starts_with("line 2 is longer")
+    );
+    assert_eq!(cut[0]["truncated"], true);
 }
 
 #[test]

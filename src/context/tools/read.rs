@@ -610,8 +610,9 @@ fn read_file(
     let rel = &t.rel;
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len().max(1) as u32;
-    // Lines `from..=to` (1-based), cut at the limit; the next line to read when cut.
-    let take_lines = |from: u32, to: u32| -> (String, u32, Option<u32>) {
+    // Lines `from..=to` (1-based), cut at the limit; the next line to read when cut, and the
+    // line that had to be cut itself (longer than the limit) when one was.
+    let take_lines = |from: u32, to: u32| -> (String, u32, Option<u32>, Option<u32>) {
         let mut out = String::new();
         let mut last = from.saturating_sub(1);
         for n in from..=to.min(total) {
@@ -620,15 +621,15 @@ fn read_file(
                 if out.is_empty() {
                     let (part, _) = take(line, 0, limit);
                     out.push_str(&part);
-                    return (out, n, (n < to.min(total)).then_some(n + 1));
+                    return (out, n, (n < to.min(total)).then_some(n + 1), Some(n));
                 }
-                return (out, last, Some(n));
+                return (out, last, Some(n), None);
             }
             out.push_str(line);
             out.push('\n');
             last = n;
         }
-        (out, last, None)
+        (out, last, None, None)
     };
     match mode {
         Mode::Metadata => {
@@ -674,9 +675,19 @@ fn read_file(
             if to < from {
                 return Err(ToolError::bad_args("`end` is before `start`"));
             }
-            let (body, last, next) = take_lines(from, to);
+            let (body, last, next, cut) = take_lines(from, to);
             let mut p = Piece::new(body, Some(uri::lines_uri(rel, from, last.max(from))));
             p.lines = Some([from, last.max(from)]);
+            // Never silently: the rest of that line is not in any continuation.
+            if let Some(n) = cut {
+                p.truncated = true;
+                p.extra.insert(
+                    "lineCut".into(),
+                    json!(format!(
+                        "line {n} is longer than this call's cap of {limit} characters and was cut; read it with a larger maxChars"
+                    )),
+                );
+            }
             if let Some(n) = next {
                 p.truncated = true;
                 let mut nx = json!({"path": rel, "mode": mode.as_str(), "start": n});

@@ -165,7 +165,8 @@ fn read_output() -> Value {
             "citationUri": {"type": "string"},
             "truncated": {"type": "boolean"},
             "next": next_schema(),
-            "note": {"type": "string"}
+            "note": {"type": "string"},
+            "lineCut": {"type": "string", "description": "A line longer than the call's cap was cut; the rest of it is in no continuation."}
         },
         "required": ["path", "kind", "mode", "title", "truncated"]
     })
