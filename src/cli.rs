@@ -438,7 +438,7 @@ fn print_threads(
 ) -> std::io::Result<()> {
     if json {
         // JSON escapes control characters itself.
-        return writeln!(out, "{}", serde_json::to_string_pretty(hits)?);
+        return writeln!(out, "{}", crate::vault::visible::to_json_pretty(hits)?);
     }
     if hits.is_empty() {
         if query.is_empty() {
@@ -622,7 +622,7 @@ fn agents(
     }
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     if json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&reports)?)?;
+        writeln!(out, "{}", crate::vault::visible::to_json_pretty(&reports)?)?;
     }
     if reports.iter().any(|r| !r.ok) {
         bail!(
@@ -742,26 +742,45 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
         limit,
         ..SearchOptions::default()
     };
-    // A missing index is built and a damaged one rebuilt, with progress, saying so once.
+    // A missing index is built, a damaged one rebuilt and an interrupted one completed, with
+    // progress, saying so once; one being built elsewhere is searched as far as it goes, and
+    // the results say so.
     let (bar, mut progress) = progress_bar();
     let mut notice = |m: &str| eprintln!("{}", visible(m));
-    let index =
-        indexer::open_or_rebuild(vault, &IndexOptions::default(), &mut progress, &mut notice)?;
+    let (index, incomplete) =
+        indexer::open_for_search(vault, &IndexOptions::default(), &mut progress, &mut notice)?;
     let hits = indexer::search_or_rebuild(vault, index, &mut progress, &mut notice, |i| {
         i.search_papers(query, &opts)
     })?;
     bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
+    // No matches over an index that does not cover the vault is no answer: an error.
+    let nothing = |why: &str| {
+        anyhow::anyhow!(
+            "no matches for {:?} in the part of the vault indexed so far ({}); search again when the index is complete",
+            visible(query),
+            visible(why)
+        )
+    };
     if json {
-        let doc = serde_json::json!({
+        let mut doc = serde_json::json!({
             "query": query,
             "vault": vault.root(),
             "cards": hits,
         });
-        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
-        return Ok(());
+        if let Some(why) = &incomplete {
+            doc["indexIncomplete"] = serde_json::json!(why);
+        }
+        writeln!(out, "{}", crate::vault::visible::to_json_pretty(&doc)?)?;
+        return match &incomplete {
+            Some(why) if hits.is_empty() => Err(nothing(why)),
+            _ => Ok(()),
+        };
     }
     if hits.is_empty() {
+        if let Some(why) = &incomplete {
+            return Err(nothing(why));
+        }
         writeln!(out, "No matches for {query:?}.")?;
         return Ok(());
     }
@@ -851,6 +870,9 @@ fn plan(
         }
         eprintln!("grant: {}", visible(&files.grant().display().to_string()));
     }
-    println!("{}", plan.to_json_pretty());
+    println!(
+        "{}",
+        crate::vault::visible::json_safe(plan.to_json_pretty())
+    );
     Ok(())
 }

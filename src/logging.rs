@@ -1,8 +1,12 @@
 //! Logs go to `{vault}/.agentero/logs/agentero.log` through `tracing`, never to the terminal:
 //! stdout belongs to the TUI or to a JSON-RPC peer.
 
+use std::borrow::Cow;
+use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
+
+use crate::vault::visible::visible;
 
 use tracing_subscriber::EnvFilter;
 
@@ -24,8 +28,49 @@ pub fn init(state_dir: &Path) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)
-        .with_writer(Mutex::new(file))
+        .with_writer(Escaping(Mutex::new(file)))
         .try_init();
+}
+
+/// The log file's writer: each event arrives as one formatted line, written with its control
+/// characters escaped (see [`log_safe`]), so a title or a path from an agent or a vault file
+/// can neither forge a line nor carry terminal escapes to whoever reads the log.
+struct Escaping<W>(Mutex<W>);
+
+struct EscapingGuard<'a, W>(std::sync::MutexGuard<'a, W>);
+
+impl<'a, W: Write + 'a> tracing_subscriber::fmt::MakeWriter<'a> for Escaping<W> {
+    type Writer = EscapingGuard<'a, W>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        EscapingGuard(self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+impl<W: Write> Write for EscapingGuard<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        self.0.write_all(log_safe(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// A log record with its control characters shown as escapes ([`visible`]), newlines inside
+/// it too (`\n`); only the newline that ends it stays.
+pub fn log_safe(record: &str) -> Cow<'_, str> {
+    let (body, end) = match record.strip_suffix('\n') {
+        Some(body) => (body, "\n"),
+        None => (record, ""),
+    };
+    let shown = visible(body);
+    if !shown.contains('\n') && matches!(shown, Cow::Borrowed(_)) {
+        return Cow::Borrowed(record);
+    }
+    Cow::Owned(format!("{}{end}", shown.replace('\n', "\\n")))
 }
 
 /// Panics in the isolated extraction threads are expected on hostile PDFs: they are reported
@@ -45,4 +90,21 @@ pub fn install_panic_hook() {
             default(info);
         }
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_records_keep_one_line_and_no_controls() {
+        assert!(matches!(log_safe("plain record\n"), Cow::Borrowed(_)));
+        let got = log_safe("title=\u{9b}31m\u{202e}x\nFAKE line\u{1b}[2J\n");
+        assert_eq!(got, "title=\\u{9b}31m\\u{202e}x\\nFAKE line\\033[2J\n");
+        let mut file = Vec::new();
+        EscapingGuard(Mutex::new(&mut file).lock().unwrap())
+            .write_all("a\u{85}b\n".as_bytes())
+            .unwrap();
+        assert_eq!(String::from_utf8(file).unwrap(), "a\\u{85}b\n");
+    }
 }

@@ -282,4 +282,128 @@ fn a_silent_terminal_loses_no_key_and_survives_a_stop() {
             "{step} failed on a silent terminal:\n{steps}"
         );
     }
+/// The characters that must never reach machine-readable output raw.
+fn assert_no_raw_controls(text: &str, what: &str) {
+    let raw: Vec<char> = text
+        .chars()
+        .filter(|&c| {
+            ('\u{7f}'..='\u{9f}').contains(&c)
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c)
+                || matches!(c, '\u{200e}' | '\u{200f}' | '\u{61c}' | '\u{1b}')
+        })
+        .collect();
+    assert!(raw.is_empty(), "{what}: raw {raw:?} in\n{text}");
+}
+
+#[test]
+fn machine_readable_outputs_escape_c1_and_bidi_controls() {
+    use std::io::{BufRead, Write};
+    use std::process::Stdio;
+    const EVIL: &str = "\u{9b}31m\u{202e}";
+    let top = tempfile::tempdir().unwrap();
+    // The vault's own path, a file's name (refused as a path: it is only named), a note's
+    // title and text, and a client's name all carry them.
+    let root = top.path().join(format!("vault{EVIL}x"));
+    agentero::vault::demo::write_demo_vault(&root).unwrap();
+    let name = "notes/evil.md";
+    std::fs::write(
+        root.join(name),
+        format!("# Title {EVIL} of the quokka\nThe quokka {EVIL} hides here.\n"),
+    )
+    .unwrap();
+    let hostile_name = format!("notes/x{EVIL}gpj.md");
+    std::fs::write(root.join(&hostile_name), "# X\nquokka\n").unwrap();
+    let v = root.to_str().unwrap();
+    let indexed = common::agentero(&["index", v], &root);
+    assert!(indexed.status.success(), "{}", common::stderr(&indexed));
+
+    let search = common::agentero(&["search", "--vault", v, "--json", "quokka"], &root);
+    assert!(search.status.success(), "{}", common::stderr(&search));
+    let text = common::stdout(&search);
+    assert_no_raw_controls(&text, "search --json");
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        doc["vault"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("vault{EVIL}x")),
+        "the JSON parses back to the original text: {doc}"
+    );
+    assert_eq!(doc["cards"][0]["path"], name);
+    assert!(doc["cards"][0]["title"].as_str().unwrap().contains(EVIL));
+
+    let mention = format!("@{name}");
+    let hostile_mention = format!("@{hostile_name}");
+    let plan = common::agentero(&["plan", "--vault", v, &mention, &hostile_mention], &root);
+    assert!(plan.status.success(), "{}", common::stderr(&plan));
+    let text = common::stdout(&plan);
+    assert_no_raw_controls(&text, "plan");
+    assert!(text.contains("\\u009b31m\\u202e"), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(doc.to_string().contains(&hostile_name), "{doc}");
+
+    let question = format!("What does {mention} say about the quokka?");
+    let ask = common::agentero(&["ask", "--vault", v, "--json", &question], &root);
+    assert!(ask.status.success(), "{}", common::stderr(&ask));
+    let text = common::stdout(&ask);
+    assert_no_raw_controls(&text, "ask --json");
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(doc["sources"].to_string().contains("notes/evil"), "{doc}");
+    // The answer quotes the note: its controls come back from the JSON as they were.
+    assert!(doc["answer"].as_str().unwrap().contains(EVIL), "{doc}");
+
+    // The vault MCP over stdio: a client name and a tool argument with the controls.
+    let mut child = common::command(&root)
+        .args(["serve", "--stdio", v])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let client = format!("client{EVIL}");
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": client, "version": "1"}}});
+    let read = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "file_read", "arguments": {"path": name}}});
+    let refused = serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "file_read", "arguments": {"path": hostile_name}}});
+    let mut answers = Vec::new();
+    for msg in [
+        init,
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        read,
+        refused,
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        if msg.get("id").is_some() {
+            let mut line = String::new();
+            stdout.read_line(&mut line).unwrap();
+            answers.push(line);
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    assert_no_raw_controls(&answers[1], "a tool result on the wire");
+    assert_no_raw_controls(&answers[2], "a refusal on the wire");
+    let result: serde_json::Value = serde_json::from_str(&answers[1]).unwrap();
+    assert!(
+        result["result"]["structuredContent"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains(EVIL)),
+        "{result}"
+    );
+    let state = root.join(".agentero");
+    let usage = std::fs::read_to_string(state.join("serve/usage.jsonl")).unwrap();
+    assert_no_raw_controls(&usage, "usage.jsonl");
+    let line: serde_json::Value = serde_json::from_str(usage.lines().last().unwrap()).unwrap();
+    assert_eq!(line["client"], client.as_str(), "{line}");
+    assert_eq!(line["paths"][0], hostile_name.as_str(), "{line}");
+    let log = std::fs::read_to_string(state.join("logs/agentero.log")).unwrap();
+    assert_no_raw_controls(&log, "agentero.log");
+    assert!(log.contains("vault\\u{9b}31m\\u{202e}x"), "{log}");
 }

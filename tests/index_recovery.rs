@@ -416,3 +416,157 @@ fn kill_9_of_index_at_any_moment_is_recovered() {
         "kill -9 of `agentero index`: {kills} kills ({killed_mid_way} mid-way), 1 recovery run, catalog and results identical"
     );
 }
+
+/// The build record's state and progress (`None` while there is none).
+fn build_record(vault: &Vault) -> Option<serde_json::Value> {
+    let bytes = std::fs::read(vault.state_dir().join("index-build.json")).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+#[test]
+fn search_after_kill_9_of_the_first_index_says_so_and_completes_it() {
+    let dir = slow_vault();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("notes")).unwrap();
+    std::fs::write(
+        root.join("notes/sentinel.md"),
+        "# Sentinel\nzqxsentinel words\n",
+    )
+    .unwrap();
+    let v = root.to_str().unwrap();
+    let vault = Vault::open(root).unwrap();
+    let mut child = common::command(root)
+        .args(["index", v])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once it has started processing files, well before the end.
+    let started = Instant::now();
+    loop {
+        let r = build_record(&vault);
+        if r.as_ref()
+            .is_some_and(|r| r["done"].as_u64().unwrap_or(0) >= 1)
+        {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the index finished before the kill"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no progress: {r:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the index finished before the kill"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let r = build_record(&vault).unwrap();
+    assert_eq!(r["state"], "running", "{r}");
+    assert!(
+        r["done"].as_u64() < r["total"].as_u64(),
+        "killed mid-way: {r}"
+    );
+
+    // The first search says the index was interrupted, completes it and answers.
+    let out = common::agentero(&["search", "--vault", v, "--json", "zqxsentinel"], root);
+    let err = common::stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("the index was interrupted"), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["cards"][0]["path"], "notes/sentinel.md", "{doc}");
+    assert!(doc.get("indexIncomplete").is_none(), "{doc}");
+    assert_eq!(build_record(&vault).unwrap()["state"], "complete");
+    // The second one has nothing to say but the results.
+    let again = common::agentero(&["search", "--vault", v, "zqxsentinel"], root);
+    assert!(again.status.success());
+    assert_eq!(common::stderr(&again), "");
+    assert!(common::stdout(&again).contains("notes/sentinel.md"));
+}
+
+#[test]
+fn search_while_another_process_builds_the_index_says_so() {
+    use agentero::context::tools::vault::{Limits, VaultTools};
+    use agentero::vault::build::Build;
+    let dir = common::demo_vault();
+    let root = dir.path();
+    let v = root.to_str().unwrap();
+    let vault = Vault::open(root).unwrap();
+
+    // Nothing indexed yet and a build holding the lock: a clear error, no "No matches".
+    let mut build = Build::start(&vault).unwrap();
+    build.progress(0, 9);
+    let out = common::agentero(&["search", "--vault", v, "retrieval"], root);
+    assert!(!out.status.success(), "{}", common::stdout(&out));
+    assert!(common::stdout(&out).is_empty(), "{}", common::stdout(&out));
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("being built by another agentero process (0 of 9 files)"),
+        "{err}"
+    );
+    drop(build);
+
+    // A complete index, then another build under way: results come with the notice; no match
+    // is an error; the vault server's results carry `indexIncomplete`.
+    let out = common::agentero(&["index", v], root);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let mut build = Build::start(&vault).unwrap();
+    build.progress(0, 9);
+    let out = common::agentero(&["search", "--vault", v, "--json", "retrieval"], root);
+    let err = common::stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("results may be incomplete"), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!doc["cards"].as_array().unwrap().is_empty(), "{doc}");
+    assert!(
+        doc["indexIncomplete"]
+            .as_str()
+            .unwrap()
+            .contains("0 of 9 files"),
+        "{doc}"
+    );
+    let none = common::agentero(&["search", "--vault", v, "zzqqnothingmatches"], root);
+    assert!(!none.status.success(), "{}", common::stdout(&none));
+    assert!(!common::stdout(&none).contains("No matches"));
+    assert!(
+        common::stderr(&none).contains("in the part of the vault indexed so far"),
+        "{}",
+        common::stderr(&none)
+    );
+    let tools = VaultTools::new(vault.clone(), Limits::default());
+    let r = tools
+        .call("vault_search", json!({"query": "retrieval"}))
+        .unwrap()
+        .structured;
+    assert!(
+        r["indexIncomplete"]
+            .as_str()
+            .unwrap()
+            .contains("being built"),
+        "{r}"
+    );
+    let r = tools
+        .call("vault_search", json!({"query": "zzqqnothingmatches"}))
+        .unwrap()
+        .structured;
+    assert!(
+        r["note"].as_str().unwrap().contains("indexed so far"),
+        "{r}"
+    );
+
+    // Once the build is over, the same search is silent about the index again.
+    build.complete().unwrap();
+    let r = tools
+        .call("vault_search", json!({"query": "retrieval"}))
+        .unwrap()
+        .structured;
+    assert!(r.get("indexIncomplete").is_none(), "{r}");
+    let out = common::agentero(&["search", "--vault", v, "retrieval"], root);
+    assert!(out.status.success());
+    assert_eq!(common::stderr(&out), "");
+}

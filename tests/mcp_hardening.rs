@@ -301,3 +301,96 @@ async fn tools_follow_the_grant_and_arguments_are_capped() {
     .await
     .expect("in time");
 }
+
+/// Writes `lines` to a stdio MCP server (the real binary with `args`) one by one and returns
+/// the JSON answer to each line that expects one; the server must answer within 20 s.
+fn raw_stdio_session(args: &[&str], cwd: &Path, lines: &[(&str, bool)]) -> Vec<Value> {
+    use std::io::{BufRead, Write};
+    use std::process::Stdio;
+    let mut child = common::command(cwd)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut answers = Vec::new();
+    for (line, answered) in lines {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        if *answered {
+            let got = rx
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("{args:?}: no answer to {line:?}"));
+            answers.push(serde_json::from_str::<Value>(&got).expect("the answer is JSON"));
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    answers
+}
+
+#[test]
+fn stdio_servers_answer_unparseable_lines_and_keep_serving() {
+    let dir = common::demo_vault();
+    let vault = Vault::open(dir.path()).unwrap();
+    index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
+    let grant = grant_for(&vault, &["notes/"], Locality::Local);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let lines: &[(&str, bool)] = &[
+        ("this is not JSON", true),
+        (r#"{"jsonrpc":"2.0","id":7,"method":5}"#, true),
+        (r#"{"jsonrpc":"1.0","id":"x","method":"ping"}"#, true),
+        ("[]", true),
+        (init, true),
+        (
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            false,
+        ),
+        (r#"{"jsonrpc":"2.0","id":2,"#, true),
+        (r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#, true),
+    ];
+    let vault_dir = dir.path().to_str().unwrap();
+    for args in [
+        vec!["serve", "--stdio", vault_dir],
+        vec!["--agentero-context-mcp", grant.to_str().unwrap()],
+    ] {
+        let answers = raw_stdio_session(&args, dir.path(), lines);
+        let error = |i: usize| {
+            let a: &Value = &answers[i];
+            assert_eq!(a["jsonrpc"], "2.0", "{args:?}: {a}");
+            (a["error"]["code"].as_i64().unwrap_or(0), a["id"].clone())
+        };
+        assert_eq!(error(0), (-32700, Value::Null), "{args:?}");
+        assert_eq!(error(1), (-32600, json!(7)), "{args:?}");
+        assert_eq!(error(2), (-32600, json!("x")), "{args:?}");
+        assert_eq!(error(3).0, -32600, "{args:?}: a batch");
+        assert!(
+            answers[4]["result"]["serverInfo"].is_object(),
+            "{args:?}: {}",
+            answers[4]
+        );
+        // A line cut in the middle still names its id.
+        assert_eq!(error(5), (-32700, json!(2)), "{args:?}");
+        assert!(
+            answers[6]["result"]["tools"]
+                .as_array()
+                .is_some_and(|t| !t.is_empty()),
+            "{args:?}: the server still serves: {}",
+            answers[6]
+        );
+    }
+}

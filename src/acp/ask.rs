@@ -238,7 +238,7 @@ pub async fn ask(
             let mut doc = serde_json::to_value(&outcome)?;
             doc["agent"] = json!(def.name);
             doc["handoff"] = json!(h.to_markdown());
-            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+            writeln!(out, "{}", crate::vault::visible::to_json_pretty(&doc)?)?;
         } else {
             writeln!(out, "\n")?;
             write!(out, "{}", visible(&h.to_markdown()))?;
@@ -254,7 +254,7 @@ pub async fn ask(
         doc["agent"] = json!(def.name);
         doc["timing"]["planMs"] = json!(plan_ms);
         doc["timing"]["agentStartMs"] = json!(start_ms);
-        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        writeln!(out, "{}", crate::vault::visible::to_json_pretty(&doc)?)?;
     } else {
         writeln!(out)?;
         if outcome.mode == Mode::PromptOnly {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::Budget;
 use super::plan::{ContextPlan, ManifestEntry, Mode, Source};
+use crate::context::tools::folder_seal;
 use crate::vault::Vault;
 use crate::vault::fsutil::sha256_hex;
 use crate::vault::statefs::{self, StateError};
@@ -34,6 +35,11 @@ pub struct Grant {
     pub tools: Vec<String>,
     pub fingerprint: String,
     pub mode: Mode,
+    /// Each granted folder's seal at grant time ([`folder_seal`]): what is under it, at any
+    /// depth, with every file's size, times and inode. A read inside the folder is refused once
+    /// the folder no longer matches (a file added, removed, rewritten or swapped).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub folder_seals: std::collections::BTreeMap<String, String>,
 }
 
 /// Where one runtime's files live.
@@ -115,6 +121,15 @@ pub fn write(
         tools: plan.tools.clone(),
         fingerprint: plan.fingerprint.clone(),
         mode: plan.mode,
+        folder_seals: plan
+            .sources
+            .iter()
+            .filter(|s| s.kind == crate::vault::EntryKind::Directory)
+            .filter_map(|s| {
+                let r = vault.resolve(&s.path).ok()?;
+                Some((s.path.clone(), folder_seal(&s.path, &r.abs)))
+            })
+            .collect(),
     };
     write_grant(&files, &grant, &plan.manifest)?;
     Ok((files, grant))
@@ -174,7 +189,7 @@ pub struct UsageLine {
 
 /// Appends one line whole (see [`statefs::append_whole`]): concurrent servers never interleave.
 pub fn append_usage(path: &Path, line: &UsageLine) -> std::io::Result<()> {
-    let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
+    let mut text = crate::vault::visible::to_json_string(line).map_err(std::io::Error::other)?;
     text.push('\n');
     Ok(statefs::append_whole(path, &text)?)
 }

@@ -420,11 +420,12 @@ async fn accept_loop(
 }
 
 /// Serves the vault over stdin/stdout until the client disconnects (no token: the client
-/// launched this process itself).
+/// launched this process itself). Lines go through the same checks as the context server's
+/// ([`super::wire`]): a line that is not JSON-RPC gets an error reply, never silence.
 pub async fn serve_stdio(vault: Vault, limits: Limits) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
     let server = VaultServer::new(vault, limits, Transport::Stdio);
-    let running = server.serve(rmcp::transport::stdio_pipes()).await?;
+    let running = server.serve(super::wire::stdio()).await?;
     running.waiting().await?;
     Ok(())
 }

@@ -415,7 +415,9 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let out = self.out.clone();
         async move {
-            let line = serde_json::to_string(&item).map_err(std::io::Error::other)?;
+            // Controls in the vault's text (C1, bidi) travel as JSON escapes, never raw.
+            let line =
+                crate::vault::visible::to_json_string(&item).map_err(std::io::Error::other)?;
             match out {
                 Some(tx) => tx.send(line).await.map_err(|_| closed()),
                 None => Err(closed()),

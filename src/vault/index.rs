@@ -31,6 +31,9 @@ pub enum IndexError {
     Missing,
     #[error("another agentero process is updating this vault's index; try again when it is done")]
     Busy,
+    /// Another process is building the index and has committed nothing yet.
+    #[error("{0}")]
+    Building(String),
     #[error("cannot understand the query: {0}")]
     BadQuery(String),
     /// A file of the index fails its checksum, cannot be decoded, or made tantivy panic. The

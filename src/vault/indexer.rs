@@ -7,6 +7,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use super::build::{Build, IndexState};
 use super::catalog::{Catalog, CatalogEntry, LoadOutcome, Status};
 use super::extract::{self, PaperRecord};
 use super::fsutil::sha256_hex;
@@ -214,6 +215,9 @@ pub fn index_vault(
 ) -> Result<IndexSummary, VaultError> {
     let started = Instant::now();
     vault.ensure_state_dir()?;
+    // Held to the end: a search meanwhile says the index is being built, and one after a
+    // crash says the build was interrupted.
+    let mut build = Build::start(vault)?;
     let mut summary = IndexSummary::default();
     let index_dir = vault.index_dir();
 
@@ -293,6 +297,7 @@ pub fn index_vault(
         }
     }
     let total = jobs.len();
+    build.progress(0, total);
     progress(Progress::Planned {
         to_process: total,
         unchanged: summary.unchanged,
@@ -358,6 +363,7 @@ pub fn index_vault(
                 entry.clone(),
                 outcome,
             )?;
+            build.progress(done, total);
             progress(Progress::Processed {
                 path: entry.path,
                 done,
@@ -378,6 +384,7 @@ pub fn index_vault(
             path: vault.catalog_path(),
             source,
         })?;
+    build.complete()?;
 
     for (path, e) in &catalog.entries {
         match (e.kind, e.status) {
@@ -406,16 +413,60 @@ pub fn index_vault(
 }
 
 /// The index, ready to search: built first when there is none, rebuilt when it is damaged or
-/// of another version. `notice` is told once, before the work starts, what is being done and
-/// why; `progress` follows the (re)build.
+/// of another version, completed when its last build was interrupted. `notice` is told once,
+/// before the work starts, what is being done and why; `progress` follows the (re)build.
 pub fn open_or_rebuild(
     vault: &Vault,
     opts: &IndexOptions,
     progress: &mut dyn FnMut(Progress),
     notice: &mut dyn FnMut(&str),
 ) -> Result<SearchIndex, VaultError> {
+    open_for_search(vault, opts, progress, notice).map(|(index, _)| index)
+}
+
+/// [`open_or_rebuild`], and what a search over the index must say because the index does not
+/// cover the vault: another process is building it (what it has committed is searched; with
+/// nothing committed yet this fails with [`IndexError::Building`]). `None`: it covers the vault.
+pub fn open_for_search(
+    vault: &Vault,
+    opts: &IndexOptions,
+    progress: &mut dyn FnMut(Progress),
+    notice: &mut dyn FnMut(&str),
+) -> Result<(SearchIndex, Option<String>), VaultError> {
+    let building = |notice: &mut dyn FnMut(&str)| {
+        let state = super::build::state(vault);
+        match vault.open_index() {
+            Ok(index) => {
+                let text = state
+                    .notice()
+                    .filter(|_| matches!(state, IndexState::Building { .. }))
+                    .unwrap_or_else(|| {
+                        "another agentero process is updating this vault's index; results may be incomplete".into()
+                    });
+                notice(&text);
+                Ok((index, Some(text)))
+            }
+            Err(VaultError::Index(IndexError::Missing)) => {
+                Err(VaultError::Index(IndexError::Building(state.nothing_yet())))
+            }
+            Err(e) => Err(e),
+        }
+    };
+    match super::build::state(vault) {
+        IndexState::Building { .. } => return building(notice),
+        IndexState::Interrupted => {
+            tracing::warn!("the last index build was interrupted; completing it");
+            notice("the index was interrupted before it was complete; rebuilding it…");
+            return match index_vault(vault, opts, progress) {
+                Ok(_) => Ok((vault.open_index()?, None)),
+                Err(VaultError::Index(IndexError::Busy)) => building(notice),
+                Err(e) => Err(e),
+            };
+        }
+        IndexState::Missing | IndexState::Complete => {}
+    }
     let why = match vault.open_index() {
-        Ok(index) => return Ok(index),
+        Ok(index) => return Ok((index, None)),
         Err(VaultError::Index(IndexError::Missing)) => {
             notice("No index yet: indexing the vault first…");
             None
@@ -433,8 +484,11 @@ pub fn open_or_rebuild(
         rebuild: why.or_else(|| opts.rebuild.clone()),
         ..opts.clone()
     };
-    index_vault(vault, &opts, progress)?;
-    vault.open_index()
+    match index_vault(vault, &opts, progress) {
+        Ok(_) => Ok((vault.open_index()?, None)),
+        Err(VaultError::Index(IndexError::Busy)) => building(notice),
+        Err(e) => Err(e),
+    }
 }
 
 /// Runs `search` on the index and, when it finds the index damaged after all (a file that

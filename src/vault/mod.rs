@@ -2,6 +2,7 @@
 //! Knows nothing of agents or the UI.
 
 pub mod bibtex;
+pub mod build;
 pub mod catalog;
 pub mod checked;
 pub mod demo;

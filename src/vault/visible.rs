@@ -13,10 +13,53 @@ fn needs_escape(c: char) -> bool {
         '\n' | '\t' => false,
         // C0, DEL and the C1 controls (U+009B is a one-character CSI on some terminals).
         c if c.is_control() => true,
-        // Bidirectional overrides and isolates reorder the rest of the line as displayed.
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => true,
-        _ => false,
+        c => is_bidi_control(c),
     }
+}
+
+/// Bidirectional overrides, embeddings and isolates reorder the rest of the line as displayed;
+/// the marks (LRM, RLM, ALM) are invisible and do the same to what is around them.
+fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+    )
+}
+
+/// Whether `c` is written as a `\uXXXX` escape in machine-readable output. serde_json already
+/// escapes the C0 controls; this adds DEL, the C1 controls and the bidi controls, which a
+/// terminal or an editor showing the JSON would otherwise obey.
+fn json_escaped(c: char) -> bool {
+    matches!(c, '\u{7f}'..='\u{9f}') || is_bidi_control(c)
+}
+
+/// `json` (text serde_json wrote) with every character of [`json_escaped`] as `\uXXXX`. Such
+/// characters can only stand inside JSON strings, where the escape means the same character:
+/// the document parses to the same value.
+pub fn json_safe(json: String) -> String {
+    if !json.chars().any(json_escaped) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if json_escaped(c) {
+            // All of them are in the Basic Multilingual Plane: one escape each.
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Compact JSON for machine-readable output (`--json`, JSON lines), controls escaped.
+pub fn to_json_string<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    serde_json::to_string(value).map(json_safe)
+}
+
+/// Pretty JSON for machine-readable output, controls escaped.
+pub fn to_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(value).map(json_safe)
 }
 
 /// `s` with every control character except `\n` and `\t` shown as an escape: `\r`, `\a`,
@@ -72,6 +115,7 @@ mod tests {
         assert_eq!(visible("\u{9b}31m"), "\\u{9b}31m");
         assert_eq!(visible("\u{7f}\u{0}"), "\\177\\000");
         assert_eq!(visible("abc\u{202E}fdp.exe"), "abc\\u{202e}fdp.exe");
+        assert_eq!(visible("a\u{200f}b\u{61c}"), "a\\u{200f}b\\u{61c}");
         for c in (0u32..0x110000).filter_map(char::from_u32) {
             let shown = visible(&c.to_string()).into_owned();
             assert!(
@@ -81,5 +125,26 @@ mod tests {
                 "{c:?} -> {shown:?}"
             );
         }
+    }
+
+    #[test]
+    fn json_output_escapes_controls_and_parses_back() {
+        let hostile = "t\u{9b}31m\u{202e}cod.exe\u{7f}\u{1b}[2J\u{200e}\u{2066}\u{85}é😀\n";
+        let doc = serde_json::json!({ "title": hostile, hostile: [hostile] });
+        for text in [to_json_string(&doc).unwrap(), to_json_pretty(&doc).unwrap()] {
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c.is_control() && c != '\n' && c != ' ' || is_bidi_control(c)),
+                "{text:?}"
+            );
+            assert!(
+                text.contains("\\u009b") && text.contains("\\u202e"),
+                "{text}"
+            );
+            let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, doc);
+        }
+        assert_eq!(json_safe("{\"a\":\"plain\"}".into()), "{\"a\":\"plain\"}");
     }
 }

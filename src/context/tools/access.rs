@@ -31,6 +31,58 @@ pub struct Target {
     /// The content hash the grant names, when the target is one of its sources (not an entry
     /// inside a granted directory): what is served must still have it.
     pub granted_sha: Option<String>,
+    /// The granted folder this target is or is inside, with its seal: the folder must still
+    /// match it.
+    pub sealed_folder: Option<SealedFolder>,
+}
+
+/// A granted folder and its seal at grant time ([`folder_seal`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealedFolder {
+    pub rel: String,
+    pub abs: PathBuf,
+    pub seal: String,
+}
+
+/// The seal of the granted folder `rel` (at `abs`): sha256 of what it covers at any depth
+/// ([`mention::coverage`]), each file with its size, modification and change times and
+/// inode — so adding, removing, rewriting or swapping in a file under it changes the seal,
+/// even when the mtime is put back.
+pub fn folder_seal(rel: &str, abs: &std::path::Path) -> String {
+    use std::fmt::Write;
+    let covered = mention::coverage(rel, abs, crate::context::plan::COVERAGE_LIMIT);
+    let mut text = String::new();
+    for (path, kind) in &covered.entries {
+        let inside = path
+            .strip_prefix(rel.trim_end_matches('/'))
+            .unwrap_or(path)
+            .trim_start_matches('/');
+        let stamp = std::fs::symlink_metadata(abs.join(inside))
+            .ok()
+            .map(|m| FileStamp::of(&m));
+        let _ = writeln!(text, "{} {path} {stamp:?}", kind.as_str());
+    }
+    if covered.truncated {
+        text.push_str("(truncated)\n");
+    }
+    crate::vault::fsutil::sha256_hex(text.as_bytes())
+}
+
+/// The deepest granted folder holding `rel` (or being it) that the grant has a seal for.
+fn sealing_folder(grant: &Grant, vault: &Vault, rel: &str) -> Option<SealedFolder> {
+    grant
+        .folder_seals
+        .iter()
+        .filter(|(dir, _)| rel == dir.as_str() || rel.starts_with(&format!("{dir}/")))
+        .max_by_key(|(dir, _)| dir.len())
+        .and_then(|(dir, seal)| {
+            let r = vault.resolve(dir).ok()?;
+            Some(SealedFolder {
+                rel: dir.clone(),
+                abs: r.abs,
+                seal: seal.clone(),
+            })
+        })
 }
 
 fn refused(reason: &str) -> ToolError {
@@ -153,14 +205,16 @@ fn resolve_target(grant: Option<&Grant>, vault: &Vault, raw: &str) -> Result<Tar
     {
         covered(grant, &canonical_rel, kind).map_err(refused)?;
     }
+    let rel = resolved.rel;
     Ok(Target {
-        rel: resolved.rel,
+        rel: rel.clone(),
         canonical_rel,
         abs: resolved.abs,
         kind,
         page,
         lines,
         granted_sha: named.map(|s| s.sha256.clone()),
+        sealed_folder: grant.and_then(|g| sealing_folder(g, vault, &rel)),
     })
 }
 
@@ -215,9 +269,19 @@ pub struct Seals {
 
 impl Seals {
     /// Whether `t` still has the content its grant names (size and mtime against the catalog,
-    /// then the hash when either changed). Entries inside granted directories are not hashed
-    /// in the grant; for them only the path checks of [`authorize`] apply.
+    /// then the hash when either changed), and whether the granted folder it is or is inside
+    /// still matches its seal (entries inside granted folders are not hashed in the grant).
     pub fn check(&mut self, t: &Target, catalog: &Catalog) -> Result<(), ToolError> {
+        if let Some(f) = &t.sealed_folder
+            && folder_seal(&f.rel, &f.abs) != f.seal
+        {
+            tracing::warn!(folder = %f.rel, path = %t.rel, "a granted folder changed after the grant was written");
+            return Err(if f.rel == t.rel {
+                changed_since_grant(&t.rel)
+            } else {
+                changed_since_grant(&format!("{} (in the granted folder {})", t.rel, f.rel))
+            });
+        }
         let Some(want) = &t.granted_sha else {
             return Ok(());
         };

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde::Serialize;
 use serde_json::Value;
 
+pub(crate) use access::folder_seal;
 pub use access::{Access, Target};
 pub use spec::{ToolSpec, specs};
 
@@ -351,7 +352,7 @@ impl VaultReader {
     /// checks that a granted source still has the content the grant names.
     pub fn authorize(&self, ctx: &Ctx, raw: &str) -> Result<Target, ToolError> {
         let target = ctx.access.authorize(&ctx.vault, raw)?;
-        if target.granted_sha.is_some() {
+        if target.granted_sha.is_some() || target.sealed_folder.is_some() {
             let catalog = self.catalog(&ctx.vault);
             locked(&self.seals).check(&target, &catalog)?;
         }

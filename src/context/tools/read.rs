@@ -121,6 +121,10 @@ impl Piece {
 /// distinctive sentence, and the search for it grows with its length.
 pub const MAX_QUOTE_CHARS: usize = 2000;
 
+/// The smallest `maxChars`: a smaller value is raised to it. Below a few hundred characters a
+/// result is mostly its envelope, and every continuation must still move forward.
+pub const MIN_MAX_CHARS: usize = 200;
+
 pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
     if a.mode == Some(Mode::Pages) || a.end_page.is_some() {
@@ -159,8 +163,14 @@ pub(super) fn read(
         _ => Mode::Metadata,
     });
     let per_call = a.max_chars.map_or(ctx.budget.read_chars, |m| {
-        (m as usize).clamp(1, ctx.budget.read_chars)
+        (m as usize).max(MIN_MAX_CHARS).min(ctx.budget.read_chars)
     });
+    // The continuation carries the cap actually applied (a `maxChars` below the floor is
+    // raised to it).
+    let a = Args {
+        max_chars: a.max_chars.map(|m| m.max(MIN_MAX_CHARS as u64)),
+        ..a
+    };
     // The call's cap is on the text read; the whole result (the JSON the model receives,
     // envelope and escaping included) must fit what is left of the turn's budget, so the text
     // is cut further when it would not.
@@ -257,13 +267,14 @@ fn render(t: &Target, mode: Mode, title: &str, p: Piece, tool: &str) -> ToolOutp
 }
 
 /// Values from `items[from..]` while their JSON fits `room` characters; the index to continue
-/// from when some were left out.
+/// from when some were left out. The first value is always taken, so a continuation moves on
+/// (a result that is then too large for the budget is refused as a whole, never repeated).
 fn fit(items: Vec<Value>, from: usize, room: usize) -> (Vec<Value>, Option<usize>) {
     let mut used = 0usize;
     let mut out = Vec::new();
     for (i, v) in items.into_iter().enumerate().skip(from) {
         let n = serde_json::to_string(&v).map_or(0, |t| t.chars().count()) + 1;
-        if used + n > room {
+        if used + n > room && !out.is_empty() {
             return (out, Some(i));
         }
         used += n;
@@ -381,9 +392,9 @@ fn read_paper(
             p.page = Some(page.number);
             if let Some(next) = more {
                 p.truncated = true;
-                p.next = Some(
-                    json!({"path": rel, "mode": "region", "page": page.number, "start": next}),
-                );
+                // Still `page` mode, so that the page's end leads on to the next page.
+                p.next =
+                    Some(json!({"path": rel, "mode": "page", "page": page.number, "start": next}));
             }
             Ok(p)
         }
@@ -435,14 +446,15 @@ fn read_paper(
                 .filter(|p| p.number >= first && p.number <= last)
             {
                 let marker = format!("[page {}]\n", page.number);
-                // Room for the marker, one character of text and the closing newline.
-                if used + marker.len() + 2 > limit {
+                // Room for the marker, one character of text and the closing newline; the
+                // first page always gives at least one character, so `next` moves on.
+                if !text.is_empty() && used + marker.len() + 2 > limit {
                     next = Some((page.number, from));
                     break;
                 }
                 text.push_str(&marker);
                 used += marker.len();
-                let (chunk, more) = take(&page.text, from, limit - used - 1);
+                let (chunk, more) = take(&page.text, from, limit.saturating_sub(used + 1).max(1));
                 used += chunk.chars().count();
                 text.push_str(&chunk);
                 text.push('\n');
@@ -598,8 +610,9 @@ fn read_file(
     let rel = &t.rel;
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len().max(1) as u32;
-    // Lines `from..=to` (1-based), cut at the limit; the next line to read when cut.
-    let take_lines = |from: u32, to: u32| -> (String, u32, Option<u32>) {
+    // Lines `from..=to` (1-based), cut at the limit; the next line to read when cut, and the
+    // line that had to be cut itself (longer than the limit) when one was.
+    let take_lines = |from: u32, to: u32| -> (String, u32, Option<u32>, Option<u32>) {
         let mut out = String::new();
         let mut last = from.saturating_sub(1);
         for n in from..=to.min(total) {
@@ -608,15 +621,15 @@ fn read_file(
                 if out.is_empty() {
                     let (part, _) = take(line, 0, limit);
                     out.push_str(&part);
-                    return (out, n, (n < to.min(total)).then_some(n + 1));
+                    return (out, n, (n < to.min(total)).then_some(n + 1), Some(n));
                 }
-                return (out, last, Some(n));
+                return (out, last, Some(n), None);
             }
             out.push_str(line);
             out.push('\n');
             last = n;
         }
-        (out, last, None)
+        (out, last, None, None)
     };
     match mode {
         Mode::Metadata => {
@@ -662,9 +675,19 @@ fn read_file(
             if to < from {
                 return Err(ToolError::bad_args("`end` is before `start`"));
             }
-            let (body, last, next) = take_lines(from, to);
+            let (body, last, next, cut) = take_lines(from, to);
             let mut p = Piece::new(body, Some(uri::lines_uri(rel, from, last.max(from))));
             p.lines = Some([from, last.max(from)]);
+            // Never silently: the rest of that line is not in any continuation.
+            if let Some(n) = cut {
+                p.truncated = true;
+                p.extra.insert(
+                    "lineCut".into(),
+                    json!(format!(
+                        "line {n} is longer than this call's cap of {limit} characters and was cut; read it with a larger maxChars"
+                    )),
+                );
+            }
             if let Some(n) = next {
                 p.truncated = true;
                 let mut nx = json!({"path": rel, "mode": mode.as_str(), "start": n});

@@ -176,6 +176,33 @@ pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput,
             return Err(ctx.budget_exhausted());
         }
     }
+    with_index_state(out, ctx)
+}
+
+/// `out` with `indexIncomplete` when the index does not cover the vault — being built by a
+/// process or interrupted — so that a result over a partial index says so, and an empty one
+/// is not taken for "nothing matches".
+pub(super) fn with_index_state(out: ToolOutput, ctx: &Ctx) -> Result<ToolOutput, ToolError> {
+    use crate::vault::build::{self, IndexState};
+    let state = build::state(&ctx.vault);
+    let note = match state {
+        IndexState::Building { .. } | IndexState::Interrupted => state.notice(),
+        IndexState::Complete | IndexState::Missing => None,
+    };
+    let Some(note) = note else {
+        return Ok(out);
+    };
+    let mut v = out.structured;
+    if v["cards"].as_array().is_some_and(|c| c.is_empty()) {
+        v["note"] = json!(format!(
+            "nothing matches in the part of the vault indexed so far ({note}); search again later"
+        ));
+    }
+    v["indexIncomplete"] = json!(note);
+    let out = ToolOutput::new(v, out.citation_uris);
+    if out.chars() > ctx.remaining {
+        return Err(ctx.budget_exhausted());
+    }
     Ok(out)
 }
 

@@ -72,9 +72,9 @@ Papers that are only known from relation cards are not readable.",
                 "quote": {"type": "string", "description": "excerpt: the passage to locate (at least a few words)."},
                 "section": {"type": "string", "description": "section: the section's title or number, e.g. \"2.1\" or \"Method\"."},
                 "page": {"type": "integer", "minimum": 1, "description": "page/region: the 1-based physical page; full: the page to start from."},
-                "start": {"type": "integer", "minimum": 0, "description": "region: first character of the page (0-based) or first line of a file (1-based); full/section/metadata/directory listings: where to continue (from `next`)."},
+                "start": {"type": "integer", "minimum": 0, "description": "region: first character of the page (0-based) or first line of a file (1-based); page/full/section/metadata/directory listings: where to continue (from `next`)."},
                 "end": {"type": "integer", "minimum": 0, "description": "region: end character of the page (exclusive) or last line of a file (inclusive)."},
-                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the budget's read_chars)."}
+                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the budget's read_chars; a value below 200 is raised to 200)."}
             },
             "required": ["path"],
             "additionalProperties": false

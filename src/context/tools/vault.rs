@@ -203,7 +203,7 @@ impl VaultTools {
         };
         let f = self.filter(ctx, a.folder.as_deref(), a.kind, years)?;
         if self.reader.index(&self.vault).is_none() {
-            return Err(no_index());
+            return Err(no_index(&self.vault));
         }
         let scope = if f.kind.is_some() || f.years.is_some() {
             // Narrowed by what the catalog and the records know; an empty set finds nothing.
@@ -242,7 +242,10 @@ impl VaultTools {
             Some(s) if s.files.is_empty() && s.dirs.is_empty() => Vec::new(),
             _ => search::index_cards(&self.reader, ctx, query, limit, scope)?,
         };
-        search::finish(ctx, query, cards, limit, "the vault", &[])
+        search::with_index_state(
+            search::finish(ctx, query, cards, limit, "the vault", &[])?,
+            ctx,
+        )
     }
 
     /// Papers of the catalog (sorted by path) that pass `f`, with their metadata.
@@ -365,7 +368,7 @@ impl VaultTools {
 
     fn paper_read(&self, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
         let a: read::Args = parse_args(args)?;
-        let max_chars = a.max_chars;
+        let max_chars = a.max_chars.map(|m| m.max(read::MIN_MAX_CHARS as u64));
         let target = std::cell::RefCell::new(None);
         // Room for the next-page cursor added below.
         let ctx = &Ctx {
@@ -446,7 +449,7 @@ impl VaultTools {
             }
             None => {
                 if self.reader.index(&self.vault).is_none() {
-                    return Err(no_index());
+                    return Err(no_index(&self.vault));
                 }
                 // Candidate pages from the index, by the quote's words; then the tolerant finder
                 // on those pages and their neighbours, then on the whole candidate paper.
@@ -573,11 +576,15 @@ fn target_of_kind(
     Ok(t)
 }
 
-fn no_index() -> ToolError {
-    ToolError::new(
-        "index_missing",
-        "the vault has no search index yet; it is built when the server starts (or run `agentero index`)",
-    )
+fn no_index(vault: &Vault) -> ToolError {
+    use crate::vault::build::{self, IndexState};
+    match build::state(vault) {
+        state @ IndexState::Building { .. } => ToolError::new("index_missing", state.nothing_yet()),
+        _ => ToolError::new(
+            "index_missing",
+            "the vault has no search index yet; it is built when the server starts (or run `agentero index`)",
+        ),
+    }
 }
 
 /// The quote's words as a plain OR query (no operators, no field names).
@@ -804,7 +811,8 @@ impl UsageEntry {
     /// agentero's own (a planted link, another user's or a hard-linked file) is refused.
     pub fn append(&self, path: &std::path::Path) -> std::io::Result<()> {
         use crate::vault::statefs;
-        let mut line = serde_json::to_string(self).map_err(std::io::Error::other)?;
+        let mut line =
+            crate::vault::visible::to_json_string(self).map_err(std::io::Error::other)?;
         line.push('\n');
         let file = statefs::open_append(path)?;
         if file.metadata().is_ok_and(|m| m.len() > USAGE_ROTATE_BYTES) {

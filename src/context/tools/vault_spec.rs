@@ -84,7 +84,8 @@ citationUri; cite with the citationUri.",
                 "query": {"type": "string"},
                 "cards": {"type": "array", "items": card_schema()},
                 "truncated": {"type": "boolean"},
-                "note": {"type": "string"}
+                "note": {"type": "string"},
+                "indexIncomplete": {"type": "string", "description": "Present when the index does not cover the vault (being built, or its last build was interrupted): the results may be incomplete."}
             },
             "required": ["cards", "truncated"]
         }),
@@ -164,7 +165,8 @@ fn read_output() -> Value {
             "citationUri": {"type": "string"},
             "truncated": {"type": "boolean"},
             "next": next_schema(),
-            "note": {"type": "string"}
+            "note": {"type": "string"},
+            "lineCut": {"type": "string", "description": "A line longer than the call's cap was cut; the rest of it is in no continuation."}
         },
         "required": ["path", "kind", "mode", "title", "truncated"]
     })
@@ -189,9 +191,9 @@ it); when cut it says `truncated: true`, and `next` holds the exact arguments to
                 "endPage": {"type": "integer", "minimum": 1, "description": "pages: the last page to read (inclusive)."},
                 "section": {"type": "string", "description": "section: the section's title or number, e.g. \"2.1\" or \"Method\"."},
                 "quote": {"type": "string", "description": "excerpt: the passage to locate (at least a few words)."},
-                "start": {"type": "integer", "minimum": 0, "description": "region: first character of the page; full/pages/section: where to continue (from `next`)."},
+                "start": {"type": "integer", "minimum": 0, "description": "region: first character of the page; page/full/pages/section: where to continue (from `next`)."},
                 "end": {"type": "integer", "minimum": 0, "description": "region: end character of the page (exclusive)."},
-                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the server's per-call budget)."}
+                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the server's per-call budget; a value below 200 is raised to 200)."}
             },
             "required": ["path"],
             "additionalProperties": false
@@ -267,7 +269,7 @@ and the app's state folder are never readable.",
                 "quote": {"type": "string", "description": "excerpt: the passage to locate."},
                 "start": {"type": "integer", "minimum": 1, "description": "region/full: the first line (1-based)."},
                 "end": {"type": "integer", "minimum": 1, "description": "region: the last line (inclusive)."},
-                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the server's per-call budget)."}
+                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the server's per-call budget; a value below 200 is raised to 200)."}
             },
             "required": ["path"],
             "additionalProperties": false
