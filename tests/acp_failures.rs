@@ -29,6 +29,7 @@ fn fixture() -> tempfile::TempDir {
         ("badinit", "init-fail"),
         ("locked", "auth"),
         ("loader", "load-only"),
+        ("loadauth", "load-auth"),
         ("asks", "ask-permission"),
         ("native", "ask-native"),
     ];
@@ -387,5 +388,42 @@ fn asks_read_only_policy_rejects_a_write_outside_the_grant() {
         t.lines.iter().any(
             |l| matches!(l, Line::Agent { text, .. } if text.contains("permission: rejected"))
         )
+    );
+}
+
+/// An agent that answers `session/load` with "Authentication required" though new sessions
+/// work (Gemini CLI with only `GEMINI_API_KEY`): the next turn opens a new session seeded with
+/// the conversation and answers; it is never reported as a missing login.
+#[test]
+fn a_refused_load_falls_back_to_a_seeded_new_session_not_a_login_error() {
+    let dir = fixture();
+    let first = ask(dir.path(), &["--json", "--agent", "loadauth", QUESTION]);
+    let v1 = json(&first);
+    let thread = v1["threadId"].as_str().unwrap().to_string();
+    let second = ask(
+        dir.path(),
+        &[
+            "--json",
+            "--agent",
+            "loadauth",
+            "--thread",
+            &thread,
+            "Columns? @papers/",
+        ],
+    );
+    let err = common::stderr(&second);
+    assert!(second.status.success(), "the second turn failed: {err}");
+    assert!(!err.contains("needs a login"), "{err}");
+    let v2 = json(&second);
+    assert_eq!(v2["session"], "new", "{v2}");
+    assert_ne!(v2["sessionId"], v1["sessionId"]);
+    assert!(
+        !v2["answer"].as_str().unwrap_or("").is_empty(),
+        "no answer in the second turn: {v2}"
+    );
+    let notices = format!("{v2}{err}");
+    assert!(
+        notices.contains("could not reopen the session"),
+        "{notices}"
     );
 }

@@ -197,6 +197,18 @@ pub enum OpenError {
     Agent(AgentError),
 }
 
+/// A failed `session/load` or `session/resume` is "could not reopen", never a login wall: the
+/// turn then opens a new session seeded with the conversation, and only a failing
+/// `session/new` says the agent needs a login. (Gemini CLI answers a load with "Authentication
+/// required" when only `GEMINI_API_KEY` is set, though a new session works.) A stopped agent or
+/// a timeout stays what it is.
+fn reopen_error(e: OpenError) -> OpenError {
+    match e {
+        OpenError::Agent(AgentError::AuthRequired { message, .. }) => OpenError::Refused(message),
+        other => other,
+    }
+}
+
 /// The executable `command` names: a path as given, else the first match on `PATH`.
 pub fn find_command(command: &Path) -> Option<PathBuf> {
     if command.components().count() > 1 {
@@ -590,7 +602,10 @@ impl AgentProcess {
         let req = ResumeSessionRequest::new(SessionId::new(id), cwd)
             .mcp_servers(mcp)
             .meta(self.meta.clone());
-        let resp = self.timed(self.cx.send_request(req).block_task()).await?;
+        let resp = self
+            .timed(self.cx.send_request(req).block_task())
+            .await
+            .map_err(reopen_error)?;
         self.settle_mode(id, resp.modes.as_ref()).await;
         Ok(())
     }
@@ -618,7 +633,7 @@ impl AgentProcess {
             r.suppress = false;
             std::mem::take(&mut r.suppressed)
         };
-        let resp = result?;
+        let resp = result.map_err(reopen_error)?;
         self.settle_mode(id, resp.modes.as_ref()).await;
         Ok(suppressed)
     }

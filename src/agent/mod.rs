@@ -21,7 +21,8 @@
 //! `crash` (exit after the first chunk of a prompt), `hang` (stop after the first chunk and
 //! ignore `session/cancel`), `no-mcp` (never connect the MCP servers), `init-fail` (refuse
 //! `initialize`), `auth` (require authentication), `load-only` (advertise `loadSession` but
-//! not `resume`), `ask-permission` (before the first tool call of a prompt, send a real
+//! not `resume`), `load-auth` (the same, and answer every `session/load` with "Authentication
+//! required" while new sessions work, as Gemini CLI does with only an API key), `ask-permission` (before the first tool call of a prompt, send a real
 //! `session/request_permission` for a tool of another MCP server — "publish_note (notes-sync
 //! MCP Server)", kind `other`, options allow_once/allow_always/reject_once/reject_always — wait
 //! for the client's answer, start the answer with `permission: allowed|rejected|cancelled
@@ -75,6 +76,7 @@ enum Fault {
     InitFail,
     Auth,
     LoadOnly,
+    LoadAuth,
     AskPermission,
     AskNative,
 }
@@ -88,6 +90,7 @@ impl Fault {
             Ok("init-fail") => Fault::InitFail,
             Ok("auth") => Fault::Auth,
             Ok("load-only") => Fault::LoadOnly,
+            Ok("load-auth") => Fault::LoadAuth,
             Ok("ask-permission") => Fault::AskPermission,
             Ok("ask-native") => Fault::AskNative,
             _ => Fault::None,
@@ -688,7 +691,7 @@ pub async fn serve() -> anyhow::Result<()> {
                         AcpError::internal_error().data(json!("test hook: initialize refused")),
                     );
                 }
-                let sessions = if fault == Fault::LoadOnly {
+                let sessions = if matches!(fault, Fault::LoadOnly | Fault::LoadAuth) {
                     SessionCapabilities::new()
                 } else {
                     SessionCapabilities::new().resume(SessionResumeCapabilities::new())
@@ -748,6 +751,9 @@ pub async fn serve() -> anyhow::Result<()> {
                         responder: Responder<LoadSessionResponse>,
                         cx: ConnectionTo<Client>| {
                 let state = s_load.clone();
+                if state.fault == Fault::LoadAuth {
+                    return responder.respond_with_error(AcpError::auth_required());
+                }
                 respond_later(responder, async move {
                     check_cwd(&r.cwd)?;
                     let id = r.session_id.0.to_string();
