@@ -282,6 +282,8 @@ fn a_silent_terminal_loses_no_key_and_survives_a_stop() {
             "{step} failed on a silent terminal:\n{steps}"
         );
     }
+}
+
 /// The characters that must never reach machine-readable output raw.
 fn assert_no_raw_controls(text: &str, what: &str) {
     let raw: Vec<char> = text

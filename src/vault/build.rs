@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::fsutil::atomic_write;
 use super::index::IndexError;
+use super::statefs;
 use super::{Vault, VaultError};
 
 pub const LOCK_FILE: &str = "index.lock";
@@ -98,13 +98,13 @@ fn record_path(vault: &Vault) -> PathBuf {
 }
 
 fn read_record(path: &Path) -> Option<Record> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = statefs::read_if_exists(path).ok()??;
     serde_json::from_slice(&bytes).ok()
 }
 
 /// Whether another process holds the build lock (a shared lock cannot be had).
 fn locked_elsewhere(vault: &Vault) -> bool {
-    let Ok(file) = File::open(lock_path(vault)) else {
+    let Ok(file) = statefs::open_read(&lock_path(vault)) else {
         return false;
     };
     match file.try_lock_shared() {
@@ -156,12 +156,9 @@ impl Build {
             move |source: std::io::Error| VaultError::StateNotWritable { path, source }
         };
         let lock = dir.join(LOCK_FILE);
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock)
-            .map_err(not_writable(lock.clone()))?;
+        // Opened as agentero's own state file (no link followed, ours alone); the lock is
+        // on the open file, whatever its mode.
+        let file = statefs::open_append(&lock).map_err(|e| not_writable(lock.clone())(e.into()))?;
         // A search probing the lock holds it shared for a moment: try a few times.
         let mut tries = 0;
         loop {
@@ -197,9 +194,9 @@ impl Build {
             path: self.record.clone(),
             source: std::io::Error::other(e),
         })?;
-        atomic_write(&self.record, &bytes).map_err(|source| VaultError::StateNotWritable {
+        statefs::atomic_write(&self.record, &bytes).map_err(|e| VaultError::StateNotWritable {
             path: self.record.clone(),
-            source,
+            source: e.into(),
         })
     }
 
