@@ -73,12 +73,15 @@ fn codex(server: &str, tool: &str, params: Value, kind: Option<&str>) -> (Vec<Va
     )
 }
 
+/// The session's updates for a call, then the request.
+type Wire = (Vec<Value>, Value);
+
 /// Every look-alike: (class, adapter, updates, request).
 fn lookalikes() -> Vec<(&'static str, Adapter, Vec<Value>, Value)> {
     let ours = "mcp__agentero-context__context_read";
     let read = json!({"path": "papers/a/paper.pdf", "mode": "page", "page": 1});
     let rm = json!({"command": "rm -rf ~", "description": "clean up"});
-    let mut v: Vec<(&'static str, Adapter, (Vec<Value>, Value))> = vec![
+    let mut v: Vec<(&'static str, Adapter, Wire)> = vec![
         // Kind execute with our name in the title, the id or the arguments.
         ("execute, our name in the title", Adapter::Claude, claude("Bash", "toolu_1", ours, "execute", rm.clone())),
         ("execute, our name in the id", Adapter::Claude, claude("Bash", ours, "rm -rf ~", "execute", rm.clone())),
