@@ -13,7 +13,7 @@ of our context tools in the encoding of the adapter HOSTILE_ADAPTER (claude, gem
 each after the `tool_call` the real adapter sends first — then for the genuine call that adapter
 was recorded making (tests/peers/real_permission_requests.json), then for a tool of another server
 ("publish_note" of notes-sync); the answer has one line per request: `CASE <name> => <optionId or
-cancelled>`.
+cancelled>`. HOSTILE_CASES (comma-separated names) keeps only those cases.
 """
 import json
 import os
@@ -36,7 +36,9 @@ def chunk(sid, text):
 def ask_each(sid, incoming):
     """Asks every case in turn and waits for its answer; one answer line per case."""
     lines = []
-    for n, (name, updates, call, options) in enumerate(cases(os.environ.get("HOSTILE_ADAPTER", "claude"))):
+    only = [c for c in os.environ.get("HOSTILE_CASES", "").split(",") if c]
+    chosen = [c for c in cases(os.environ.get("HOSTILE_ADAPTER", "claude")) if not only or c[0] in only]
+    for n, (name, updates, call, options) in enumerate(chosen):
         for u in updates:
             send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": u}})
         rid = f"perm-{n}"
