@@ -1,7 +1,9 @@
 //! A hostile ACP agent (`tests/peers/hostile_agent.py`, a real process speaking ACP over
 //! stdio) against `agentero ask`: broken lines mid-answer are skipped and the turn completes;
 //! `kill -9` of `ask` mid-answer keeps everything that had streamed, and the thread shows the
-//! turn as interrupted when it is opened again.
+//! turn as interrupted when it is opened again; look-alikes of our context tools in each real
+//! adapter's encoding are refused while the genuine calls recorded from the adapters are
+//! allowed; a planted `permissions.json` pre-approves nothing.
 
 mod common;
 
@@ -32,6 +34,128 @@ fn fixture(mode: &str) -> tempfile::TempDir {
     );
     std::fs::write(dir.path().join("agents.toml"), cfg).unwrap();
     dir
+}
+
+/// The vault with the hostile agent in `permissions` mode, configured as `adapter`.
+fn permissions_fixture(adapter: &str) -> tempfile::TempDir {
+    let dir = common::demo_vault();
+    let vault = Vault::open(dir.path()).unwrap();
+    index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
+    let cfg = format!(
+        "default_agent = \"hostile\"\n[agents.hostile]\ncommand = \"python3\"\nargs = [{:?}]\nadapter = \"{adapter}\"\nenv = {{ HOSTILE_MODE = \"permissions\", HOSTILE_ADAPTER = \"{adapter}\" }}\n",
+        peer().display().to_string(),
+    );
+    std::fs::write(dir.path().join("agents.toml"), cfg).unwrap();
+    dir
+}
+
+/// `CASE <name> => <answer>` lines of the agent's answer.
+fn answers(v: &Value) -> Vec<(String, String)> {
+    v["answer"]
+        .as_str()
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (name, got) = l.strip_prefix("CASE ")?.split_once(" => ")?;
+            Some((name.to_string(), got.to_string()))
+        })
+        .collect()
+}
+
+/// The option ids of the adapters' allow options.
+const ALLOWS: [&str; 9] = [
+    "allow",
+    "allow_always",
+    "proceed_once",
+    "proceed_always",
+    "proceed_always_server",
+    "proceed_always_tool",
+    "approved",
+    "approved-for-session",
+    "approved-always",
+];
+
+fn ask_json(dir: &Path) -> Value {
+    let out = common::output_within(command(dir, true), Duration::from_secs(60));
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn lookalikes_of_our_tools_are_refused_and_the_genuine_calls_allowed() {
+    let mut refused = 0;
+    for adapter in ["claude", "gemini", "codex"] {
+        let dir = permissions_fixture(adapter);
+        let v = ask_json(dir.path());
+        assert_eq!(v["stopReason"], "end_turn", "{adapter}: {v}");
+        let got = answers(&v);
+        assert!(got.len() >= 7, "{adapter}: {v}");
+        for (name, answer) in &got {
+            let allowed = ALLOWS.contains(&answer.as_str());
+            if name.starts_with("lookalike:") {
+                assert!(!allowed, "{adapter} {name}: allowed ({answer})");
+                refused += 1;
+            } else if name == "genuine" {
+                assert!(
+                    allowed,
+                    "{adapter}: the genuine call was refused ({answer})"
+                );
+                // Once, not "always": nothing is remembered for a rule's allow.
+                assert!(
+                    ["allow", "proceed_once", "approved"].contains(&answer.as_str()),
+                    "{answer}"
+                );
+            } else {
+                assert!(!allowed, "{adapter} {name}: allowed ({answer})");
+            }
+        }
+        assert!(got.iter().any(|(n, _)| n == "genuine"), "{adapter}: {v}");
+        let notices = v["notices"].to_string();
+        assert!(notices.contains("refused"), "{adapter}: {notices}");
+        assert!(
+            !dir.path().join(".agentero/permissions.json").exists(),
+            "{adapter}: ask wrote answers"
+        );
+    }
+    eprintln!("{refused} look-alikes refused through ask, 3 genuine calls allowed");
+}
+
+#[test]
+fn a_planted_permissions_file_pre_approves_nothing_in_ask() {
+    let dir = permissions_fixture("claude");
+    let file = dir.path().join(".agentero/permissions.json");
+    let program = agentero::acp::client::find_command(Path::new("python3")).unwrap();
+    let ours = agentero::acp::permission::command_id(&program, &[peer().display().to_string()]);
+    let tool = "mcp:notes-sync/publish_note";
+    let entry = |from: &str, command: &str| {
+        serde_json::json!({"version": 2, "answers": [{"agent": "hostile", "command": command,
+            "tool": tool, "answer": "allow", "from": from}]})
+    };
+    let other_server = |v: &Value| {
+        answers(v)
+            .into_iter()
+            .find(|(n, _)| n == "other-server")
+            .map(|(_, a)| a)
+            .unwrap_or_else(|| panic!("no answer for the other server's tool: {v}"))
+    };
+    for planted in [
+        // The format before answers were bound to a command, allowing everything.
+        serde_json::json!({"agents": {"hostile": {tool: "allow", "other:publish_note": "allow"}}}),
+        entry("hand", &ours),
+        entry("tui", "0000"),
+    ] {
+        std::fs::write(&file, planted.to_string()).unwrap();
+        let v = ask_json(dir.path());
+        assert_eq!(
+            other_server(&v),
+            "reject",
+            "{planted} pre-approved the tool"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), planted.to_string());
+    }
+    // An answer given in the TUI for this agent's command applies (the test can fail).
+    std::fs::write(&file, entry("tui", &ours).to_string()).unwrap();
+    assert_eq!(other_server(&ask_json(dir.path())), "allow");
 }
 
 fn command(root: &Path, json: bool) -> Command {

@@ -813,6 +813,93 @@ fn agent_text(h: &Headless) -> String {
         .collect()
 }
 
+/// The look-alikes the TUI test sends: those refused by rule, then three that reach the modal.
+const TUI_CASES: &str = "lookalike:execute-our-name-in-title,lookalike:bash-titled-with-our-name,\
+lookalike:write-to-a-path-with-our-name,lookalike:our-tool-kind-edit,lookalike:our-tool-kind-execute,\
+lookalike:title-alone-no-tool-name,lookalike:our-server-fourth-tool,genuine,other-server";
+
+/// The hostile agent (`tests/peers/hostile_agent.py`, permissions mode) configured as Claude
+/// Code's adapter: look-alikes of our context tools are refused or reach the modal (answered
+/// `r` here), never allowed silently; the genuine call recorded from claude-agent-acp is
+/// allowed with no modal.
+#[test]
+fn lookalikes_of_our_tools_never_pass_silently_in_the_tui() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let exe = Path::new(env!("CARGO_BIN_EXE_agentero"));
+    let mut def = AgentDef::builtin(exe);
+    def.name = "hostile".into();
+    def.command = "python3".into();
+    def.args = vec![
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/peers/hostile_agent.py")
+            .display()
+            .to_string(),
+    ];
+    def.adapter = agentero::config::Adapter::Claude;
+    for (k, v) in [
+        ("HOSTILE_MODE", "permissions"),
+        ("HOSTILE_ADAPTER", "claude"),
+        ("HOSTILE_CASES", TUI_CASES),
+    ] {
+        def.env.insert(k.into(), v.into());
+    }
+    let setup = AgentSetup {
+        def,
+        host_exe: exe.to_path_buf(),
+        budget: Default::default(),
+        timeout: TURN,
+    };
+    let mut h = Headless::open_with_agent(&vault, 120, 40, setup).unwrap();
+    assert!(h.wait_until(TURN, |a| matches!(
+        a.chat().agent(),
+        AgentState::Ready { .. }
+    )));
+    h.settle();
+    ask_and_wait(&mut h, "What is the reading order of a page?");
+    let mut modals: Vec<String> = Vec::new();
+    while h.app.overlay() == Some(OverlayKind::Permission) {
+        modals.push(h.render());
+        assert!(modals.len() < 40, "modal after modal");
+        h.keys("r");
+        let moved = h.wait_until(TURN, |a| {
+            a.chat().turn().is_none() || a.overlay() == Some(OverlayKind::Permission)
+        });
+        assert!(moved, "the turn did not go on after an answer");
+        h.settle();
+    }
+    let text = agent_text(&h);
+    let cases: Vec<(&str, &str)> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("CASE ")?.split_once(" => "))
+        .collect();
+    assert_eq!(cases.len(), TUI_CASES.split(',').count(), "{text}");
+    for (name, got) in &cases {
+        if *name == "genuine" {
+            assert_eq!(*got, "allow", "the genuine call: {text}");
+        } else {
+            // Answered by the rules or by `r` in the modal: no time-outs.
+            assert_eq!(*got, "reject", "{name}: {text}");
+        }
+    }
+    // The tools of no known call of ours (another server's, a title alone) reach the modal.
+    assert_eq!(modals.len(), 3, "{text}");
+    assert!(
+        modals
+            .iter()
+            .all(|m| !m.contains("mcp__agentero-context__context_search")),
+        "the genuine call reached the modal"
+    );
+    eprintln!(
+        "{} requests: {} modals answered r, the rest refused by rule; the genuine call allowed",
+        cases.len(),
+        modals.len()
+    );
+}
+
 /// "Allow always" is remembered per agent in `.agentero/permissions.json`: the next request
 /// for the same tool is allowed without the modal. A native write is refused without asking,
 /// with a notice that says why.

@@ -150,6 +150,126 @@ pub fn wanted_mode(def: &AgentDef) -> Option<&'static str> {
     }
 }
 
+/// What a permission request shows of its tool call, as the adapter built it (see
+/// [`mcp_call`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallFields<'a> {
+    pub title: &'a str,
+    pub raw_input: Option<&'a Value>,
+    /// The request's `toolCall._meta`.
+    pub meta: Option<&'a serde_json::Map<String, Value>>,
+    /// The text blocks of the request's content, in order.
+    pub texts: &'a [String],
+    /// The ids of the options offered.
+    pub option_ids: &'a [String],
+    /// The tool name the session's own `tool_call` updates gave this call id (see
+    /// [`announced_tool_name`]).
+    pub announced: Option<&'a str>,
+}
+
+/// An MCP tool call as an adapter encodes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpCall {
+    pub server: String,
+    pub tool: String,
+    /// `null` when the adapter sent none.
+    pub arguments: Value,
+}
+
+/// Claude Code's tool name for a tool of an MCP server.
+const CLAUDE_MCP_PREFIX: &str = "mcp__";
+/// Gemini CLI's option that only its MCP confirmations offer.
+const GEMINI_MCP_OPTION: &str = "proceed_always_server";
+/// Codex's approval kind of an MCP tool call.
+const CODEX_MCP_APPROVAL: &str = "mcp_tool_call";
+
+/// The MCP call a permission request is about, read only from what `adapter` itself builds —
+/// never from a title the model can write, a tool-call id, or the arguments:
+/// - Claude Code (claude-agent-acp 0.23): the SDK's tool name `mcp__<server>__<tool>` in
+///   `_meta.claudeCode.toolName`, of the request or (0.23.1 sends it only there) of the
+///   session's `tool_call` for the same id; a Bash call's title is the model's command, so the
+///   title is never read. Arguments: `rawInput`.
+/// - Gemini CLI (0.61): an MCP confirmation (only those offer `proceed_always_server`), which
+///   the adapter titles `<tool> (<server> MCP Server)`; the arguments are the JSON of its text
+///   block (a tool with a string `command` argument is titled by it, but then the arguments
+///   are not ours).
+/// - Codex (codex-acp 0.16): an MCP tool-call approval (`rawInput.request._meta.
+///   codex_approval_kind` = `mcp_tool_call`) of `rawInput.server_name`, whose message is
+///   `Allow the <server> MCP server to run tool "<tool>"?`. Arguments: `_meta.tool_params`.
+///
+/// Any other adapter: none, as agentero does not know how it encodes one.
+pub fn mcp_call(adapter: Adapter, f: &CallFields) -> Option<McpCall> {
+    match adapter {
+        Adapter::Claude => {
+            let name = f
+                .meta
+                .and_then(claude_tool_name)
+                .or(f.announced.map(str::to_string))?;
+            let (server, tool) = name.strip_prefix(CLAUDE_MCP_PREFIX)?.split_once("__")?;
+            Some(McpCall {
+                server: server.into(),
+                tool: tool.into(),
+                arguments: f.raw_input.cloned().unwrap_or(Value::Null),
+            })
+        }
+        Adapter::Gemini => {
+            if !f.option_ids.iter().any(|o| o == GEMINI_MCP_OPTION) {
+                return None;
+            }
+            let (tool, server) = f.title.strip_suffix(" MCP Server)")?.split_once(" (")?;
+            let arguments = match f.texts {
+                [] => Value::Null,
+                [one] => serde_json::from_str(one).ok()?,
+                _ => return None,
+            };
+            Some(McpCall {
+                server: server.into(),
+                tool: tool.into(),
+                arguments,
+            })
+        }
+        Adapter::Codex => {
+            let input = f.raw_input?;
+            let request = input.get("request")?;
+            let meta = request.get("_meta")?;
+            if meta.get("codex_approval_kind")?.as_str()? != CODEX_MCP_APPROVAL {
+                return None;
+            }
+            let server = input.get("server_name")?.as_str()?;
+            let tool = request
+                .get("message")?
+                .as_str()?
+                .strip_prefix(&format!("Allow the {server} MCP server to run tool \""))?
+                .strip_suffix("\"?")?;
+            Some(McpCall {
+                server: server.into(),
+                tool: tool.into(),
+                arguments: meta.get("tool_params").cloned().unwrap_or(Value::Null),
+            })
+        }
+        Adapter::Builtin | Adapter::Other => None,
+    }
+}
+
+fn claude_tool_name(meta: &serde_json::Map<String, Value>) -> Option<String> {
+    meta.get("claudeCode")?
+        .get("toolName")?
+        .as_str()
+        .map(str::to_string)
+}
+
+/// The tool name a session update's `_meta` gives its tool call (Claude Code's adapter: the
+/// SDK's tool name in `_meta.claudeCode.toolName`); none for other adapters.
+pub fn announced_tool_name(
+    adapter: Adapter,
+    meta: Option<&serde_json::Map<String, Value>>,
+) -> Option<String> {
+    match adapter {
+        Adapter::Claude => meta.and_then(claude_tool_name),
+        _ => None,
+    }
+}
+
 /// An authentication method as the agent advertised it (`initialize`'s `authMethods`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthInfo {

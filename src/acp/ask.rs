@@ -12,7 +12,8 @@
 //! Permission requests from the agent are answered by the rules of [`super::permission`]:
 //! calls of the `agentero-context` tools are allowed, the agent's native tools refused (native
 //! reads of granted files allowed only with `native_reads = true`), and anything else rejected
-//! (there is nobody to ask).
+//! (there is nobody to ask) unless the user answered it "always" in the TUI for this agent and
+//! the same command.
 //!
 //! `--handoff --thread ID` asks the agent for the thread's summary (goal, findings, open
 //! questions, sources) instead of a question, writes it to the thread's `HANDOFF.md` and prints

@@ -187,6 +187,8 @@ pub struct AgentProcess {
     /// The adapter's `_meta` for every session opened (see [`adapters::session_meta`]).
     meta: Option<serde_json::Map<String, serde_json::Value>>,
     command: String,
+    /// What the agent runs, as remembered permission answers are bound to it.
+    command_id: String,
 }
 
 /// Why a session could not be opened.
@@ -308,6 +310,7 @@ impl AgentProcess {
                 }
             },
         };
+        let command_id = super::permission::command_id(&exe, &launch.args);
         let name = def.name.clone();
         // The typed schema drops an auth method's `type` and `vars`: keep the raw methods.
         let raw_auth: Arc<Mutex<Option<serde_json::Value>>> = Arc::default();
@@ -392,6 +395,7 @@ impl AgentProcess {
             auto_refill: true,
             meta: adapters::session_meta(def),
             command,
+            command_id,
         };
         process.initialize(&raw_auth).await?;
         process.authenticate().await?;
@@ -448,6 +452,11 @@ impl AgentProcess {
     /// The command line actually started (after the npx fallback and the adapter's switches).
     pub fn command_line(&self) -> &str {
         &self.command
+    }
+
+    /// [`super::permission::command_id`] of the program and arguments started.
+    pub fn command_id(&self) -> &str {
+        &self.command_id
     }
 
     async fn initialize(

@@ -1,11 +1,13 @@
 //! Permission requests from an agent, in the `acp` layer's own types (the UI never sees the
 //! protocol structs), and the policy that answers them (SPEC §6).
 //!
-//! Every adapter asks differently. Claude Code's adapter titles a call of our server's tool
-//! `mcp__agentero-context__context_search` (kind `other`, the arguments in `rawInput`); Gemini
-//! CLI titles it `context_search (agentero-context MCP Server)` (kind `other`); Codex titles it
-//! after the tool's own title ("Approve Search the granted sources"), with no kind, and names
-//! the server in `rawInput.server_name`. [`classify`] maps all of them to one [`ToolIdentity`].
+//! A request is a call of our server's tools only when its structure says so: the adapter's
+//! own encoding of an MCP call ([`adapters::mcp_call`]: Claude Code's SDK tool name, Gemini
+//! CLI's MCP confirmation, Codex's MCP tool-call approval) names the server `agentero-context`
+//! and exactly one of its three tools, the ACP kind is absent, `read`, `search`, `fetch` or
+//! `other`, and the arguments parse as that tool's arguments (as strictly as the server parses
+//! them). Titles, tool-call ids and argument values are never searched for our names: a
+//! model writes them. [`classify`] maps every request to one [`ToolIdentity`].
 //!
 //! The rules, in order:
 //! 1. a call of the `agentero-context` server's own tools is allowed without asking: the
@@ -14,25 +16,29 @@
 //!    native reads are switched on (`native_reads = true`) and the call is a read whose every
 //!    location lies inside a granted source — then it is allowed and counted like a tool read
 //!    (its chars against the turn budget, its URI among the sources);
-//! 3. a remembered "always" answer for this agent and tool is applied;
+//! 3. a remembered "always" answer is applied when it was given in the TUI for this agent and
+//!    this command (the resolved program and arguments: what "claude" runs may change);
 //! 4. anything else goes to the asker (the TUI's modal), or is rejected when there is none
 //!    (`agentero ask`).
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
-    PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
-    SelectedPermissionOutcome, ToolCallContent, ToolKind,
+    ContentBlock, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
+    SelectedPermissionOutcome, SessionUpdate, ToolCallContent, ToolKind,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::adapters::{self, CallFields};
 use super::client::CONTEXT_SERVER_NAME;
+use crate::config::Adapter;
 use crate::context::TOOL_NAMES;
+use crate::context::tools::takes_arguments;
 
 /// What kind of option the agent offers (ACP's four kinds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,13 +60,16 @@ pub struct PermissionChoice {
 /// Which tool a permission request is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolIdentity {
-    /// One of the `agentero-context` server's tools (by its MCP name).
+    /// One of the `agentero-context` server's tools (by its MCP name), called as it takes it.
     Context(String),
     /// A native read of files (`kind: read`).
     NativeRead,
     /// Another native tool: search, shell, fetch, edit, delete, move (the ACP kind).
     Native(String),
-    /// Neither: a tool of another MCP server, or an agent that says nothing about it.
+    /// A tool of an MCP server, by the adapter's own encoding, that is not a call of ours (another
+    /// server, another tool, or arguments our tool does not take).
+    Mcp { server: String, tool: String },
+    /// Neither: an agent that says nothing agentero can rely on about it.
     Unknown,
 }
 
@@ -71,6 +80,7 @@ impl ToolIdentity {
             ToolIdentity::Context(t) => format!("{CONTEXT_SERVER_NAME} {t}"),
             ToolIdentity::NativeRead => "a native file read".into(),
             ToolIdentity::Native(k) => format!("a native {k} tool"),
+            ToolIdentity::Mcp { server, tool } => format!("{tool} of the MCP server {server}"),
             ToolIdentity::Unknown => "a tool agentero does not know".into(),
         }
     }
@@ -122,10 +132,12 @@ impl PermissionAsk {
             .or(Some(input))
     }
 
-    /// The key under which an "always" answer is remembered: the tool, not this call.
+    /// The key under which an "always" answer is remembered: the tool, not this call (an MCP
+    /// tool by its server and name, anything else by its kind and title).
     pub fn remember_key(&self) -> String {
         match &self.tool {
             ToolIdentity::Context(t) => format!("{CONTEXT_SERVER_NAME}/{t}"),
+            ToolIdentity::Mcp { server, tool } => format!("mcp:{server}/{tool}"),
             _ => {
                 let kind = self.kind.as_deref().unwrap_or("other");
                 format!("{kind}:{}", self.title)
@@ -141,62 +153,26 @@ fn kind_name(k: ToolKind) -> String {
         .unwrap_or_else(|| "other".into())
 }
 
-/// The name of one of our tools inside `s`, in any adapter's spelling.
-fn context_tool_in(s: &str) -> Option<String> {
-    let server = CONTEXT_SERVER_NAME;
-    for tool in TOOL_NAMES {
-        let spellings = [
-            format!("mcp__{server}__{tool}"),
-            format!("mcp_{server}_{tool}"),
-            format!("mcp__{}__{tool}", server.replace('-', "_")),
-            format!("{tool} ({server} MCP Server)"),
-            format!("{server}/{tool}"),
-        ];
-        if spellings.iter().any(|sp| s.contains(sp.as_str())) {
-            return Some(tool.to_string());
-        }
-    }
-    None
+/// The kinds the real adapters give a call of an MCP tool (and the read-only ones): a call of
+/// ours never executes, edits, deletes or moves anything.
+fn kind_fits_ours(kind: Option<ToolKind>) -> bool {
+    matches!(
+        kind,
+        None | Some(ToolKind::Read | ToolKind::Search | ToolKind::Fetch | ToolKind::Other)
+    )
 }
 
-/// Our tool named by an adapter that describes the server and the tool in `rawInput`
-/// (Codex: `server_name` + the request message, or `server` + `tool`).
-fn context_tool_from_input(input: &Value) -> Option<String> {
-    let server = input
-        .get("server_name")
-        .or_else(|| input.get("server"))
-        .and_then(Value::as_str)?;
-    if server != CONTEXT_SERVER_NAME {
-        return None;
-    }
-    let named = input
-        .get("tool")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let from_message = || {
-        let msg = input.pointer("/request/message").and_then(Value::as_str)?;
-        TOOL_NAMES
-            .iter()
-            .find(|t| msg.contains(&format!("\"{t}\"")))
-            .map(|t| t.to_string())
-    };
-    named
-        .filter(|t| TOOL_NAMES.contains(&t.as_str()))
-        .or_else(from_message)
-}
-
-/// Which tool the request is about (see the module docs for each adapter's spelling).
-pub fn classify(
-    title: &str,
-    tool_call_id: &str,
-    kind: Option<ToolKind>,
-    input: Option<&Value>,
-) -> ToolIdentity {
-    if let Some(t) = context_tool_in(title)
-        .or_else(|| context_tool_in(tool_call_id))
-        .or_else(|| input.and_then(context_tool_from_input))
+/// Which tool the request is about (see the module docs): `fields` as `adapter` built them,
+/// `kind` the request's ACP kind.
+pub fn classify(adapter: Adapter, kind: Option<ToolKind>, fields: &CallFields) -> ToolIdentity {
+    let call = adapters::mcp_call(adapter, fields);
+    if let Some(c) = &call
+        && c.server == CONTEXT_SERVER_NAME
+        && TOOL_NAMES.contains(&c.tool.as_str())
+        && kind_fits_ours(kind)
+        && takes_arguments(&c.tool, &c.arguments)
     {
-        return ToolIdentity::Context(t);
+        return ToolIdentity::Context(c.tool.clone());
     }
     match kind {
         Some(ToolKind::Read) => ToolIdentity::NativeRead,
@@ -208,38 +184,94 @@ pub fn classify(
             | ToolKind::Execute
             | ToolKind::Fetch),
         ) => ToolIdentity::Native(kind_name(k)),
-        _ => ToolIdentity::Unknown,
+        _ => match call {
+            Some(c) => ToolIdentity::Mcp {
+                server: c.server,
+                tool: c.tool,
+            },
+            None => ToolIdentity::Unknown,
+        },
+    }
+}
+
+/// The tool names a session's `tool_call` updates announced, by call id: Claude Code's adapter
+/// names the tool there, not in the permission request that follows.
+#[derive(Debug)]
+pub struct Announced {
+    adapter: Adapter,
+    names: HashMap<String, String>,
+}
+
+/// Calls remembered per turn at most (a flood of updates cannot grow the map without bound).
+const ANNOUNCED_MAX: usize = 4096;
+
+impl Announced {
+    pub fn new(adapter: Adapter) -> Announced {
+        Announced {
+            adapter,
+            names: HashMap::new(),
+        }
+    }
+
+    /// Notes the tool name of a `tool_call` or `tool_call_update` (the latest one wins).
+    pub fn note(&mut self, u: &SessionUpdate) {
+        let (id, meta) = match u {
+            SessionUpdate::ToolCall(t) => (&t.tool_call_id, t.meta.as_ref()),
+            SessionUpdate::ToolCallUpdate(t) => (&t.tool_call_id, t.meta.as_ref()),
+            _ => return,
+        };
+        if let Some(name) = adapters::announced_tool_name(self.adapter, meta) {
+            if self.names.len() >= ANNOUNCED_MAX && !self.names.contains_key(id.0.as_ref()) {
+                self.names.clear();
+            }
+            self.names.insert(id.0.to_string(), name);
+        }
+    }
+
+    fn get(&self, id: &str) -> Option<&str> {
+        self.names.get(id).map(String::as_str)
     }
 }
 
 /// The request in our own terms.
-pub fn ask_of(r: &RequestPermissionRequest) -> PermissionAsk {
+pub fn ask_of(r: &RequestPermissionRequest, announced: &Announced) -> PermissionAsk {
     let f = &r.tool_call.fields;
     let title = f.title.clone().unwrap_or_else(|| "a tool call".into());
     let id = r.tool_call.tool_call_id.0.to_string();
     let input = f.raw_input.clone();
-    let detail = f.content.as_deref().and_then(|c| {
-        let texts: Vec<&str> = c
-            .iter()
-            .filter_map(|c| match c {
-                ToolCallContent::Content(c) => match &c.content {
-                    agent_client_protocol::v1::schema::ContentBlock::Text(t) => {
-                        Some(t.text.as_str())
-                    }
-                    _ => None,
-                },
+    let texts: Vec<String> = f
+        .content
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|c| match c {
+            ToolCallContent::Content(c) => match &c.content {
+                ContentBlock::Text(t) => Some(t.text.clone()),
                 _ => None,
-            })
-            .collect();
-        (!texts.is_empty()).then(|| texts.join("\n"))
-    });
+            },
+            _ => None,
+        })
+        .collect();
+    let option_ids: Vec<String> = r
+        .options
+        .iter()
+        .map(|o| o.option_id.0.to_string())
+        .collect();
+    let fields = CallFields {
+        title: f.title.as_deref().unwrap_or_default(),
+        raw_input: input.as_ref(),
+        meta: r.tool_call.meta.as_ref(),
+        texts: &texts,
+        option_ids: &option_ids,
+        announced: announced.get(&id),
+    };
     PermissionAsk {
-        tool: classify(&title, &id, f.kind, input.as_ref()),
+        tool: classify(announced.adapter, f.kind, &fields),
         tool_call_id: id,
         title,
         kind: f.kind.map(kind_name),
         input,
-        detail,
+        detail: (!texts.is_empty()).then(|| texts.join("\n")),
         locations: f
             .locations
             .as_deref()
@@ -316,11 +348,39 @@ pub type PermissionFuture = Pin<Box<dyn Future<Output = PermissionDecision> + Se
 /// streaming and `session/cancel` still works while a question is open.
 pub type PermissionAsker = Arc<dyn Fn(&PermissionAsk) -> PermissionFuture + Send + Sync>;
 
-/// "Always" answers, per agent, kept in `{vault}/.agentero/permissions.json`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// "Always" answers, kept in `{vault}/.agentero/permissions.json`. Each is bound to the agent's
+/// name, to its command ([`command_id`]) and to where it was given; only answers given in the
+/// TUI are ever applied, so a file written by hand (or by an older agentero, whose answers
+/// name no command) pre-approves nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Remembered {
+    version: u32,
     #[serde(default)]
-    pub agents: BTreeMap<String, BTreeMap<String, Remember>>,
+    answers: Vec<RememberedAnswer>,
+}
+
+impl Default for Remembered {
+    fn default() -> Remembered {
+        Remembered {
+            version: PERMISSIONS_VERSION,
+            answers: Vec::new(),
+        }
+    }
+}
+
+/// One remembered answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RememberedAnswer {
+    pub agent: String,
+    /// [`command_id`] of the command the agent ran when the answer was given.
+    pub command: String,
+    /// [`PermissionAsk::remember_key`].
+    pub tool: String,
+    pub answer: Remember,
+    pub from: AnswerSource,
+    /// When (RFC 3339).
+    #[serde(default)]
+    pub at: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -330,48 +390,102 @@ pub enum Remember {
     Reject,
 }
 
+/// Where an answer was given: only the TUI's modal asks the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerSource {
+    Tui,
+    /// Anything else a file may say: never applied.
+    #[serde(other)]
+    Unknown,
+}
+
 pub const PERMISSIONS_FILE: &str = "permissions.json";
+const PERMISSIONS_VERSION: u32 = 2;
+
+/// What an agent runs, as the key its answers are bound to: a hash of the resolved program and
+/// its arguments (after the npx fallback and the adapter's switches).
+pub fn command_id(program: &Path, args: &[String]) -> String {
+    let mut line = program.to_string_lossy().into_owned();
+    for a in args {
+        line.push('\0');
+        line.push_str(a);
+    }
+    crate::vault::fsutil::sha256_hex(line.as_bytes())
+}
 
 impl Remembered {
-    /// Reads the file (missing, unreadable or not agentero's own — a planted link, another
-    /// user's or a hard-linked file: nothing remembered, with a warning in the log).
+    /// Reads the file (missing, unreadable, corrupt, of an older version or not agentero's own
+    /// — a planted link, another user's or a hard-linked file: nothing remembered, with a
+    /// warning in the log).
     pub fn load(state_dir: &Path) -> Remembered {
         let path = state_dir.join(PERMISSIONS_FILE);
-        match crate::vault::statefs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
-                tracing::warn!(error = %e, path = %path.display(), "ignoring a corrupt permissions file");
-                Remembered::default()
-            }),
+        let bytes = match crate::vault::statefs::read(&path) {
+            Ok(bytes) => bytes,
             Err(e) => {
                 if !e.is_not_found() {
                     tracing::warn!(error = %e, "ignoring the permissions file");
                 }
+                return Remembered::default();
+            }
+        };
+        match serde_json::from_slice::<Remembered>(&bytes) {
+            Ok(r) if r.version == PERMISSIONS_VERSION => r,
+            Ok(r) => {
+                tracing::warn!(version = r.version, path = %path.display(), "ignoring a permissions file of another version");
+                Remembered::default()
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, path = %path.display(), "ignoring a permissions file agentero cannot read (its answers are not bound to an agent's command)");
                 Remembered::default()
             }
         }
     }
 
-    pub fn get(&self, agent: &str, key: &str) -> Option<Remember> {
-        self.agents.get(agent).and_then(|m| m.get(key)).copied()
-    }
-
-    /// Records an answer and writes the file atomically.
-    pub fn set(
-        &mut self,
-        state_dir: &Path,
-        agent: &str,
-        key: &str,
-        r: Remember,
-    ) -> std::io::Result<()> {
-        self.agents
-            .entry(agent.to_string())
-            .or_default()
-            .insert(key.to_string(), r);
+    /// Writes the file atomically.
+    pub fn save(&self, state_dir: &Path) -> std::io::Result<()> {
         let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         Ok(crate::vault::statefs::atomic_write(
             &state_dir.join(PERMISSIONS_FILE),
             &bytes,
         )?)
+    }
+
+    /// The answer given in the TUI for this agent, command and tool.
+    pub fn get(&self, agent: &str, command: &str, key: &str) -> Option<Remember> {
+        self.answers
+            .iter()
+            .rev()
+            .find(|a| {
+                a.from == AnswerSource::Tui
+                    && a.agent == agent
+                    && a.command == command
+                    && a.tool == key
+            })
+            .map(|a| a.answer)
+    }
+
+    /// Records an answer given in the TUI (replacing an earlier one for the same agent,
+    /// command and tool) and saves the file.
+    pub fn set(
+        &mut self,
+        state_dir: &Path,
+        agent: &str,
+        command: &str,
+        key: &str,
+        r: Remember,
+    ) -> std::io::Result<()> {
+        self.answers
+            .retain(|a| !(a.agent == agent && a.command == command && a.tool == key));
+        self.answers.push(RememberedAnswer {
+            agent: agent.into(),
+            command: command.into(),
+            tool: key.into(),
+            answer: r,
+            from: AnswerSource::Tui,
+            at: crate::context::grant::now_rfc3339(),
+        });
+        self.save(state_dir)
     }
 }
 
@@ -395,6 +509,8 @@ pub enum Verdict {
 #[derive(Clone)]
 pub struct Policy {
     pub agent: String,
+    /// [`command_id`] of what the agent runs.
+    pub command: String,
     pub vault_root: PathBuf,
     /// Vault-relative paths of the turn's granted sources.
     pub granted: Vec<String>,
@@ -456,19 +572,19 @@ impl Policy {
                     reason: native_reason(&ask.tool),
                 };
             }
-            ToolIdentity::Unknown => {}
+            ToolIdentity::Mcp { .. } | ToolIdentity::Unknown => {}
         }
         let remembered = self
             .remembered
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&self.agent, &ask.remember_key());
+            .get(&self.agent, &self.command, &ask.remember_key());
         match remembered {
             Some(Remember::Allow) => Verdict::Allow {
-                reason: "allowed always for this agent".into(),
+                reason: "allowed always for this agent (answered in the TUI)".into(),
             },
             Some(Remember::Reject) => Verdict::Reject {
-                reason: "rejected always for this agent".into(),
+                reason: "rejected always for this agent (answered in the TUI)".into(),
             },
             None if self.asker.is_some() => Verdict::Ask,
             None => Verdict::Reject {
@@ -486,8 +602,9 @@ impl Policy {
         };
         let pending = asker(ask);
         let remembered = self.remembered.clone();
-        let (agent, key, state) = (
+        let (agent, command, key, state) = (
             self.agent.clone(),
+            self.command.clone(),
             ask.remember_key(),
             self.state_dir.clone(),
         );
@@ -500,7 +617,7 @@ impl Policy {
             };
             if let Some(r) = keep {
                 let mut m = remembered.lock().unwrap_or_else(|e| e.into_inner());
-                if let Err(e) = m.set(&state, &agent, &key, r) {
+                if let Err(e) = m.set(&state, &agent, &command, &key, r) {
                     tracing::warn!(error = %e, "cannot write the permissions file");
                 }
             }
@@ -518,59 +635,13 @@ fn native_reason(tool: &ToolIdentity) -> String {
 }
 
 #[cfg(test)]
+#[path = "permission_lookalikes.rs"]
+mod lookalikes;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn every_adapters_spelling_of_our_tools_is_recognized() {
-        // Claude Code (claude-agent-acp 0.23).
-        assert_eq!(
-            classify(
-                "mcp__agentero-context__context_search",
-                "toolu_1",
-                Some(ToolKind::Other),
-                Some(&json!({"query": "x"}))
-            ),
-            ToolIdentity::Context("context_search".into())
-        );
-        // Gemini CLI 0.61.
-        assert_eq!(
-            classify(
-                "context_read (agentero-context MCP Server)",
-                "mcp_agentero-context_context_read__mcp_agentero-context_context_read_17_0",
-                Some(ToolKind::Other),
-                None
-            ),
-            ToolIdentity::Context("context_read".into())
-        );
-        // Codex (codex-acp 0.16): the tool's title, no kind, the server in rawInput.
-        let codex = json!({"server_name": "agentero-context", "request": {"message": "Allow the agentero-context MCP server to run tool \"paper_relations\"?", "_meta": {"tool_params": {"path": "p.pdf"}}}});
-        assert_eq!(
-            classify(
-                "Approve Citations of a granted paper",
-                "call_4",
-                None,
-                Some(&codex)
-            ),
-            ToolIdentity::Context("paper_relations".into())
-        );
-        // Another server's tool of the same name is not ours.
-        let other =
-            json!({"server_name": "evil", "request": {"message": "run tool \"context_read\""}});
-        assert_eq!(
-            classify("Approve Read", "call_5", None, Some(&other)),
-            ToolIdentity::Unknown
-        );
-        assert_eq!(
-            classify("Read /etc/passwd", "t", Some(ToolKind::Read), None),
-            ToolIdentity::NativeRead
-        );
-        assert_eq!(
-            classify("Bash", "t", Some(ToolKind::Execute), None),
-            ToolIdentity::Native("execute".into())
-        );
-    }
 
     fn ask(tool: ToolIdentity, locations: Vec<PathBuf>) -> PermissionAsk {
         PermissionAsk {
@@ -601,6 +672,7 @@ mod tests {
     fn policy(root: &Path, native_reads: bool, asker: bool) -> Policy {
         Policy {
             agent: "claude".into(),
+            command: command_id(Path::new("/usr/bin/claude-agent-acp"), &[]),
             vault_root: root.to_path_buf(),
             granted: vec!["papers/a".into(), "notes/n.md".into()],
             native_reads,
@@ -675,13 +747,63 @@ mod tests {
             .unwrap();
         assert_eq!(rt.block_on(p.ask(&a)), PermissionDecision::AllowAlways);
         assert!(matches!(p.verdict(&a), Verdict::Allow { .. }));
-        let again = Remembered::load(&root.join(".agentero"));
+        let state = root.join(".agentero");
+        let again = Remembered::load(&state);
         assert_eq!(
-            again.get("claude", &a.remember_key()),
+            again.get("claude", &p.command, &a.remember_key()),
             Some(Remember::Allow)
         );
-        assert_eq!(again.get("gemini", &a.remember_key()), None);
+        assert_eq!(again.get("gemini", &p.command, &a.remember_key()), None);
+        // What "claude" runs changed: the answer does not carry over.
+        let other = command_id(Path::new("/usr/bin/claude-agent-acp"), &["--evil".into()]);
+        assert_ne!(other, p.command);
+        assert_eq!(again.get("claude", &other, &a.remember_key()), None);
+        let mut moved = policy(root, false, false);
+        moved.command = other;
+        moved.remembered = Arc::new(Mutex::new(again.clone()));
+        assert!(matches!(moved.verdict(&a), Verdict::Reject { .. }));
+        // The answer was given in the TUI, and `ask` (no asker) applies it for the same command.
+        let mut ask_policy = policy(root, false, false);
+        ask_policy.remembered = Arc::new(Mutex::new(again));
+        assert!(matches!(ask_policy.verdict(&a), Verdict::Allow { .. }));
         assert_eq!(a.arguments_line().as_deref(), Some("query: q"));
+    }
+
+    #[test]
+    fn planted_answers_pre_approve_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let state = root.join(".agentero");
+        std::fs::create_dir_all(&state).unwrap();
+        let a = ask(ToolIdentity::Unknown, vec![]);
+        let key = a.remember_key();
+        let p = policy(root, false, false);
+        let entry = |from: &str, command: &str| json!({"agent": "claude", "command": command, "tool": key, "answer": "allow", "from": from});
+        for planted in [
+            // The format before answers were bound to a command.
+            json!({"agents": {"claude": serde_json::Map::from_iter([(key.clone(), json!("allow"))])}}),
+            json!({"version": 1, "answers": [entry("tui", &p.command)]}),
+            // Not given in the TUI.
+            json!({"version": 2, "answers": [entry("hand", &p.command)]}),
+            json!({"version": 2, "answers": [entry("ask", &p.command)]}),
+            // Given for another command.
+            json!({"version": 2, "answers": [entry("tui", "0123")]}),
+            json!("not an object"),
+        ] {
+            std::fs::write(state.join(PERMISSIONS_FILE), planted.to_string()).unwrap();
+            let mut p = policy(root, false, false);
+            p.remembered = Arc::new(Mutex::new(Remembered::load(&state)));
+            assert!(
+                matches!(p.verdict(&a), Verdict::Reject { .. }),
+                "{planted} pre-approved a tool"
+            );
+        }
+        // The same entry, given in the TUI for this command, applies (the test can fail).
+        let good = json!({"version": 2, "answers": [entry("tui", &p.command)]});
+        std::fs::write(state.join(PERMISSIONS_FILE), good.to_string()).unwrap();
+        let mut p = policy(root, false, false);
+        p.remembered = Arc::new(Mutex::new(Remembered::load(&state)));
+        assert!(matches!(p.verdict(&a), Verdict::Allow { .. }));
     }
 
     #[test]

@@ -17,10 +17,10 @@ use tokio::sync::{Notify, watch};
 
 use super::client::{AgentError, AgentProcess, Inbound, OpenError, context_server};
 pub use super::events::{ToolCallInfo, ToolStatus, ToolUpdateInfo, TurnEvent};
+use super::permission::{Announced, Policy, Verdict, ask_of, outcome_for};
 pub use super::permission::{
     PermissionAsk, PermissionAsker, PermissionDecision, PermissionFuture, Remembered,
 };
-use super::permission::{Policy, Verdict, ask_of, outcome_for};
 use super::session::{
     Caps, Effect, Event, Open, Opening, Seed, SessionMachine, TurnInput, conversation_seed,
 };
@@ -549,6 +549,7 @@ pub async fn run_turn(
     };
     let policy = Policy {
         agent: agent.def.name.clone(),
+        command: agent.command_id().to_string(),
         vault_root: vault.root().to_path_buf(),
         granted: plan.sources.iter().map(|s| s.path.clone()).collect(),
         native_reads: agent.def.native_reads,
@@ -558,6 +559,7 @@ pub async fn run_turn(
     };
     // One notice per refused tool title and turn: a model that retries is not a flood.
     let mut refused: Vec<String> = Vec::new();
+    let mut announced = Announced::new(agent.def.adapter);
     let mut first_chunk = None;
     let deadline = tokio::time::sleep(spec.timeout);
     tokio::pin!(deadline);
@@ -577,10 +579,11 @@ pub async fn run_turn(
                     if first_chunk.is_none() && matches!(*u, SessionUpdate::AgentMessageChunk(_)) {
                         first_chunk = Some(t0.elapsed());
                     }
+                    announced.note(&u);
                     handle_update(&mut w, *u, on_event);
                 }
                 Inbound::Permission(req, responder) => {
-                    let ask = ask_of(&req);
+                    let ask = ask_of(&req, &announced);
                     let verdict = match policy.verdict(&ask) {
                         Verdict::AllowNativeRead { paths } => match record_native_read(
                             vault, &files, &turn, plan.budget.turn_chars, &paths,

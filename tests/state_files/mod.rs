@@ -168,10 +168,22 @@ fn kinds() -> Vec<Kind> {
             rel: "permissions.json",
             exercise: |v| {
                 let mut r = Remembered::load(&v.state_dir());
-                assert!(r.agents.is_empty(), "a planted permissions file was used");
-                let said = err(r.set(&v.state_dir(), "claude", "tool:Bash", Remember::Allow));
+                assert!(
+                    r.get("claude", "cmd", "tool:Bash").is_none(),
+                    "a planted permissions file was used"
+                );
+                let said = err(r.set(
+                    &v.state_dir(),
+                    "claude",
+                    "cmd",
+                    "tool:Bash",
+                    Remember::Allow,
+                ));
                 let again = Remembered::load(&v.state_dir());
-                assert_eq!(again.get("claude", "tool:Bash").is_some(), said.is_empty());
+                assert_eq!(
+                    again.get("claude", "cmd", "tool:Bash").is_some(),
+                    said.is_empty()
+                );
                 said
             },
         },

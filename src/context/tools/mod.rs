@@ -491,6 +491,22 @@ fn parse_args<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolErro
     serde_json::from_value(args).map_err(|e| ToolError::bad_args(format!("invalid arguments: {e}")))
 }
 
+/// Whether `args` are arguments the context tool `tool` takes, parsed strictly as the server
+/// parses them (an object, as MCP sends them, with no unknown fields; `null` is no arguments).
+/// Any other tool: false.
+pub fn takes_arguments(tool: &str, args: &Value) -> bool {
+    if !(args.is_object() || args.is_null()) {
+        return false;
+    }
+    let a = args.clone();
+    match tool {
+        "context_search" => parse_args::<search::Args>(a).is_ok(),
+        "context_read" => parse_args::<read::Args>(a).is_ok(),
+        "paper_relations" => parse_args::<relations::Args>(a).is_ok(),
+        _ => false,
+    }
+}
+
 /// Cuts `s` to at most `max` characters, marking the cut with `…` and keeping `**` marks
 /// balanced.
 pub fn cap_chars(s: &str, max: usize) -> String {

@@ -20,7 +20,7 @@ enum Kind {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Args {
+pub(super) struct Args {
     path: String,
     #[serde(default)]
     kinds: Option<Vec<Kind>>,

@@ -20,7 +20,7 @@ use crate::vault::{Card, Scope, SearchOptions, Vault, textfile, uri};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Args {
+pub(super) struct Args {
     query: String,
     #[serde(default)]
     limit: Option<u64>,
