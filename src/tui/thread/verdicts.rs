@@ -118,9 +118,15 @@ pub fn state(c: &CitationCheck) -> String {
             Some(f) => format!("not found on that page; on {}", at(f)),
             None => "not found on that page".into(),
         },
-        Verdict::NotFound => "not found on that page or any other".into(),
+        Verdict::NotFound => match &c.detail {
+            Some(d) => format!("not verified: {d}"),
+            None => "not found on that page or any other".into(),
+        },
         Verdict::NoQuote => "no quote".into(),
-        Verdict::Unverifiable => "the cited source cannot be read".into(),
+        Verdict::Unverifiable => match &c.detail {
+            Some(d) => format!("cannot be checked: {d}"),
+            None => "the cited source cannot be read".into(),
+        },
     }
 }
 
@@ -191,6 +197,7 @@ mod tests {
             quote: quote.map(String::from),
             verdict,
             found_at: found.map(String::from),
+            detail: None,
         }
     }
 

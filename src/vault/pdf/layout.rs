@@ -282,6 +282,43 @@ fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph], geo: bool) -> (String, V
     (out, cells)
 }
 
+/// The page's glyph runs in content-stream order (margin line numbers dropped), grouped into
+/// blocks: a run joins the block before it when it goes on along the same baseline or starts
+/// the next line below. Nothing is sorted by position, so text the PDF draws apart (a sidebar
+/// beside an abstract, two columns) is never interleaved: a second witness of what the page
+/// says, independent of the layout decisions of [`page_text`].
+pub fn stream_blocks(page: &PageGlyphs) -> Vec<String> {
+    let glyphs: Vec<&Glyph> = page.glyphs.iter().collect();
+    let (gs, mut frags) = fragments(page, &glyphs);
+    drop_line_numbers(page, &gs, &mut frags);
+    let mut blocks: Vec<String> = Vec::new();
+    let mut prev: Option<&Frag> = None;
+    for f in &frags {
+        let Some(t) = frag_text(page, &gs, f)
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        else {
+            continue;
+        };
+        let s = f.size.max(prev.map_or(0.0, |p| p.size));
+        let same_line = prev.is_some_and(|p| (f.y - p.y).abs() < 0.2 * s && f.x0 >= p.x1 - s);
+        let next_line = prev.is_some_and(|p| p.y - f.y >= 0.2 * s && p.y - f.y < 2.5 * s);
+        match blocks.last_mut() {
+            Some(b) if same_line => {
+                b.push(' ');
+                b.push_str(t);
+            }
+            Some(b) if next_line => {
+                b.push('\n');
+                b.push_str(t);
+            }
+            _ => blocks.push(t.to_string()),
+        }
+        prev = Some(f);
+    }
+    blocks
+}
+
 /// Runs of glyphs in content order that sit on one baseline with no wide gap.
 fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
     let mut gs: Vec<G> = Vec::with_capacity(glyphs.len());
