@@ -182,6 +182,9 @@ fn prose_quotes(pdf: &Path, page: u32, whole: &str) -> Vec<String> {
                 && letters * 10 > q.len() * 7
                 && q.split_whitespace().count() > 10
                 && whole.matches(&common::reduce(q)).count() == 1
+                // A glyph pdftotext could not decode (U+001C for the lps sample's "fi") is
+                // not what the page says: such a line is no true quote under strict checking.
+                && !q.chars().any(|c| c.is_control() && c != '\n')
         })
         .take(3)
         .collect()
@@ -316,7 +319,7 @@ fn corpus_labelled_quotes_precision_and_recall() {
          wrong page named right {pages:.3} ({right_page}/{wrong_page_total})",
         set.len()
     );
-    for m in misses.iter().take(10) {
+    for m in misses.iter().take(30) {
         eprintln!("  {m}");
     }
     assert!(precision >= 0.99, "precision {precision:.3}");
@@ -383,7 +386,20 @@ fn prose_line(l: &str) -> bool {
         && l.split_whitespace().count() >= 6
         && !first_is_number
         && !l.contains('\\')
-        && !l.chars().any(is_cjk)
+        && !l.chars().any(|c| is_cjk(c) || c.is_control())
+}
+
+/// A line of prose with numbers, signs and operators as an agent would quote it: only
+/// letters, digits, spaces and the usual punctuation and signs (no formula set in math
+/// fonts, whose symbols two extractors order and map differently; no dot leaders).
+fn prose_with_numbers(l: &str) -> bool {
+    let letters = l.chars().filter(|c| c.is_alphabetic()).count();
+    l.len() >= 30
+        && letters * 10 > l.len() * 6
+        && !l.contains(". .")
+        && l.chars().all(|c| {
+            c.is_ascii_alphanumeric() || c == ' ' || ",.;:!?()[]'/%+=<>-–—−≤≥±“”’‘\"".contains(c)
+        })
 }
 
 /// Two consecutive prose lines of `page`, unique in the paper (`whole`, reduced).
@@ -570,8 +586,8 @@ fn plant_papers(vault: &Vault, rng: &mut Lcg) -> Vec<Planted> {
                 }
             }
             // The same quote cited to another paper.
-            if i == 0 {
-                let (other, _) = &papers[(k + 1) % n_papers];
+            let (other, other_pages) = &papers[(k + 1) % n_papers];
+            if i == 0 && !common::reduce(&other_pages.join("\n")).contains(&common::reduce(q)) {
                 set.push(plant(
                     "wrong paper",
                     answer(q, &format!("{other}#page=1"), i),
@@ -625,13 +641,14 @@ fn plant_papers(vault: &Vault, rng: &mut Lcg) -> Vec<Planted> {
             });
         }
         // Numbers, signs and operators: the line as printed, then altered.
+        let mut numbered = 0;
         for p in 1..=cited_pages {
             let lines: Vec<&str> = pages[p - 1].lines().map(str::trim).collect();
             for (j, l) in lines.iter().enumerate() {
-                let Some(next) = lines.get(j + 1).filter(|n| n.len() > 20) else {
+                let Some(next) = lines.get(j + 1).filter(|n| prose_with_numbers(n)) else {
                     continue;
                 };
-                if l.len() < 30 || l.chars().any(is_cjk) || next.chars().any(is_cjk) {
+                if !prose_with_numbers(l) || numbered >= 6 {
                     continue;
                 }
                 let q = format!("{l} {next}");
@@ -649,6 +666,7 @@ fn plant_papers(vault: &Vault, rng: &mut Lcg) -> Vec<Planted> {
                 if edits.is_empty() {
                     continue;
                 }
+                numbered += 1;
                 set.push(Planted {
                     class: "numbers as printed",
                     answer: answer(&q, &uri(p), j),
@@ -691,6 +709,7 @@ fn plant_cjk(vault: &Vault, rng: &mut Lcg) -> Vec<Planted> {
                     l.chars().filter(|&c| is_cjk(c)).count() >= 14
                         && !l.contains(". .")
                         && !l.contains('\\')
+                        && !l.chars().any(char::is_control)
                 })
                 .collect();
             let Some(line) = lines.get(rng.next(lines.len())) else {
@@ -789,6 +808,133 @@ fn plant_notes(vault: &Vault, rng: &mut Lcg) -> Vec<Planted> {
     set
 }
 
+/// Hand edits of signs and operators where the corpus prints them: (paper, the line holding
+/// it, what to change, into what, the class).
+const BY_HAND: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "sample-paper-for-the-aomart-class",
+        "we write (q, n) ≤ (p, n) if q ≤ p",
+        "(q, n) ≤",
+        "(q, n) ≥",
+        "reversed comparison",
+    ),
+    (
+        "sample-paper-for-the-aomart-class",
+        "for some e > 0",
+        "e > 0",
+        "e < 0",
+        "reversed comparison",
+    ),
+    (
+        "sample-paper-for-the-aomart-class",
+        "for |z| > 1 − 2a",
+        "|z| >",
+        "|z| <",
+        "reversed comparison",
+    ),
+    (
+        "sample-paper-for-the-aomart-class",
+        "for |z| > 1 − 2a",
+        "1 − 2a",
+        "1 2a",
+        "dropped minus",
+    ),
+    (
+        "long-title-template-and-instructions-to-the-authors",
+        "imaginary unit (i = −1)",
+        "−1",
+        "1",
+        "dropped minus",
+    ),
+    (
+        "long-title-template-and-instructions-to-the-authors",
+        "imaginary unit (i = −1)",
+        "−1",
+        "+1",
+        "sign changed",
+    ),
+    (
+        "proposal-for-offering-tex-courses-and-relevant-resources-in",
+        "其中 73% 的",
+        "73%",
+        "7.3%",
+        "decimal point moved",
+    ),
+    (
+        "proposal-for-offering-tex-courses-and-relevant-resources-in",
+        "其中 73% 的",
+        "73%",
+        "73",
+        "dropped percent",
+    ),
+];
+
+/// The hand edits, with the line as printed (a true quote) beside each.
+fn plant_by_hand(vault: &Vault) -> Vec<Planted> {
+    let mut set = Vec::new();
+    for (slug, needle, from, to, class) in BY_HAND {
+        let paper = format!("papers/{slug}/paper.pdf");
+        let pages = pdftotext_pages(&vault.root().join(&paper));
+        let found = pages.iter().enumerate().find_map(|(i, p)| {
+            p.lines()
+                .find(|l| l.contains(needle))
+                .map(|l| (i + 1, l.trim().to_string()))
+        });
+        let (p, line) = found.unwrap_or_else(|| panic!("{paper} prints {needle:?}"));
+        let uri = format!("{paper}#page={p}");
+        set.push(Planted {
+            class: "signs as printed",
+            answer: answer(&line, &uri, set.len()),
+            want: Verdict::Verified,
+            found_at: None,
+        });
+        set.push(Planted {
+            class,
+            answer: answer(&line.replacen(from, to, 1), &uri, set.len()),
+            want: Verdict::NotFound,
+            found_at: None,
+        });
+    }
+    set
+}
+
+/// `[n]` markers resolved through the answer's own reference list, to the right page and to
+/// another one.
+fn plant_markers(set: &[Planted]) -> Vec<Planted> {
+    let mut out = Vec::new();
+    for pl in set.iter().filter(|p| p.class == "right").step_by(4) {
+        // The quote and its URI, from the blockquote or inline forms.
+        let Some((q, uri)) = pl.answer.split_once('"').and_then(|(_, rest)| {
+            let (q, tail) = rest.rsplit_once('"')?;
+            let uri = tail
+                .trim_start_matches([' ', '—', '('])
+                .split([')', '\n'])
+                .next()?;
+            Some((q.to_string(), uri.trim().to_string()))
+        }) else {
+            continue;
+        };
+        let Some((path, page)) = uri.split_once("#page=") else {
+            continue;
+        };
+        let page: u32 = page.parse().unwrap();
+        out.push(Planted {
+            class: "[n] reference list",
+            answer: format!("First, \"{q}\" [2].\n\n[1] {path}#page=1\n[2] {uri}\n"),
+            want: Verdict::Verified,
+            found_at: None,
+        });
+        let other = if page > 1 { page - 1 } else { page + 1 };
+        out.push(Planted {
+            class: "[n] to another page",
+            answer: format!("Then \"{q}\" [1].\n\n[1] {path}#page={other}\n"),
+            want: Verdict::OtherPage,
+            found_at: Some(uri.clone()),
+        });
+    }
+    out
+}
+
 /// Per class: (planted, ✓ given, ✓ deserved and given, exact verdict).
 type Tally = std::collections::BTreeMap<&'static str, (usize, usize, usize, usize)>;
 
@@ -804,6 +950,9 @@ fn planted_citations_never_get_a_wrong_check_mark() {
     let mut set = plant_papers(&vault, &mut rng);
     set.extend(plant_cjk(&vault, &mut rng));
     set.extend(plant_notes(&vault, &mut rng));
+    set.extend(plant_by_hand(&vault));
+    let markers = plant_markers(&set);
+    set.extend(markers);
     assert!(set.len() >= 150, "only {} planted quotes", set.len());
     let mut docs = VaultDocs::new(&vault);
     let mut tally = Tally::new();
@@ -877,7 +1026,12 @@ fn planted_citations_never_get_a_wrong_check_mark() {
     eprintln!("  all: ✓ precision {precision:.3}, recall {recall:.3} ({tp}/{pos})");
     assert_eq!(fp, 0, "a ✓ on a planted quote that does not deserve one");
     assert!(recall >= 0.95, "recall {recall:.3}");
-    for class in ["other page", "CJK other page", "note other lines"] {
+    for class in [
+        "other page",
+        "CJK other page",
+        "note other lines",
+        "[n] to another page",
+    ] {
         let (n, _, _, exact) = tally.get(class).copied().unwrap_or_default();
         assert!(
             n > 0 && exact * 100 >= n * 95,

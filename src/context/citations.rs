@@ -171,14 +171,42 @@ fn definition_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"(?m)^[ \t>*-]*\[(\d{1,3})\]:?[ \t]+(.*)$").unwrap())
 }
 
-fn inline_quote_re() -> &'static Regex {
-    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| Regex::new(r#""([^"]+)"|“([^”]+)”|「([^」]+)」|『([^』]+)』"#).unwrap())
-}
-
-/// The quoted text of an [`inline_quote_re`] match.
-fn quoted<'a>(c: &regex::Captures<'a>) -> Option<regex::Match<'a>> {
-    (1..c.len()).find_map(|i| c.get(i))
+/// The quoted strings of `text`, in order: `(whole, inner)` byte ranges. `"…"` ends at the
+/// next `"`; `“…”`, `「…」` and `『…』` at the mark that balances the opening one, so a quote
+/// that quotes (“the “novel” injector”) is one quote, not its first half.
+fn quoted_strings(text: &str) -> Vec<(Range<usize>, Range<usize>)> {
+    let mut out = Vec::new();
+    let mut it = text.char_indices();
+    while let Some((i, c)) = it.next() {
+        let close = match c {
+            '"' => '"',
+            '“' => '”',
+            '「' => '」',
+            '『' => '』',
+            _ => continue,
+        };
+        let inner = i + c.len_utf8();
+        let mut depth = 1;
+        let mut end = None;
+        for (j, d) in text[inner..].char_indices() {
+            if d == close {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(inner + j);
+                    break;
+                }
+            } else if d == c && c != close {
+                depth += 1;
+            }
+        }
+        let Some(end) = end.filter(|&e| e > inner) else {
+            continue;
+        };
+        out.push((i..end + close.len_utf8(), inner..end));
+        // Go on after the closing mark.
+        while it.next().is_some_and(|(k, _)| k < end) {}
+    }
+    out
 }
 
 /// A place in the vault: path, page, line range.
@@ -264,10 +292,9 @@ fn quotes_in(answer: &str, cites: &[Cite]) -> Vec<Quote> {
     let flush = |block: &mut Option<(usize, usize, String)>, out: &mut Vec<Quote>| {
         if let Some((start, end, text)) = block.take() {
             // A quoted string inside the blockquote is the quote ("> "…" — uri").
-            let inner = inline_quote_re()
-                .captures(&text)
-                .and_then(|c| quoted(&c))
-                .map(|m| m.as_str().to_string());
+            let inner = quoted_strings(&text)
+                .first()
+                .map(|(_, inner)| text[inner.clone()].to_string());
             // Without one, the blockquote is the quote, minus a citation after a dash.
             let body = inner.unwrap_or_else(|| {
                 let mut t = text.clone();
@@ -306,23 +333,20 @@ fn quotes_in(answer: &str, cites: &[Cite]) -> Vec<Quote> {
         offset += line.len();
     }
     flush(&mut block, &mut out);
-    for c in inline_quote_re().captures_iter(answer) {
-        let whole = c.get(0).unwrap();
-        if out.iter().any(|q| overlaps(&q.range, &whole.range())) {
+    for (whole, inner) in quoted_strings(answer) {
+        if out.iter().any(|q| overlaps(&q.range, &whole)) {
             continue;
         }
-        let Some(inner) = quoted(&c).map(|m| m.as_str()) else {
-            continue;
-        };
+        let inner = &answer[inner];
         // A blank line inside is two paragraphs, not one quote; a URI inside is not prose.
-        if inner.contains("\n\n") || cites.iter().any(|u| overlaps(&u.range, &whole.range())) {
+        if inner.contains("\n\n") || cites.iter().any(|u| overlaps(&u.range, &whole)) {
             continue;
         }
         let q = clean_quote(inner);
         if is_quote(&q) {
             out.push(Quote {
                 text: q,
-                range: whole.range(),
+                range: whole,
                 block: false,
             });
         }
@@ -559,27 +583,63 @@ impl Prepared {
     }
 }
 
-/// Whether `q` is on page `i` of `w` (whose first page is page `base` of the source): within
-/// it, or running across its break with a neighbour.
-fn on_page(w: &Witness, q: &verify::Quote, i: usize, base: usize) -> bool {
-    let Some(j) = i.checked_sub(base).filter(|j| *j < w.starts.len()) else {
-        return false;
-    };
-    let page = w.span(j, j);
-    verify::find(w, q, w.span(j.saturating_sub(1), j), &|r| {
+/// Whether `q` is on page `i` of `w`: within it, or running across its break with a
+/// neighbour.
+fn on_page(w: &Witness, q: &verify::Quote, i: usize) -> bool {
+    let page = w.span(i, i);
+    verify::find(w, q, w.span(i.saturating_sub(1), i), &|r| {
         r.start < page.end && r.end > page.start
     })
     .is_some()
 }
 
-/// The second witness of pages `lo..=hi` (0-based) of the paper at `path`: their blocks in
-/// content-stream order (`None`: there is none).
-fn stream(docs: &mut dyn Docs, path: &str, lo: usize, hi: usize) -> Option<Witness> {
-    let mut pages = Vec::new();
-    for p in lo..=hi {
-        pages.push(docs.blocks(path, p as u32 + 1)?.join("\n"));
+/// The second witness of some pages: their text blocks in content-stream order, one after
+/// another (each a page of the witness), and the page (0-based) of each.
+struct Stream {
+    w: Witness,
+    page_of: Vec<usize>,
+}
+
+impl Stream {
+    /// Pages `lo..=hi` of the paper at `path` (`None`: there is no second witness).
+    fn of(docs: &mut dyn Docs, path: &str, lo: usize, hi: usize) -> Option<Stream> {
+        let mut blocks = Vec::new();
+        let mut page_of = Vec::new();
+        for p in lo..=hi {
+            for b in docs.blocks(path, p as u32 + 1)? {
+                blocks.push(b);
+                page_of.push(p);
+            }
+        }
+        Some(Stream {
+            w: Witness::pages(blocks.iter().map(String::as_str)),
+            page_of,
+        })
     }
-    Some(Witness::pages(pages.iter().map(String::as_str)))
+
+    /// The bytes of page `i`'s blocks (`None`: it has none).
+    fn page(&self, i: usize) -> Option<Range<usize>> {
+        let first = self.page_of.iter().position(|&p| p == i)?;
+        let last = self.page_of.iter().rposition(|&p| p == i)?;
+        Some(self.w.span(first, last))
+    }
+
+    /// Whether `q` is on page `i` (or runs across its break with a neighbour) as the stream
+    /// draws it; or, when the reading order has it there (`read`), made of pieces of one block
+    /// (a formula drawn out of order).
+    fn has(&self, q: &verify::Quote, i: usize, read: bool) -> bool {
+        let Some(page) = self.page(i) else {
+            return false;
+        };
+        let from = i
+            .checked_sub(1)
+            .and_then(|b| self.page(b))
+            .map_or(page.start, |r| r.start);
+        let contiguous = verify::find(&self.w, q, from..page.end, &|r| {
+            r.start < page.end && r.end > page.start
+        });
+        contiguous.is_some() || (read && verify::covered_by_blocks(&self.w, q))
+    }
 }
 
 /// Why `q` is nowhere in the pages `read` (the cited page `cited`, 0-based, if any).
@@ -636,10 +696,10 @@ fn judge_pages(
         .filter(|p| (1..=n).contains(p))
         .map(|p| p - 1);
     if let Some(i) = cited {
-        let in_read = on_page(read, q, i, 0);
+        let in_read = on_page(read, q, i);
         let lo = i.saturating_sub(1);
-        match stream(docs, path, lo, (i + 1).min(n - 1)) {
-            Some(s) if on_page(&s, q, i, lo) => return Judged::new(Verdict::Verified),
+        match Stream::of(docs, path, lo, (i + 1).min(n - 1)) {
+            Some(s) if s.has(q, i, in_read) => return Judged::new(Verdict::Verified),
             Some(_) if in_read => {
                 return Judged::new(Verdict::NotFound).because(Some(SPANS_BLOCKS.into()));
             }
@@ -655,8 +715,8 @@ fn judge_pages(
                 return Judged::new(Verdict::OtherPage).at(at);
             }
             let lo = a.saturating_sub(1);
-            match stream(docs, path, lo, (a + 1).min(n - 1)) {
-                Some(s) if !on_page(&s, q, a, lo) => {
+            match Stream::of(docs, path, lo, (a + 1).min(n - 1)) {
+                Some(s) if !s.has(q, a, true) => {
                     Judged::new(Verdict::NotFound).because(Some(SPANS_BLOCKS.into()))
                 }
                 _ => Judged::new(Verdict::Verified).at(at),
@@ -1051,5 +1111,18 @@ mod tests {
             got[0].1.as_deref(),
             Some("its parts are on p.1, p.3, not in one passage")
         );
+    }
+
+    #[test]
+    fn a_quote_that_quotes_is_checked_whole() {
+        let right = "They write “The first result shows that “quoting first” makes answers checkable at almost no cost.” (papers/a/paper.pdf#page=1)";
+        let got = check(right, &[], &mut docs());
+        assert_eq!(got[0].verdict, Verdict::Verified);
+        assert!(
+            got[0].quote.as_deref().unwrap().ends_with("no cost."),
+            "{got:?}"
+        );
+        let altered = "They write “The first result shows that “quoting first” makes answers checkable at almost zero cost.” (papers/a/paper.pdf#page=1)";
+        assert_eq!(judged(altered)[0].0, Verdict::NotFound);
     }
 }

@@ -321,6 +321,40 @@ pub fn find(
     None
 }
 
+/// Whether every part of `q` is made of pieces that each run on in `w` (whose pages are text
+/// blocks here), every piece after the first in the block where the one before it ended: the
+/// quote takes its characters from one block (in whatever order the stream drew them, as in
+/// a formula), or from blocks the stream itself runs on between, never from two blocks apart.
+pub fn covered_by_blocks(w: &Witness, q: &Quote) -> bool {
+    q.parts.iter().all(|(part, _)| cover(w, part))
+}
+
+fn cover(w: &Witness, part: &Norm) -> bool {
+    let h = &w.norm;
+    let mut qi = 0;
+    let mut block = 0..h.len();
+    while qi < part.len() {
+        if part.optional[qi] {
+            qi += 1;
+            continue;
+        }
+        let mut best = (qi, 0);
+        for s in block.clone().filter(|&s| h.chars[s] == part.chars[qi]) {
+            let (q2, h2) = run(h, s, part, qi);
+            if q2 > best.0 {
+                best = (q2, h2);
+            }
+        }
+        if best.0 == qi {
+            return false;
+        }
+        qi = best.0;
+        let b = w.page_at(h.src[best.1 - 1].0);
+        block = h.index_range(&w.span(b, b));
+    }
+    true
+}
+
 /// Where each part of `q` first occurs anywhere in `w` (source bytes), `None` for a part
 /// that occurs nowhere.
 pub fn parts_anywhere(w: &Witness, q: &Quote) -> Vec<Option<Range<usize>>> {
