@@ -116,13 +116,16 @@ impl Norm {
             };
             unicode_normalization::char::decompose_compatible(c, &mut out);
         }
-        for k in 0..n.chars.len() {
-            n.optional[k] = n.chars[k] == '-'
-                && gap_after[k]
-                && k > 0
-                && n.chars[k - 1].is_alphabetic()
-                && n.chars.get(k + 1).is_some_and(|c| c.is_alphabetic());
-        }
+        let optional: Vec<bool> = (0..n.chars.len())
+            .map(|k| {
+                n.chars[k] == '-'
+                    && gap_after[k]
+                    && k > 0
+                    && n.chars[k - 1].is_alphabetic()
+                    && n.chars.get(k + 1).is_some_and(|c| c.is_alphabetic())
+            })
+            .collect();
+        n.optional = optional;
         n
     }
 
@@ -191,7 +194,7 @@ pub struct Quote {
 impl Quote {
     /// `None` when nothing of it is left to check (only elision marks and punctuation).
     pub fn new(text: &str) -> Option<Quote> {
-        let mut cuts: Vec<Range<usize>> = vec![0..text.len()];
+        let mut cuts: Vec<Range<usize>> = std::iter::once(0..text.len()).collect();
         for mark in ELISIONS {
             cuts = cuts
                 .into_iter()
