@@ -129,6 +129,7 @@ fn main() {
                         quote: Some("a quote".into()),
                         verdict: Verdict::Verified,
                         found_at: None,
+                        detail: None,
                     })
                     .collect(),
             })

@@ -595,6 +595,7 @@ fn thread_list_filter() {
                     quote: Some(quote.into()),
                     verdict: Verdict::Verified,
                     found_at: None,
+                    detail: None,
                 })
                 .collect(),
         ));

@@ -1,10 +1,15 @@
 //! Verified citations, for any agent: every quote in an answer that sits next to a vault
-//! citation URI (or a `[n]` pointing to one) is checked against the text of what it cites, with
-//! the tolerant finder of [`super::quote::find_verbatim`] (whitespace, ligatures, hyphenation,
-//! a quote running across a page break, elisions). Verdicts: `verified`; `other_page` (not on
-//! the cited page, but on another page of the same source, named in `foundAt`); `not_found`;
-//! `no_quote` (a citation with no quote beside it); `unverifiable` (the cited source cannot be
-//! read). Pure over a [`Docs`] source of texts; [`check_in_vault`] reads the vault.
+//! citation URI (or a `[n]` pointing to one) is checked against the text of what it cites, by
+//! the strict matcher of [`super::verify`] (every word, number, sign and operator in order;
+//! only extraction differences tolerated), in every script. A paper's page is read by two
+//! witnesses: its reading-order text and its text blocks in content-stream order; a quote is
+//! verified only where the second, which no layout decision can splice, has it too (one that
+//! the reading order alone joins "spans two blocks"). Verdicts: `verified`; `other_page` (not
+//! on the cited page, but on another page of the same source, named in `foundAt`);
+//! `not_found` (with the first token that differs from the closest passage, in `detail`);
+//! `no_quote` (a citation with no quote beside it); `unverifiable` (the quote cannot be
+//! checked: the source cannot be read, the page has no text; the reason in `detail`). Pure
+//! over a [`Docs`] source of texts; [`check_in_vault`] reads the vault.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -12,8 +17,8 @@ use std::ops::Range;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::quote::{self, Joined};
 use super::tools::{Access, VaultReader};
+use super::verify::{self, Witness};
 use crate::vault::Vault;
 use crate::vault::scan::EntryKind;
 use crate::vault::uri::{self, Target};
@@ -50,7 +55,7 @@ impl Verdict {
             Verdict::OtherPage => "not on the cited page",
             Verdict::NotFound => "not found on the cited page",
             Verdict::NoQuote => "no quote",
-            Verdict::Unverifiable => "the cited source cannot be read",
+            Verdict::Unverifiable => "cannot be checked",
         }
     }
 }
@@ -68,6 +73,10 @@ pub struct CitationCheck {
     /// Where the quote really is, when that is elsewhere in the source (`other_page`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found_at: Option<String>,
+    /// Why it is not verified: the token that differs (`"45.6%" — the page has "4.56%"`),
+    /// "spans two blocks", or why it cannot be checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl CitationCheck {
@@ -80,6 +89,9 @@ impl CitationCheck {
             s.push_str(&format!(" \"{short}{cut}\""));
         }
         s.push_str(&format!(" — {}", self.verdict.says()));
+        if let Some(d) = &self.detail {
+            s.push_str(&format!(": {d}"));
+        }
         if let Some(at) = &self.found_at {
             s.push_str(&format!("; it is at {at}"));
         }
@@ -100,6 +112,13 @@ pub enum Doc {
 pub trait Docs {
     /// The text of the source at vault path `path` (`None`: it cannot be read).
     fn doc(&mut self, path: &str) -> Option<Doc>;
+
+    /// The text blocks of page `page` (1-based) of the paper at `path` in content-stream order:
+    /// the second witness, which no layout decision can splice (`None`: there is none, as for
+    /// a source that is not a PDF).
+    fn blocks(&mut self, _path: &str, _page: u32) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// A quote of the answer: its text and byte range.
@@ -118,21 +137,26 @@ struct Cite {
     range: Range<usize>,
 }
 
-/// Quotes shorter than this (characters) or than [`MIN_WORDS`] are terms, not evidence.
+/// Quotes shorter than this (characters) or than [`MIN_WORDS`] are terms, not evidence; in a
+/// script written without spaces, fewer than [`MIN_NO_SPACE`] of its characters.
 const MIN_QUOTE: usize = 15;
 const MIN_WORDS: usize = 3;
+const MIN_NO_SPACE: usize = 6;
 
 fn uri_re() -> &'static Regex {
     static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r#"[^\s<>()\[\]"'`“”‘’,;|*]+#(?:page=\d+|line=\d+(?:,\d+)?)"#).unwrap()
+        Regex::new(
+            r#"[^\s<>()\[\]"'`“”‘’,;|*「」『』（）【】，。、；]+#(?:page=\d+|line=\d+(?:,\d+)?)"#,
+        )
+        .unwrap()
     })
 }
 
 fn bare_pdf_re() -> &'static Regex {
     static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r#"[^\s<>()\[\]"'`“”‘’,;|*]+\.pdf\b(?:,?\s*\(?(?:p\.|pp\.|page)\s*(\d+))?"#)
+        Regex::new(r#"[^\s<>()\[\]"'`“”‘’,;|*「」『』（）【】，。、；]+\.pdf\b(?:,?\s*\(?(?:p\.|pp\.|page)\s*(\d+))?"#)
             .unwrap()
     })
 }
@@ -147,9 +171,42 @@ fn definition_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"(?m)^[ \t>*-]*\[(\d{1,3})\]:?[ \t]+(.*)$").unwrap())
 }
 
-fn inline_quote_re() -> &'static Regex {
-    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| Regex::new(r#""([^"]+)"|“([^”]+)”"#).unwrap())
+/// The quoted strings of `text`, in order: `(whole, inner)` byte ranges. `"…"` ends at the
+/// next `"`; `“…”`, `「…」` and `『…』` at the mark that balances the opening one, so a quote
+/// that quotes (“the “novel” injector”) is one quote, not its first half.
+fn quoted_strings(text: &str) -> Vec<(Range<usize>, Range<usize>)> {
+    let mut out = Vec::new();
+    let mut it = text.char_indices();
+    while let Some((i, c)) = it.next() {
+        let close = match c {
+            '"' => '"',
+            '“' => '”',
+            '「' => '」',
+            '『' => '』',
+            _ => continue,
+        };
+        let inner = i + c.len_utf8();
+        let mut depth = 1;
+        let mut end = None;
+        for (j, d) in text[inner..].char_indices() {
+            if d == close {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(inner + j);
+                    break;
+                }
+            } else if d == c && c != close {
+                depth += 1;
+            }
+        }
+        let Some(end) = end.filter(|&e| e > inner) else {
+            continue;
+        };
+        out.push((i..end + close.len_utf8(), inner..end));
+        // Go on after the closing mark.
+        while it.next().is_some_and(|(k, _)| k < end) {}
+    }
+    out
 }
 
 /// A place in the vault: path, page, line range.
@@ -208,7 +265,10 @@ fn uris_in(answer: &str) -> Vec<Cite> {
 /// Trims quote marks, ellipses at the ends and a trailing citation from a quoted passage.
 fn clean_quote(s: &str) -> String {
     let t = s.trim().trim_matches(|c: char| {
-        matches!(c, '"' | '“' | '”' | '‘' | '’' | '\'' | '*' | '_') || c.is_whitespace()
+        matches!(
+            c,
+            '"' | '“' | '”' | '‘' | '’' | '\'' | '*' | '_' | '「' | '」' | '『' | '』'
+        ) || c.is_whitespace()
     });
     let t = t
         .trim_start_matches(['…', '.'])
@@ -219,7 +279,8 @@ fn clean_quote(s: &str) -> String {
 }
 
 fn is_quote(text: &str) -> bool {
-    text.chars().count() >= MIN_QUOTE && text.split_whitespace().count() >= MIN_WORDS
+    (text.chars().count() >= MIN_QUOTE && text.split_whitespace().count() >= MIN_WORDS)
+        || text.chars().filter(|&c| verify::no_space_script(c)).count() >= MIN_NO_SPACE
 }
 
 /// Quotes of the answer: blockquotes (consecutive `>` lines; a quoted string inside one is
@@ -231,10 +292,9 @@ fn quotes_in(answer: &str, cites: &[Cite]) -> Vec<Quote> {
     let flush = |block: &mut Option<(usize, usize, String)>, out: &mut Vec<Quote>| {
         if let Some((start, end, text)) = block.take() {
             // A quoted string inside the blockquote is the quote ("> "…" — uri").
-            let inner = inline_quote_re()
-                .captures(&text)
-                .and_then(|c| c.get(1).or(c.get(2)))
-                .map(|m| m.as_str().to_string());
+            let inner = quoted_strings(&text)
+                .first()
+                .map(|(_, inner)| text[inner.clone()].to_string());
             // Without one, the blockquote is the quote, minus a citation after a dash.
             let body = inner.unwrap_or_else(|| {
                 let mut t = text.clone();
@@ -273,21 +333,20 @@ fn quotes_in(answer: &str, cites: &[Cite]) -> Vec<Quote> {
         offset += line.len();
     }
     flush(&mut block, &mut out);
-    for c in inline_quote_re().captures_iter(answer) {
-        let whole = c.get(0).unwrap();
-        if out.iter().any(|q| overlaps(&q.range, &whole.range())) {
+    for (whole, inner) in quoted_strings(answer) {
+        if out.iter().any(|q| overlaps(&q.range, &whole)) {
             continue;
         }
-        let inner = c.get(1).or(c.get(2)).unwrap().as_str();
+        let inner = &answer[inner];
         // A blank line inside is two paragraphs, not one quote; a URI inside is not prose.
-        if inner.contains("\n\n") || cites.iter().any(|u| overlaps(&u.range, &whole.range())) {
+        if inner.contains("\n\n") || cites.iter().any(|u| overlaps(&u.range, &whole)) {
             continue;
         }
         let q = clean_quote(inner);
         if is_quote(&q) {
             out.push(Quote {
                 text: q,
-                range: whole.range(),
+                range: whole,
                 block: false,
             });
         }
@@ -477,64 +536,230 @@ fn line_span(text: &str, a: u32, b: u32) -> Range<usize> {
     start.min(end)..end
 }
 
-/// The verdict on one quote against the source it cites.
-fn judge(
-    path: &str,
-    page: Option<u32>,
-    lines: Option<(u32, u32)>,
-    quote: &str,
-    doc: &Doc,
-) -> (Verdict, Option<String>) {
-    match doc {
-        Doc::Pages(pages) => {
-            let n = pages.len();
-            let whole = Joined::new(pages.iter().map(String::as_str));
-            let found = |first: usize, last: usize| {
-                let span = whole.span(first, last);
-                quote::find_verbatim(&whole.text[span.clone()], quote).map(|f| {
-                    (
-                        whole.page_at(span.start + f.range.start),
-                        whole.page_at(span.start + f.range.end.saturating_sub(1)),
-                    )
-                })
-            };
-            if let Some(p) = page.map(|p| p as usize).filter(|p| (1..=n).contains(p)) {
-                let i = p - 1;
-                // On the page, or running across its break with the next or the previous page.
-                let on_page = found(i, i).is_some()
-                    || found(i, (i + 1).min(n - 1)).is_some_and(|(a, _)| a == i)
-                    || found(i.saturating_sub(1), i).is_some_and(|(_, b)| b == i);
-                if on_page {
-                    return (Verdict::Verified, None);
-                }
-            }
-            match found(0, n.saturating_sub(1)) {
-                Some((a, _)) if page.is_none() => {
-                    (Verdict::Verified, Some(uri::page_uri(path, a as u32 + 1)))
-                }
-                Some((a, _)) => (Verdict::OtherPage, Some(uri::page_uri(path, a as u32 + 1))),
-                None => (Verdict::NotFound, None),
+/// A verdict with where the quote is and why it is not verified.
+struct Judged {
+    verdict: Verdict,
+    found_at: Option<String>,
+    detail: Option<String>,
+}
+
+impl Judged {
+    fn new(verdict: Verdict) -> Judged {
+        Judged {
+            verdict,
+            found_at: None,
+            detail: None,
+        }
+    }
+
+    fn at(mut self, at: String) -> Judged {
+        self.found_at = Some(at);
+        self
+    }
+
+    fn because(mut self, why: Option<String>) -> Judged {
+        self.detail = why;
+        self
+    }
+}
+
+/// What a quote on the reading order alone, across a join the content stream does not make, is.
+const SPANS_BLOCKS: &str =
+    "spans two blocks (joined only by the reading order, not by the PDF's own text order)";
+
+/// A cited source's text, normalised once for all its quotes.
+struct Prepared {
+    doc: Doc,
+    read: Witness,
+}
+
+impl Prepared {
+    fn new(doc: Doc) -> Prepared {
+        let read = match &doc {
+            Doc::Pages(pages) => Witness::pages(pages.iter().map(String::as_str)),
+            Doc::Text(text) => Witness::pages([text.as_str()]),
+        };
+        Prepared { doc, read }
+    }
+}
+
+/// Whether `q` is on page `i` of `w`: within it, or running across its break with a
+/// neighbour.
+fn on_page(w: &Witness, q: &verify::Quote, i: usize) -> bool {
+    let page = w.span(i, i);
+    verify::find(w, q, w.span(i.saturating_sub(1), i), &|r| {
+        r.start < page.end && r.end > page.start
+    })
+    .is_some()
+}
+
+/// The second witness of some pages: their text blocks in content-stream order, one after
+/// another (each a page of the witness), and the page (0-based) of each.
+struct Stream {
+    w: Witness,
+    page_of: Vec<usize>,
+}
+
+impl Stream {
+    /// Pages `lo..=hi` of the paper at `path` (`None`: there is no second witness).
+    fn of(docs: &mut dyn Docs, path: &str, lo: usize, hi: usize) -> Option<Stream> {
+        let mut blocks = Vec::new();
+        let mut page_of = Vec::new();
+        for p in lo..=hi {
+            for b in docs.blocks(path, p as u32 + 1)? {
+                blocks.push(b);
+                page_of.push(p);
             }
         }
-        Doc::Text(text) => {
-            if let Some((a, b)) = lines {
-                let span = line_span(text, a, b);
-                if quote::find_verbatim(&text[span], quote).is_some() {
-                    return (Verdict::Verified, None);
-                }
+        Some(Stream {
+            w: Witness::pages(blocks.iter().map(String::as_str)),
+            page_of,
+        })
+    }
+
+    /// The bytes of page `i`'s blocks (`None`: it has none).
+    fn page(&self, i: usize) -> Option<Range<usize>> {
+        let first = self.page_of.iter().position(|&p| p == i)?;
+        let last = self.page_of.iter().rposition(|&p| p == i)?;
+        Some(self.w.span(first, last))
+    }
+
+    /// Whether `q` is on page `i` (or runs across its break with a neighbour) as the stream
+    /// draws it; or, when the reading order has it there (`read`), made of pieces of one block
+    /// (a formula drawn out of order).
+    fn has(&self, q: &verify::Quote, i: usize, read: bool) -> bool {
+        let Some(page) = self.page(i) else {
+            return false;
+        };
+        let from = i
+            .checked_sub(1)
+            .and_then(|b| self.page(b))
+            .map_or(page.start, |r| r.start);
+        let contiguous = verify::find(&self.w, q, from..page.end, &|r| {
+            r.start < page.end && r.end > page.start
+        });
+        contiguous.is_some() || (read && verify::covered_by_blocks(&self.w, q))
+    }
+}
+
+/// Why `q` is nowhere in the pages `read` (the cited page `cited`, 0-based, if any).
+fn why_not(
+    read: &Witness,
+    q: &verify::Quote,
+    cited: Option<usize>,
+    page: Option<u32>,
+) -> Option<String> {
+    let n = read.starts.len();
+    if q.parts() > 1 {
+        let places = verify::parts_anywhere(read, q);
+        if places.iter().all(Option::is_some) {
+            let mut on: Vec<usize> = places
+                .iter()
+                .flatten()
+                .map(|r| read.page_at(r.start) + 1)
+                .collect();
+            on.dedup();
+            let pages: Vec<String> = on.iter().map(|p| format!("p.{p}")).collect();
+            return Some(if pages.len() > 1 {
+                format!("its parts are on {}, not in one passage", pages.join(", "))
+            } else {
+                format!(
+                    "its parts are on {}, but not in this order within {} characters",
+                    pages[0],
+                    verify::WINDOW
+                )
+            });
+        }
+    }
+    if let Some(p) = page.filter(|p| *p as usize > n || *p == 0) {
+        return Some(format!("the paper has {n} pages, not a page {p}"));
+    }
+    let region = match cited {
+        Some(i) => read.span(i.saturating_sub(1), (i + 1).min(n.saturating_sub(1))),
+        None => 0..read.text.len(),
+    };
+    verify::difference(read, q, region)
+}
+
+/// The verdict on one quote against the paper at `path`.
+fn judge_pages(
+    path: &str,
+    page: Option<u32>,
+    q: &verify::Quote,
+    src: &Prepared,
+    docs: &mut dyn Docs,
+) -> Judged {
+    let read = &src.read;
+    let n = read.starts.len();
+    let cited = page
+        .map(|p| p as usize)
+        .filter(|p| (1..=n).contains(p))
+        .map(|p| p - 1);
+    if let Some(i) = cited {
+        let in_read = on_page(read, q, i);
+        let lo = i.saturating_sub(1);
+        match Stream::of(docs, path, lo, (i + 1).min(n - 1)) {
+            Some(s) if s.has(q, i, in_read) => return Judged::new(Verdict::Verified),
+            Some(_) if in_read => {
+                return Judged::new(Verdict::NotFound).because(Some(SPANS_BLOCKS.into()));
             }
-            match quote::find_verbatim(text, quote) {
-                Some(f) => {
-                    let (a, b) = lines_of(text, &f.range);
-                    let at = uri::lines_uri(path, a, b);
-                    if lines.is_none() {
-                        (Verdict::Verified, Some(at))
-                    } else {
-                        (Verdict::OtherPage, Some(at))
-                    }
-                }
-                None => (Verdict::NotFound, None),
+            None if in_read => return Judged::new(Verdict::Verified),
+            _ => {}
+        }
+    }
+    match verify::find(read, q, 0..read.text.len(), &|_| true) {
+        Some(r) => {
+            let a = read.page_at(r.start);
+            let at = uri::page_uri(path, a as u32 + 1);
+            if page.is_some() {
+                return Judged::new(Verdict::OtherPage).at(at);
             }
+            let lo = a.saturating_sub(1);
+            match Stream::of(docs, path, lo, (a + 1).min(n - 1)) {
+                Some(s) if !s.has(q, a, true) => {
+                    Judged::new(Verdict::NotFound).because(Some(SPANS_BLOCKS.into()))
+                }
+                _ => Judged::new(Verdict::Verified).at(at),
+            }
+        }
+        None => match cited {
+            Some(i) if src_page_empty(&src.doc, i) => Judged::new(Verdict::Unverifiable)
+                .because(Some(format!("page {} has no text to check against", i + 1))),
+            _ => Judged::new(Verdict::NotFound).because(why_not(read, q, cited, page)),
+        },
+    }
+}
+
+fn src_page_empty(doc: &Doc, i: usize) -> bool {
+    matches!(doc, Doc::Pages(p) if p.get(i).is_some_and(|t| t.trim().is_empty()))
+}
+
+/// The verdict on one quote against the text file at `path`.
+fn judge_text(path: &str, lines: Option<(u32, u32)>, q: &verify::Quote, src: &Prepared) -> Judged {
+    let Doc::Text(text) = &src.doc else {
+        return Judged::new(Verdict::Unverifiable);
+    };
+    let w = &src.read;
+    let span = lines.map(|(a, b)| line_span(text, a, b));
+    if let Some(span) = &span
+        && verify::find(w, q, span.clone(), &|r| r.end <= span.end).is_some()
+    {
+        return Judged::new(Verdict::Verified);
+    }
+    match verify::find(w, q, 0..text.len(), &|_| true) {
+        Some(r) => {
+            let (a, b) = lines_of(text, &(r.start..r.end.min(text.len())));
+            let at = uri::lines_uri(path, a, b);
+            let v = if lines.is_none() {
+                Verdict::Verified
+            } else {
+                Verdict::OtherPage
+            };
+            Judged::new(v).at(at)
+        }
+        None => {
+            let region = span.unwrap_or(0..text.len());
+            Judged::new(Verdict::NotFound).because(verify::difference(w, q, region))
         }
     }
 }
@@ -542,47 +767,64 @@ fn judge(
 /// Checks every citation of `answer` against the texts `docs` gives. `evidence` are the
 /// prompt's evidence URIs in their `[n]` order.
 pub fn check(answer: &str, evidence: &[String], docs: &mut dyn Docs) -> Vec<CitationCheck> {
-    let mut cache: HashMap<String, Option<Doc>> = HashMap::new();
-    pair(answer, evidence)
-        .into_iter()
-        .map(|(u, quote)| {
-            let Some((path, page, lines)) = vault_uri(&u) else {
-                return CitationCheck {
-                    uri: u,
-                    quote,
-                    verdict: Verdict::Unverifiable,
-                    found_at: None,
-                };
-            };
-            let Some(q) = quote else {
-                return CitationCheck {
-                    uri: u,
-                    quote: None,
-                    verdict: Verdict::NoQuote,
-                    found_at: None,
-                };
-            };
-            let doc = cache.entry(path.clone()).or_insert_with(|| docs.doc(&path));
-            let (verdict, found_at) = match doc {
-                Some(d) => judge(&path, page, lines, &q, d),
-                None => (Verdict::Unverifiable, None),
-            };
-            CitationCheck {
-                uri: u,
-                quote: Some(q),
-                verdict,
-                found_at,
+    let mut cache: HashMap<String, Option<Prepared>> = HashMap::new();
+    let mut out = Vec::new();
+    for (u, quote) in pair(answer, evidence) {
+        let judged = match (vault_uri(&u), &quote) {
+            (None, _) => Judged::new(Verdict::Unverifiable),
+            (Some(_), None) => Judged::new(Verdict::NoQuote),
+            (Some((path, page, lines)), Some(text)) => {
+                if !cache.contains_key(&path) {
+                    let doc = docs.doc(&path).map(Prepared::new);
+                    cache.insert(path.clone(), doc);
+                }
+                match (
+                    cache.get(&path).and_then(Option::as_ref),
+                    verify::Quote::new(text),
+                ) {
+                    (None, _) => Judged::new(Verdict::Unverifiable)
+                        .because(Some("the cited source cannot be read".into())),
+                    (Some(_), None) => Judged::new(Verdict::Unverifiable)
+                        .because(Some("nothing in the quote to check".into())),
+                    (Some(src), Some(q)) => match src.doc {
+                        Doc::Pages(_) => judge_pages(&path, page, &q, src, docs),
+                        Doc::Text(_) => judge_text(&path, lines, &q, src),
+                    },
+                }
             }
-        })
-        .collect()
+        };
+        out.push(CitationCheck {
+            uri: u,
+            quote,
+            verdict: judged.verdict,
+            found_at: judged.found_at,
+            detail: judged.detail,
+        });
+    }
+    out
 }
 
-/// The vault's texts, as the context tools serve them (index pages, or extracted on demand);
-/// hidden entries and the app's state are never read.
+/// The vault's texts, as the context tools serve them (index pages, or extracted on demand),
+/// and the second witness of a paper's pages, extracted from the PDF when asked; hidden
+/// entries and the app's state are never read.
 pub struct VaultDocs<'a> {
     pub vault: &'a Vault,
     pub reader: VaultReader,
+    blocks: HashMap<(String, u32), Option<Vec<String>>>,
 }
+
+impl<'a> VaultDocs<'a> {
+    pub fn new(vault: &'a Vault) -> VaultDocs<'a> {
+        VaultDocs {
+            vault,
+            reader: VaultReader::default(),
+            blocks: HashMap::new(),
+        }
+    }
+}
+
+/// How long the second witness of one paper may take to extract.
+const BLOCKS_TIME: std::time::Duration = std::time::Duration::from_secs(20);
 
 impl Docs for VaultDocs<'_> {
     fn doc(&mut self, path: &str) -> Option<Doc> {
@@ -596,15 +838,37 @@ impl Docs for VaultDocs<'_> {
             EntryKind::Directory => None,
         }
     }
+
+    fn blocks(&mut self, path: &str, page: u32) -> Option<Vec<String>> {
+        let key = (path.to_string(), page);
+        if let Some(b) = self.blocks.get(&key) {
+            return b.clone();
+        }
+        // The next two pages at once: a quote is checked against a page and its neighbours,
+        // asked for from the first.
+        let want: Vec<u32> = (page..=page + 2).collect();
+        let got = Access::WholeVault
+            .authorize(self.vault, path)
+            .ok()
+            .filter(|t| t.kind == EntryKind::Paper)
+            .and_then(|t| std::fs::read(&t.abs).ok())
+            .and_then(|bytes| {
+                let limits = crate::vault::pdf::Limits {
+                    deadline: std::time::Instant::now() + BLOCKS_TIME,
+                };
+                crate::vault::pdf::stream_blocks(&bytes, &want, limits).ok()
+            });
+        for (k, p) in want.iter().enumerate() {
+            let b = got.as_ref().and_then(|g| g.get(k).cloned());
+            self.blocks.insert((path.to_string(), *p), b);
+        }
+        self.blocks.get(&key).cloned().flatten()
+    }
 }
 
 /// [`check`] against the vault.
 pub fn check_in_vault(vault: &Vault, answer: &str, evidence: &[String]) -> Vec<CitationCheck> {
-    let mut docs = VaultDocs {
-        vault,
-        reader: VaultReader::default(),
-    };
-    check(answer, evidence, &mut docs)
+    check(answer, evidence, &mut VaultDocs::new(vault))
 }
 
 /// The vault places an answer cites, in order (URIs, and `[n]` markers resolved through its own
@@ -628,11 +892,15 @@ pub fn same_place(a: &str, b: &str) -> bool {
 mod tests {
     use super::*;
 
-    struct Fixed(HashMap<String, Doc>);
+    struct Fixed(HashMap<String, Doc>, HashMap<(String, u32), Vec<String>>);
 
     impl Docs for Fixed {
         fn doc(&mut self, path: &str) -> Option<Doc> {
             self.0.get(path).cloned()
+        }
+
+        fn blocks(&mut self, path: &str, page: u32) -> Option<Vec<String>> {
+            self.1.get(&(path.to_string(), page)).cloned()
         }
     }
 
@@ -650,7 +918,37 @@ mod tests {
             "notes/n.md".to_string(),
             Doc::Text("# Notes\n\nLine three says columns are read left to right.\nLine four is unrelated.\n".into()),
         );
-        Fixed(m)
+        m.insert(
+            "papers/zh/paper.pdf".to_string(),
+            Doc::Pages(vec![
+                "第一章 引言\n本文提出一种新的检索方法，\n实验结果表明准确率提高了 5.2%。".into(),
+                "第二章 方法\n我们使用窗口大小为一百五十个词的段落。".into(),
+                String::new(),
+            ]),
+        );
+        // The layout pass spliced a sidebar into the abstract; the content stream did not.
+        m.insert(
+            "papers/els/paper.pdf".to_string(),
+            Doc::Pages(vec![
+                "Article history A reader that checks every quote\nReceived 1 May 2020 finds that 12% of\nKeywords: citations the answers cite a wrong page.".into(),
+            ]),
+        );
+        let mut b = HashMap::new();
+        b.insert(
+            ("papers/els/paper.pdf".to_string(), 1),
+            vec![
+                "Article history\nReceived 1 May 2020\nKeywords: citations".to_string(),
+                "A reader that checks every quote\nfinds that 12% of\nthe answers cite a wrong page.".to_string(),
+            ],
+        );
+        Fixed(m, b)
+    }
+
+    fn judged(answer: &str) -> Vec<(Verdict, Option<String>)> {
+        check(answer, &[], &mut docs())
+            .into_iter()
+            .map(|c| (c.verdict, c.detail))
+            .collect()
     }
 
     fn verdicts(answer: &str) -> Vec<(Verdict, Option<String>)> {
@@ -752,5 +1050,79 @@ mod tests {
         // Short quoted terms are not quotes.
         let b = "The \"fusion\" method (papers/a/paper.pdf#page=2).";
         assert_eq!(verdicts(b), vec![(Verdict::NoQuote, None)]);
+    }
+
+    #[test]
+    fn a_changed_number_names_the_token_that_differs() {
+        let a = "\"Recall at ten reaches 0.731 with fusion, against 6.12 for BM25 alone\" — papers/a/paper.pdf#page=2";
+        let checks = check(a, &[], &mut docs());
+        assert_eq!(checks[0].verdict, Verdict::NotFound);
+        assert_eq!(
+            checks[0].detail.as_deref(),
+            Some("\"6.12\" — the page has \"0.612\"")
+        );
+        assert!(
+            checks[0].line().ends_with("the page has \"0.612\""),
+            "{}",
+            checks[0].line()
+        );
+    }
+
+    #[test]
+    fn chinese_and_japanese_quotes_are_checked() {
+        let right = "论文说「本文提出一种新的检索方法，实验结果表明准确率提高了 5.2%」（papers/zh/paper.pdf#page=1）";
+        assert_eq!(judged(right), vec![(Verdict::Verified, None)]);
+        let wrong = "『实验结果表明准确率提高了 2.5%』 papers/zh/paper.pdf#page=1";
+        assert_eq!(judged(wrong)[0].0, Verdict::NotFound);
+        let other = "“我们使用窗口大小为一百五十个词的段落” papers/zh/paper.pdf#page=1";
+        assert_eq!(
+            verdicts(other),
+            vec![(
+                Verdict::OtherPage,
+                Some("papers/zh/paper.pdf#page=2".into())
+            )]
+        );
+        // A page without text cannot say anything about a quote.
+        let blank = "「这一页没有任何文字可以核对」 papers/zh/paper.pdf#page=3";
+        let got = judged(blank);
+        assert_eq!(got[0].0, Verdict::Unverifiable);
+        assert!(got[0].1.as_deref().unwrap().contains("no text"), "{got:?}");
+    }
+
+    #[test]
+    fn a_splice_of_the_layout_pass_is_never_verified() {
+        let spliced = "\"Received 1 May 2020 finds that 12% of\" — papers/els/paper.pdf#page=1";
+        let got = judged(spliced);
+        assert_eq!(got[0].0, Verdict::NotFound);
+        assert!(
+            got[0].1.as_deref().unwrap().starts_with("spans two blocks"),
+            "{got:?}"
+        );
+        let true_sentence = "\"A reader that checks every quote finds that 12% of the answers cite a wrong page.\" — papers/els/paper.pdf#page=1";
+        assert_eq!(judged(true_sentence), vec![(Verdict::Verified, None)]);
+    }
+
+    #[test]
+    fn an_elision_across_far_pages_is_not_on_the_cited_page() {
+        let a = "\"The first result shows that quoting first … Nothing else here\" — papers/a/paper.pdf#page=1";
+        let got = judged(a);
+        assert_eq!(got[0].0, Verdict::NotFound);
+        assert_eq!(
+            got[0].1.as_deref(),
+            Some("its parts are on p.1, p.3, not in one passage")
+        );
+    }
+
+    #[test]
+    fn a_quote_that_quotes_is_checked_whole() {
+        let right = "They write “The first result shows that “quoting first” makes answers checkable at almost no cost.” (papers/a/paper.pdf#page=1)";
+        let got = check(right, &[], &mut docs());
+        assert_eq!(got[0].verdict, Verdict::Verified);
+        assert!(
+            got[0].quote.as_deref().unwrap().ends_with("no cost."),
+            "{got:?}"
+        );
+        let altered = "They write “The first result shows that “quoting first” makes answers checkable at almost zero cost.” (papers/a/paper.pdf#page=1)";
+        assert_eq!(judged(altered)[0].0, Verdict::NotFound);
     }
 }

@@ -19,6 +19,7 @@ pub mod plan;
 pub mod prompt;
 pub mod quote;
 pub mod tools;
+pub mod verify;
 
 pub use budget::Budget;
 pub use grant::{Grant, GrantFiles};

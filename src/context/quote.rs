@@ -3,7 +3,9 @@
 //! PDF text extractors. Both sides are reduced to lower-case letters and digits; the match is
 //! mapped back to a byte range of the original text. When the reduced quote does not occur
 //! verbatim (a glyph decoded differently, a dropped accent), fixed-length anchors of it that
-//! still occur close together in the right order locate it.
+//! still occur close together in the right order locate it. This finder locates a quote (to
+//! highlight it, to serve an excerpt); whether a quote is really on a page is judged by the
+//! strict matcher of `super::verify`.
 
 use std::ops::Range;
 
@@ -96,82 +98,6 @@ pub fn find_in(hay: &Reduced, quote: &str) -> Option<Found> {
             range,
             exact: false,
         })
-}
-
-/// Elision marks: text left out of a quote.
-const ELISIONS: [&str; 5] = ["[…]", "[...]", "(…)", "…", "..."];
-
-/// Where `quote` occurs in `text` as the quote says it — for checking a citation, so stricter
-/// than [`find`]: layout differences are tolerated (whitespace, line-end hyphenation,
-/// ligatures, typographic quotes and dashes), so are a misdecoded glyph or two and elisions
-/// (`…`, `...`, `[…]`) standing for text left out, but never a changed word or number. The
-/// range runs from the first part to the last.
-pub fn find_verbatim(text: &str, quote: &str) -> Option<Found> {
-    let mut parts = vec![quote];
-    for mark in ELISIONS {
-        parts = parts.iter().flat_map(|p| p.split(mark)).collect();
-    }
-    let needles: Vec<String> = parts
-        .iter()
-        .map(|p| reduce(p).text)
-        .filter(|n| n.chars().count() >= MIN_CHARS)
-        .collect();
-    if needles.is_empty() {
-        return None;
-    }
-    let hay = reduce(text);
-    let mut from = 0;
-    let mut first: Option<usize> = None;
-    let mut exact = true;
-    for needle in &needles {
-        let range = match hay.text[from..].find(needle.as_str()) {
-            Some(p) => from + p..from + p + needle.len(),
-            None => {
-                exact = false;
-                let r = anchored(&hay, needle).filter(|r| r.start >= from)?;
-                if !nearly_equal(needle, &hay.text[r.clone()]) {
-                    return None;
-                }
-                r
-            }
-        };
-        first.get_or_insert(range.start);
-        from = range.end;
-    }
-    Some(Found {
-        range: hay.source(first?..from)?,
-        exact,
-    })
-}
-
-/// The same text but for a glyph or two (at most one character in 40 differs, by edit
-/// distance) and with the same digits in the same order.
-fn nearly_equal(a: &str, b: &str) -> bool {
-    let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
-    if digits(a) != digits(b) {
-        return false;
-    }
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let longest = a.len().max(b.len());
-    if longest > 4000 {
-        return false;
-    }
-    edit_distance(&a, &b) * 40 <= longest
-}
-
-fn edit_distance(a: &[char], b: &[char]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 /// Pages joined into one text (each followed by a newline), so that a quote running across a
@@ -322,47 +248,6 @@ mod tests {
         assert_eq!((m.first, m.last), (1, 1));
         assert_eq!(pages.span(1, 1), 33..58);
         assert!(find_in_pages(&pages, "nowhere in these pages").is_none());
-    }
-
-    #[test]
-    fn verbatim_tolerates_layout_and_elisions_never_a_changed_word() {
-        let text = "The ﬁrst re-\nsult shows that  “quoting first”\nmakes answers check-\nable at almost no cost. Recall reaches 0.731 at ten.";
-        let f = find_verbatim(
-            text,
-            "The first result shows that \"quoting first\" makes answers checkable",
-        )
-        .unwrap();
-        assert!(f.exact);
-        // Elided: both parts in order.
-        let f = find_verbatim(text, "The first result shows … at almost no cost").unwrap();
-        assert!(text[f.range].ends_with("no cost"));
-        assert!(
-            find_verbatim(text, "at almost no cost … The first result shows").is_none(),
-            "order"
-        );
-        // A glyph decoded differently is still the quote; a changed number or word is not.
-        assert!(
-            find_verbatim(
-                text,
-                "makes answers checkable at almost nQ cost. Recall reaches 0.731 at ten"
-            )
-            .is_some()
-        );
-        assert!(
-            find_verbatim(
-                text,
-                "makes answers checkable at almost no cost. Recall reaches 0.713 at ten"
-            )
-            .is_none()
-        );
-        assert!(
-            find_verbatim(
-                text,
-                "makes answers checkable at almost zero cost. Recall reaches 0.731 at ten"
-            )
-            .is_none()
-        );
-        assert!(find_verbatim(text, "…").is_none());
     }
 
     #[test]

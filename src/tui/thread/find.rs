@@ -176,6 +176,7 @@ mod tests {
                         quote: Some("a quote of some words".into()),
                         verdict: Verdict::Verified,
                         found_at: None,
+                        detail: None,
                     })
                     .collect(),
             ));

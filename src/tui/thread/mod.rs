@@ -423,6 +423,7 @@ mod tests {
             quote: None,
             verdict,
             found_at: None,
+            detail: None,
         };
         let mut t = Thread::new("t".into());
         t.items.push(Item::new(ItemKind::User {

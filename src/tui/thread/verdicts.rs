@@ -1,6 +1,7 @@
 //! The verdicts of a turn's citations in the chat (issue 14): under the answer, one line per
 //! citation — `✓` the quote is on the cited page, `⚠` it is not (with the page where it does
-//! occur, if any), `·` a citation without a quote — after a header that counts them. Each line
+//! occur, or the token that differs, or why it cannot be checked), `·` a citation without a
+//! quote — after a header that counts them. Each line
 //! is selectable: `enter` opens the page where the quote is (the cited page when it is
 //! nowhere), with the quote highlighted ([`opens`]). Kept apart from the source cards so either can change.
 
@@ -118,9 +119,15 @@ pub fn state(c: &CitationCheck) -> String {
             Some(f) => format!("not found on that page; on {}", at(f)),
             None => "not found on that page".into(),
         },
-        Verdict::NotFound => "not found on that page or any other".into(),
+        Verdict::NotFound => match &c.detail {
+            Some(d) => format!("not verified: {d}"),
+            None => "not found on that page or any other".into(),
+        },
         Verdict::NoQuote => "no quote".into(),
-        Verdict::Unverifiable => "the cited source cannot be read".into(),
+        Verdict::Unverifiable => match &c.detail {
+            Some(d) => format!("cannot be checked: {d}"),
+            None => "the cited source cannot be read".into(),
+        },
     }
 }
 
@@ -191,6 +198,7 @@ mod tests {
             quote: quote.map(String::from),
             verdict,
             found_at: found.map(String::from),
+            detail: None,
         }
     }
 
@@ -285,5 +293,35 @@ mod tests {
         );
         assert_eq!(opens(&moved), "papers/x/paper.pdf#page=5");
         assert_eq!(opens(&checks[1]), "papers/x/paper.pdf#page=2");
+    }
+
+    /// What differs is said in the chat too, and kept within the width.
+    #[test]
+    fn the_differing_token_is_shown_within_the_width() {
+        let mut c = check(
+            "papers/x/paper.pdf#page=3",
+            Some("The error rate fell to 45.6% with fusion"),
+            Verdict::NotFound,
+            None,
+        );
+        c.detail = Some("\"45.6%\" — the page has \"4.56%\"".into());
+        let r = rows(&c, false, 100);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(
+            r[0].ends_with(" · not verified: \"45.6%\" — the page has \"4.56%\""),
+            "{r:?}"
+        );
+        for width in [60, 40, 24] {
+            let r = rows(&c, false, width);
+            assert!(r.iter().all(|l| str_width(l.trim_end()) <= width), "{r:?}");
+            let all = r.join(" ");
+            assert!(all.contains("\"4.56%\"") && all.contains("45.6%"), "{r:?}");
+        }
+        c.verdict = Verdict::Unverifiable;
+        c.detail = Some("page 3 has no text to check against".into());
+        assert!(
+            rows(&c, false, 100)[0]
+                .ends_with(" · cannot be checked: page 3 has no text to check against")
+        );
     }
 }

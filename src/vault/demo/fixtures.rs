@@ -644,6 +644,59 @@ pub fn sidebar_box() -> io::Result<Fixture> {
     })
 }
 
+/// An Elsevier-style front page with a narrow "Article history / Received / Accepted /
+/// Keywords" column beside a two-column abstract, every line of the three on a shared
+/// baseline; the content stream draws the column, then each abstract column, whole. What a
+/// reader that merges lines by baseline would splice exists nowhere in the PDF. `pages` is
+/// the text as printed: each abstract column, then the column beside them.
+pub fn sidebar_two_column_abstract() -> io::Result<Fixture> {
+    let mut sheet = Sheet::new();
+    sheet.add_std14("F1", "Times-Roman");
+    sheet.add_std14("F2", "Helvetica");
+    let side = [
+        "ARTICLE INFO",
+        "Article history:",
+        "Received 12 March 2021",
+        "Accepted 3 May 2021",
+        "Keywords:",
+        "Citation checking",
+    ];
+    let left = [
+        "Readers that quote a paper must",
+        "find the quoted words where the",
+        "paper prints them, and a check",
+        "that accepts text the reader made",
+        "up itself proves nothing at all.",
+    ];
+    let right = [
+        "Here the sidebar stands on the",
+        "same baselines as the abstract,",
+        "so a reader merging lines by their",
+        "height joins the two into one text",
+        "that the page never printed.",
+    ];
+    let y = |i: usize| 690.0 - 12.0 * i as f32;
+    for (i, line) in side.iter().enumerate() {
+        set_words(&mut sheet, ("F2", "Helvetica"), 7.0, 40.0, y(i), line);
+    }
+    for (i, line) in left.iter().enumerate() {
+        set_words(&mut sheet, ("F1", "Times-Roman"), 10.0, 150.0, y(i), line);
+    }
+    for (i, line) in right.iter().enumerate() {
+        set_words(&mut sheet, ("F1", "Times-Roman"), 10.0, 330.0, y(i), line);
+    }
+    Ok(Fixture {
+        name: "sidebar-two-column-abstract",
+        pdf: sheet.finish()?,
+        pages: vec![format!(
+            "{}\n\n{}\n\n{}",
+            left.join("\n"),
+            right.join("\n"),
+            side.join("\n")
+        )],
+    })
+}
+
 /// An IEEE-style first paragraph: a drop cap two lines tall, the rest of its word in small
 /// capitals on the first line, the second line indented beside the cap.
 pub fn drop_cap() -> io::Result<Fixture> {

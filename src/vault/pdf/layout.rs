@@ -282,6 +282,51 @@ fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph], geo: bool) -> (String, V
     (out, cells)
 }
 
+/// The page's glyph runs in content-stream order (margin line numbers dropped), grouped into
+/// blocks: a run joins the block before it when it overlaps the run before it on the same
+/// baseline (drawn out of order within a formula), or is set a little above or below without
+/// jumping right (a sub- or superscript, the next line). A run further along the same
+/// baseline is at least a word gap wider than any word space away (a column, a sidebar, a
+/// table cell) and starts a block. Nothing is sorted by position, so text the PDF draws apart
+/// is never interleaved: a second witness of what the page says, independent of the layout
+/// decisions of [`page_text`].
+pub fn stream_blocks(page: &PageGlyphs) -> Vec<String> {
+    let glyphs: Vec<&Glyph> = page.glyphs.iter().collect();
+    let (gs, mut frags) = fragments(page, &glyphs);
+    drop_line_numbers(page, &gs, &mut frags);
+    let mut blocks: Vec<String> = Vec::new();
+    let mut prev: Option<&Frag> = None;
+    for f in &frags {
+        let Some(t) = frag_text(page, &gs, f)
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        else {
+            continue;
+        };
+        let s = f.size.max(prev.map_or(0.0, |p| p.size));
+        let same_line = prev.is_some_and(|p| {
+            (f.y - p.y).abs() < 0.2 * s && f.x0 <= p.x1 + 0.2 * s && f.x1 >= p.x0 - 0.2 * s
+        });
+        let next_line = prev.is_some_and(|p| {
+            let dy = p.y - f.y;
+            dy.abs() >= 0.2 * s && dy < 2.5 * s && dy > -1.5 * s && f.x0 < p.x1 + s
+        });
+        match blocks.last_mut() {
+            Some(b) if same_line => {
+                b.push(' ');
+                b.push_str(t);
+            }
+            Some(b) if next_line => {
+                b.push('\n');
+                b.push_str(t);
+            }
+            _ => blocks.push(t.to_string()),
+        }
+        prev = Some(f);
+    }
+    blocks
+}
+
 /// Runs of glyphs in content order that sit on one baseline with no wide gap.
 fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
     let mut gs: Vec<G> = Vec::with_capacity(glyphs.len());

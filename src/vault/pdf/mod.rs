@@ -185,6 +185,32 @@ pub fn page_layout(bytes: &[u8], page: u32, limits: Limits) -> Result<PageLayout
     Ok(PageLayout { text, boxes })
 }
 
+/// The text blocks of physical pages `pages` (1-based) of a PDF held in memory, each page's in
+/// content-stream order (see `layout::stream_blocks`): what the PDF draws in sequence, with no
+/// layout decision that could splice a sidebar into a column. One entry per asked page (empty
+/// for a page the document does not have).
+pub fn stream_blocks(
+    bytes: &[u8],
+    pages: &[u32],
+    limits: Limits,
+) -> Result<Vec<Vec<String>>, PdfError> {
+    check_deadline(&limits)?;
+    let doc = load(bytes)?;
+    let ids: Vec<lopdf::ObjectId> = doc.page_iter().take(MAX_PAGES).collect();
+    let mut fonts = content::FontCache::default();
+    let mut out = Vec::with_capacity(pages.len());
+    for &page in pages {
+        check_deadline(&limits)?;
+        let Some(&id) = page.checked_sub(1).and_then(|i| ids.get(i as usize)) else {
+            out.push(Vec::new());
+            continue;
+        };
+        let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
+        out.push(layout::stream_blocks(&glyphs));
+    }
+    Ok(out)
+}
+
 /// A page is undecodable when a real part of what it shows could not be read: at least 20
 /// glyphs and a tenth of all visible ones (a stray symbol in a formula does not count).
 fn undecodable(page: &content::PageGlyphs) -> bool {
