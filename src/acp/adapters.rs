@@ -35,11 +35,15 @@ pub struct Launch {
     pub env: BTreeMap<String, String>,
 }
 
-/// Codex's switches: no shell, no unified exec, no web search.
-const CODEX_OVERRIDES: [&str; 3] = [
+/// Codex's switches: no shell, no unified exec, no web search, and never an approval
+/// question. codex-acp offers a native edit (`apply_patch`) with approve/abort only, and the
+/// abort agentero must give ends the whole turn; with `approval_policy="never"` Codex's own
+/// read-only sandbox refuses the edit and the model carries on.
+const CODEX_OVERRIDES: [&str; 4] = [
     "features.shell_tool=false",
     "features.unified_exec=false",
     "web_search=\"disabled\"",
+    "approval_policy=\"never\"",
 ];
 
 /// Gemini CLI's policy: built-in tools denied (and so not offered), ours allowed. The allow
@@ -449,7 +453,9 @@ mod tests {
                 "-c",
                 "features.shell_tool=false",
                 "-c",
-                "features.unified_exec=false"
+                "features.unified_exec=false",
+                "-c",
+                "approval_policy=\"never\""
             ]
         );
         assert!(presets().iter().all(|p| !p.login.is_empty()));
