@@ -268,7 +268,11 @@ fn list_lines(lines: &[&str]) -> Vec<bool> {
             while j < lines.len() && fits(lines[j]) && url(lines[j]) {
                 j += 1;
             }
-        } else if !head.is_empty() && head.chars().count() <= 12 && !head.ends_with('.') {
+        } else if head.chars().any(char::is_alphanumeric)
+            && head.chars().count() <= 12
+            && !head.ends_with('.')
+        {
+            // (A bullet is not such a word: a bullet item wraps onto lines of its own.)
             while j < lines.len()
                 && fits(lines[j])
                 && first_word(lines[j]) == head
@@ -449,6 +453,9 @@ mod tests {
             "清华大学 https://mirrors.tuna.tsinghua.edu.cn/CTAN/"
         );
         assert!(s[1..].iter().all(|(_, sh)| *sh == Shape::TableRow), "{s:?}");
+        // Bullet items that wrap are not a list of lines.
+        let bullets = "• Check that the margins are within\n±1 mm of the given size.\n• Use the fonts given\nin the template.\n• Embed the fonts.";
+        assert!(shapes(bullets).iter().all(|(_, s)| *s == Shape::Body));
         // Lines of a paragraph are not a list.
         let para = "Text of a paragraph that wraps\nonto a second line of the page\nand a third line that ends here.";
         assert_eq!(shapes(para).len(), 1);
