@@ -31,9 +31,11 @@
 //! `tests/tui_keys.rs`.
 
 pub mod answer;
+pub mod choose;
 pub mod handoff;
 pub mod rank;
 mod respond;
+pub mod shape;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

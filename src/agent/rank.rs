@@ -5,9 +5,10 @@
 //! corpus" for data, "limitation / unfortunately / bug" for limitations. No model: every quote is
 //! a sentence copied from a page, so it is really on the page it cites.
 
-use std::collections::HashMap;
-
 use tantivy::tokenizer::TokenStream;
+
+pub use super::choose::choose;
+use super::shape::{self, Asks};
 
 /// What kind of answer the question asks for (each has its cues).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +40,8 @@ pub struct Question {
     pub this_page: bool,
     /// The question asks for a setting ("what window size is used?", "the default …").
     pub setting: bool,
+    /// What the question names (a figure, a footnote, a reference), so those are not ranked down.
+    pub asks: Asks,
 }
 
 impl Question {
@@ -299,6 +302,15 @@ pub fn kind_of(question: &str) -> Kind {
             "caveat",
             " fail",
             "problems",
+            "缺点",
+            "局限",
+            "不足",
+            "弱点",
+            "欠点",
+            "問題点",
+            "什么问题",
+            "단점",
+            "한계",
         ],
     ) {
         return Kind::Limitation;
@@ -370,8 +382,32 @@ pub fn kind_of(question: &str) -> Kind {
             "default value",
             "font size",
             "text size",
+            // Chinese, Japanese and Korean "how many / how much / which year / what share".
+            "多少",
+            "几个",
+            "几层",
+            "几种",
+            "几部分",
+            "几页",
+            "多大",
+            "多长",
+            "多宽",
+            "多高",
+            "哪一年",
+            "哪年",
+            "百分之",
+            "何年",
+            "何種類",
+            "何個",
+            "何ページ",
+            "何文字",
+            "いくつ",
+            "どのくらい",
+            "몇",
+            "얼마",
         ],
-    ) {
+    ) || q.contains('几') && !q.contains("几乎")
+    {
         return Kind::Number;
     }
     // "What window size is used?", "Which version of natbib …?"
@@ -390,6 +426,8 @@ pub fn kind_of(question: &str) -> Kind {
                 " number of",
                 " year ",
                 " date ",
+                " value",
+                " values",
             ],
         )
     {
@@ -413,11 +451,16 @@ pub fn keywords(question: &str) -> Vec<String> {
         if token.starts_with('@') || token.starts_with('/') && out.is_empty() && token.len() > 1 {
             continue;
         }
-        for w in token.split(|c: char| !c.is_alphanumeric()) {
-            let w = w.to_lowercase();
+        for typed in token.split(|c: char| !c.is_alphanumeric()) {
+            let w = typed.to_lowercase();
             if w.is_empty() {
                 continue;
             }
+            // Two characters with a digit or a capital past the question's first word are a
+            // name or a symbol ("r0", "Ag", "IV"), not a short function word.
+            let symbol = w.chars().count() == 2
+                && (typed.chars().any(|c| c.is_ascii_digit())
+                    || !previous.is_empty() && typed.chars().any(char::is_uppercase));
             let pointer = POINTERS.contains(&w.as_str())
                 && (DETERMINERS.contains(&previous.as_str()) || w == "selection");
             let prev = std::mem::replace(&mut previous, w.clone());
@@ -428,6 +471,7 @@ pub fn keywords(question: &str) -> Vec<String> {
             // g"); other short words are not key words, numbers are.
             let letter = w.len() == 1 && w.chars().all(|c| c.is_ascii_lowercase());
             if (letter
+                || symbol
                 || w.chars().count() >= 2
                     && (w.chars().count() >= 3 || w.chars().all(|c| c.is_ascii_digit())))
                 && !STOP_WORDS.contains(&w.as_str())
@@ -508,6 +552,7 @@ pub fn read_question(question: &str, anchor: Option<&str>) -> Question {
         deictic,
         this_page,
         setting,
+        asks: shape::asks(question),
     }
 }
 
@@ -669,6 +714,15 @@ fn block_sentences(block: &str) -> Vec<String> {
         if flat[i..].starts_with(" • ") && i > start {
             push(&flat[start..i], &mut out);
             start = i + 1;
+        } else if let Some(c) = flat[i..].chars().next()
+            && matches!(c, '。' | '！' | '？')
+        {
+            // A full-width stop ends a Chinese or Japanese sentence, space or not.
+            let end = i + c.len_utf8();
+            push(&flat[start..end], &mut out);
+            start = end;
+            i = end;
+            continue;
         } else if ends_sentence(&flat, i) {
             push(&flat[start..=i], &mut out);
             start = i + 1;
@@ -690,6 +744,14 @@ pub fn cut(sentence: &str) -> String {
     let mut out = String::new();
     for w in sentence.split(' ') {
         if out.chars().count() + w.chars().count() + 1 > MAX_QUOTE {
+            if out.chars().count() < MAX_QUOTE / 2 {
+                // A long run without spaces (Chinese, Japanese): cut it by characters.
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                let room = MAX_QUOTE.saturating_sub(out.chars().count());
+                out.extend(w.chars().take(room));
+            }
             break;
         }
         if !out.is_empty() {
@@ -723,403 +785,6 @@ pub struct Pick {
     pub score: f64,
 }
 
-struct Sent<'a> {
-    text: String,
-    cand: &'a Candidate,
-    /// Position of the sentence on its page (0 = first).
-    pos: usize,
-    tf: HashMap<String, usize>,
-    len: usize,
-    /// A number within a few words of a key term ("windows of 150 words").
-    number_near_term: bool,
-}
-
-/// Words between a key term and a number for the number to be about it.
-const NEAR: usize = 3;
-
-fn number_near(tokens: &[String], terms: &[String]) -> bool {
-    let numbers: Vec<usize> = tokens
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| {
-            t.chars().all(|c| c.is_ascii_digit()) || NUMBER_WORDS.contains(&t.as_str())
-        })
-        .map(|(i, _)| i)
-        .collect();
-    tokens
-        .iter()
-        .enumerate()
-        .any(|(i, t)| terms.contains(t) && numbers.iter().any(|n| n.abs_diff(i) <= NEAR))
-}
-
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
-
-/// How much a cue adds, relative to the best BM25 score of the candidates.
-const CUE: f64 = 0.35;
-
-const CONTRIBUTION_CUES: &[&str] = &[
-    "we propose",
-    "we present",
-    "we introduce",
-    "we describe",
-    "we show",
-    "our contribution",
-    "contributions",
-    "in this paper",
-    "this paper",
-    "this document",
-    "this proposal",
-    "this article",
-    "this file",
-    "this class",
-    "the present",
-    "the aim",
-    "the objective",
-    "the purpose",
-    "is intended",
-    "describes",
-    "demonstrates",
-    "presents",
-    "explains",
-    "is proposed",
-    "allows",
-    "serves",
-    "is designed",
-    "is the reference",
-    "in order to",
-    "modifies",
-    "provides",
-];
-
-const DATASET_CUES: &[&str] = &[
-    "dataset",
-    "data set",
-    "corpus",
-    "corpora",
-    "benchmark",
-    "collected",
-    "annotated",
-    "training data",
-    "test set",
-    "collection",
-    "questions written",
-];
-
-const LIMITATION_CUES: &[&str] = &[
-    "limitation",
-    "future work",
-    "unfortunately",
-    "bug",
-    "problem",
-    "drawback",
-    "not supported",
-    "does not",
-    "cannot",
-    "known",
-    "incompatib",
-    "however",
-    "depends on",
-    "broken",
-    "worse",
-    "fail",
-    "precondition",
-];
-
-const UNITS: &[&str] = &[
-    "pt",
-    "mm",
-    "cm",
-    "in",
-    "%",
-    "word",
-    "character",
-    "page",
-    "line",
-    "dpi",
-    "px",
-    "kb",
-    "mb",
-    "times",
-    "point",
-    "author",
-    "referee",
-    "figure",
-    "keyword",
-    "column",
-];
-
-const NUMBER_WORDS: &[&str] = &[
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve", "twenty", "hundred", "thousand", "once", "twice", "single", "double", "half",
-    "dozen",
-];
-
-/// A digit, or a number written as a word ("usually by two referees").
-fn has_number(s: &str) -> bool {
-    s.chars().any(|c| c.is_ascii_digit())
-        || s.split(|c: char| !c.is_alphanumeric())
-            .any(|w| NUMBER_WORDS.contains(&w.to_lowercase().as_str()))
-}
-
-/// A number followed by a unit ("14 pt", "150 words", "4%", "39 lines").
-fn has_quantity(lower: &str) -> bool {
-    let b = lower.as_bytes();
-    for (i, c) in lower.char_indices() {
-        if !c.is_ascii_digit()
-            || b.get(i + 1)
-                .is_some_and(|n| n.is_ascii_digit() || *n == b'.')
-        {
-            continue;
-        }
-        let rest = lower[i + 1..].trim_start();
-        if UNITS.iter().any(|u| rest.starts_with(u)) {
-            return true;
-        }
-    }
-    false
-}
-
-/// How a setting is stated ("we use W = 150", "is set to").
-const SETTING_CUES: &[&str] = &[
-    "we use ",
-    "we set ",
-    "we choose",
-    "we chose",
-    "is set to",
-    "are set to",
-    "by default",
-    "default",
-];
-
-fn cue_hits(q: &Question, lower: &str, original: &str) -> f64 {
-    let count = |cues: &[&str]| cues.iter().filter(|c| lower.contains(*c)).count().min(2) as f64;
-    match q.kind {
-        Kind::Number => {
-            let mut h = 0.0;
-            if has_number(original) {
-                h += 1.0;
-            }
-            if has_quantity(lower) {
-                h += 1.0;
-            }
-            if has_number(original) && SETTING_CUES.iter().any(|c| lower.contains(c)) {
-                // "What … is used?" is answered by "we use …".
-                h += if q.setting { 2.0 } else { 1.0 };
-            }
-            h
-        }
-        Kind::Contribution => count(CONTRIBUTION_CUES),
-        Kind::Dataset => count(DATASET_CUES),
-        Kind::Limitation => count(LIMITATION_CUES),
-        Kind::Other => 0.0,
-    }
-}
-
-/// The share of a sentence that is letters (and digits, when numbers are what is asked for):
-/// formulas, code, tables and reference lists score low.
-fn wordiness(s: &str, digits_count: bool) -> f64 {
-    let total = s.chars().filter(|c| !c.is_whitespace()).count().max(1);
-    let letters = s
-        .chars()
-        .filter(|c| c.is_alphabetic() || digits_count && c.is_ascii_digit())
-        .count();
-    letters as f64 / total as f64
-}
-
-fn norm(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// Ranks the sentences of `cands` for `q` and picks 2–4 of them (fewer only when fewer
-/// score). `exclude` is text not to quote back (the user's own selection). Empty when nothing
-/// scores.
-pub fn choose(q: &Question, cands: &[Candidate], exclude: Option<&str>) -> Vec<Pick> {
-    let excluded = exclude.map(norm).filter(|e| e.len() >= 12);
-    let mut sents: Vec<Sent> = Vec::new();
-    for c in cands {
-        let title = norm(&c.title);
-        for (pos, s) in sentences(&c.text).into_iter().enumerate() {
-            let chars = s.chars().count();
-            if chars < 20 {
-                continue;
-            }
-            let n = norm(&s);
-            // The title alone, or the user's own words back, answers nothing.
-            if !title.is_empty() && (n == title || title.contains(&n)) {
-                continue;
-            }
-            if excluded
-                .as_ref()
-                .is_some_and(|e| e.contains(&n) || n.contains(e.as_str()))
-            {
-                continue;
-            }
-            if sents.iter().any(|o| norm(&o.text) == n) {
-                continue;
-            }
-            // A contents line (dot leaders) points at the text; it is not the text.
-            if s.contains(". . .") || s.contains("....") {
-                continue;
-            }
-            let toks = stems(&s);
-            let mut tf = HashMap::new();
-            for t in &toks {
-                *tf.entry(t.clone()).or_insert(0) += 1;
-            }
-            sents.push(Sent {
-                text: s,
-                cand: c,
-                pos,
-                number_near_term: q.kind == Kind::Number && number_near(&toks, &q.terms),
-                tf,
-                len: toks.len().max(1),
-            });
-        }
-    }
-    if sents.is_empty() {
-        return Vec::new();
-    }
-    let n = sents.len() as f64;
-    let avg = sents.iter().map(|s| s.len).sum::<usize>() as f64 / n;
-    let idf = |t: &str| {
-        let df = sents.iter().filter(|s| s.tf.contains_key(t)).count() as f64;
-        ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
-    };
-    let weighted: Vec<(String, f64, f64)> = q
-        .terms
-        .iter()
-        .map(|t| (t.clone(), 1.0, idf(t)))
-        .chain(q.expansion.iter().map(|t| (t.clone(), 0.4, idf(t))))
-        .collect();
-    let bm25 = |s: &Sent| {
-        let mut score = 0.0;
-        let mut matched = 0;
-        for (t, w, idf) in &weighted {
-            let Some(&f) = s.tf.get(t) else { continue };
-            if *w >= 1.0 {
-                matched += 1;
-            }
-            let f = f as f64;
-            score += w * idf * (f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * s.len as f64 / avg));
-        }
-        (score, matched)
-    };
-    let raw: Vec<(f64, usize)> = sents.iter().map(bm25).collect();
-    let best_raw = raw.iter().map(|r| r.0).fold(0.0, f64::max);
-    // With no terms to match (a contribution question, "summarize this page"), the cues and
-    // the page's own vocabulary carry the ranking.
-    let base = if best_raw > 0.0 { best_raw } else { 1.0 };
-    // "Summarize this page": the sentences that share the page's own vocabulary.
-    let centrality = q.terms.is_empty()
-        && q.expansion.is_empty()
-        && q.kind != Kind::Contribution
-        && cands.iter().any(|c| c.anchor);
-    let mut page_tf: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
-    if centrality {
-        for s in &sents {
-            let m = page_tf.entry(s.cand.uri.as_str()).or_default();
-            for (t, f) in &s.tf {
-                if t.chars().count() >= 4 {
-                    *m.entry(t.as_str()).or_insert(0) += f;
-                }
-            }
-        }
-    }
-    let mut scored: Vec<(f64, usize)> = Vec::new();
-    for (i, s) in sents.iter().enumerate() {
-        let (mut score, matched) = raw[i];
-        let lower = s.text.to_lowercase();
-        let cues = cue_hits(q, &lower, &s.text) + f64::from(u8::from(s.number_near_term));
-        if centrality {
-            let m = &page_tf[s.cand.uri.as_str()];
-            let shared: usize =
-                s.tf.keys()
-                    .filter(|t| t.chars().count() >= 4)
-                    .map(|t| {
-                        m.get(t.as_str())
-                            .copied()
-                            .unwrap_or(0)
-                            .saturating_sub(1)
-                            .min(4)
-                    })
-                    .sum();
-            score += 0.1 * shared as f64 / (s.len as f64).sqrt();
-        }
-        // More of the question's words in one sentence: more likely the answer.
-        if q.terms.len() >= 2 && matched > 0 {
-            score *= 0.5 + 0.5 * matched as f64 / q.terms.len() as f64;
-        }
-        // A cue only helps a sentence that is about the question (or when nothing is); data
-        // and limitations are asked about in the cues' own words.
-        let cue_is_topic = matches!(q.kind, Kind::Dataset | Kind::Limitation);
-        if cues > 0.0 && (matched > 0 || q.terms.is_empty() || cue_is_topic) {
-            score += CUE * base * cues;
-        }
-        // With no words to match, what a paper is about is said at its start.
-        let opening = q.kind == Kind::Contribution
-            && q.terms.is_empty()
-            && s.cand.first_page
-            && s.text.ends_with('.')
-            && s.text.chars().count() >= 50;
-        if score <= 0.0 && !opening {
-            continue;
-        }
-        if s.cand.anchor {
-            score += if q.deictic || q.this_page { 0.6 } else { 0.15 } * base;
-        }
-        if let Some(r) = s.cand.rank {
-            score += 0.08 * base / (1.0 + r as f64);
-        }
-        if q.kind == Kind::Contribution && s.cand.first_page {
-            score += 0.5 * base / (1.0 + s.pos as f64 / 4.0);
-        }
-        // A short line without a full stop is a heading, a caption or a table cell.
-        let chars = s.text.chars().count();
-        if chars < 45 && !s.text.ends_with(['.', '?', '!']) {
-            score *= 0.7;
-        }
-        let w = wordiness(&s.text, q.kind == Kind::Number);
-        if w < 0.6 {
-            score *= 0.5 + w / 2.0;
-        }
-        // A sentence without a number cannot say how many.
-        if q.kind == Kind::Number && !has_number(&s.text) {
-            score *= 0.6;
-        }
-        scored.push((score, i));
-    }
-    if scored.is_empty() {
-        return Vec::new();
-    }
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let best = scored[0].0;
-    let mut picks: Vec<Pick> = Vec::new();
-    for (score, i) in &scored {
-        if picks.len() >= 4 {
-            break;
-        }
-        // Two quotes at least when a second one scores at all; more only when close.
-        if picks.len() >= 2 && *score < 0.45 * best {
-            break;
-        }
-        let s = &sents[*i];
-        let text = cut(&s.text);
-        if picks.iter().any(|p| p.text == text) {
-            continue;
-        }
-        picks.push(Pick {
-            text,
-            uri: s.cand.uri.clone(),
-            score: (*score * 1000.0).round() / 1000.0,
-        });
-    }
-    picks
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1137,6 +802,11 @@ mod tests {
             ["variable", "name", "starting", "g"]
         );
         assert_eq!(keywords("Am I in a loop of 42 ms?"), ["loop", "42"]);
+        assert_eq!(
+            keywords("What is r0 of Ag in Table IV?"),
+            ["r0", "ag", "table", "iv"]
+        );
+        assert_eq!(keywords("Is it OK?"), ["ok"]);
     }
 
     fn cand(uri: &str, text: &str) -> Candidate {
@@ -1221,20 +891,75 @@ mod tests {
     }
 
     #[test]
-    fn the_title_and_the_selection_are_never_quoted_back() {
+    fn the_title_is_never_quoted_and_the_selection_comes_first() {
         let mut c = cand(
             "p.pdf#page=1",
-            "Long title: Template and instructions\n\nThe short title has at most 45 characters. Other text about titles follows here.",
+            "Long title: Template and instructions\n\nThe short title has at most 45 characters. Other text about titles follows here. A running title is the short title repeated on each page.",
         );
         c.title = "Long title: Template and instructions".into();
         let q = read_question("How long can the short title be?", None);
         let picks = choose(&q, std::slice::from_ref(&c), None);
         assert!(picks.iter().all(|p| !p.text.starts_with("Long title")));
         assert!(picks[0].text.contains("45 characters"));
-        let sel = "The short title has at most 45 characters.";
+        // Selected, the sentence about running titles is quoted first when asked about, though
+        // another sentence scores higher on its own.
+        c.anchor = true;
+        let sel = "Other text about titles follows here. A running title is the short title repeated on each page.";
+        let q = read_question("What is the short title repeated on?", Some(sel));
+        let picks = choose(&q, std::slice::from_ref(&c), Some(sel));
+        assert!(picks[0].text.starts_with("A running title"), "{picks:?}");
+        // "Explain this selection": its best sentence first.
         let q = read_question("Explain this selection", Some(sel));
         let picks = choose(&q, &[c], Some(sel));
-        assert!(picks.iter().all(|p| p.text != sel), "{picks:?}");
+        assert!(sel.contains(picks[0].text.as_str()), "{picks:?}");
+    }
+
+    #[test]
+    fn footnotes_captions_and_headers_rank_below_the_body() {
+        let page = "3 Layout 7\nThe body says the margins are 20 mm on each side of the page.\n\nFigure 2: The margins are drawn 20 mm wide here.\n\n1 The margins were 25 mm in the first edition.";
+        let q = read_question("How wide are the margins?", None);
+        let picks = choose(&q, &[cand("p.pdf#page=7", page)], None);
+        assert!(picks[0].text.starts_with("The body says"), "{picks:?}");
+        // Asked for by name, the caption is not ranked down.
+        let q = read_question("Which figure shows the margins?", None);
+        let picks = choose(&q, &[cand("p.pdf#page=7", page)], None);
+        assert!(picks[0].text.starts_with("Figure 2"), "{picks:?}");
+    }
+
+    #[test]
+    fn a_how_much_question_quotes_the_table_row_with_its_numbers() {
+        let page = "The radii of the ions are compared in the table below for each of the metals.\n\nTABLE IV. Radii of ions.\nrc r0 kr0\nCu 0.800 14.10 2.550\nAg 0.990 15.90 2.710\nAu 1.150 15.90 2.710";
+        let q = read_question("What is the r0 value of Ag?", None);
+        assert_eq!(q.kind, Kind::Number);
+        let picks = choose(&q, &[cand("p.pdf#page=5", page)], None);
+        assert!(
+            picks
+                .iter()
+                .take(2)
+                .any(|p| p.text == "Ag 0.990 15.90 2.710"),
+            "{picks:?}"
+        );
+    }
+
+    #[test]
+    fn chinese_questions_have_kinds_and_sentences_end_at_full_width_stops() {
+        assert_eq!(
+            kind_of("本科生的论文达到多少页后需要改为双面打印？"),
+            Kind::Number
+        );
+        assert_eq!(kind_of("列表最多可以嵌套几层？"), Kind::Number);
+        assert_eq!(kind_of("LaTeX 有哪些缺点？"), Kind::Limitation);
+        assert_eq!(
+            sentences(
+                "规定，本科生的论文在达到 70 页后，需要改为采用双面打印。这时，页面需要调整。"
+            ),
+            vec![
+                "规定，本科生的论文在达到 70 页后，需要改为采用双面打印。",
+                "这时，页面需要调整。"
+            ]
+        );
+        let long: String = "字".repeat(400);
+        assert_eq!(cut(&long).chars().count(), MAX_QUOTE);
     }
 
     #[test]

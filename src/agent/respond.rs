@@ -1,7 +1,8 @@
 //! How the built-in agent answers: the selection and the current page anchor the question;
 //! it searches the grant for the question's key words (expanded with the selection's), reads
 //! the anchor page and the best cards' pages through `context_read`, and quotes the 2–4
-//! sentences [`rank::choose`] ranks highest, each with its citation URI. Without tools (a
+//! sentences [`rank::choose`] ranks highest (the selection's own sentences that match the
+//! question first), each with its citation URI. Without tools (a
 //! prompt-only turn) the same ranking runs over the evidence in the prompt. A handoff request
 //! is answered from the session's own record, never searched for.
 
@@ -334,8 +335,7 @@ pub(super) fn answer_from_prompt(
         )?;
         return Ok(StopReason::EndTurn);
     }
-    // Here the user's own selection may be quoted: it is the evidence there is.
-    let mut picks = rank::choose(&q, &cands, None);
+    let mut picks = rank::choose(&q, &cands, selection.map(|s| s.text.as_str()));
     if picks.is_empty()
         && let Some(s) = selection
     {
