@@ -1,8 +1,11 @@
 //! The vault MCP (`agentero serve`) over HTTP on the 1,000-paper vault (see `common`): round
 //! trips p50/p99 of `vault_search` (goal: p99 under 15 ms), `paper_read` of a page (goal: p99
 //! under 5 ms) and `locate_quote` (goal: p99 under 50 ms) from one client, then throughput with
-//! 50 concurrent clients. The server is the real release binary on a free loopback port; the
-//! client speaks Streamable HTTP (JSON-RPC over POST, SSE answers, a session) through hyper.
+//! 50 concurrent clients; then `vault_search` p99 while 1,150 slowloris connections (half-sent
+//! requests, reopened when closed) press on the server, against the same without them (the
+//! ratio), and the memory one MCP session costs (the server's RSS over 1,000 sessions). The
+//! server is the real release binary on a free loopback port; the client speaks Streamable
+//! HTTP (JSON-RPC over POST, SSE answers, a session) through hyper.
 //!
 //! Run: `cargo bench --bench serve` (release build).
 
@@ -114,7 +117,82 @@ async fn timed(s: &mut Session, name: &str, args: Value) -> Duration {
     t.elapsed()
 }
 
+fn p99(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[((v.len() as f64 * 0.99).ceil() as usize).clamp(1, v.len()) - 1]
+}
+
+fn rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Half-sent requests from 127.0.0.1 (a header line every 500 ms), each reopened when the
+/// server closes it.
+struct Slowloris {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<usize>,
+}
+
+impl Slowloris {
+    fn start(port: u16, n: usize) -> Slowloris {
+        use std::io::{Read, Write};
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let open = || -> Option<std::net::TcpStream> {
+                let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+                c.set_nonblocking(true).ok()?;
+                c.write_all(format!("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n").as_bytes())
+                    .ok()?;
+                Some(c)
+            };
+            let mut conns: Vec<Option<std::net::TcpStream>> = (0..n).map(|_| open()).collect();
+            let mut reopened = 0;
+            let mut buf = [0u8; 512];
+            while !stop2.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(500));
+                for slot in conns.iter_mut() {
+                    let alive = slot.as_mut().is_some_and(|c| {
+                        let closed = match c.read(&mut buf) {
+                            Ok(_) => true,
+                            Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
+                        };
+                        !closed && c.write_all(b"X-Slow: 1\r\n").is_ok()
+                    });
+                    if !alive {
+                        *slot = open();
+                        reopened += 1;
+                    }
+                }
+            }
+            reopened
+        });
+        Slowloris { stop, thread }
+    }
+
+    fn stop(self) -> usize {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().unwrap()
+    }
+}
+
 fn main() {
+    #[cfg(unix)]
+    {
+        // The attack holds more sockets than a default soft limit allows.
+        use rustix::process::{Resource, getrlimit, setrlimit};
+        let mut lim = getrlimit(Resource::Nofile);
+        lim.current = lim.maximum;
+        let _ = setrlimit(Resource::Nofile, lim);
+    }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let (copies, vault) = indexed_vault(&root);
@@ -128,6 +206,11 @@ fn main() {
             "0",
             "--refresh",
             "0",
+            // Room for the 1,000 sessions measured below (the default keeps 256 per token).
+            "--max-sessions",
+            "2000",
+            "--max-sessions-per-token",
+            "2000",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -155,6 +238,7 @@ fn main() {
     .trim()
     .to_string();
 
+    let server_pid = child.id();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -254,6 +338,44 @@ fn main() {
             (clients * calls) as f64 / secs
         );
         report("  latency under that load", all, None);
+
+        // A real client while slowloris holds 1,150 half-sent requests.
+        let mut quiet = Vec::new();
+        for i in 0..300 {
+            quiet.push(timed(&mut s, "vault_search", json!({"query": queries[i % queries.len()]})).await);
+        }
+        let attack = Slowloris::start(port, 1_150);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let mut s = Session::connect(port, &token).await;
+        let mut loaded = Vec::new();
+        for i in 0..300 {
+            loaded.push(timed(&mut s, "vault_search", json!({"query": queries[i % queries.len()]})).await);
+        }
+        let reopened = attack.stop();
+        let (pq, pl) = (p99(&mut quiet), p99(&mut loaded));
+        report("vault_search quiet", quiet, None);
+        report("vault_search slowloris", loaded, None);
+        println!(
+            "slowloris (1,150 connections, {reopened} reopened after the server closed them): p99 {:.3} ms vs {:.3} ms quiet = {:.2}x",
+            pl.as_secs_f64() * 1e3,
+            pq.as_secs_f64() * 1e3,
+            pl.as_secs_f64() / pq.as_secs_f64().max(1e-9)
+        );
+
+        // Memory per session: the server's RSS over 1,000 more sessions.
+        let pid = server_pid;
+        let before = rss_kb(pid);
+        let n = 1_000;
+        for _ in 0..n {
+            let s = Session::connect(port, &token).await;
+            drop(s);
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let after = rss_kb(pid);
+        println!(
+            "memory per session: {:.1} kB ({n} sessions: RSS {before} kB -> {after} kB)",
+            (after.saturating_sub(before)) as f64 / n as f64
+        );
     });
     let _ = child.kill();
     let _ = child.wait();

@@ -214,6 +214,8 @@ pub enum Command {
         /// Re-index the vault every this many seconds (0: only at start).
         #[arg(long, default_value_t = 60)]
         refresh: u64,
+        #[command(flatten)]
+        limits: crate::mcp::guard::ServeLimits,
     },
 }
 
@@ -329,6 +331,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             allow_origin,
             read_chars,
             refresh,
+            limits,
         }) => {
             let path = crate::paths::choose_vault(vault.as_deref())?;
             let vault = Vault::open(&path)?;
@@ -354,6 +357,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                         ..Default::default()
                     },
                     extra_origins: allow_origin,
+                    guard: limits,
                 },
                 refresh: (refresh > 0).then(|| std::time::Duration::from_secs(refresh)),
             };

@@ -9,6 +9,8 @@
 //! `tests/common`.
 
 mod common;
+#[path = "vault_mcp/load.rs"]
+mod load;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -122,6 +124,11 @@ impl Drop for Served {
 }
 
 fn serve(vault: &Path) -> Served {
+    serve_with(vault, &[])
+}
+
+/// [`serve`] with more arguments (limits).
+fn serve_with(vault: &Path, extra: &[&str]) -> Served {
     let home = vault.join(".agentero-test-home");
     let mut child = Command::new(env!("CARGO_BIN_EXE_agentero"))
         .args([
@@ -132,6 +139,7 @@ fn serve(vault: &Path) -> Served {
             "--refresh",
             "0",
         ])
+        .args(extra)
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .stdout(Stdio::piped())

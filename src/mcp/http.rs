@@ -20,10 +20,11 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use super::guard::{self, Connections, Guarded, Refusal, ServeLimits};
+use super::sessions::{CALLER, CappedSessions};
 use super::vault::{Transport, VaultServer};
 use crate::context::tools::vault::Limits;
 use crate::vault::Vault;
@@ -183,6 +184,8 @@ pub struct HttpOptions {
     /// Browser origins allowed besides the server's own (`http://127.0.0.1:PORT` and
     /// `http://localhost:PORT`), e.g. a web-based MCP client.
     pub extra_origins: Vec<String>,
+    /// Connection, time and session limits.
+    pub guard: ServeLimits,
 }
 
 impl Default for HttpOptions {
@@ -191,6 +194,7 @@ impl Default for HttpOptions {
             port: DEFAULT_PORT,
             limits: Limits::default(),
             extra_origins: Vec::new(),
+            guard: ServeLimits::default(),
         }
     }
 }
@@ -290,6 +294,7 @@ impl VaultMcp {
     /// Binds 127.0.0.1:`opts.port` (the token is created if the vault has none) and serves
     /// until [`VaultMcp::stop`].
     pub async fn start(vault: Vault, opts: HttpOptions) -> anyhow::Result<VaultMcp> {
+        opts.guard.check()?;
         ensure_token(&vault)?;
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, opts.port))
             .await
@@ -315,6 +320,8 @@ impl VaultMcp {
             },
         });
         let cancel = CancellationToken::new();
+        // The first SSE event is the first message: rmcp's priming event (an empty `data:`)
+        // breaks clients that parse every event as JSON (Gemini CLI).
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts([
                 format!("127.0.0.1:{port}"),
@@ -322,15 +329,34 @@ impl VaultMcp {
                 format!("[::1]:{port}"),
             ])
             .with_allowed_origins(origins)
+            .with_sse_retry(None)
+            .with_max_request_body_bytes(MAX_BODY_BYTES)
             .with_cancellation_token(cancel.child_token());
+        let g = &opts.guard;
+        let sessions = Arc::new(CappedSessions::new(
+            g.max_sessions_per_token,
+            g.max_sessions,
+            g.session_idle(),
+        ));
         let server = VaultServer::new(vault, opts.limits, Transport::Http);
-        let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
+        let service =
+            StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+        let fd_limit = guard::raise_fd_limit();
+        let total = guard::fitted_cap(g.max_connections, fd_limit);
+        let shared = Arc::new(Shared {
+            gate,
+            service,
+            sessions,
+            conns: Connections::new(total, g.max_connections_per_source.min(total)),
+            limits: g.clone(),
+        });
+        tracing::info!(
+            %addr,
+            connections = total,
+            fd_limit = fd_limit.unwrap_or(0),
+            "the vault MCP is listening"
         );
-        let task = tokio::spawn(accept_loop(listener, gate, service, cancel.clone()));
-        tracing::info!(%addr, "the vault MCP is listening");
+        let task = tokio::spawn(accept_loop(listener, shared, cancel.clone()));
         Ok(VaultMcp { addr, cancel, task })
     }
 
@@ -365,17 +391,29 @@ impl VaultMcp {
     }
 }
 
-type Service = StreamableHttpService<VaultServer, LocalSessionManager>;
+type Service = StreamableHttpService<VaultServer, CappedSessions>;
+
+/// A request body is read whole before rmcp sees it, up to this size.
+pub const MAX_BODY_BYTES: usize = 4 << 20;
+
+/// What every connection's handler shares.
+struct Shared {
+    gate: Arc<Gate>,
+    service: Service,
+    sessions: Arc<CappedSessions>,
+    conns: Arc<Connections>,
+    limits: ServeLimits,
+}
 
 async fn accept_loop(
     listener: tokio::net::TcpListener,
-    gate: Arc<Gate>,
-    service: Service,
+    shared: Arc<Shared>,
     cancel: CancellationToken,
 ) {
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let sweeper = tokio::spawn(sweep_loop(shared.clone(), cancel.clone()));
     loop {
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             _ = cancel.cancelled() => break,
             accepted = listener.accept() => match accepted {
                 Ok(s) => s,
@@ -388,28 +426,46 @@ async fn accept_loop(
             },
         };
         let _ = stream.set_nodelay(true);
-        let gate = gate.clone();
-        let service = service.clone();
+        let ticket = match shared.conns.admit(peer.ip()) {
+            Ok(t) => t,
+            Err(why) => {
+                refuse_connection(&shared, stream, why);
+                continue;
+            }
+        };
+        let conn_handle = ticket.handle();
+        let shared2 = shared.clone();
         let handler = hyper::service::service_fn(move |req: Request<Incoming>| {
-            let gate = gate.clone();
-            let service = service.clone();
+            let shared = shared2.clone();
+            let busy = conn_handle.begin();
             async move {
-                match gate.refusal(&req) {
-                    None => Ok::<_, Infallible>(service.handle(req).await),
-                    Some(refusal) => Ok(refusal),
-                }
+                let (parts, body) = respond(&shared, req).await.into_parts();
+                Ok::<_, Infallible>(Response::from_parts(
+                    parts,
+                    Guarded::new(body, busy).boxed(),
+                ))
             }
         });
-        let conn = hyper::server::conn::http1::Builder::new()
+        let conn = http1_builder(shared.limits.header_timeout())
             .serve_connection(TokioIo::new(stream), handler);
         let conn = graceful.watch(conn);
+        let killed = ticket.killed();
         tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!(error = %e, "a vault MCP connection ended with an error");
+            tokio::select! {
+                r = conn => {
+                    if let Err(e) = r {
+                        tracing::debug!(error = %e, "a vault MCP connection ended with an error");
+                    }
+                }
+                _ = killed.cancelled() => {
+                    tracing::debug!("a vault MCP connection was closed (idle, slow or evicted)");
+                }
             }
+            drop(ticket);
         });
     }
     drop(listener);
+    sweeper.abort();
     if tokio::time::timeout(Duration::from_secs(3), graceful.shutdown())
         .await
         .is_err()
@@ -417,6 +473,133 @@ async fn accept_loop(
         tracing::warn!("connections still open after 3 s were dropped");
     }
     tracing::info!("the vault MCP stopped");
+}
+
+fn http1_builder(header_timeout: Duration) -> hyper::server::conn::http1::Builder {
+    let mut b = hyper::server::conn::http1::Builder::new();
+    b.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .max_buf_size(64 << 10);
+    b
+}
+
+/// Closes connections that are slow to send their headers or idle for too long.
+async fn sweep_loop(shared: Arc<Shared>, cancel: CancellationToken) {
+    let t = shared.limits.header_timeout();
+    let mut tick =
+        tokio::time::interval((t / 4).clamp(Duration::from_millis(100), Duration::from_secs(1)));
+    loop {
+        tokio::select! {
+            _ = cancel.cancelled() => return,
+            _ = tick.tick() => {
+                let n = shared.conns.sweep(t, t);
+                if n > 0 {
+                    tracing::debug!(closed = n, "vault MCP: slow or idle connections closed");
+                }
+            }
+        }
+    }
+}
+
+/// Answers a connection over a cap (`503`/`429` with `Retry-After`) and closes it; when many
+/// refusals are under way already, closes it unanswered.
+fn refuse_connection(shared: &Arc<Shared>, stream: tokio::net::TcpStream, why: Refusal) {
+    let Some(slot) = shared.conns.refusal_slot() else {
+        return;
+    };
+    let (status, text) = match why {
+        Refusal::Busy => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service Unavailable: every connection is busy; retry shortly",
+        ),
+        Refusal::TooManyFromSource => (
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too Many Requests: too many connections from this address; retry shortly",
+        ),
+    };
+    tracing::debug!(?why, "vault MCP: a connection over the cap was refused");
+    let handler = hyper::service::service_fn(move |_req: Request<Incoming>| async move {
+        let mut r = plain(status, text);
+        let h = r.headers_mut();
+        h.insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+        h.insert(
+            header::CONNECTION,
+            header::HeaderValue::from_static("close"),
+        );
+        Ok::<_, Infallible>(r)
+    });
+    let mut b = http1_builder(Duration::from_secs(2));
+    b.keep_alive(false);
+    let conn = b.serve_connection(TokioIo::new(stream), handler);
+    tokio::spawn(async move {
+        let _ = tokio::time::timeout(Duration::from_secs(3), conn).await;
+        drop(slot);
+    });
+}
+
+/// One request through the gates, its body read within the time limit, then rmcp.
+async fn respond(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
+    if let Some(refusal) = shared.gate.refusal(&req) {
+        return refusal;
+    }
+    let caller = caller_of(&req);
+    let (parts, body) = req.into_parts();
+    let limited = http_body_util::Limited::new(body, MAX_BODY_BYTES);
+    let bytes = match tokio::time::timeout(shared.limits.body_timeout(), limited.collect()).await {
+        Ok(Ok(c)) => c.to_bytes(),
+        Ok(Err(e))
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            return plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Payload Too Large: a request body is at most 4 MiB",
+            );
+        }
+        Ok(Err(_)) => return plain(StatusCode::BAD_REQUEST, "Bad Request: the body was cut off"),
+        Err(_) => {
+            let mut r = plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "Request Timeout: the body did not arrive in time",
+            );
+            r.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
+            return r;
+        }
+    };
+    if parts.method == http::Method::POST
+        && !parts.headers.contains_key("mcp-session-id")
+        && shared.sessions.full_for(&caller)
+        && is_initialize(&bytes)
+    {
+        let mut r = plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service Unavailable: every MCP session is busy; retry shortly",
+        );
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("5"));
+        return r;
+    }
+    let req = Request::from_parts(parts, Full::new(bytes));
+    CALLER.scope(caller, shared.service.handle(req)).await
+}
+
+/// A digest of the request's bearer token: whose sessions these are.
+fn caller_of(req: &Request<Incoming>) -> Arc<str> {
+    let token = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .map(|v| v.as_bytes())
+        .unwrap_or_default();
+    Arc::from(&crate::vault::fsutil::sha256_hex(token)[..16])
+}
+
+fn is_initialize(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .is_some_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("initialize"))
 }
 
 /// Serves the vault over stdin/stdout until the client disconnects (no token: the client

@@ -20,8 +20,10 @@ use serde_json::{Value, json};
 use crate::context::grant::{self, Attachment, GrantFiles};
 use crate::context::tools::{ToolError, ToolSession, specs};
 
+pub mod guard;
 pub mod http;
 pub mod serve;
+pub mod sessions;
 pub mod vault;
 pub mod wire;
 

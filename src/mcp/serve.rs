@@ -84,6 +84,18 @@ async fn stop_signal() {
     }
 }
 
+/// `s` as one shell word: as is when it is plain, else single-quoted.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 pub fn run(vault: Vault, opts: ServeOptions) -> anyhow::Result<()> {
     // A state folder that is not agentero's own is said on stderr by the log's opening.
     let _ = vault.ensure_state_dir();
@@ -106,7 +118,8 @@ pub fn run(vault: Vault, opts: ServeOptions) -> anyhow::Result<()> {
             println!("agentero vault MCP for {}", vault.root().display());
             println!("  url:   {}", server.url());
             println!(
-                "  token: `agentero serve --token` prints it ({})",
+                "  token: `agentero serve --token {}` prints it ({})",
+                shell_word(&vault.root().display().to_string()),
                 http::token_path(&vault).display()
             );
             println!("  usage log: {}", usage_log_path(&vault).display());
@@ -126,4 +139,15 @@ pub fn run(vault: Vault, opts: ServeOptions) -> anyhow::Result<()> {
         tracing::error!(error = %e, "the vault MCP stopped");
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_token_hint_names_the_vault_as_one_shell_word() {
+        use super::shell_word;
+        assert_eq!(shell_word("/home/a/papers"), "/home/a/papers");
+        assert_eq!(shell_word("/home/a/my papers"), "'/home/a/my papers'");
+        assert_eq!(shell_word("/x/it's $(rm)"), "'/x/it'\\''s $(rm)'");
+    }
 }

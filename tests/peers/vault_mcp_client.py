@@ -6,8 +6,9 @@
 MODE is the SDK's connect mode (`auto` negotiates the 2026-07-28 protocol, `legacy` the
 initialize handshake). SCENARIO is `suite` (every tool, resources, refusals on the demo vault),
 `unauthorized` (connecting must fail), `concurrency` (50 clients x 100 calls), `manual` (page
-through a long manual with `next`; ARG is its path) or `quotes` (ARG is a JSON file of
-{paper, page, quote}). Checks raise AssertionError; the last stdout line is a JSON report.
+through a long manual with `next`; ARG is its path), `quotes` (ARG is a JSON file of
+{paper, page, quote}) or `steady` (ARG calls of vault_search, one after another, each timed;
+the report has their latencies in ms). Checks raise AssertionError; the last stdout line is a JSON report.
 """
 
 import asyncio
@@ -287,6 +288,17 @@ async def quotes(c, path):
     return {"cases": len(cases), "hits": hits, "misses": misses}
 
 
+async def steady(c, calls):
+    import time
+    latencies = []
+    for k in range(calls):
+        started = time.perf_counter()
+        s, _ = await ok(c, "vault_search", {"query": ["retrieval", "gutter", "layout"][k % 3], "limit": 2})
+        latencies.append((time.perf_counter() - started) * 1000.0)
+        assert s["cards"], s
+    return {"calls": len(latencies), "latencies_ms": latencies}
+
+
 async def main():
     argv = sys.argv[1:]
     mode, scenario = argv[3], argv[4]
@@ -310,6 +322,8 @@ async def main():
             report = await manual(c, arg)
         elif scenario == "quotes":
             report = await quotes(c, arg)
+        elif scenario == "steady":
+            report = await steady(c, int(arg or "20"))
         else:
             raise SystemExit(f"unknown scenario {scenario}")
         report["protocol"] = c.protocol_version

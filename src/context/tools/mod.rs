@@ -481,13 +481,86 @@ fn budget_exhausted(budget: &Budget) -> ToolError {
     )
 }
 
-/// Parses tool arguments strictly (unknown fields are an error).
+/// The longest path-like argument (`path`, `paper`, `folder`, an entry of `paths`), in characters.
+pub const MAX_PATH_CHARS: usize = 2048;
+/// The longest string argument a tool takes where no field has a cap of its own.
+pub const MAX_ARG_CHARS: usize = 4096;
+/// The most entries of an array argument.
+pub const MAX_ARRAY_ITEMS: usize = 256;
+
+/// The cap on one string argument, by its name.
+fn string_cap(field: &str) -> usize {
+    match field {
+        "quote" | "section" => read::MAX_QUOTE_CHARS,
+        "query" => search::MAX_QUERY_CHARS,
+        "path" | "paper" | "folder" | "paths" => MAX_PATH_CHARS,
+        _ => MAX_ARG_CHARS,
+    }
+}
+
+fn check_string(field: &str, s: &str) -> Result<(), ToolError> {
+    let cap = string_cap(field);
+    // A UTF-8 character is at most 4 bytes: longer inputs are refused without counting.
+    if s.len() > cap && (s.len() > cap * 4 || s.chars().count() > cap) {
+        return Err(ToolError::bad_args(format!(
+            "`{field}` is too long: at most {cap} characters{}",
+            match field {
+                "quote" | "section" => "; quote a shorter, distinctive passage",
+                "query" => " (search for a few distinctive words)",
+                _ => "",
+            }
+        )));
+    }
+    Ok(())
+}
+
+/// Size caps on every argument, checked before any work: strings by field (see
+/// [`string_cap`]), arrays at [`MAX_ARRAY_ITEMS`] entries.
+fn check_arg_sizes(args: &Value) -> Result<(), ToolError> {
+    let Value::Object(fields) = args else {
+        return Ok(());
+    };
+    for (k, v) in fields {
+        match v {
+            Value::String(s) => check_string(k, s)?,
+            Value::Array(items) => {
+                if items.len() > MAX_ARRAY_ITEMS {
+                    return Err(ToolError::bad_args(format!(
+                        "`{k}` has too many entries: at most {MAX_ARRAY_ITEMS}"
+                    )));
+                }
+                for item in items {
+                    if let Value::String(s) = item {
+                        check_string(k, s)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A `limit` argument within 1..=`max` (`default` when absent); outside it, an error naming
+/// the range.
+fn limit_arg(limit: Option<u64>, default: usize, max: usize) -> Result<usize, ToolError> {
+    match limit {
+        None => Ok(default.min(max)),
+        Some(l) if l >= 1 && l <= max as u64 => Ok(l as usize),
+        Some(l) => Err(ToolError::bad_args(format!(
+            "`limit` is {l}; it takes 1 to {max}"
+        ))),
+    }
+}
+
+/// Parses tool arguments strictly (unknown fields are an error), after the size caps.
 fn parse_args<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
     let args = if args.is_null() {
         Value::Object(Default::default())
     } else {
         args
     };
+    check_arg_sizes(&args)?;
     serde_json::from_value(args).map_err(|e| ToolError::bad_args(format!("invalid arguments: {e}")))
 }
 

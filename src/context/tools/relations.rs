@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Ctx, ToolError, ToolOutput, VaultReader, parse_args};
+use super::{Ctx, ToolError, ToolOutput, VaultReader, limit_arg, parse_args};
 use crate::context::library::{self, openable_uri};
 use crate::vault::scan::EntryKind;
 
@@ -52,15 +52,13 @@ const MAX_LIMIT: usize = 50;
 
 pub(super) fn run(s: &VaultReader, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
     let a: Args = parse_args(args)?;
+    let limit = limit_arg(a.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let target = s.authorize(ctx, &a.path)?;
     if target.kind != EntryKind::Paper {
         return Err(ToolError::bad_args(
             "paper_relations takes a granted paper (a PDF), not a file or directory",
         ));
     }
-    let limit = a
-        .limit
-        .map_or(DEFAULT_LIMIT, |l| (l as usize).clamp(1, MAX_LIMIT));
     let kinds = a
         .kinds
         .unwrap_or_else(|| vec![Kind::Cites, Kind::CitedBy, Kind::Related]);

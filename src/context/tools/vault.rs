@@ -10,7 +10,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::read::{self, Mode};
-use super::{Access, Ctx, ToolError, ToolOutput, VaultReader, cap_chars, parse_args, relations};
+use super::{
+    Access, Ctx, ToolError, ToolOutput, VaultReader, cap_chars, check_string, limit_arg,
+    parse_args, relations,
+};
 use super::{search, vault_spec};
 use crate::context::budget::{Budget, QUOTE_CAP};
 use crate::context::library::LibraryPaper;
@@ -61,6 +64,8 @@ const NEXT_PAGE_ROOM: usize = 160;
 const MAX_LIST: usize = 200;
 /// Candidate papers `locate_quote` checks when no paper is named.
 const LOCATE_PAPERS: usize = 6;
+/// The most matches one `locate_quote` call returns.
+const MAX_MATCHES: usize = 10;
 /// Characters of matched text shown per `locate_quote` match.
 const MATCH_CHARS: usize = 400;
 
@@ -193,9 +198,7 @@ impl VaultTools {
         if query.is_empty() {
             return Err(ToolError::bad_args("`query` is empty"));
         }
-        let limit = a.limit.map_or(self.limits.search_cards, |l| {
-            (l as usize).clamp(1, self.limits.max_cards)
-        });
+        let limit = limit_arg(a.limit, self.limits.search_cards, self.limits.max_cards)?;
         let years = YearArgs {
             year: a.year,
             year_from: a.year_from,
@@ -313,9 +316,7 @@ impl VaultTools {
         let all = self.papers(&f, a.query.as_deref());
         let total = all.len();
         let offset = a.offset.unwrap_or(0) as usize;
-        let limit = a
-            .limit
-            .map_or(self.limits.list_page, |l| (l as usize).clamp(1, MAX_LIST));
+        let limit = limit_arg(a.limit, self.limits.list_page, MAX_LIST)?;
         let mut shown: Vec<PaperSummary> = Vec::new();
         // The page is cut at the per-call budget, like a read: what the client receives.
         let mut used = 200;
@@ -438,7 +439,7 @@ impl VaultTools {
                 quote::MIN_CHARS
             )));
         }
-        let limit = a.limit.map_or(1, |l| (l as usize).clamp(1, 10));
+        let limit = limit_arg(a.limit, 1, MAX_MATCHES)?;
         let mut matches: Vec<QuoteMatch> = Vec::new();
         match &a.paper {
             Some(p) => {
@@ -519,6 +520,7 @@ impl VaultTools {
                 format!("resource URIs start with {RESOURCE_PREFIX}"),
             )
         })?;
+        check_string("path", rest)?;
         let (path, page) = match rest.split_once('?') {
             Some((p, q)) => {
                 let page = q

@@ -67,9 +67,9 @@ citationUri; cite with the citationUri.",
         input_schema: json!({
             "type": "object",
             "properties": {
-                "query": {"type": "string", "description": "Words or a \"quoted phrase\"; title:word and -word work too."},
+                "query": {"type": "string", "maxLength": 4000, "description": "Words or a \"quoted phrase\"; title:word and -word work too."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Maximum number of cards (default 10)."},
-                "folder": {"type": "string", "description": "Only papers and files under this vault folder, e.g. papers/ml."},
+                "folder": {"type": "string", "maxLength": 2048, "description": "Only papers and files under this vault folder, e.g. papers/ml."},
                 "kind": {"type": "string", "enum": ["paper", "file"], "description": "Only papers (PDFs) or only text files."},
                 "year": {"type": "integer", "description": "Only papers published in this year."},
                 "yearFrom": {"type": "integer", "description": "Only papers published in or after this year."},
@@ -103,8 +103,8 @@ When more papers follow, `next` holds the arguments for the next page.",
         input_schema: json!({
             "type": "object",
             "properties": {
-                "folder": {"type": "string", "description": "Only papers under this vault folder."},
-                "query": {"type": "string", "description": "Only papers whose title, authors or path contain this text (any case)."},
+                "folder": {"type": "string", "maxLength": 2048, "description": "Only papers under this vault folder."},
+                "query": {"type": "string", "maxLength": 4000, "description": "Only papers whose title, authors or path contain this text (any case)."},
                 "year": {"type": "integer"},
                 "yearFrom": {"type": "integer"},
                 "yearTo": {"type": "integer"},
@@ -185,12 +185,12 @@ it); when cut it says `truncated: true`, and `next` holds the exact arguments to
         input_schema: json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": PATH},
+                "path": {"type": "string", "maxLength": 2048, "description": PATH},
                 "mode": {"type": "string", "enum": ["metadata", "page", "pages", "section", "excerpt", "region", "full"], "description": "What to read (default metadata; page when the URI names a page)."},
                 "page": {"type": "integer", "minimum": 1, "description": "page/pages/region: the 1-based physical page; full: the page to start from."},
                 "endPage": {"type": "integer", "minimum": 1, "description": "pages: the last page to read (inclusive)."},
-                "section": {"type": "string", "description": "section: the section's title or number, e.g. \"2.1\" or \"Method\"."},
-                "quote": {"type": "string", "description": "excerpt: the passage to locate (at least a few words)."},
+                "section": {"type": "string", "maxLength": 2000, "description": "section: the section's title or number, e.g. \"2.1\" or \"Method\"."},
+                "quote": {"type": "string", "maxLength": 2000, "description": "excerpt: the passage to locate (at least a few words)."},
                 "start": {"type": "integer", "minimum": 0, "description": "region: first character of the page; page/full/pages/section: where to continue (from `next`)."},
                 "end": {"type": "integer", "minimum": 0, "description": "region: end character of the page (exclusive)."},
                 "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the server's per-call budget; a value below 200 is raised to 200)."}
@@ -214,7 +214,7 @@ path, https://doi.org/… or https://arxiv.org/abs/…).",
         input_schema: json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "A paper's vault path."},
+                "path": {"type": "string", "maxLength": 2048, "description": "A paper's vault path."},
                 "kinds": {
                     "type": "array",
                     "items": {"type": "string", "enum": ["cites", "cited_by", "related"]},
@@ -264,9 +264,9 @@ and the app's state folder are never readable.",
         input_schema: json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": PATH},
+                "path": {"type": "string", "maxLength": 2048, "description": PATH},
                 "mode": {"type": "string", "enum": ["full", "region", "excerpt", "metadata"], "description": "What to read (default full)."},
-                "quote": {"type": "string", "description": "excerpt: the passage to locate."},
+                "quote": {"type": "string", "maxLength": 2000, "description": "excerpt: the passage to locate."},
                 "start": {"type": "integer", "minimum": 1, "description": "region/full: the first line (1-based)."},
                 "end": {"type": "integer", "minimum": 1, "description": "region: the last line (inclusive)."},
                 "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the server's per-call budget; a value below 200 is raised to 200)."}
@@ -289,8 +289,8 @@ dashes. Searches the whole vault, or only `paper` when given. `found: false` whe
         input_schema: json!({
             "type": "object",
             "properties": {
-                "quote": {"type": "string", "description": "The passage to locate (at least a few words)."},
-                "paper": {"type": "string", "description": "Only look in this paper (a vault path)."},
+                "quote": {"type": "string", "maxLength": 2000, "description": "The passage to locate (at least a few words)."},
+                "paper": {"type": "string", "maxLength": 2048, "description": "Only look in this paper (a vault path)."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 10, "description": "Maximum matches (default 1; more when a quote occurs in several papers)."}
             },
             "required": ["quote"],
