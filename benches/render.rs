@@ -108,7 +108,7 @@ fn main() {
     let have = |tool: &str| Command::new(tool).arg("-v").output().is_ok();
     let (has_poppler, has_mutool) = (have("pdftoppm"), have("mutool"));
     let (mut ours, mut poppler, mut mupdf) = (Vec::new(), Vec::new(), Vec::new());
-    let mut isolated = Vec::new();
+    let (mut isolated, mut refused) = (Vec::new(), Vec::new());
     // One process for a paper's first pages, per page: the tools' start-up shared.
     let (mut poppler_run, mut mupdf_run) = (Vec::new(), Vec::new());
     let mut failed = 0;
@@ -161,9 +161,12 @@ fn main() {
                 }
             }
             let t = Instant::now();
-            if let Ok(img) = renderer.render_file(f, page, DPI) {
-                std::hint::black_box(img);
-                isolated.push(t.elapsed());
+            match renderer.render_file(f, page, DPI) {
+                Ok(img) => {
+                    std::hint::black_box(img);
+                    isolated.push(t.elapsed());
+                }
+                Err(e) => refused.push(format!("{} p.{page}: {e}", f.display())),
             }
             let n = page.to_string();
             if has_poppler
@@ -196,6 +199,13 @@ fn main() {
     );
     common::report("ours (hayro, in process)", ours.clone(), None);
     common::report("ours (hayro, bounded child)", isolated.clone(), None);
+    println!(
+        "pages rendered in process but refused by the bounded child: {}",
+        refused.len()
+    );
+    for r in &refused {
+        println!("  {r}");
+    }
     if !poppler.is_empty() {
         common::report("pdftoppm -r 100", poppler.clone(), None);
     }

@@ -838,4 +838,40 @@ mod bounded {
             [255, 0, 0]
         );
     }
+
+    /// `I` on a page past the bounds in the terminal app: the text stays, the status line says
+    /// why, and `I` again says it again (from memory: the page is not retried this session).
+    #[test]
+    fn the_app_shows_the_text_and_the_reason() {
+        use agentero::tui::headless::Headless;
+        let (dir, rel) = vault_with(&huge_image());
+        let mut h = Headless::open(dir.path(), 120, 40).unwrap();
+        h.settle();
+        h.keys("space f g g");
+        let pos = h
+            .app
+            .browser()
+            .visible()
+            .position(|e| e.path == rel)
+            .expect("the paper is listed");
+        for _ in 0..pos {
+            h.keys("j");
+        }
+        h.keys("enter");
+        assert!(h.app.paper().is_some());
+        let says = "page 1 was not rendered: it has an image of 100000x100000 pixels, \
+                    more than 1 GiB of memory; showing its text";
+        for _ in 0..2 {
+            h.keys("I");
+            assert_eq!(h.app.status(), says);
+            let screen = h.render();
+            assert!(
+                !screen.contains('▀') && screen.contains(" · image"),
+                "{screen}"
+            );
+            h.keys("I");
+        }
+        let left = processes_mentioning(&dir.path().display().to_string());
+        assert!(left.is_empty(), "left running: {left:?}");
+    }
 }
