@@ -47,6 +47,9 @@ pub struct AgentSetup {
     pub timeout: Duration,
 }
 
+/// A page image: the paper's content hash, the page, the resolution.
+type PageSlot = (String, u32, u32);
+
 /// Answers for permission questions on screen, by question id.
 type Answers = Arc<Mutex<HashMap<String, oneshot::Sender<Option<String>>>>>;
 
@@ -93,7 +96,7 @@ pub struct Runner {
     render_exe: Arc<Mutex<PathBuf>>,
     /// Pages refused for a bound this session, by (content hash, page, dpi), with the reason:
     /// `I` on them again says why at once instead of starting the child again.
-    refused: Arc<Mutex<HashMap<(String, u32, u32), String>>>,
+    refused: Arc<Mutex<HashMap<PageSlot, String>>>,
 }
 
 /// Terminals cap an OSC 52 payload (xterm at about 100 kB of base64).
