@@ -241,8 +241,11 @@ impl Renderer {
 
 /// Killed by the CPU limit: SIGXCPU at the soft limit, SIGKILL at the hard one.
 fn cpu_limit_signal(status: ExitStatus) -> bool {
+    use rustix::process::Signal;
     use std::os::unix::process::ExitStatusExt;
-    status.signal().is_some_and(|s| s == 24 || s == 9)
+    status
+        .signal()
+        .is_some_and(|s| s == Signal::XCPU.as_raw() || s == Signal::KILL.as_raw())
 }
 
 /// A child that is killed and reaped when dropped, whatever happened before.
