@@ -4,15 +4,21 @@
 //! would run them), p50/p99 per page and the ratios, in one run. Then the TUI's path: a page
 //! from the page cache (PNG decode) against a render.
 //!
+//! Then the bounds: a flate bomb (4 MB that inflates to 4 GiB) and a page that takes minutes
+//! to draw, rendered through the bounded child as the app does: time to refusal and the child's
+//! peak RSS; and the cost of the child on normal pages (isolated against in process).
+//!
 //! `cargo bench --bench render` (release). Pages: the first five of every paper.
 
 mod common;
+#[path = "../tests/common/hostile_pdf.rs"]
+mod hostile_pdf;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use agentero::vault::render::{self, PageCache};
+use agentero::vault::render::{self, Bounds, PageCache, Renderer};
 use agentero::vault::{Vault, pdf};
 
 const DPI: u32 = 100;
@@ -35,7 +41,64 @@ fn timed(cmd: &mut Command) -> Option<Duration> {
     ok.then(|| t.elapsed())
 }
 
+/// The largest peak RSS (MiB) of the children reaped so far (their own children included).
+fn children_peak_mib() -> f64 {
+    // SAFETY: getrusage writes into the struct we own.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    usage.ru_maxrss as f64 / 1024.0
+}
+
+/// Hostile pages through the bounded child with the default bounds. First in the run, so the
+/// children's peak RSS is the bomb's own.
+fn bounded(renderer: &Renderer) {
+    let dir = tempfile::tempdir().unwrap();
+    let b = renderer.bounds();
+    println!(
+        "## Hostile pages, bounded child ({} MiB address space, {} s)\n",
+        b.memory >> 20,
+        b.time.as_secs()
+    );
+    for (what, bytes) in [
+        (
+            "flate bomb (content stream, 4 GiB of zeros)",
+            hostile_pdf::content_bomb(),
+        ),
+        (
+            "flate bomb (image stream, 2 GiB of zeros)",
+            hostile_pdf::image_bomb(),
+        ),
+        (
+            "image declaring 100000x100000 px",
+            hostile_pdf::huge_image(),
+        ),
+        (
+            "slow page (10^6 full-page fills)",
+            hostile_pdf::slow_page(6),
+        ),
+    ] {
+        let f = dir.path().join("hostile.pdf");
+        std::fs::write(&f, &bytes).unwrap();
+        let t = Instant::now();
+        let r = renderer.render_file(&f, 1, DPI);
+        let took = t.elapsed();
+        let said = match r {
+            Ok(_) => "rendered (not refused!)".to_string(),
+            Err(e) => e.to_string(),
+        };
+        println!(
+            "{what}, {} kB: refused in {:.3} s, children's peak RSS so far {:.0} MiB: {said}",
+            bytes.len() / 1000,
+            took.as_secs_f64(),
+            children_peak_mib()
+        );
+    }
+    println!();
+}
+
 fn main() {
+    let renderer = Renderer::new(env!("CARGO_BIN_EXE_agentero"), Bounds::default());
+    bounded(&renderer);
     let corpus = common::corpus();
     let mut files = Vec::new();
     pdfs(&corpus, &mut files);
@@ -45,6 +108,7 @@ fn main() {
     let have = |tool: &str| Command::new(tool).arg("-v").output().is_ok();
     let (has_poppler, has_mutool) = (have("pdftoppm"), have("mutool"));
     let (mut ours, mut poppler, mut mupdf) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut isolated, mut refused) = (Vec::new(), Vec::new());
     // One process for a paper's first pages, per page: the tools' start-up shared.
     let (mut poppler_run, mut mupdf_run) = (Vec::new(), Vec::new());
     let mut failed = 0;
@@ -96,6 +160,14 @@ fn main() {
                     continue;
                 }
             }
+            let t = Instant::now();
+            match renderer.render_file(f, page, DPI) {
+                Ok(img) => {
+                    std::hint::black_box(img);
+                    isolated.push(t.elapsed());
+                }
+                Err(e) => refused.push(format!("{} p.{page}: {e}", f.display())),
+            }
             let n = page.to_string();
             if has_poppler
                 && let Some(d) = timed(
@@ -126,6 +198,14 @@ fn main() {
         files.len()
     );
     common::report("ours (hayro, in process)", ours.clone(), None);
+    common::report("ours (hayro, bounded child)", isolated.clone(), None);
+    println!(
+        "pages rendered in process but refused by the bounded child: {}",
+        refused.len()
+    );
+    for r in &refused {
+        println!("  {r}");
+    }
     if !poppler.is_empty() {
         common::report("pdftoppm -r 100", poppler.clone(), None);
     }
@@ -142,6 +222,11 @@ fn main() {
     if !mupdf_run.is_empty() {
         common::report("mutool, one run per paper", mupdf_run.clone(), None);
     }
+    println!(
+        "bounded child/in process: p50 {:.2}x, p99 {:.2}x",
+        p(isolated.clone(), 0.5) / p(ours.clone(), 0.5),
+        p(isolated.clone(), 0.99) / p(ours.clone(), 0.99)
+    );
     for (name, other) in [
         ("pdftoppm", &poppler),
         ("mutool", &mupdf),
@@ -169,12 +254,12 @@ fn main() {
     for (i, f) in some.iter().enumerate() {
         let sha = format!("{:064x}", i + 1);
         let t = Instant::now();
-        if cache.get_or_render(f, &sha, 1, DPI).is_err() {
+        if cache.get_or_render(&renderer, f, &sha, 1, DPI).is_err() {
             continue;
         }
         cold.push(t.elapsed());
         let t = Instant::now();
-        let (_, cached) = cache.get_or_render(f, &sha, 1, DPI).unwrap();
+        let (_, cached) = cache.get_or_render(&renderer, f, &sha, 1, DPI).unwrap();
         assert!(cached);
         warm.push(t.elapsed());
     }

@@ -30,6 +30,9 @@ pub struct Cli {
     /// Run the built-in ACP agent over stdio (started by the host; stdout is the protocol).
     #[arg(long, hide = true)]
     pub builtin_agent: bool,
+    /// Render one page within bounds and write it to stdout (started by agentero itself).
+    #[arg(long, hide = true, num_args = 5, value_names = ["PDF", "PAGE", "DPI", "BYTES", "SECONDS"])]
+    pub render_page: Option<Vec<std::ffi::OsString>>,
 }
 
 /// Where the user is reading: the current paper, page and selection of a turn.
@@ -225,6 +228,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     }
     if cli.builtin_agent {
         return crate::agent::run();
+    }
+    if let Some(args) = &cli.render_page {
+        return crate::vault::render::child_main(args);
     }
     match cli.command {
         None => {
@@ -514,9 +520,9 @@ fn page_png(
     let (mut img, cached) = match cache.get(&sha, page, opts.dpi).filter(|_| !opts.fresh) {
         Some(img) => (img, true),
         None => {
-            let bytes =
-                std::fs::read(&pdf).with_context(|| format!("cannot read {}", visible(&path)))?;
-            let img = render::render(&bytes, page, opts.dpi)?;
+            let exe = std::env::current_exe().context("cannot locate the agentero executable")?;
+            let renderer = render::Renderer::new(exe, render::Bounds::from_env()?);
+            let img = renderer.render_file(&pdf, page, opts.dpi)?;
             cache.put(&sha, page, &img);
             (img, false)
         }

@@ -3,6 +3,8 @@
 //! (a quote's highlight box lands on the quote).
 
 mod common;
+#[path = "common/hostile_pdf.rs"]
+mod hostile_pdf;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -486,4 +488,392 @@ fn walk_all(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// Hostile pages rendered under the bounds: flate bombs, an image that declares 10^10 pixels,
+/// a page that takes minutes to draw. Through `agentero page --png` and through the library
+/// entry the terminal app uses, each under a watchdog: a clear refusal, the render child's
+/// peak memory within the bound, and no child left behind.
+mod bounded {
+    use super::*;
+    use crate::hostile_pdf::*;
+    use agentero::vault::Vault;
+    use agentero::vault::render::{Bounds, PageCache, Renderer};
+
+    /// The bounds the tests render under: less memory than the default, so a bomb is quick; a
+    /// short time for the slow page, a long one for the rest (inflating 256 MiB takes seconds
+    /// on a busy machine, and the bombs must be refused for their memory, not their time).
+    const MEMORY_MIB: u64 = 256;
+    const SECONDS: u64 = 2;
+    const LONG_SECONDS: u64 = 60;
+    /// No render test may take longer than this, whatever the renderer does.
+    const WATCHDOG: Duration = Duration::from_secs(90);
+
+    fn bounds(seconds: u64) -> Bounds {
+        Bounds::parse(Some(&MEMORY_MIB.to_string()), Some(&seconds.to_string())).unwrap()
+    }
+
+    /// A vault with `bytes` as its only paper, and the paper's path in it.
+    fn vault_with(bytes: &[u8]) -> (tempfile::TempDir, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let rel = "papers/hostile/paper.pdf";
+        let abs = dir.path().join(rel);
+        std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        std::fs::write(&abs, bytes).unwrap();
+        (dir, rel.to_string())
+    }
+
+    /// `work` on a thread that must finish within the watchdog.
+    fn watched<T: Send + 'static>(what: &str, work: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(work());
+        });
+        rx.recv_timeout(WATCHDOG)
+            .unwrap_or_else(|_| panic!("{what}: still running after {WATCHDOG:?}"))
+    }
+
+    /// Processes whose command line mentions `needle` (the render child names its PDF).
+    fn processes_mentioning(needle: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        for e in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+                continue;
+            };
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains(needle) {
+                found.push(format!("{}: {cmd}", e.file_name().to_string_lossy()));
+            }
+        }
+        found
+    }
+
+    /// Unreaped `agentero` children of this process (other tests' children exit and are
+    /// reaped within moments, so one that stays a second is ours).
+    fn zombie_children() -> Vec<String> {
+        let me = std::process::id().to_string();
+        let look = || {
+            let mut found = Vec::new();
+            for e in std::fs::read_dir("/proc").unwrap().flatten() {
+                let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+                    continue;
+                };
+                let Some((head, tail)) = stat.rsplit_once(')') else {
+                    continue;
+                };
+                let fields: Vec<&str> = tail.split_whitespace().collect();
+                if head.ends_with("(agentero")
+                    && fields.first() == Some(&"Z")
+                    && fields.get(1) == Some(&me.as_str())
+                {
+                    found.push(stat.clone());
+                }
+            }
+            found
+        };
+        for _ in 0..20 {
+            let z = look();
+            if z.is_empty() {
+                return z;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        look()
+    }
+
+    /// The largest peak RSS (KiB) of the children this process has reaped, theirs included.
+    fn children_peak_kib() -> i64 {
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: getrusage writes into the struct we own.
+        let r = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+        assert_eq!(r, 0);
+        usage.ru_maxrss
+    }
+
+    fn renderer(seconds: u64) -> Renderer {
+        Renderer::new(env!("CARGO_BIN_EXE_agentero"), bounds(seconds))
+    }
+
+    #[test]
+    fn the_bombs_are_real() {
+        // The generator's zeros are what a PDF reader inflates.
+        let (z, len) = zlib_zeros(1000);
+        assert!(len > 1_000_000 && z.len() < 1_200);
+        let small = one_page("", stream("/Filter /FlateDecode", &z), vec![]);
+        let doc = lopdf::Document::load_mem(&small).unwrap();
+        let s = doc.get_object((4, 0)).unwrap().as_stream().unwrap();
+        let inflated = s.decompressed_content().unwrap();
+        assert_eq!(inflated.len() as u64, len);
+        assert!(inflated.iter().all(|&b| b == 0));
+        let (_, big) = zlib_zeros(4 << 20);
+        assert!(big > 4 << 30, "{big}");
+        // The slow page draws: two levels (100 fills) in process, the last fill red.
+        let img = render::render(&slow_page(2), 1, 20).unwrap();
+        assert_eq!(img.image.get_pixel(10, 10).0, [255, 0, 0]);
+    }
+
+    /// The terminal app's path: the page cache and the renderer child, as `I` calls them.
+    #[test]
+    fn hostile_pages_are_refused_through_the_library() {
+        let cases = [
+            ("content bomb", content_bomb()),
+            ("image bomb", image_bomb()),
+            ("huge image", huge_image()),
+            ("slow page", slow_page(6)),
+        ];
+        for (what, bytes) in cases {
+            let (dir, rel) = vault_with(&bytes);
+            let vault = Vault::open(dir.path()).unwrap();
+            let (pdf, sha) = render::locate_paper(&vault, &rel).unwrap();
+            let started = Instant::now();
+            let (cache, pdf2, sha2) = (PageCache::new(&vault), pdf.clone(), sha.clone());
+            let secs = if what == "slow page" {
+                SECONDS
+            } else {
+                LONG_SECONDS
+            };
+            let result = watched(what, move || {
+                cache
+                    .get_or_render(&renderer(secs), &pdf2, &sha2, 1, 100)
+                    .map(|_| ())
+            });
+            let took = started.elapsed();
+            let e = result.expect_err(what);
+            let said = e.to_string();
+            match what {
+                "slow page" => {
+                    assert!(
+                        matches!(
+                            e,
+                            RenderError::TookTooLong {
+                                page: 1,
+                                secs: SECONDS
+                            }
+                        ),
+                        "{what}: {e:?}"
+                    );
+                    assert_eq!(said, "page 1 was not rendered: it took longer than 2 s");
+                    assert!(took < Duration::from_secs(SECONDS + 2), "{what}: {took:?}");
+                }
+                "huge image" => {
+                    assert!(
+                        matches!(
+                            e,
+                            RenderError::ImageTooLarge {
+                                width: 100_000,
+                                height: 100_000,
+                                ..
+                            }
+                        ),
+                        "{what}: {e:?}"
+                    );
+                    assert!(
+                        said.contains("100000x100000 pixels, more than 256 MiB"),
+                        "{said}"
+                    );
+                    assert!(took < Duration::from_secs(10), "{what}: {took:?}");
+                }
+                _ => {
+                    assert!(
+                        matches!(e, RenderError::TooMuchMemory { page: 1, .. }),
+                        "{what}: {e:?}"
+                    );
+                    assert_eq!(
+                        said,
+                        "page 1 was not rendered: it needs more than 256 MiB of memory"
+                    );
+                    assert!(took < Duration::from_secs(LONG_SECONDS), "{what}: {took:?}");
+                }
+            }
+            let left = processes_mentioning(&pdf.display().to_string());
+            assert!(left.is_empty(), "{what}: left running: {left:?}");
+            let zombies = zombie_children();
+            assert!(zombies.is_empty(), "{what}: not reaped: {zombies:?}");
+            // Nothing cached for a refused page.
+            assert!(PageCache::new(&vault).get(&sha, 1, 100).is_none());
+        }
+        let peak = children_peak_kib();
+        assert!(
+            peak <= (MEMORY_MIB * 1024) as i64,
+            "a child peaked at {peak} KiB"
+        );
+    }
+
+    /// Positive control: demo pages render in the child within the same bounds, pixel for
+    /// pixel as in process.
+    #[test]
+    fn normal_pages_render_the_same_in_the_child() {
+        let dir = common::demo_vault();
+        let mut checked = 0;
+        for pdf in walk(dir.path()).into_iter().take(3) {
+            let bytes = std::fs::read(&pdf).unwrap();
+            let inside = render::render(&bytes, 1, 72).unwrap();
+            let (r, p) = (renderer(LONG_SECONDS), pdf.clone());
+            let child = watched("a demo page", move || r.render_file(&p, 1, 72)).unwrap();
+            assert_eq!(child.image, inside.image, "{}", pdf.display());
+            assert_eq!(child.transform, inside.transform);
+            assert_eq!(child.dpi, 72);
+            checked += 1;
+        }
+        assert_eq!(checked, 3);
+        let (r, p) = (renderer(LONG_SECONDS), walk(dir.path())[0].clone());
+        let e = watched("no such page", move || r.render_file(&p, 99, 72)).unwrap_err();
+        assert!(
+            matches!(e, RenderError::NoSuchPage { page: 99, .. }),
+            "{e:?}"
+        );
+    }
+
+    /// `agentero page` run to its end under the watchdog and reaped with `wait4`: its exit
+    /// status, stderr and the peak RSS (KiB) of it and its render child.
+    fn page_command(vault: &Path, args: &[&str], env: &[(&str, &str)]) -> (bool, String, i64) {
+        use std::os::unix::process::ExitStatusExt;
+        let mut cmd = common::command(vault);
+        cmd.arg("page").arg("--vault").arg(vault).args(args);
+        cmd.envs(env.iter().copied());
+        // Reaped by `wait4` below, which also gives its rusage.
+        #[allow(clippy::zombie_processes)]
+        let mut child = cmd
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let said = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+            s
+        });
+        let pid = child.id() as i32;
+        let deadline = Instant::now() + WATCHDOG;
+        let mut status = 0;
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        loop {
+            // SAFETY: waiting for our own child into locals we own.
+            let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+            if r == pid {
+                break;
+            }
+            assert_eq!(r, 0, "wait4 failed");
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("agentero page {args:?}: still running after {WATCHDOG:?}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let ok = std::process::ExitStatus::from_raw(status).success();
+        (ok, said.join().unwrap(), usage.ru_maxrss)
+    }
+
+    #[test]
+    fn hostile_pages_are_refused_by_the_page_command() {
+        for (what, bytes, says) in [
+            (
+                "content bomb",
+                content_bomb(),
+                "page 1 was not rendered: it needs more than 256 MiB of memory",
+            ),
+            (
+                "huge image",
+                huge_image(),
+                "page 1 was not rendered: it has an image of 100000x100000 pixels",
+            ),
+            (
+                "slow page",
+                slow_page(6),
+                "page 1 was not rendered: it took longer than 2 s",
+            ),
+        ] {
+            let (dir, rel) = vault_with(&bytes);
+            let out = dir.path().join("out.png");
+            let secs = if what == "slow page" {
+                SECONDS
+            } else {
+                LONG_SECONDS
+            };
+            let env = [
+                ("AGENTERO_RENDER_MEMORY_MIB", MEMORY_MIB.to_string()),
+                ("AGENTERO_RENDER_SECONDS", secs.to_string()),
+            ];
+            let env = env.each_ref().map(|(k, v)| (*k, v.as_str()));
+            let started = Instant::now();
+            let (ok, said, peak) = page_command(
+                dir.path(),
+                &[&rel, "1", "--png", out.to_str().unwrap()],
+                &env,
+            );
+            assert!(!ok && said.contains(says), "{what}: {said}");
+            assert!(!out.exists(), "{what}: wrote a PNG");
+            assert!(
+                started.elapsed() < Duration::from_secs(secs + 3),
+                "{what}: {:?}",
+                started.elapsed()
+            );
+            assert!(
+                peak <= (MEMORY_MIB * 1024) as i64,
+                "{what}: peaked at {peak} KiB"
+            );
+            let left = processes_mentioning(&dir.path().display().to_string());
+            assert!(left.is_empty(), "{what}: left running: {left:?}");
+        }
+        // A bound that is not a number is said so; nothing is rendered.
+        let (dir, rel) = vault_with(&slow_page(1));
+        let out = dir.path().join("out.png");
+        let (ok, said, _) = page_command(
+            dir.path(),
+            &[&rel, "1", "--png", out.to_str().unwrap()],
+            &[("AGENTERO_RENDER_MEMORY_MIB", "lots")],
+        );
+        assert!(
+            !ok && said.contains("AGENTERO_RENDER_MEMORY_MIB must be a whole number"),
+            "{said}"
+        );
+        // The same page with the defaults: rendered.
+        let (ok, said, _) = page_command(
+            dir.path(),
+            &[&rel, "1", "--png", out.to_str().unwrap()],
+            &[],
+        );
+        assert!(ok, "{said}");
+        assert_eq!(
+            image::open(&out).unwrap().into_rgb8().get_pixel(5, 5).0,
+            [255, 0, 0]
+        );
+    }
+
+    /// `I` on a page past the bounds in the terminal app: the text stays, the status line says
+    /// why, and `I` again says it again (from memory: the page is not retried this session).
+    #[test]
+    fn the_app_shows_the_text_and_the_reason() {
+        use agentero::tui::headless::Headless;
+        let (dir, rel) = vault_with(&huge_image());
+        let mut h = Headless::open(dir.path(), 120, 40).unwrap();
+        h.settle();
+        h.keys("space f g g");
+        let pos = h
+            .app
+            .browser()
+            .visible()
+            .position(|e| e.path == rel)
+            .expect("the paper is listed");
+        for _ in 0..pos {
+            h.keys("j");
+        }
+        h.keys("enter");
+        assert!(h.app.paper().is_some());
+        let says = "page 1 was not rendered: it has an image of 100000x100000 pixels, \
+                    more than 1 GiB of memory; showing its text";
+        for _ in 0..2 {
+            h.keys("I");
+            assert_eq!(h.app.status(), says);
+            let screen = h.render();
+            assert!(
+                !screen.contains('▀') && screen.contains(" · image"),
+                "{screen}"
+            );
+            h.keys("I");
+        }
+        let left = processes_mentioning(&dir.path().display().to_string());
+        assert!(left.is_empty(), "left running: {left:?}");
+    }
 }

@@ -61,6 +61,10 @@ impl Headless {
             let _g = rt.enter();
             Runner::new(vault)
         };
+        runner.set_render_exe(match &setup {
+            Some(s) => s.host_exe.clone(),
+            None => agentero_beside_tests(),
+        });
         if let Some(s) = setup {
             runner.set_agent(s);
         }
@@ -209,4 +213,16 @@ pub fn strip_osc8(sym: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The agentero executable page images are rendered by: a headless session runs in a test or
+/// bench binary, which cargo puts in `target/<profile>/deps/` with `agentero` one folder up.
+fn agentero_beside_tests() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let beside = exe
+        .parent()
+        .filter(|d| d.file_name().is_some_and(|n| n == "deps"))
+        .and_then(|d| d.parent())
+        .map(|d| d.join("agentero"));
+    beside.filter(|p| p.is_file()).unwrap_or(exe)
 }

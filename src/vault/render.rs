@@ -1,6 +1,10 @@
 //! Page images: a PDF page rasterized with hayro (pure Rust, no C library), a cache of the
 //! results per page and resolution under `{vault}/.agentero/cache/pages/`, and highlight boxes
 //! drawn over the places the text layer gives for a quote.
+//!
+//! Callers render through [`Renderer`]: a child process of this executable with an address-space
+//! and CPU limit of its own and a wall-clock limit kept by the parent, so a hostile page costs a
+//! refusal, not the app. [`render`] is what that child runs (and what unit tests call).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,6 +19,11 @@ use serde::{Deserialize, Serialize};
 
 use super::statefs;
 
+mod declared;
+mod isolated;
+
+pub use isolated::{Bounds, RENDER_FLAG, Renderer, child_main};
+
 /// The resolution of `agentero page` when none is given.
 pub const DEFAULT_DPI: u32 = 150;
 pub const MIN_DPI: u32 = 10;
@@ -28,7 +37,7 @@ const CACHE_BYTES: u64 = 512 * 1024 * 1024;
 /// Stores between two looks at the cache's size.
 const TRIM_EVERY: usize = 32;
 
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize)]
 pub enum RenderError {
     #[error("not a readable PDF (the renderer cannot open it)")]
     Unreadable,
@@ -47,10 +56,43 @@ pub enum RenderError {
     },
     #[error("the renderer failed on page {0}")]
     Crashed(u32),
+    #[error("page {page} was not rendered: it needs more than {} of memory", isolated::amount(*.limit))]
+    TooMuchMemory { page: u32, limit: u64 },
+    #[error(
+        "page {page} was not rendered: it has an image of {width}x{height} pixels, more than {} of memory",
+        isolated::amount(*.limit)
+    )]
+    ImageTooLarge {
+        page: u32,
+        width: u64,
+        height: u64,
+        limit: u64,
+    },
+    #[error("page {page} was not rendered: it took longer than {secs} s")]
+    TookTooLong { page: u32, secs: u64 },
+    #[error("cannot start the page renderer {exe}: {reason}")]
+    NoRenderer { exe: String, reason: String },
+    #[error("{0}")]
+    BadBounds(String),
     #[error("cannot read {path}: {reason}")]
     Io { path: String, reason: String },
     #[error("{path}: {reason}")]
     NotAPaper { path: String, reason: String },
+}
+
+impl RenderError {
+    /// A refusal of the page itself (too large, too slow, crashing the renderer): the same
+    /// page at the same resolution is refused again, so it is not worth retrying.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            RenderError::TooLarge { .. }
+                | RenderError::TooMuchMemory { .. }
+                | RenderError::ImageTooLarge { .. }
+                | RenderError::TookTooLong { .. }
+                | RenderError::Crashed(_)
+        )
+    }
 }
 
 /// A rendered page and where PDF user space lands on it.
@@ -145,8 +187,15 @@ fn multiply(a: Rgb<u8>, b: Rgb<u8>) -> Rgb<u8> {
     Rgb([0, 1, 2].map(|i| ((u16::from(a[i]) * u16::from(b[i])) / 255) as u8))
 }
 
-/// Renders physical page `page` (1-based) of a PDF held in memory at `dpi`, on white.
+/// Renders physical page `page` (1-based) of a PDF held in memory at `dpi`, on white, in this
+/// process: no memory or time bound but the refusal of declared sizes past the default memory
+/// bound. Callers other than the render child go through [`Renderer`].
 pub fn render(bytes: &[u8], page: u32, dpi: u32) -> Result<PageImage, RenderError> {
+    render_within(bytes, page, dpi, Bounds::default().memory)
+}
+
+/// [`render`], refusing a page whose declared image sizes already need more than `memory` bytes.
+fn render_within(bytes: &[u8], page: u32, dpi: u32, memory: u64) -> Result<PageImage, RenderError> {
     if !(MIN_DPI..=MAX_DPI).contains(&dpi) {
         return Err(RenderError::BadDpi);
     }
@@ -177,6 +226,7 @@ pub fn render(bytes: &[u8], page: u32, dpi: u32) -> Result<PageImage, RenderErro
             height: ph as u64,
         });
     }
+    declared::check_images(p, page, memory)?;
     let settings = PixmapSettings {
         x_scale: scale as f32,
         y_scale: scale as f32,
@@ -302,10 +352,11 @@ impl PageCache {
         }
     }
 
-    /// The page from the cache, else rendered from the file at `pdf` and stored. The flag says
-    /// whether it came from the cache.
+    /// The page from the cache, else rendered by `renderer` from the file at `pdf` and stored.
+    /// The flag says whether it came from the cache.
     pub fn get_or_render(
         &self,
+        renderer: &Renderer,
         pdf: &Path,
         sha256: &str,
         page: u32,
@@ -314,11 +365,7 @@ impl PageCache {
         if let Some(img) = self.get(sha256, page, dpi) {
             return Ok((img, true));
         }
-        let bytes = std::fs::read(pdf).map_err(|e| RenderError::Io {
-            path: pdf.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        let img = render(&bytes, page, dpi)?;
+        let img = renderer.render_file(pdf, page, dpi)?;
         self.put(sha256, page, &img);
         Ok((img, false))
     }

@@ -285,10 +285,7 @@ impl Paper {
             }
             Err(e) => {
                 shot.state = ShotState::Failed(e.clone());
-                vec![Out::Status(format!(
-                    "cannot show page {} as an image ({e}); showing its text",
-                    key.page
-                ))]
+                vec![Out::Status(format!("{e}; showing its text"))]
             }
         }
     }

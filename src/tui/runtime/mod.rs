@@ -48,6 +48,9 @@ pub struct AgentSetup {
     pub timeout: Duration,
 }
 
+/// A page image: the paper's content hash, the page, the resolution.
+type PageSlot = (String, u32, u32);
+
 /// Answers for permission questions on screen, by question id.
 type Answers = Arc<Mutex<HashMap<String, oneshot::Sender<Option<String>>>>>;
 
@@ -90,6 +93,11 @@ pub struct Runner {
     osc52: Arc<AtomicBool>,
     /// `$AGENTERO_PDF_VIEWER` as read at start.
     pdf_viewer: Arc<Mutex<Option<String>>>,
+    /// The executable whose render child draws page images (normally the current one).
+    render_exe: Arc<Mutex<PathBuf>>,
+    /// Pages refused for a bound this session, by (content hash, page, dpi), with the reason:
+    /// `I` on them again says why at once instead of starting the child again.
+    refused: Arc<Mutex<HashMap<PageSlot, String>>>,
 }
 
 /// Terminals cap an OSC 52 payload (xterm at about 100 kB of base64).
@@ -159,6 +167,8 @@ impl Runner {
                 copied: Arc::default(),
                 osc52: Arc::default(),
                 pdf_viewer: Arc::new(Mutex::new(std::env::var("AGENTERO_PDF_VIEWER").ok())),
+                render_exe: Arc::new(Mutex::new(std::env::current_exe().unwrap_or_default())),
+                refused: Arc::default(),
             },
             rx,
         )
@@ -262,11 +272,20 @@ impl Runner {
         }
     }
 
+    /// The agentero executable page images are rendered by (`--render-page`).
+    pub fn set_render_exe(&self, exe: PathBuf) {
+        if let Ok(mut g) = self.render_exe.lock() {
+            *g = exe;
+        }
+    }
+
     /// Page `key.page` of the paper at `path` for the terminal: from the page cache or rendered
-    /// (and cached), the quote highlighted where the text layer places it, fitted to the
-    /// text area.
+    /// in a bounded child (and cached), the quote highlighted where the text layer places it,
+    /// fitted to the text area. The error is the status line's reason.
     fn page_image(&self, path: &str, key: &ShotKey) -> Result<PageProto, String> {
-        use crate::vault::render::{PageCache, locate_paper};
+        use crate::vault::render::{Bounds, PageCache, Renderer, locate_paper};
+        let cannot =
+            |e: &dyn std::fmt::Display| format!("cannot show page {} as an image ({e})", key.page);
         let picker = self
             .picker
             .lock()
@@ -277,10 +296,29 @@ impl Runner {
         } else {
             IMAGE_DPI_GRAPHICS
         };
-        let (pdf, sha) = locate_paper(&self.vault, path).map_err(|e| e.to_string())?;
+        let (pdf, sha) = locate_paper(&self.vault, path).map_err(|e| cannot(&e))?;
+        let slot = (sha.clone(), key.page, dpi);
+        if let Some(why) = self.refused.lock().ok().and_then(|r| r.get(&slot).cloned()) {
+            return Err(why);
+        }
+        let exe = self
+            .render_exe
+            .lock()
+            .map(|e| e.clone())
+            .unwrap_or_default();
+        let renderer = Renderer::new(exe, Bounds::from_env().map_err(|e| cannot(&e))?);
         let (mut img, _) = PageCache::new(&self.vault)
-            .get_or_render(&pdf, &sha, key.page, dpi)
-            .map_err(|e| e.to_string())?;
+            .get_or_render(&renderer, &pdf, &sha, key.page, dpi)
+            .map_err(|e| {
+                if !e.is_refusal() {
+                    return cannot(&e);
+                }
+                let why = e.to_string();
+                if let Ok(mut r) = self.refused.lock() {
+                    r.insert(slot, why.clone());
+                }
+                why
+            })?;
         if let Some(q) = &key.quote {
             // No box for the quote (a scan, a text layer without positions): the page alone.
             let boxes = std::fs::read(&pdf)
@@ -298,7 +336,7 @@ impl Runner {
                 ratatui_image::Resize::Scale(None),
             )
             .map(PageProto)
-            .map_err(|e| e.to_string())
+            .map_err(|e| cannot(&e))
     }
 
     /// The agent `Effect::StartAgent` starts and turns run on.
