@@ -451,6 +451,35 @@ fn last_piece(screen: &str) -> u32 {
         .unwrap_or(0)
 }
 
+/// A demo vault and a HOME whose default agent is the slow peer marked `tag-PID`.
+fn slow_setup(
+    tag: &str,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    std::path::PathBuf,
+    String,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    let mark = format!("{tag}-{}", std::process::id());
+    slow_agent_home(&home, &mark);
+    (dir, vault, home, mark)
+}
+
+/// Every `piece NN.` that was on `shown` (the screen when the app was ended) is in a transcript.
+fn assert_on_disk(vault: &std::path::Path, shown: &str) {
+    let transcript = transcripts(vault);
+    for n in 0..=last_piece(shown) {
+        assert!(
+            transcript.contains(&format!("piece {n:02}.")),
+            "piece {n:02} was on screen when the app was ended but is not on disk"
+        );
+    }
+}
+
 /// Closing the tmux window (SIGHUP to the app, as an SSH drop does) while an answer streams:
 /// the agent's process group is gone within seconds and every piece that was on screen is in
 /// the transcript.
@@ -460,18 +489,10 @@ fn closing_the_window_ends_the_agent_and_keeps_what_streamed() {
         eprintln!("skipped: tmux is not installed");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
-    let home = dir.path().join("home");
-    let mark = format!("hup-{}", std::process::id());
-    slow_agent_home(&home, &mark);
+    let (dir, vault, home, mark) = slow_setup("hup");
     let name = format!("agentero-hup-{}", std::process::id());
-    let (session, _) = {
-        let vault_s = vault.display().to_string();
-        let s = start(&name, &home, &[env!("CARGO_BIN_EXE_agentero"), &vault_s]);
-        (s, ())
-    };
+    let vault_s = vault.display().to_string();
+    let session = start(&name, &home, &[env!("CARGO_BIN_EXE_agentero"), &vault_s]);
     // A second window keeps the session (and its server) alive after the first closes.
     tmux(&["new-window", "-d", "-t", &name, "sleep", "60"]);
     let target = format!("{}:0", session.0);
@@ -487,13 +508,8 @@ fn closing_the_window_ends_the_agent_and_keeps_what_streamed() {
         left.is_empty(),
         "agent processes left after SIGHUP: {left:?}"
     );
-    let transcript = transcripts(&vault);
-    for n in 0..=last_piece(&shown) {
-        assert!(
-            transcript.contains(&format!("piece {n:02}.")),
-            "piece {n:02} was on screen at the hang-up but is not on disk"
-        );
-    }
+    assert_on_disk(&vault, &shown);
+    drop(dir);
 }
 
 /// SIGTERM to the app while an answer streams: the agent is gone, the terminal restored (the
@@ -504,12 +520,7 @@ fn sigterm_ends_the_agent_and_restores_the_terminal() {
         eprintln!("skipped: tmux is not installed");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
-    let home = dir.path().join("home");
-    let mark = format!("term-{}", std::process::id());
-    slow_agent_home(&home, &mark);
+    let (dir, vault, home, mark) = slow_setup("term");
     let name = format!("agentero-term-{}", std::process::id());
     let session = start(&name, &home, &["PS1=READY$ ", "sh"]);
     let target = format!("{}:0", session.0);
@@ -543,13 +554,8 @@ fn sigterm_ends_the_agent_and_restores_the_terminal() {
         !screen.contains("piece 0"),
         "the app's screen was left:\n{screen}"
     );
-    let transcript = transcripts(&vault);
-    for n in 0..=last_piece(&shown) {
-        assert!(
-            transcript.contains(&format!("piece {n:02}.")),
-            "piece {n:02} lost"
-        );
-    }
+    assert_on_disk(&vault, &shown);
+    drop(dir);
 }
 
 /// ctrl-z then `fg` in an interactive shell: the app stops, the prompt comes back, `fg`
