@@ -1,6 +1,7 @@
 //! The vault: scanning, PDF page text, metadata, references and the derived search index.
 //! Knows nothing of agents or the UI.
 
+pub mod annotations;
 pub mod bibtex;
 pub mod build;
 pub mod catalog;

@@ -3,6 +3,8 @@
 //! Contract used by the rest of the vault (do not change names without updating callers):
 //! `extract(bytes, limits) -> Result<PdfDocument, PdfError>`.
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
