@@ -1019,7 +1019,8 @@ fn quick_sources(h: &Headless) -> Vec<String> {
                 .items
                 .iter()
                 .filter_map(|i| match &i.kind {
-                    ItemKind::Source(s) => Some(s.uri.clone()),
+                    // The cited ones (the consulted are listed under their line).
+                    ItemKind::Source(s) if i.listed.is_none() => Some(s.uri.clone()),
                     _ => None,
                 })
                 .collect()
@@ -1103,7 +1104,7 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
     h.keys("k");
     let folded_last = h.app.quick().is_some_and(|q| {
         matches!(
-            q.thread().items.last().map(|i| &i.kind),
+            q.selected().map(|i| &q.thread().items[i].kind),
             Some(ItemKind::Consulted(_))
         )
     });
@@ -1930,4 +1931,403 @@ fn browser_rows_are_papers_and_s_sorts_them() {
     assert!(screen.contains("by year"), "{screen}");
     h.keys("s s s");
     assert_eq!(h.app.status(), "papers sorted by folder");
+}
+
+/// Sends `question` from the chat's input and streams a turn in its place (the turn's effect is
+/// not run: these events stand in for the agent): `cards` tool cards, then an answer of `lines`
+/// lines `answer N line MM`. Returns the turn, still running.
+fn fake_turn(h: &mut Headless, n: usize, cards: usize, lines: usize) -> u64 {
+    use agentero::tui::app::Effect;
+    use agentero::tui::thread::{ChatEvent, ToolStatus};
+    let press = |h: &mut Headless, k: &str| {
+        h.app.update(Msg::Key(
+            agentero::tui::keymap::Key::parse(k).unwrap().to_event(),
+        ))
+    };
+    press(h, "i");
+    for c in format!("question {n}").chars() {
+        let _ = h
+            .app
+            .update(Msg::Key(agentero::tui::keymap::Key::plain(c).to_event()));
+    }
+    let turn = press(h, "enter")
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::StartTurn { turn, .. } => Some(turn),
+            _ => None,
+        })
+        .expect("the question starts a turn");
+    press(h, "esc");
+    for c in 0..cards {
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::ToolCall {
+                id: format!("t{n}-{c}"),
+                title: format!("context_read card {n}.{c}"),
+                status: ToolStatus::Completed,
+            },
+        });
+    }
+    let answer: String = (1..=lines)
+        .map(|l| format!("answer {n} line {l:02}\n\n"))
+        .collect();
+    h.send(Msg::Chat {
+        turn,
+        event: ChatEvent::MessageChunk(answer),
+    });
+    turn
+}
+
+fn end_turn(h: &mut Headless, turn: u64) {
+    h.send(Msg::Chat {
+        turn,
+        event: agentero::tui::thread::ChatEvent::TurnEnded {
+            stop_reason: "end_turn".into(),
+        },
+    });
+}
+
+/// The rows of the chat's message area as drawn.
+fn chat_rows(h: &mut Headless) -> Vec<String> {
+    h.render();
+    let inner = ratatui::widgets::Block::bordered().inner(h.app.areas().chat);
+    let [_, msgs, _, _] = agentero::tui::chat::view::areas(h.app.chat(), inner);
+    let buf = h.buffer();
+    (msgs.y..msgs.bottom())
+        .map(|y| {
+            (msgs.x..msgs.right())
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect()
+}
+
+/// A window is full: never two blank rows in a row (one separates messages or paragraphs).
+fn assert_full(rows: &[String], what: &str) {
+    let blank_runs = rows
+        .windows(2)
+        .filter(|w| w[0].is_empty() && w[1].is_empty())
+        .count();
+    assert!(
+        blank_runs == 0,
+        "{what}: blank rows in the window:\n{}",
+        rows.join("\n")
+    );
+}
+
+/// One scroll model for the chat: `g g` shows the thread's first rows and the window is full
+/// (the first answer right under its tool cards, no blank rows), `G` the end, ctrl-u/ctrl-d move
+/// by half the pane in the rows drawn and stop at the top (one ctrl-d after many ctrl-u moves
+/// at once), `j`/`k` keep the selection in view, and a window scrolled back stays on what it
+/// shows while the answer streams under it.
+#[test]
+fn the_chat_scrolls_in_rows_with_no_blank_rows_at_the_top() {
+    let (_d, mut h) = demo();
+    let _ = h.app.update(Msg::Agent(AgentState::Ready {
+        name: "builtin".into(),
+        remote: false,
+    }));
+    for n in 1..=3 {
+        let turn = fake_turn(&mut h, n, 8, 30);
+        end_turn(&mut h, turn);
+    }
+    let rows = chat_rows(&mut h);
+    let hgt = rows.len();
+    assert!(hgt > 20, "{hgt}");
+    assert_eq!(rows.last().unwrap().trim(), "answer 3 line 30", "{rows:#?}");
+
+    h.keys("g g");
+    let top = chat_rows(&mut h);
+    assert_eq!(top[0], "you", "{top:#?}");
+    assert_eq!(top[1].trim(), "question 1");
+    assert!(top.iter().any(|r| r.contains("card 1.0")), "{top:#?}");
+    assert!(
+        top.iter().any(|r| r.trim() == "answer 1 line 01"),
+        "the answer under the cards is not shown:\n{}",
+        top.join("\n")
+    );
+    assert_full(&top, "g g");
+    let sel = h.app.chat().selected().expect("g g selects the first card");
+    assert!(matches!(
+        &h.app.chat().thread().unwrap().items[sel].kind,
+        ItemKind::Tool { title, .. } if title == "context_read card 1.0"
+    ));
+
+    // ctrl-d: half the pane further, in rows drawn.
+    h.keys("ctrl-d");
+    let down = chat_rows(&mut h);
+    assert_eq!(down[0], top[hgt / 2], "ctrl-d moves by half the pane");
+    assert_full(&down, "ctrl-d");
+    // Many ctrl-u stop at the top: one ctrl-d then moves at once.
+    h.keys("ctrl-u ctrl-u ctrl-u ctrl-u ctrl-u ctrl-u");
+    assert_eq!(chat_rows(&mut h), top);
+    h.keys("ctrl-d");
+    assert_eq!(chat_rows(&mut h), down);
+
+    // G: the end again, nothing selected.
+    h.keys("G");
+    let end = chat_rows(&mut h);
+    assert_eq!(end, rows);
+    assert_eq!(h.app.chat().selected(), None);
+    assert_eq!(h.app.chat().scroll_from_end(), 0);
+    // ctrl-u from the end, ctrl-d back.
+    h.keys("ctrl-u");
+    let up = chat_rows(&mut h);
+    assert_eq!(up[hgt / 2..], end[..hgt - hgt / 2]);
+    h.keys("ctrl-d");
+    assert_eq!(chat_rows(&mut h), end);
+
+    // k from the end selects the last card of the last answer, which comes into view (the
+    // window is still full), j past the last card follows the end again.
+    h.keys("k");
+    let k = chat_rows(&mut h);
+    assert!(k.iter().any(|r| r.contains("card 3.7")), "{k:#?}");
+    assert_full(&k, "k");
+    h.keys("j");
+    assert_eq!(h.app.chat().selected(), None);
+    assert_eq!(chat_rows(&mut h), end);
+
+    // A turn streaming under a window scrolled back: the window stays on what it shows; at the
+    // end it follows the answer.
+    let turn = fake_turn(&mut h, 4, 2, 5);
+    h.keys("ctrl-u");
+    let back = chat_rows(&mut h);
+    h.send(Msg::Chat {
+        turn,
+        event: agentero::tui::thread::ChatEvent::MessageChunk(
+            "more\n\nand more\n\nand more\n".into(),
+        ),
+    });
+    assert_eq!(
+        chat_rows(&mut h),
+        back,
+        "the window moved while scrolled back"
+    );
+    h.keys("G");
+    assert_eq!(chat_rows(&mut h).last().unwrap().trim(), "and more");
+    end_turn(&mut h, turn);
+}
+
+/// A Quick Chat closed with a card selected and reopened: its window is full, the answer
+/// under the cards (not the cards and then blank rows).
+#[test]
+fn a_reopened_quick_chat_shows_its_answer_under_the_selection() {
+    use agentero::tui::thread::{ChatEvent, ToolStatus};
+    let (_d, mut h) = demo();
+    let _ = h.app.update(Msg::Agent(AgentState::Ready {
+        name: "builtin".into(),
+        remote: false,
+    }));
+    select(&mut h, "papers/layoutflow/paper.pdf");
+    h.keys("enter space q");
+    h.type_text("Why?");
+    let enter = agentero::tui::keymap::Key::parse("enter")
+        .unwrap()
+        .to_event();
+    let _ = h.app.update(Msg::Key(enter));
+    let turn = h.app.quick().unwrap().turn().expect("a quick turn");
+    for c in 0..4 {
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::ToolCall {
+                id: format!("q{c}"),
+                title: format!("context_read quick card {c}"),
+                status: ToolStatus::Completed,
+            },
+        });
+    }
+    let answer: String = (1..=40).map(|l| format!("quick line {l:02}\n\n")).collect();
+    for event in [
+        ChatEvent::MessageChunk(answer),
+        ChatEvent::TurnEnded {
+            stop_reason: "end_turn".into(),
+        },
+    ] {
+        h.send(Msg::Chat { turn, event });
+    }
+    h.keys("j");
+    assert!(h.app.quick().unwrap().selected().is_some());
+    h.keys("esc space q");
+    assert!(h.app.quick().is_some(), "not reopened");
+    let screen = h.render();
+    let lines: Vec<&str> = screen.lines().collect();
+    let title = lines
+        .iter()
+        .position(|l| l.contains("Quick Chat"))
+        .expect("the popup");
+    let left = lines[title].chars().position(|c| c == '┌').unwrap();
+    let inside: Vec<String> = lines[title + 1..]
+        .iter()
+        .take_while(|l| l.chars().nth(left) == Some('│'))
+        .map(|l| l.chars().skip(left + 1).collect::<String>())
+        .map(|l| l.trim_end_matches(['│', ' ']).to_string())
+        .collect();
+    assert!(
+        inside.iter().any(|l| l.contains("quick card 0")),
+        "{screen}"
+    );
+    assert!(
+        inside.iter().any(|l| l.trim() == "quick line 01"),
+        "{screen}"
+    );
+    // The rows between the chips and the hint: no run of blank rows.
+    let runs = inside
+        .windows(2)
+        .filter(|w| w[0].trim().is_empty() && w[1].trim().is_empty())
+        .count();
+    assert_eq!(runs, 0, "{screen}");
+}
+
+/// The cells of the screen whose background is the terminal's own.
+fn unpainted(h: &Headless) -> Vec<(u16, u16)> {
+    let area = h.buffer().area;
+    (0..area.height)
+        .flat_map(|y| (0..area.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| matches!(h.buffer()[(x, y)].bg, ratatui::style::Color::Reset))
+        .collect()
+}
+
+/// dark and light paint their background on every cell of every surface (the panes and
+/// their empty rows, a paper's page, a thread, the chips, the mention popup, the Quick Chat,
+/// the help, the thread list), at 80 and 160 columns; the default theme keeps the
+/// terminal's own background where nothing is highlighted.
+#[test]
+fn themes_paint_their_background_everywhere() {
+    use agentero::tui::theme::{self, Theme};
+    for name in ["dark", "light", "default"] {
+        for (w, hh) in [(80, 24), (160, 48)] {
+            let (_d, mut h) = demo();
+            h.resize(w, hh);
+            h.theme = Theme::try_load(name, &theme::shipped, true).unwrap();
+            let _ = h.app.update(Msg::Agent(AgentState::Ready {
+                name: "builtin".into(),
+                remote: false,
+            }));
+            let mut check = |h: &mut Headless, what: &str| {
+                h.render();
+                let left = unpainted(h);
+                if name == "default" {
+                    // Most of the screen is the terminal's own background.
+                    let all = (w as usize) * (hh as usize);
+                    assert!(left.len() * 2 > all, "{name} {w}x{hh} {what}: painted");
+                } else {
+                    assert!(
+                        left.is_empty(),
+                        "{name} {w}x{hh} {what}: {} cells without a background, first {:?}\n{}",
+                        left.len(),
+                        left.first(),
+                        h.render()
+                    );
+                }
+            };
+            check(&mut h, "start");
+            select(&mut h, "papers/layoutflow/paper.pdf");
+            h.keys("enter");
+            h.settle();
+            check(&mut h, "a paper");
+            let turn = fake_turn(&mut h, 1, 3, 12);
+            end_turn(&mut h, turn);
+            h.keys("space c");
+            check(&mut h, "a thread");
+            h.keys("i");
+            h.type_text("@dens");
+            check(&mut h, "the mention popup");
+            h.keys("enter esc esc");
+            h.keys("space t");
+            check(&mut h, "the thread list");
+            h.keys("esc ?");
+            check(&mut h, "the help");
+            h.keys("esc space p V j space q");
+            check(&mut h, "the Quick Chat");
+            h.keys("esc");
+        }
+    }
+}
+
+/// `z` on `consulted: N` lists the sources under it; `j`/`k` stop on each, `enter` opens the
+/// one selected at its page (a note at its lines), `ctrl-o` comes back; `z` on a listed source
+/// folds the list and selects its line; folded, `k` passes over it to the cited sources.
+#[test]
+fn consulted_sources_are_selected_and_opened() {
+    use agentero::tui::thread::{ChatEvent, SourceRef};
+    let (_d, mut h) = demo();
+    let _ = h.app.update(Msg::Agent(AgentState::Ready {
+        name: "builtin".into(),
+        remote: false,
+    }));
+    let turn = fake_turn(&mut h, 1, 1, 2);
+    let src = |uri: &str, quote: Option<&str>| SourceRef {
+        uri: uri.into(),
+        quote: quote.map(str::to_string),
+    };
+    for event in [
+        ChatEvent::Sources(vec![src("papers/dense-vs-sparse/paper.pdf#page=1", None)]),
+        ChatEvent::Consulted(vec![
+            src("papers/citeweave/paper.pdf#page=2", None),
+            src("papers/layoutflow/paper.pdf#page=1", None),
+            src("notes/reading-list.md#line=1,3", None),
+        ]),
+    ] {
+        h.send(Msg::Chat { turn, event });
+    }
+    end_turn(&mut h, turn);
+    h.keys("space c");
+    let kind = |h: &Headless| {
+        let i = h.app.chat().selected()?;
+        Some(match &h.app.chat().thread().unwrap().items[i].kind {
+            ItemKind::Source(s) => s.uri.clone(),
+            ItemKind::Consulted(n) => format!("consulted {n}"),
+            other => format!("{other:?}"),
+        })
+    };
+    // Folded: k stops on the line, k again on the cited source.
+    h.keys("k");
+    assert_eq!(kind(&h).as_deref(), Some("consulted 3"));
+    h.keys("k");
+    assert_eq!(
+        kind(&h).as_deref(),
+        Some("papers/dense-vs-sparse/paper.pdf#page=1")
+    );
+    h.keys("j z");
+    let screen = h.render();
+    assert!(screen.contains("p. 2"), "{screen}");
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        h.keys("j");
+        seen.push(kind(&h).unwrap());
+    }
+    assert_eq!(
+        seen,
+        [
+            "papers/citeweave/paper.pdf#page=2",
+            "papers/layoutflow/paper.pdf#page=1",
+            "notes/reading-list.md#line=1,3"
+        ]
+    );
+    h.keys("k k");
+    assert_eq!(
+        kind(&h).as_deref(),
+        Some("papers/citeweave/paper.pdf#page=2")
+    );
+    h.keys("enter");
+    h.settle();
+    assert_eq!(h.app.focus(), Pane::Paper);
+    let p = h.app.paper().expect("the consulted paper opened");
+    assert_eq!((p.path(), p.page()), ("papers/citeweave/paper.pdf", 2));
+    h.keys("space c j");
+    assert_eq!(
+        kind(&h).as_deref(),
+        Some("papers/layoutflow/paper.pdf#page=1")
+    );
+    // z on a listed source folds the list under its line, which is selected.
+    h.keys("z");
+    assert_eq!(kind(&h).as_deref(), Some("consulted 3"));
+    h.keys("j");
+    assert_eq!(
+        h.app.chat().selected(),
+        None,
+        "past the folded list: the end"
+    );
 }

@@ -642,3 +642,53 @@ fn thread_list_filter() {
         snap("thread_list_words", w, hh, screen);
     }
 }
+
+/// `g g` in a chat whose answer follows its tool cards: the window is the thread's top and is
+/// full (the answer under the cards, no blank rows).
+#[test]
+fn chat_top_is_full() {
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        let turn = stream(&mut h);
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::TurnEnded {
+                stop_reason: "end_turn".into(),
+            },
+        });
+        h.keys("space c g g");
+        let screen = h.render();
+        assert!(screen.contains("Findings"), "{screen}");
+        snap("chat_top", w, hh, screen);
+    }
+}
+
+/// Two papers of one title in folders of one name: each row names the folders that tell them
+/// apart, at 80 and 160 columns, the title cut rather than the folder.
+#[test]
+fn twins_named_by_folder() {
+    for (w, hh) in SIZES {
+        let (d, _) = demo(w, hh);
+        let vault = d.path().join("vault");
+        let twin = vault.join("papers/archive/layoutflow");
+        std::fs::create_dir_all(&twin).unwrap();
+        std::fs::copy(
+            vault.join("papers/layoutflow/paper.pdf"),
+            twin.join("paper.pdf"),
+        )
+        .unwrap();
+        let mut h = Headless::open(&vault, w, hh).unwrap();
+        h.settle();
+        let screen = h.render();
+        // The folders that differ always show; at 160 columns the whole names.
+        let folders: &[&str] = if w >= 160 {
+            &["(archive/layoutflow)", "(papers/layoutflow)"]
+        } else {
+            &["(archive/", "(papers/"]
+        };
+        for folder in folders {
+            assert!(screen.contains(folder), "{folder} not shown:\n{screen}");
+        }
+        snap("twins", w, hh, screen);
+    }
+}

@@ -172,14 +172,33 @@ fn fold_paper_folders(entries: &mut [Entry]) {
             e.folded = true;
         }
     }
-    let mut titles: HashMap<String, usize> = HashMap::new();
-    for e in entries.iter().filter(|e| e.kind == EntryKind::Paper) {
-        *titles.entry(e.title.to_lowercase()).or_default() += 1;
+    // Papers of one title: each named by as many of its last folders as tell them apart.
+    let mut titles: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.kind == EntryKind::Paper {
+            titles.entry(e.title.to_lowercase()).or_default().push(i);
+        }
     }
-    for e in entries.iter_mut().filter(|e| e.kind == EntryKind::Paper) {
-        if titles.get(&e.title.to_lowercase()).is_some_and(|&n| n > 1) {
-            let folder = e.path.rsplit_once('/').map_or("", |(d, _)| d);
-            e.twin = Some(folder.rsplit('/').next().unwrap_or(folder).to_string());
+    for twins in titles.values().filter(|t| t.len() > 1) {
+        let folders: Vec<Vec<&str>> = twins
+            .iter()
+            .map(|&i| {
+                let dir = entries[i].path.rsplit_once('/').map_or("", |(d, _)| d);
+                dir.split('/').collect()
+            })
+            .collect();
+        let deepest = folders.iter().map(Vec::len).max().unwrap_or(1);
+        let suffix = |f: &Vec<&str>, k: usize| f[f.len().saturating_sub(k)..].join("/");
+        let k = (1..=deepest)
+            .find(|&k| {
+                let names: std::collections::HashSet<String> =
+                    folders.iter().map(|f| suffix(f, k)).collect();
+                names.len() == folders.len()
+            })
+            .unwrap_or(1);
+        let names: Vec<String> = folders.iter().map(|f| suffix(f, k)).collect();
+        for (&i, name) in twins.iter().zip(names) {
+            entries[i].twin = Some(name);
         }
     }
 }
@@ -241,5 +260,14 @@ mod tests {
         assert_eq!(a.twin.as_deref(), Some("a"));
         assert_eq!(get("papers/b/paper.pdf").twin.as_deref(), Some("b"));
         assert_eq!(get("papers/two/x.pdf").twin, None);
+        // Twins whose own folders share a name: named by the folders that differ.
+        let mut deep = vec![
+            e("a/x/paper.pdf", EntryKind::Paper, "T"),
+            e("b/x/paper.pdf", EntryKind::Paper, "T"),
+            e("c/paper.pdf", EntryKind::Paper, "t"),
+        ];
+        fold_paper_folders(&mut deep);
+        let twins: Vec<_> = deep.iter().map(|x| x.twin.clone().unwrap()).collect();
+        assert_eq!(twins, ["a/x", "b/x", "c"]);
     }
 }

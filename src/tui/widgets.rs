@@ -43,11 +43,11 @@ pub fn chip_lines(
     max_rows: usize,
 ) -> Vec<Line<'static>> {
     let spans = chip_spans(chips, theme, mark);
-    // A chip wider than a row: its label is cut, its mark (✕) kept.
-    let chip_of = |i: usize| -> Span<'static> {
+    // A chip wider than `room`: its label is cut, its mark (✕) kept.
+    let chip_in = |i: usize, room: usize| -> Span<'static> {
         let s = &spans[2 * i];
-        if str_width(&s.content) > width {
-            let room = width.saturating_sub(2 + str_width(mark));
+        if str_width(&s.content) > room {
+            let room = room.saturating_sub(2 + str_width(mark));
             let full = chips[i].label();
             // "reading papers/… p.3": the page stays, the path is what gets cut.
             let label = match full.rsplit_once(" p.") {
@@ -68,20 +68,36 @@ pub fn chip_lines(
         }
     };
     let widths: Vec<usize> = (0..chips.len())
-        .map(|i| str_width(&chip_of(i).content))
+        .map(|i| str_width(&chip_in(i, width).content))
         .collect();
     let (rows, more) = chip_layout(&widths, width, max_rows);
     let n = rows.len();
     rows.into_iter()
         .enumerate()
         .map(|(r, row)| {
+            // The count is never cut: on the last row, the chips before it give way (the
+            // last one's label is cut, its mark kept).
+            let last = r + 1 == n && more > 0;
+            let mut room = if last {
+                width.saturating_sub(str_width(&format!("+{more}")) + 1)
+            } else {
+                width
+            };
             let mut line: Vec<Span<'static>> = Vec::new();
+            let mut left_out = more;
             for i in row {
-                line.push(chip_of(i));
+                // Too little room for a letter of the label and the mark: counted instead.
+                if last && room < 4 + str_width(mark) {
+                    left_out += 1;
+                    continue;
+                }
+                let chip = chip_in(i, room);
+                room = room.saturating_sub(str_width(&chip.content) + 1);
+                line.push(chip);
                 line.push(Span::raw(" "));
             }
-            if r + 1 == n && more > 0 {
-                line.push(Span::styled(format!("+{more}"), theme.style("ui.dim")));
+            if last {
+                line.push(Span::styled(format!("+{left_out}"), theme.style("ui.dim")));
             }
             Line::from(fit_spans(line, width))
         })
@@ -354,6 +370,28 @@ mod fit_tests {
             text(&one[0])
         );
         assert!(str_width(&text(&one[0])) <= 20);
+        // The count is never cut: on a last row too narrow for its chip and the count, the
+        // chip gives way (its label cut, its mark kept), at any width.
+        for width in [24, 30, 40, 52, 56, 80] {
+            for rows in [1, 2, 3] {
+                let lines = chip_lines(&chips, &theme, "✕ ", width, rows);
+                let last = text(lines.last().unwrap());
+                let more: usize = last
+                    .rsplit('+')
+                    .next()
+                    .and_then(|n| n.trim().parse().ok())
+                    .unwrap_or_else(|| panic!("{width}x{rows}: no count in {last:?}"));
+                let shown: usize = lines.iter().map(|l| text(l).matches('✕').count()).sum();
+                assert_eq!(shown + more, 9, "{width}x{rows}: {last:?}");
+                assert!(str_width(&last) <= width, "{width}: {last:?}");
+                assert!(
+                    lines
+                        .iter()
+                        .all(|l| !text(l).contains('@') || text(l).contains('✕')),
+                    "{width}x{rows}: a chip without its mark"
+                );
+            }
+        }
     }
 
     #[test]

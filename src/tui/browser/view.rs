@@ -60,13 +60,18 @@ pub fn view(
                 EntryKind::File => ("≡ ", theme.style("browser.file")),
                 EntryKind::Directory => ("▸ ", theme.style("browser.directory")),
             };
+            // A paper whose title another paper has too: named by its folder, which stays
+            // when the line is cut (the title gives way).
+            let twin = match &e.twin {
+                Some(folder) if !b.show_paths && e.kind == EntryKind::Paper => {
+                    format!(" ({folder})")
+                }
+                _ => String::new(),
+            };
             let mut name = if b.show_paths {
                 e.path.clone()
             } else if e.kind == EntryKind::Paper {
-                match &e.twin {
-                    Some(folder) => format!("{} ({folder})", e.title),
-                    None => e.title.clone(),
-                }
+                e.title.clone()
             } else {
                 e.path.rsplit('/').next().unwrap_or(&e.path).to_string()
             };
@@ -99,11 +104,20 @@ pub fn view(
             let badges: String = e.badges.iter().map(|b| format!(" [{b}]")).collect();
             let badges = truncate(&badges, room.saturating_sub(8));
             let room = room.saturating_sub(str_width(&badges));
-            let meta = truncate(&meta, room.saturating_sub(12));
+            // The folder of a twin comes before the columns (which it drops when they do not
+            // fit whole) and leaves the title 8 columns.
+            let twin = truncate(&twin, room.saturating_sub(8));
+            let room = room.saturating_sub(str_width(&twin));
+            let meta = if !twin.is_empty() && str_width(&meta) + 8 > room {
+                String::new()
+            } else {
+                truncate(&meta, room.saturating_sub(12))
+            };
             let name = truncate(&name, room.saturating_sub(str_width(&meta)));
             let mut line = Line::from(vec![
                 Span::raw(head),
                 Span::styled(name, style),
+                Span::styled(twin, style),
                 Span::styled(meta, theme.style("browser.meta")),
                 Span::styled(badges, theme.style("browser.badge")),
             ]);

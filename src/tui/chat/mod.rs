@@ -17,6 +17,7 @@ use super::chips::{AgentState, Chip, Gate, PlanPreview, add_chips};
 use super::effect::{Effect, Jump, Location, Out, OverlayRequest, Pane, open_url};
 use super::listing::Listing;
 use super::thread::cells::step_selection;
+use super::thread::scroll::Scroll;
 use super::thread::{ChatEvent, Item, ItemKind, SourceRef, Thread};
 use super::widgets::{WHEEL_ROWS, new_input};
 
@@ -116,7 +117,8 @@ pub struct Chat {
     dismissed_reading: Option<String>,
     /// Selected item (index into the thread's items), `None` = follow the end.
     selected: Option<usize>,
-    scroll_from_end: usize,
+    /// Where the thread's window is ([`Scroll`]: rows from the end, resolved by the view).
+    scroll: Scroll,
     running: Option<Running>,
     preview: Option<PlanPreview>,
     plan_seq: u64,
@@ -134,7 +136,7 @@ impl Chat {
             chips: Vec::new(),
             dismissed_reading: None,
             selected: None,
-            scroll_from_end: 0,
+            scroll: Scroll::default(),
             running: None,
             preview: None,
             plan_seq: 0,
@@ -195,15 +197,12 @@ impl Chat {
             ChatMsg::Promoted(thread) => {
                 let status = format!("Quick Chat promoted to the thread \"{}\"", thread.title);
                 self.threads.push(thread);
-                self.current = self.threads.len() - 1;
-                self.selected = None;
-                self.scroll_from_end = 0;
+                self.show(self.threads.len() - 1);
                 vec![Out::Status(status), Out::Focus(Pane::Chat)]
             }
             ChatMsg::ShowThread(i) => {
                 if i < self.threads.len() {
-                    self.current = i;
-                    self.selected = None;
+                    self.show(i);
                 }
                 vec![Out::Focus(Pane::Chat)]
             }
@@ -216,13 +215,11 @@ impl Chat {
                     return vec![Out::Status("that thread is gone".into())];
                 };
                 let at = super::thread::find::item_at(t, turn, &cited);
-                self.current = thread;
+                let status = format!("thread \"{}\", turn {turn}", t.title);
+                self.show(thread);
                 self.selected = at;
-                self.scroll_from_end = 0;
-                vec![
-                    Out::Focus(Pane::Chat),
-                    Out::Status(format!("thread \"{}\", turn {turn}", t.title)),
-                ]
+                self.scroll.reveal();
+                vec![Out::Focus(Pane::Chat), Out::Status(status)]
             }
             ChatMsg::Reading(reading) => {
                 self.set_reading(reading);
@@ -246,12 +243,8 @@ impl Chat {
                 Vec::new()
             }
             ChatMsg::Scroll { up } => {
-                let s = &mut self.scroll_from_end;
-                *s = if up {
-                    *s + WHEEL_ROWS
-                } else {
-                    s.saturating_sub(WHEEL_ROWS)
-                };
+                let rows = WHEEL_ROWS as isize;
+                self.scroll.by(if up { rows } else { -rows });
                 Vec::new()
             }
             ChatMsg::Click(i) => {
@@ -318,8 +311,7 @@ impl Chat {
                     .filter(|t| t.id.starts_with("new"))
                     .count();
                 self.threads.push(Thread::new(format!("new-{}", n + 1)));
-                self.current = self.threads.len() - 1;
-                self.selected = None;
+                self.show(self.threads.len() - 1);
                 // Not straight into the message: `i` writes, as everywhere else (a typed `i`
                 // must not land in the new message).
                 self.compose = Compose::Off;
@@ -328,10 +320,10 @@ impl Chat {
                 return out;
             }
             Action::Threads => return vec![Out::Overlay(OverlayRequest::Threads(self.current))],
-            Action::NextThread => self.current = (self.current + 1) % self.threads.len().max(1),
+            Action::NextThread => self.show((self.current + 1) % self.threads.len().max(1)),
             Action::PrevThread => {
                 let len = self.threads.len().max(1);
-                self.current = (self.current + len - 1) % len;
+                self.show((self.current + len - 1) % len);
             }
             Action::CancelTurn => match self.running.take() {
                 Some(Running { turn, thread }) => {
@@ -353,19 +345,27 @@ impl Chat {
             Action::MoveDown | Action::MoveUp | Action::GotoTop | Action::GotoPage => {
                 if let Some(t) = self.threads.get(self.current) {
                     self.selected = step_selection(t, self.selected, action, n);
-                    self.scroll_from_end = 0;
+                    match (action, self.selected) {
+                        (Action::GotoTop, _) => self.scroll.top(),
+                        (_, None) => self.scroll.follow(),
+                        _ => self.scroll.reveal(),
+                    }
                 }
             }
-            Action::HalfPageDown => {
-                self.scroll_from_end = self.scroll_from_end.saturating_sub(10 * n)
+            Action::HalfPageDown | Action::HalfPageUp => {
+                let rows = (self.scroll.half_page() * n) as isize;
+                self.scroll.by(if action == Action::HalfPageUp {
+                    rows
+                } else {
+                    -rows
+                });
             }
-            Action::HalfPageUp => self.scroll_from_end += 10 * n,
             Action::ToggleExpand => {
                 if let Some(i) = self.selected
-                    && let Some(item) = self.thread_mut().and_then(|t| t.items.get_mut(i))
+                    && let Some(at) = self.thread_mut().and_then(|t| t.toggle(i))
                 {
-                    item.expanded = !item.expanded;
-                    item.touch();
+                    self.selected = Some(at);
+                    self.scroll.reveal();
                 }
             }
             Action::Open => return self.open_item(false),
@@ -412,10 +412,10 @@ impl Chat {
                     None => vec![Out::Status(format!("cannot open {}", c.uri))],
                 }
             }
-            ItemKind::Tool { .. } | ItemKind::Thought { .. } => {
-                if let Some(item) = self.thread_mut().and_then(|t| t.items.get_mut(i)) {
-                    item.expanded = !item.expanded;
-                    item.touch();
+            ItemKind::Tool { .. } | ItemKind::Thought { .. } | ItemKind::Consulted(_) => {
+                if let Some(at) = self.thread_mut().and_then(|t| t.toggle(i)) {
+                    self.selected = Some(at);
+                    self.scroll.reveal();
                 }
                 Vec::new()
             }
@@ -521,9 +521,21 @@ impl Chat {
         self.selected
     }
 
-    /// Lines scrolled back from the end of the thread.
+    /// Rows scrolled back from the end of the thread (as last drawn, or asked since).
     pub fn scroll_from_end(&self) -> usize {
-        self.scroll_from_end
+        self.scroll.from_end()
+    }
+
+    /// Where the thread's window is (the view resolves and keeps it).
+    pub fn scroll(&self) -> &Scroll {
+        &self.scroll
+    }
+
+    /// Shows thread `i` from its end, nothing selected.
+    fn show(&mut self, i: usize) {
+        self.current = i;
+        self.selected = None;
+        self.scroll = Scroll::default();
     }
 }
 

@@ -25,7 +25,7 @@ impl Chat {
         self.chips
             .retain(|c| !matches!(c, Chip::Selection { .. } | Chip::Mention(_)));
         self.selected = None;
-        self.scroll_from_end = 0;
+        self.scroll.follow();
         let thread = match self.thread_mut() {
             Some(t) => {
                 if t.items.is_empty() {
@@ -60,7 +60,7 @@ impl Chat {
             Err(why) => return vec![Out::Status(why)],
         };
         self.selected = None;
-        self.scroll_from_end = 0;
+        self.scroll.follow();
         let Some(t) = self.threads.get_mut(self.current) else {
             return Vec::new();
         };
@@ -120,6 +120,7 @@ impl Chat {
         if fresh {
             self.threads = threads;
             self.current = self.threads.len() - 1;
+            self.scroll = crate::tui::thread::scroll::Scroll::default();
         } else {
             for t in threads {
                 if !self.threads.iter().any(|o| o.id == t.id) {

@@ -143,7 +143,7 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
                     .find(|e| e.path == path)
                     .map(|e| e.title.clone())
             };
-            lines = thread_lines(t, c.selected, c.scroll_from_end, (w, h), theme, &titles);
+            lines = thread_lines(t, c.selected, &c.scroll, (w, h), theme, &titles);
         }
     }
     f.render_widget(Paragraph::new(lines), msgs_a);

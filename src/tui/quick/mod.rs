@@ -14,6 +14,7 @@ use super::action::Action;
 use super::chips::{Chip, Gate, add_chips, admit};
 use super::effect::{Effect, Jump, Location, Out, OverlayRequest, open_url};
 use super::thread::cells::step_selection;
+use super::thread::scroll::Scroll;
 use super::thread::{ChatEvent, Item, ItemKind, SourceRef, Thread};
 use super::widgets::new_input;
 
@@ -56,6 +57,8 @@ pub struct Quick {
     phase: Phase,
     /// Selected item of `thread` (sources, tool cards), `None` = follow the end.
     selected: Option<usize>,
+    /// Where the answer's window is (resolved by the view).
+    scroll: Scroll,
 }
 
 impl Quick {
@@ -68,6 +71,7 @@ impl Quick {
             thread: Thread::new("quick".into()),
             phase: Phase::Composing,
             selected: None,
+            scroll: Scroll::default(),
         }
     }
 
@@ -184,6 +188,24 @@ impl Quick {
             },
             Action::MoveDown | Action::MoveUp | Action::GotoTop | Action::GotoPage => {
                 self.selected = step_selection(&self.thread, self.selected, action, n);
+                match (action, self.selected) {
+                    (Action::GotoTop, _) => self.scroll.top(),
+                    (_, None) => self.scroll.follow(),
+                    _ => self.scroll.reveal(),
+                }
+                Vec::new()
+            }
+            Action::HalfPageDown | Action::HalfPageUp => {
+                let rows = (self.scroll.half_page() * n) as isize;
+                self.scroll.by(if action == Action::HalfPageUp {
+                    rows
+                } else {
+                    -rows
+                });
+                Vec::new()
+            }
+            Action::ToggleExpand => {
+                self.toggle();
                 Vec::new()
             }
             Action::Open | Action::OpenExternal => self.open_source(),
@@ -232,6 +254,7 @@ impl Quick {
             .push(Item::new(ItemKind::User { text, chips }));
         self.phase = Phase::Answering { turn };
         self.selected = None;
+        self.scroll.follow();
         vec![Out::Run(Effect::QuickTurn { turn, request })]
     }
 
@@ -257,10 +280,7 @@ impl Quick {
         let Some(ItemKind::Source(SourceRef { uri: u, quote })) =
             self.thread.items.get(i).map(|it| &it.kind)
         else {
-            if let Some(item) = self.thread.items.get_mut(i) {
-                item.expanded = !item.expanded;
-                item.touch();
-            }
+            self.toggle();
             return Vec::new();
         };
         match uri::parse(u) {
@@ -280,6 +300,16 @@ impl Quick {
                 out
             }
             None => vec![Out::Status(format!("cannot open {u}"))],
+        }
+    }
+
+    /// `z` (or enter on what is not a source): folds or unfolds the selected item.
+    fn toggle(&mut self) {
+        if let Some(i) = self.selected
+            && let Some(at) = self.thread.toggle(i)
+        {
+            self.selected = Some(at);
+            self.scroll.reveal();
         }
     }
 

@@ -88,7 +88,7 @@ pub fn view(
             theme,
         )
     } else {
-        thread_lines(&q.thread, q.selected, 0, (w, h), theme, titles)
+        thread_lines(&q.thread, q.selected, &q.scroll, (w, h), theme, titles)
     };
     f.render_widget(Paragraph::new(lines), msgs_a);
     link_sources(f.buffer_mut(), msgs_a, &q.thread);

@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::scroll::{Scroll, window};
 use super::{Item, ItemKind, SourceRef, Thread};
 use crate::tui::action::Action;
 use crate::tui::markdown;
@@ -87,17 +88,17 @@ pub fn no_titles(_: &str) -> Option<String> {
     None
 }
 
-/// The visible lines of a thread: rendered from the end upwards until the area is full (a
-/// 500-message thread costs only what is visible), keeping the selection in view.
+/// The visible lines of a thread at the window `scroll` describes ([`scroll::window`]),
+/// resolving what the keys asked for (this is the draw).
 pub fn thread_lines(
     t: &Thread,
     selected: Option<usize>,
-    scroll_from_end: usize,
+    scroll: &Scroll,
     (w, h): (usize, usize),
     theme: &Theme,
     titles: Titles<'_>,
 ) -> Vec<Line<'static>> {
-    thread_rows(t, selected, scroll_from_end, h, &mut |i, item| {
+    window(t, selected, scroll, true, (w, h), &mut |i, item| {
         let mut l = item_lines(item, theme, w, titles);
         if Some(i) == selected {
             let sel = theme.style(match item.kind {
@@ -126,8 +127,8 @@ pub fn empty_hint(text: &str, width: usize, theme: &Theme) -> Vec<Line<'static>>
     )
 }
 
-/// Which item each visible line of the thread belongs to (`None`: a separator), the same
-/// walk as the view's: the mouse's hit-testing.
+/// Which item each visible line of the thread belongs to (`None`: a separator), in the
+/// window last drawn: the mouse's hit-testing.
 pub fn thread_line_items(
     t: &Thread,
     selected: Option<usize>,
@@ -137,7 +138,8 @@ pub fn thread_line_items(
 ) -> Vec<Option<usize>> {
     // Line counts do not depend on the styles: without the view's cache, a plain theme.
     let plain = Theme::default();
-    thread_rows(t, selected, scroll_from_end, h, &mut |_, item| {
+    let scroll = Scroll::at(scroll_from_end);
+    window(t, selected, &scroll, false, (w, h), &mut |_, item| {
         if let Some((cw, exp, lines)) = item.cache.borrow().as_ref()
             && *cw == w
             && *exp == item.expanded
@@ -150,67 +152,6 @@ pub fn thread_line_items(
     .into_iter()
     .map(|(_, i)| i)
     .collect()
-}
-
-fn thread_rows(
-    t: &Thread,
-    selected: Option<usize>,
-    scroll_from_end: usize,
-    h: usize,
-    lines_of: &mut dyn FnMut(usize, &Item) -> Vec<Line<'static>>,
-) -> Vec<(Line<'static>, Option<usize>)> {
-    let mut lines: Vec<(Line<'static>, Option<usize>)> = Vec::new();
-    if t.items.is_empty() {
-        return lines;
-    }
-    // Which item must be visible: the selection, else the end.
-    let anchor = selected.unwrap_or(t.items.len() - 1);
-    let mut budget = h + scroll_from_end;
-    let mut blocks: Vec<Vec<(Line<'static>, Option<usize>)>> = Vec::new();
-    let mut block = |i: usize| -> Vec<(Line<'static>, Option<usize>)> {
-        let item = &t.items[i];
-        let mut l: Vec<(Line<'static>, Option<usize>)> = lines_of(i, item)
-            .into_iter()
-            .map(|l| (l, Some(i)))
-            .collect();
-        if matches!(item.kind, ItemKind::User { .. } | ItemKind::Agent { .. }) {
-            l.insert(0, (Line::default(), None));
-        }
-        l
-    };
-    // A selection far up shows a few items after it; one that fits on the last screen leaves
-    // the end in view (no blank rows under it while items follow).
-    let end = t.items.len() - 1;
-    let last = match selected {
-        Some(_) if end > anchor + 3 => {
-            let mut tail = 0;
-            for i in anchor..=end {
-                tail += block(i).len();
-                if tail > h {
-                    break;
-                }
-            }
-            if tail > h { anchor + 3 } else { end }
-        }
-        _ => end,
-    };
-    for i in (0..=last).rev() {
-        let l = block(i);
-        let n = l.len();
-        blocks.push(l);
-        if n >= budget {
-            break;
-        }
-        budget -= n;
-    }
-    for b in blocks.into_iter().rev() {
-        lines.extend(b);
-    }
-    while lines.first().is_some_and(|(l, _)| l.width() == 0) {
-        lines.remove(0);
-    }
-    let skip = lines.len().saturating_sub(h + scroll_from_end);
-    lines.into_iter().skip(skip).take(h).collect()
 }
 
 /// Rendered lines of one chat item (cached per width).
@@ -300,29 +241,25 @@ fn render_item(item: &Item, theme: &Theme, width: usize, titles: Titles<'_>) -> 
             }
             l
         }
+        // A consulted source is listed under its line, indented.
+        ItemKind::Source(s) if item.listed.is_some() => vec![Line::styled(
+            format!("  {}", source_line(s, width.saturating_sub(2), titles)),
+            theme.style("chat.source"),
+        )],
         ItemKind::Source(s) => vec![Line::styled(
             source_line(s, width, titles),
             theme.style("chat.source"),
         )],
-        ItemKind::Consulted(list) => {
+        ItemKind::Consulted(n) => {
             let head = if item.expanded {
-                format!("consulted: {} (read by tools, not cited)", list.len())
+                format!("consulted: {n} (read by tools, not cited)")
             } else {
-                format!("consulted: {} (not cited; z lists)", list.len())
+                format!("consulted: {n} (not cited; z lists)")
             };
-            let mut l = vec![Line::styled(
+            vec![Line::styled(
                 truncate(&head, width),
                 theme.style("chat.notice"),
-            )];
-            if item.expanded {
-                for s in list {
-                    l.push(Line::styled(
-                        format!("  {}", source_line(s, width.saturating_sub(2), titles)),
-                        theme.style("chat.source"),
-                    ));
-                }
-            }
-            l
+            )]
         }
         ItemKind::Error(e) => paragraphs(&format!("error: {e}"), width, theme.style("chat.error")),
         ItemKind::Notice(n) => paragraphs(n, width, theme.style("chat.notice")),

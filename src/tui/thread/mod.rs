@@ -54,6 +54,7 @@ pub struct SessionInfo {
 pub mod cells;
 pub mod find;
 pub mod mentions;
+pub mod scroll;
 pub mod verdicts;
 
 pub use crate::acp::events::ToolStatus;
@@ -111,8 +112,10 @@ pub enum ItemKind {
         detail: String,
     },
     Source(SourceRef),
-    /// Sources read by tools but not cited, folded into one line (`z` lists them).
-    Consulted(Vec<SourceRef>),
+    /// Sources read by tools but not cited, folded into one line (`z` lists them): the
+    /// number of them; each is the [`ItemKind::Source`] item that follows, listed under it
+    /// ([`Item::listed`]).
+    Consulted(usize),
     /// One citation of an answer and its verdict ([`verdicts`]); `named`: the turn cites
     /// more than one source, so the line names it.
     Citation {
@@ -127,6 +130,9 @@ pub enum ItemKind {
 pub struct Item {
     pub kind: ItemKind,
     pub expanded: bool,
+    /// A consulted source under its `consulted: N` line: `Some(shown)`, shown while that line
+    /// is unfolded (folded, it takes no row and the cursor skips it).
+    pub listed: Option<bool>,
     /// Rendered lines for a width; cleared whenever the item changes, so a frame only
     /// re-renders the message that is streaming.
     pub cache: RefCell<Option<(usize, bool, Vec<Line<'static>>)>>,
@@ -137,8 +143,14 @@ impl Item {
         Item {
             kind,
             expanded: false,
+            listed: None,
             cache: RefCell::new(None),
         }
+    }
+
+    /// A consulted source of a folded `consulted: N` line: not drawn.
+    pub fn hidden(&self) -> bool {
+        self.listed == Some(false)
     }
 
     pub fn touch(&mut self) {
@@ -147,14 +159,15 @@ impl Item {
 
     /// Items the chat cursor stops on: sources, citation verdicts, tool cards, thoughts.
     pub fn selectable(&self) -> bool {
-        matches!(
-            self.kind,
-            ItemKind::Source(_)
-                | ItemKind::Consulted(_)
-                | ItemKind::Citation { .. }
-                | ItemKind::Tool { .. }
-                | ItemKind::Thought { .. }
-        )
+        !self.hidden()
+            && matches!(
+                self.kind,
+                ItemKind::Source(_)
+                    | ItemKind::Consulted(_)
+                    | ItemKind::Citation { .. }
+                    | ItemKind::Tool { .. }
+                    | ItemKind::Thought { .. }
+            )
     }
 }
 
@@ -252,7 +265,12 @@ impl Thread {
             }
             ChatEvent::Consulted(list) => {
                 if !list.is_empty() {
-                    self.items.push(Item::new(ItemKind::Consulted(list)));
+                    self.items.push(Item::new(ItemKind::Consulted(list.len())));
+                    for s in list {
+                        let mut item = Item::new(ItemKind::Source(s));
+                        item.listed = Some(false);
+                        self.items.push(item);
+                    }
                 }
             }
             ChatEvent::Citations(checks) => self.add_verdicts(checks),
@@ -271,6 +289,30 @@ impl Thread {
 }
 
 impl Thread {
+    /// `z` on item `i`: folds or unfolds it (a thought, a tool card's details, the list of a
+    /// `consulted: N` line; on one of that list's sources, the list). Returns the item to
+    /// select: the `consulted` line when its list folds under the cursor.
+    pub fn toggle(&mut self, i: usize) -> Option<usize> {
+        let head = match self.items.get(i)?.listed {
+            Some(_) => (0..i)
+                .rev()
+                .find(|&h| matches!(self.items[h].kind, ItemKind::Consulted(_)))?,
+            None => i,
+        };
+        let item = &mut self.items[head];
+        item.expanded = !item.expanded;
+        item.touch();
+        let shown = item.expanded;
+        if let ItemKind::Consulted(n) = item.kind {
+            for entry in self.items.iter_mut().skip(head + 1).take(n) {
+                if entry.listed.is_some() {
+                    entry.listed = Some(shown);
+                }
+            }
+        }
+        Some(head)
+    }
+
     /// Puts a turn's citation verdicts right under its answer (before its source cards,
     /// whichever arrived first): after the turn's last message, else at the end; a header
     /// counts them ([`verdicts::summary`]).
@@ -300,10 +342,15 @@ impl Thread {
 }
 
 /// The quote an answer gives for `uri`: the text before it on a line like
-/// `> "quoted text" — uri` (how agents are asked to cite), without the quote marks.
+/// `> "quoted text" — uri` (how agents are asked to cite), without the quote marks. Only the
+/// URI itself counts: `…#page=1` is not the start of `…#page=11` (nor `#line=3` of
+/// `#line=3,9`).
 pub fn quote_for(answer: &str, uri: &str) -> Option<String> {
     answer.lines().find_map(|line| {
-        let at = line.find(uri)?;
+        let at = line
+            .match_indices(uri)
+            .map(|(at, _)| at)
+            .find(|&at| !continues_uri(&line[at + uri.len()..]))?;
         let q = line[..at]
             .trim()
             .trim_start_matches('>')
@@ -314,6 +361,18 @@ pub fn quote_for(answer: &str, uri: &str) -> Option<String> {
             .trim();
         (!q.is_empty()).then(|| q.to_string())
     })
+}
+
+/// Whether the text after a URI goes on with it (another digit of the page, more of the
+/// path, a line range), rather than ending it (a space, a bracket, a sentence's full stop).
+fn continues_uri(rest: &str) -> bool {
+    let mut chars = rest.chars();
+    match chars.next() {
+        None => false,
+        Some(c) if c.is_alphanumeric() || "-_=/#&%?~+".contains(c) => true,
+        Some('.' | ',' | ':') => chars.next().is_some_and(|c| c.is_alphanumeric()),
+        Some(_) => false,
+    }
 }
 
 /// A thread as it is on disk (`.agentero/chats/<id>/`), replayed into chat items.
@@ -561,21 +620,35 @@ mod tests {
             src("papers/b/paper.pdf#page=1"),
             src("notes/x.md#line=1,4"),
         ]));
-        let kinds: Vec<String> = t
-            .items
-            .iter()
-            .map(|i| match &i.kind {
-                ItemKind::Notice(n) => n.clone(),
-                ItemKind::Source(s) => s.uri.clone(),
-                ItemKind::Consulted(l) => format!("consulted {}", l.len()),
-                _ => "?".into(),
-            })
-            .collect();
+        let kinds = |t: &Thread| -> Vec<String> {
+            t.items
+                .iter()
+                .map(|i| match &i.kind {
+                    ItemKind::Notice(n) => n.clone(),
+                    ItemKind::Source(s) if i.hidden() => format!("(folded) {}", s.uri),
+                    ItemKind::Source(s) => s.uri.clone(),
+                    ItemKind::Consulted(n) => format!("consulted {n}"),
+                    _ => "?".into(),
+                })
+                .collect()
+        };
         assert_eq!(
-            kinds,
-            ["sources (1)", "papers/a/paper.pdf#page=3", "consulted 2"]
+            kinds(&t),
+            [
+                "sources (1)",
+                "papers/a/paper.pdf#page=3",
+                "consulted 2",
+                "(folded) papers/b/paper.pdf#page=1",
+                "(folded) notes/x.md#line=1,4"
+            ]
         );
         assert!(t.items[2].selectable());
+        assert!(!t.items[3].selectable() && !t.items[4].selectable());
+        // z lists them (each selectable), z on one of them folds them under the line again.
+        assert_eq!(t.toggle(2), Some(2));
+        assert!(t.items[3].selectable() && t.items[4].selectable());
+        assert_eq!(t.toggle(4), Some(2));
+        assert!(t.items[3].hidden() && t.items[4].hidden() && !t.items[2].expanded);
         // From the transcript: the line's consulted list is folded the same way.
         let dir = tempfile::tempdir().unwrap();
         let vault = crate::vault::Vault::open(dir.path()).unwrap();
@@ -592,6 +665,26 @@ mod tests {
         })
         .unwrap();
         let back = from_transcript(&tr);
-        assert!(matches!(&back.items.last().unwrap().kind, ItemKind::Consulted(l) if l.len() == 1));
+        let n = back.items.len();
+        assert!(matches!(back.items[n - 2].kind, ItemKind::Consulted(1)));
+        assert!(
+            matches!(&back.items[n - 1].kind, ItemKind::Source(s) if s.uri == "notes/x.md#line=1,4")
+        );
+    }
+
+    /// A page's URI is not found inside another page's: the quote of p.1 is not the one of
+    /// p.11 (nor lines 3 the one of lines 3–9), whichever comes first in the answer.
+    #[test]
+    fn quotes_belong_to_their_own_page() {
+        let answer = "> \"eleven\" — papers/a/paper.pdf#page=11\n\
+                      > \"lines\" — notes/n.md#line=3,9\n\
+                      > \"one\" — papers/a/paper.pdf#page=1.\n\
+                      > \"three\" (notes/n.md#line=3)";
+        let q = |u: &str| quote_for(answer, u);
+        assert_eq!(q("papers/a/paper.pdf#page=1").as_deref(), Some("one"));
+        assert_eq!(q("papers/a/paper.pdf#page=11").as_deref(), Some("eleven"));
+        assert_eq!(q("notes/n.md#line=3").as_deref(), Some("three"));
+        assert_eq!(q("notes/n.md#line=3,9").as_deref(), Some("lines"));
+        assert_eq!(q("papers/a/paper.pdf#page=2"), None);
     }
 }
