@@ -182,6 +182,36 @@ mod tests {
     }
 
     #[test]
+    fn an_external_state_folder_is_held_to_the_same_rules() {
+        use super::super::statefs;
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("vault");
+        std::fs::create_dir(&root).unwrap();
+        let loc = decide(&root, false, None, &dir.path().join("state/agentero"));
+        statefs::ensure_dir(&loc.dir.join("chats")).unwrap();
+        let mode = std::fs::metadata(&loc.dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        assert_eq!(
+            statefs::state_root_of(&loc.dir.join("chats/t1")),
+            Some(loc.dir.clone())
+        );
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, loc.dir.join("logs")).unwrap();
+        let e = statefs::atomic_write(&loc.dir.join("logs/x.log"), b"x").unwrap_err();
+        assert!(e.to_string().contains("is a symlink"), "{e}");
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+        assert!(belongs_to(&loc.dir, &root, None));
+        assert!(!belongs_to(&loc.dir, &dir.path().join("other"), None));
+        assert!(belongs_to(&root.join(".agentero"), &root, None));
+        assert!(
+            std::fs::read_dir(&root).unwrap().next().is_none(),
+            "nothing in the vault"
+        );
+    }
+
+    #[test]
     fn a_folder_one_cannot_write_is_read_only() {
         let dir = tempfile::tempdir().unwrap();
         assert!(writable(dir.path()));
