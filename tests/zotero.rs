@@ -595,6 +595,9 @@ fn the_cli_indexes_plans_and_asks_on_a_zotero_folder() {
         common::stdout(&out)
     );
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The context server the agent started found the grant in the external state folder.
+    assert_eq!(answer["mode"], "mcp", "{answer}");
+    assert_eq!(answer["attached"], true, "{answer}");
     let thread = answer["threadId"].as_str().unwrap();
     let state = std::fs::read_dir(&lib.state_base)
         .unwrap()
