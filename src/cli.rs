@@ -647,6 +647,9 @@ fn agents(
 fn open_vault(named: Option<&Path>) -> anyhow::Result<Vault> {
     let path = crate::paths::choose_vault(named)?;
     let vault = Vault::open(&path)?;
+    if let Some(notice) = vault.read_only_notice() {
+        eprintln!("agentero: {notice}");
+    }
     // A state folder that is not agentero's own is said on stderr by the log's opening.
     let _ = vault.ensure_state_dir();
     crate::logging::init(&vault.state_dir());

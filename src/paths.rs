@@ -30,9 +30,12 @@ pub fn config_dir() -> PathBuf {
         .join("agentero")
 }
 
-/// A folder counts as a vault when agentero has state in it or it has a `papers/` folder.
+/// A folder counts as a vault when agentero has state in it, it has a `papers/` folder, or it
+/// is a Zotero data directory.
 pub fn looks_like_vault(dir: &Path) -> bool {
-    dir.join(crate::vault::paths::STATE_DIR).is_dir() || dir.join("papers").is_dir()
+    dir.join(crate::vault::paths::STATE_DIR).is_dir()
+        || dir.join("papers").is_dir()
+        || crate::vault::zotero::is_data_dir(dir)
 }
 
 /// The bundled demo vault, written (or rewritten after an upgrade) on first use.

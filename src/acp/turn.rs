@@ -294,7 +294,7 @@ fn record_native_read(
     let mut chars = 0u64;
     let mut uris = Vec::new();
     for p in paths {
-        let abs = vault.root().join(p);
+        let abs = vault.abs_path(p);
         let size = std::fs::metadata(&abs).map(|m| m.len()).unwrap_or(0);
         chars += size;
         if p.to_ascii_lowercase().ends_with(".pdf") {

@@ -171,9 +171,7 @@ fn internal(e: impl std::fmt::Display) -> AcpError {
 /// (`{vault}/.agentero/context-sessions/<id>/`); stdout is the protocol.
 fn init_logging(cwd: &Path) {
     if let Some(state) = cwd.parent().and_then(Path::parent)
-        && state
-            .file_name()
-            .is_some_and(|n| n == crate::vault::paths::STATE_DIR)
+        && crate::vault::statefs::state_root_of(state).as_deref() == Some(state)
     {
         crate::logging::init(state);
     }

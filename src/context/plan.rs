@@ -230,6 +230,18 @@ pub fn plan(vault: &Vault, req: &ContextRequest) -> ContextPlan {
     plan_with(vault, &vault.catalog(), req)
 }
 
+/// What a granted folder covers: the papers of a Zotero collection (and of its
+/// sub-collections), else the papers and files under the folder.
+fn coverage_of(vault: &Vault, v: &Verified) -> mention::Coverage {
+    match vault.collection_papers(&v.path) {
+        Some(papers) => mention::Coverage {
+            entries: papers.into_iter().map(|p| (p, EntryKind::Paper)).collect(),
+            truncated: false,
+        },
+        None => mention::coverage(&v.path, &v.abs, COVERAGE_LIMIT),
+    }
+}
+
 /// Computes the plan with an already loaded catalog.
 pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> ContextPlan {
     let budget = req.budget.sanitized();
@@ -277,7 +289,7 @@ pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> Cont
                     size: (v.kind != EntryKind::Directory).then_some(v.size),
                     entries: (v.kind == EntryKind::Directory).then_some(v.size),
                     covers: (v.kind == EntryKind::Directory).then(|| {
-                        let c = mention::coverage(&v.path, &v.abs, COVERAGE_LIMIT);
+                        let c = coverage_of(vault, &v);
                         Covers {
                             papers: c.papers() as u64,
                             files: c.files() as u64,
@@ -291,6 +303,20 @@ pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> Cont
                     path: v.path.clone(),
                     sha256: v.sha256.clone(),
                 });
+                // A Zotero collection's papers live in storage/, not under its folder: each
+                // is granted by name.
+                for p in vault.collection_papers(&v.path).unwrap_or_default() {
+                    if sources.iter().any(|s| s.path == p) {
+                        continue;
+                    }
+                    if let Ok(pv) = mention::verify(vault, Some(catalog), &p) {
+                        sources.push(Source {
+                            kind: pv.kind,
+                            path: pv.path,
+                            sha256: pv.sha256,
+                        });
+                    }
+                }
             }
             Err((reason, dup)) => {
                 omitted.push(Omitted {
@@ -423,7 +449,7 @@ fn title_of(
         return r.meta.title.clone();
     }
     if v.kind == EntryKind::File
-        && let Ok(text) = std::fs::read_to_string(vault.root().join(&v.path))
+        && let Ok(text) = std::fs::read_to_string(vault.abs_path(&v.path))
     {
         return textfile::title(&v.path, &text);
     }
@@ -596,7 +622,7 @@ fn inline_evidence(
                     }
                 }
                 EntryKind::Directory => {
-                    let c = mention::coverage(&v.path, &v.abs, COVERAGE_LIMIT);
+                    let c = coverage_of(vault, v);
                     let listing: String = c
                         .entries
                         .iter()

@@ -173,11 +173,11 @@ pub async fn serve_stdio(grant_path: PathBuf) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The state folder (`.agentero/`) a grant file lives in, for logging: the grant itself may be
-/// unreadable, but its location is known.
+/// The state folder (`.agentero/`, or a read-only vault's external one) a grant file lives in,
+/// for logging: the grant itself may be unreadable, but its location is known.
 pub fn state_dir_of_grant(grant_path: &Path) -> Option<PathBuf> {
     let dir = grant_path.parent()?.parent()?.parent()?;
-    (dir.file_name()? == crate::vault::paths::STATE_DIR).then(|| dir.to_path_buf())
+    (crate::vault::statefs::state_root_of(dir).as_deref() == Some(dir)).then(|| dir.to_path_buf())
 }
 
 /// `agentero --agentero-context-mcp <grant>`: logging to the vault's log file, a tokio

@@ -122,7 +122,37 @@ pub fn entries_from(vault: &crate::vault::Vault) -> Result<Vec<Entry>, String> {
         .collect();
     out.sort_by(|a, b| a.path.cmp(&b.path));
     fold_paper_folders(&mut out);
+    if let Some(z) = vault.zotero() {
+        collection_rows(&mut out, &z.library().collections);
+    }
     Ok(out)
+}
+
+/// A Zotero library's papers listed again under each collection folder they are filed in (the
+/// paper stays at its `storage/` path: the row opens and cites the same file).
+fn collection_rows(
+    entries: &mut Vec<Entry>,
+    collections: &std::collections::BTreeMap<String, Vec<String>>,
+) {
+    let by_path: std::collections::HashMap<String, usize> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.kind == EntryKind::Paper)
+        .map(|(i, e)| (e.path.clone(), i))
+        .collect();
+    let mut rows = Vec::new();
+    for (folder, papers) in collections {
+        for p in papers {
+            if let Some(&i) = by_path.get(p) {
+                let mut row = entries[i].clone();
+                row.parent = folder.clone();
+                row.depth = folder.matches('/').count() + 1;
+                row.folded = false;
+                rows.push(row);
+            }
+        }
+    }
+    entries.extend(rows);
 }
 
 /// Folds each folder below the top that holds exactly one paper and no folder into that paper's row: the

@@ -110,7 +110,9 @@ pub fn run(vault_path: &Path) -> anyhow::Result<()> {
         },
         Err(why) => chips::AgentState::Unavailable(why.clone()),
     };
-    let app = app::AppState::new(name, setup.keymap, setup.agent).with_errors(errors);
+    let app = app::AppState::new(name, setup.keymap, setup.agent)
+        .with_errors(errors)
+        .with_notice(vault.read_only_notice());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

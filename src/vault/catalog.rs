@@ -36,6 +36,10 @@ pub struct CatalogEntry {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub undecodable: u32,
     pub title: String,
+    /// sha256 of the metadata an outside source gave the paper (its Zotero item), so that a
+    /// re-index picks up an item edited in Zotero while its PDF stayed the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {

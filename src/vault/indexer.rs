@@ -137,6 +137,13 @@ impl IndexSummary {
 struct Job {
     entry: Entry,
     known_sha: Option<String>,
+    /// The paper's metadata from its Zotero item (it replaces what the PDF says).
+    meta: Option<super::meta::PaperMeta>,
+}
+
+/// The stamp of metadata from an outside source ([`CatalogEntry::meta`]).
+fn meta_stamp(meta: &super::meta::PaperMeta) -> String {
+    sha256_hex(serde_json::to_string(meta).unwrap_or_default().as_bytes())
 }
 
 enum Outcome {
@@ -157,8 +164,8 @@ enum Outcome {
     },
 }
 
-fn process(job: &Job, vault_root: &std::path::Path, limit: Duration) -> Outcome {
-    let abs = vault_root.join(&job.entry.path);
+fn process(job: &Job, vault: &Vault, limit: Duration) -> Outcome {
+    let abs = vault.abs_path(&job.entry.path);
     let bytes = match std::fs::read(&abs) {
         Ok(b) => b,
         Err(e) => {
@@ -175,10 +182,15 @@ fn process(job: &Job, vault_root: &std::path::Path, limit: Duration) -> Outcome 
     match job.entry.kind {
         EntryKind::Paper => {
             match extract::extract_paper(&abs, &job.entry.path, bytes, sha.clone(), limit) {
-                Ok((record, pages)) => Outcome::Paper {
-                    record: Box::new(record),
-                    pages,
-                },
+                Ok((mut record, pages)) => {
+                    if let Some(meta) = &job.meta {
+                        record.meta = meta.clone();
+                    }
+                    Outcome::Paper {
+                        record: Box::new(record),
+                        pages,
+                    }
+                }
                 Err(e) => Outcome::Failed {
                     sha256: sha,
                     reason: e.to_string(),
@@ -284,15 +296,26 @@ pub fn index_vault(
             }
             EntryKind::Paper | EntryKind::File => {}
         }
+        let meta = match (entry.kind, vault.zotero()) {
+            (EntryKind::Paper, Some(z)) => z.meta(&entry.path),
+            _ => None,
+        };
+        let stamp = meta.as_ref().map(meta_stamp);
         match catalog.entries.get(&entry.path) {
-            Some(known) if known.size == entry.size && known.mtime_ns == entry.mtime_ns => {
+            Some(known)
+                if known.size == entry.size
+                    && known.mtime_ns == entry.mtime_ns
+                    && (known.meta == stamp || known.status == Status::Failed) =>
+            {
                 summary.unchanged += 1;
             }
             known => jobs.push_back(Job {
                 entry: entry.clone(),
+                // New metadata: the paper is recorded again even when its PDF is the same.
                 known_sha: known
-                    .filter(|k| k.kind == entry.kind && k.size == entry.size)
+                    .filter(|k| k.kind == entry.kind && k.size == entry.size && k.meta == stamp)
                     .map(|k| k.sha256.clone()),
+                meta,
             }),
         }
     }
@@ -321,7 +344,7 @@ pub fn index_vault(
             let queue = Arc::clone(&queue);
             let budget = Arc::clone(&budget);
             let tx = tx.clone();
-            let root = vault.root().to_path_buf();
+            let worker_vault = vault.clone();
             let limit = opts.time_limit;
             let handle = std::thread::Builder::new()
                 .name(format!("agentero-index-{n}"))
@@ -336,7 +359,7 @@ pub fn index_vault(
                             EntryKind::Paper => budget.take(job.entry.size),
                             _ => 0,
                         };
-                        let outcome = process(&job, &root, limit);
+                        let outcome = process(&job, &worker_vault, limit);
                         budget.give_back(taken);
                         if tx.send((job.entry, outcome)).is_err() {
                             break;
@@ -538,6 +561,7 @@ fn apply(
         units,
         undecodable: 0,
         title,
+        meta: None,
     };
     match outcome {
         Outcome::SameContent => {
@@ -606,6 +630,8 @@ fn apply(
                 record.meta.title.clone(),
             );
             entry.undecodable = record.pages_undecodable.len() as u32;
+            entry.meta = (record.meta.title_source == super::meta::MetaSource::Zotero)
+                .then(|| meta_stamp(&record.meta));
             catalog.entries.insert(path.clone(), entry);
         }
         Outcome::File {

@@ -14,6 +14,8 @@ use super::pdf::{DocInfo, PageText};
 #[serde(rename_all = "snake_case")]
 pub enum MetaSource {
     Sidecar,
+    /// The Zotero library the paper belongs to.
+    Zotero,
     PdfInfo,
     FirstPage,
     #[default]

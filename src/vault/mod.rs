@@ -20,11 +20,13 @@ pub mod reading;
 pub mod refs;
 pub mod render;
 pub mod scan;
+pub mod state;
 pub mod statefs;
 pub mod textfile;
 pub mod tokenizer;
 pub mod uri;
 pub mod visible;
+pub mod zotero;
 
 use std::path::{Path, PathBuf};
 
@@ -52,16 +54,85 @@ pub enum VaultError {
     },
     #[error(transparent)]
     Index(#[from] index::IndexError),
+    #[error("cannot read the Zotero library at {path}: {reason}")]
+    Zotero { path: PathBuf, reason: String },
 }
 
-/// An open vault: a canonical root folder and the state folder inside it.
+/// What kind of folder a vault is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VaultKind {
+    /// A folder of PDFs and notes (SPEC §2).
+    Folder,
+    /// A Zotero data directory (`zotero.sqlite` + `storage/`), read from its database and
+    /// never written.
+    Zotero,
+}
+
+/// An open vault: a canonical root folder, its kind, and the state folder that belongs to it
+/// (`{vault}/.agentero/` when the vault can be written, else outside it: [`state`]).
 #[derive(Debug, Clone)]
 pub struct Vault {
     root: PathBuf,
+    state: state::StateLocation,
+    zotero: Option<std::sync::Arc<zotero::Source>>,
 }
 
 impl Vault {
     pub fn open(path: &Path) -> Result<Vault, VaultError> {
+        Vault::open_at(path, None, &state::external_base())
+    }
+
+    /// Opens the vault with external state folders under `base` instead of
+    /// `$XDG_STATE_HOME/agentero` (tests and benchmarks keep everything in a scratch folder).
+    pub fn open_with_state_base(path: &Path, base: &Path) -> Result<Vault, VaultError> {
+        Vault::open_at(path, None, base)
+    }
+
+    /// Opens the vault at `path` whose state folder holds `inside` (a grant file, say): that
+    /// state folder is used when it is this vault's own — `{vault}/.agentero/` or its external
+    /// folder by name — whatever `$XDG_STATE_HOME` says in this process. A child process (the
+    /// context server an agent starts) may not see the variable the app saw.
+    pub fn open_for_state(path: &Path, inside: &Path) -> Result<Vault, VaultError> {
+        Vault::open_at(
+            path,
+            statefs::state_root_of(inside).as_deref(),
+            &state::external_base(),
+        )
+    }
+
+    fn open_at(path: &Path, state_hint: Option<&Path>, base: &Path) -> Result<Vault, VaultError> {
+        let root = Self::canonical_root(path)?;
+        let zotero = zotero::is_data_dir(&root);
+        let prefix = zotero.then_some("zotero");
+        let mut location = if zotero {
+            state::decide(&root, false, prefix, base)
+        } else {
+            state::decide(&root, state::writable(&root), None, base)
+        };
+        if let Some(hint) = state_hint
+            && state::belongs_to(hint, &root, prefix)
+        {
+            location = state::StateLocation {
+                dir: hint.to_path_buf(),
+                external: hint != root.join(paths::STATE_DIR),
+            };
+        }
+        let source = if zotero {
+            Some(std::sync::Arc::new(zotero::Source::open(
+                &root,
+                &location.dir,
+            )?))
+        } else {
+            None
+        };
+        Ok(Vault {
+            root,
+            state: location,
+            zotero: source,
+        })
+    }
+
+    fn canonical_root(path: &Path) -> Result<PathBuf, VaultError> {
         let root = match path.canonicalize() {
             Ok(p) => p,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -80,16 +151,69 @@ impl Vault {
         if let Err(source) = std::fs::read_dir(&root) {
             return Err(VaultError::Unreadable { path: root, source });
         }
-        Ok(Vault { root })
+        Ok(root)
+    }
+
+    pub fn kind(&self) -> VaultKind {
+        if self.zotero.is_some() {
+            VaultKind::Zotero
+        } else {
+            VaultKind::Folder
+        }
+    }
+
+    /// The vault is not written: its state is kept outside it ([`Vault::state_dir`]).
+    pub fn is_read_only(&self) -> bool {
+        self.state.external
+    }
+
+    /// The one line a read-only vault is announced with (`None` for a writable one).
+    pub fn read_only_notice(&self) -> Option<String> {
+        self.is_read_only().then(|| {
+            let what = match self.kind() {
+                VaultKind::Zotero => "Zotero library is read-only",
+                VaultKind::Folder => "vault is read-only",
+            };
+            format!("{what}: state kept in {}", self.state.dir.display())
+        })
+    }
+
+    /// The Zotero library behind this vault, when it is one.
+    pub fn zotero(&self) -> Option<&zotero::Source> {
+        self.zotero.as_deref()
+    }
+
+    /// Zotero's annotations of the PDF at `paper_rel` (empty for a folder vault).
+    pub fn zotero_annotations(&self, paper_rel: &str) -> Vec<annotations::Annotation> {
+        self.zotero
+            .as_ref()
+            .map(|z| z.annotations(paper_rel))
+            .unwrap_or_default()
+    }
+
+    /// The papers a Zotero collection folder (`collections/<name>/…`) holds, with those of its
+    /// sub-collections; `None` when `rel` is not one.
+    pub fn collection_papers(&self, rel: &str) -> Option<Vec<String>> {
+        self.zotero.as_ref()?.collection_papers(rel)
+    }
+
+    /// Where the file of the entry at `rel` is on disk (a linked Zotero file, a note written
+    /// out in the state folder, or the vault's own file).
+    pub fn abs_path(&self, rel: &str) -> PathBuf {
+        self.zotero
+            .as_ref()
+            .and_then(|z| z.abs_path(rel))
+            .unwrap_or_else(|| self.root.join(rel))
     }
 
     pub fn root(&self) -> &Path {
         &self.root
     }
 
-    /// `{vault}/.agentero/`: the only place the app writes.
+    /// The state folder: `{vault}/.agentero/`, or outside a read-only vault
+    /// (`$XDG_STATE_HOME/agentero/<name>-<hash>/`). The only place the app writes.
     pub fn state_dir(&self) -> PathBuf {
-        self.root.join(paths::STATE_DIR)
+        self.state.dir.clone()
     }
 
     pub fn index_dir(&self) -> PathBuf {
@@ -114,7 +238,12 @@ impl Vault {
         Ok(dir)
     }
 
+    /// Every entry of the vault, sorted by path. A Zotero library is read again first when
+    /// its database changed, so new and changed items are picked up.
     pub fn scan(&self) -> Result<Vec<Entry>, VaultError> {
+        if let Some(z) = &self.zotero {
+            return z.scan();
+        }
         scan::scan(&self.root).map_err(|source| VaultError::Unreadable {
             path: self.root.clone(),
             source,
@@ -123,7 +252,22 @@ impl Vault {
 
     /// Resolves a vault-relative path safely (see [`paths::resolve`]).
     pub fn resolve(&self, rel: &str) -> Result<Resolved, Refusal> {
-        paths::resolve(&self.root, rel)
+        match &self.zotero {
+            Some(z) => z.resolve(rel),
+            None => paths::resolve(&self.root, rel),
+        }
+    }
+
+    /// The vault path a resolved path really is (behind symlinks), `None` when it is outside
+    /// the vault. A Zotero library's own places (linked files, collections, notes) are what
+    /// they are named.
+    pub fn canonical_rel(&self, resolved: &Resolved) -> Option<String> {
+        if let Some(z) = &self.zotero
+            && z.is_virtual(&resolved.rel)
+        {
+            return Some(resolved.rel.clone());
+        }
+        paths::to_rel(&self.root, &resolved.abs)
     }
 
     pub fn catalog(&self) -> Catalog {

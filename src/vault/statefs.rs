@@ -6,7 +6,8 @@
 //! The walk holds a directory file descriptor from the vault root down (`openat` with
 //! `O_NOFOLLOW`, then `fstat` on what was opened), so nothing can be swapped between the check
 //! and the use. Folders are created 0700 and files 0600; nothing agentero did not create is ever
-//! chmod'ed. The state root of a path is its nearest ancestor named `.agentero`; a path with
+//! chmod'ed. The state root of a path is its nearest ancestor named `.agentero` (or an external
+//! state folder `$XDG_STATE_HOME/agentero/<name>-<hash>/` of a read-only vault); a path with
 //! no such ancestor (a scratch folder in a test) has its own folder as the root, and only the
 //! file itself is checked.
 
@@ -164,7 +165,14 @@ pub struct StateDir {
 /// user's) and the components below it that are state and get checked.
 fn split_root(dir: &Path) -> (PathBuf, Vec<OsString>) {
     let comps: Vec<_> = dir.components().collect();
-    let state = comps.iter().rposition(|c| c.as_os_str() == STATE_DIR);
+    let state = comps
+        .iter()
+        .rposition(|c| c.as_os_str() == STATE_DIR)
+        .or_else(|| {
+            (1..comps.len())
+                .rev()
+                .find(|&i| is_external_root(comps[i - 1].as_os_str(), comps[i].as_os_str()))
+        });
     match state {
         Some(i) => {
             let base: PathBuf = comps[..i].iter().collect();
@@ -183,6 +191,25 @@ fn split_root(dir: &Path) -> (PathBuf, Vec<OsString>) {
     }
 }
 
+/// Whether `name` under a folder named `parent` is an external state folder
+/// (`$XDG_STATE_HOME/agentero/<name>-<16 hex digits>/`, see [`super::state`]): the state root of a
+/// vault agentero cannot write into, held to the same rules as `.agentero/`.
+pub fn is_external_root(parent: &OsStr, name: &OsStr) -> bool {
+    let name = name.as_bytes();
+    parent == "agentero"
+        && name.len() > 17
+        && name[name.len() - 17] == b'-'
+        && name[name.len() - 16..]
+            .iter()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+}
+
+/// The state root `path` lies in: its nearest `.agentero` or external state folder.
+pub fn state_root_of(path: &Path) -> Option<PathBuf> {
+    let (base, below) = split_root(path);
+    below.first().map(|first| base.join(first))
+}
+
 const DIR_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::DIRECTORY)
     .union(OFlags::NOFOLLOW)
@@ -193,7 +220,8 @@ impl StateDir {
     /// `create`, missing folders are made 0700.
     pub fn open(dir: &Path, create: bool) -> Result<StateDir, StateError> {
         let (base, below) = split_root(dir);
-        if create && below.is_empty() {
+        let external = below.first().is_some_and(|b| b != STATE_DIR);
+        if create && (below.is_empty() || external) {
             let mut builder = std::fs::DirBuilder::new();
             std::os::unix::fs::DirBuilderExt::mode(builder.recursive(true), 0o700);
             builder

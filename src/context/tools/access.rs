@@ -11,7 +11,7 @@ use crate::context::mention;
 use crate::vault::Vault;
 use crate::vault::catalog::Catalog;
 use crate::vault::fsutil::sha256_file;
-use crate::vault::paths::{self, to_rel};
+use crate::vault::paths;
 use crate::vault::scan::{self, EntryKind};
 use crate::vault::uri::{self, Target as UriTarget};
 
@@ -189,8 +189,9 @@ fn resolve_target(grant: Option<&Grant>, vault: &Vault, raw: &str) -> Result<Tar
     if let Some(grant) = grant {
         covered(grant, &resolved.rel, kind).map_err(refused)?;
     }
-    let canonical_rel =
-        to_rel(vault.root(), &resolved.abs).ok_or_else(|| refused("outside_vault"))?;
+    let canonical_rel = vault
+        .canonical_rel(&resolved)
+        .ok_or_else(|| refused("outside_vault"))?;
     // Behind a symlink, the real place must be granted too — unless the link itself was
     // granted by name (the user chose it when mentioning it). (For the whole vault the
     // resolver already refused real places that are hidden or outside.)

@@ -203,7 +203,8 @@ impl ToolSession {
             tracing::warn!(error = %e, "cannot load the grant");
             unavailable()
         })?;
-        let vault = Vault::open(&grant.vault).map_err(|_| unavailable())?;
+        let vault =
+            Vault::open_for_state(&grant.vault, &self.grant_path).map_err(|_| unavailable())?;
         // The grant must live in its own vault's session folder: a grant elsewhere could
         // otherwise point the server at any folder on the machine.
         let sessions = vault.state_dir().join(grant::SESSIONS_DIR);

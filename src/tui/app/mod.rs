@@ -166,6 +166,16 @@ impl AppState {
     }
 
     /// Load problems found before the app (the theme's): listed first, in the help too.
+    /// A notice for the status line at start (a read-only vault says where its state is).
+    pub fn with_notice(mut self, notice: Option<String>) -> AppState {
+        if let Some(n) = notice
+            && self.status.is_empty()
+        {
+            self.status = n;
+        }
+        self
+    }
+
     pub fn with_errors(mut self, mut errors: Vec<String>) -> AppState {
         errors.append(&mut self.errors);
         self.errors = errors;

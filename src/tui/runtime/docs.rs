@@ -12,7 +12,7 @@ impl Runner {
     /// Page count and metadata: from the index's record, else straight from the PDF.
     pub(super) fn open(&self, path: &str, kind: EntryKind) -> Result<(u32, DocInfo), String> {
         if kind != EntryKind::Paper {
-            let text = std::fs::read_to_string(self.vault.root().join(path))
+            let text = std::fs::read_to_string(self.vault.abs_path(path))
                 .map_err(|e| format!("cannot read {path}: {e}"))?;
             if let Ok(mut g) = self.extracted.lock() {
                 *g = Some((path.to_string(), vec![text]));
@@ -48,7 +48,7 @@ impl Runner {
             ));
         }
         // Not indexed yet: extract the PDF in this task (isolated from parser panics).
-        let bytes = std::fs::read(self.vault.root().join(path))
+        let bytes = std::fs::read(self.vault.abs_path(path))
             .map_err(|e| format!("cannot read {path}: {e}"))?;
         let limit = Duration::from_secs(60);
         let doc = crate::vault::extract::isolated(limit, move || {

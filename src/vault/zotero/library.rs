@@ -1,0 +1,522 @@
+//! Zotero's rows mapped onto a vault: every regular, non-trashed item with a PDF attachment is
+//! a paper at its real path `storage/<KEY>/<file>.pdf` (a linked file at `linked/<KEY>/<file>`),
+//! collections are folders `collections/<name>/<sub>/…`, notes are text files
+//! `notes/<title> <KEY>.md`, and annotations belong to the PDF they were made on.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use super::read::{Creator, ItemRow, Rows};
+use crate::vault::annotations::{Annotation, AnnotationKind, AnnotationOrigin};
+
+/// A paper of the library: one PDF attachment and the metadata of its item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoteroItem {
+    /// The parent item's key (the attachment's own for a standalone PDF).
+    pub key: String,
+    pub attachment_key: String,
+    pub library_id: i64,
+    /// Zotero's item type (`journalArticle`, `conferencePaper`, …).
+    pub item_type: String,
+    pub title: String,
+    pub creators: Vec<Creator>,
+    /// The date as entered (`2009`, `March 2009`, …).
+    pub date: Option<String>,
+    pub year: Option<i32>,
+    pub doi: Option<String>,
+    pub abstract_text: Option<String>,
+    /// The journal, proceedings or book it appeared in.
+    pub publication: Option<String>,
+    pub citation_key: Option<String>,
+    /// Its vault path.
+    pub paper: String,
+    /// Where the PDF is on disk.
+    pub abs: PathBuf,
+}
+
+impl ZoteroItem {
+    /// The authors' names in order (the other creators when there are no authors).
+    pub fn author_names(&self) -> Vec<String> {
+        let authors: Vec<String> = self
+            .creators
+            .iter()
+            .filter(|c| c.kind == "author")
+            .map(Creator::full_name)
+            .collect();
+        if authors.is_empty() {
+            self.creators.iter().map(Creator::full_name).collect()
+        } else {
+            authors
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Library {
+    pub papers: BTreeMap<String, ZoteroItem>,
+    /// Collection folder → the papers directly in it.
+    pub collections: BTreeMap<String, Vec<String>>,
+    /// Note file → its text.
+    pub notes: BTreeMap<String, String>,
+    /// Paper → its annotations, in Zotero's reading order.
+    pub annotations: HashMap<String, Vec<Annotation>>,
+}
+
+/// A name usable as one path segment: no slashes, control or look-alike characters, not hidden.
+pub fn segment(name: &str, fallback: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| if c == '/' || c == '\\' { '-' } else { c })
+        .filter(|c| !c.is_control() && !is_invisible(*c))
+        .collect();
+    let mut s = cleaned.trim().to_string();
+    if s.chars().count() > 80 {
+        s = s
+            .chars()
+            .take(80)
+            .collect::<String>()
+            .trim_end()
+            .to_string();
+    }
+    if s.starts_with('.') {
+        s.insert(0, '_');
+    }
+    if s.is_empty() {
+        fallback.to_string()
+    } else {
+        s
+    }
+}
+
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{2024}' | '\u{2025}' | '\u{2026}' | '\u{FF0E}' | '\u{FE52}' | '\u{3002}' | '\u{FF61}'
+        | '\u{2215}' | '\u{2044}' | '\u{FF0F}' | '\u{29F8}' | '\u{2571}' | '\u{FE68}' | '\u{FF3C}'
+        | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
+        | '\u{FEFF}' | '\u{00AD}')
+}
+
+fn field<'a>(item: &'a ItemRow, names: &[&str]) -> Option<&'a str> {
+    names
+        .iter()
+        .find_map(|n| item.fields.get(*n))
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+}
+
+/// Zotero stores dates as `YYYY-MM-DD original` (`2009-00-00 2009`).
+fn split_date(raw: &str) -> (Option<String>, Option<i32>) {
+    let (sql, shown) = match raw.split_once(' ') {
+        Some((a, b)) if a.len() == 10 && a.as_bytes()[4] == b'-' => (a, b.trim()),
+        _ => ("", raw.trim()),
+    };
+    let year = sql
+        .get(..4)
+        .and_then(|y| y.parse::<i32>().ok())
+        .filter(|y| *y > 0)
+        .or_else(|| {
+            regex::Regex::new(r"\b(1[5-9]\d\d|2\d\d\d)\b")
+                .ok()?
+                .find(shown)?
+                .as_str()
+                .parse()
+                .ok()
+        });
+    ((!shown.is_empty()).then(|| shown.to_string()), year)
+}
+
+/// `Citation Key: x` in Extra (Better BibTeX's and Zotero's own convention before 7).
+fn key_in_extra(extra: &str) -> Option<String> {
+    extra.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim().eq_ignore_ascii_case("citation key") && !v.trim().is_empty())
+            .then(|| v.trim().to_string())
+    })
+}
+
+fn is_regular(type_name: &str) -> bool {
+    !matches!(type_name, "attachment" | "note" | "annotation")
+}
+
+/// The text of a Zotero note's HTML: tags dropped, blocks on lines, entities decoded.
+pub fn note_text(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        let Some(j) = rest[i..].find('>') else {
+            rest = "";
+            break;
+        };
+        let tag = rest[i + 1..i + j]
+            .trim_start_matches('/')
+            .to_ascii_lowercase();
+        let name = tag
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .next()
+            .unwrap_or("");
+        if matches!(
+            name,
+            "p" | "br"
+                | "div"
+                | "li"
+                | "h1"
+                | "h2"
+                | "h3"
+                | "h4"
+                | "h5"
+                | "h6"
+                | "tr"
+                | "blockquote"
+        ) && !out.ends_with('\n')
+        {
+            out.push('\n');
+        }
+        rest = &rest[i + j + 1..];
+    }
+    out.push_str(rest);
+    let text = out
+        .replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let mut joined = lines.join("\n");
+    while joined.contains("\n\n\n") {
+        joined = joined.replace("\n\n\n", "\n\n");
+    }
+    joined.trim().to_string()
+}
+
+fn annotation_kind(t: i64) -> Option<AnnotationKind> {
+    Some(match t {
+        1 => AnnotationKind::Highlight,
+        2 => AnnotationKind::Note,
+        3 => AnnotationKind::Image,
+        4 => AnnotationKind::Ink,
+        5 => AnnotationKind::Underline,
+        6 => AnnotationKind::Text,
+        _ => return None,
+    })
+}
+
+/// Page index and rectangles of a `position` JSON (`rects`, or the bounding box of each ink
+/// path).
+fn position(json: &str) -> Option<(u32, Vec<[f32; 4]>)> {
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let page = v.get("pageIndex")?.as_u64()? as u32;
+    let num = |x: &serde_json::Value| x.as_f64().map(|f| f as f32);
+    let mut rects = Vec::new();
+    if let Some(rs) = v.get("rects").and_then(|r| r.as_array()) {
+        for r in rs {
+            if let Some(a) = r.as_array()
+                && a.len() == 4
+                && let (Some(x0), Some(y0), Some(x1), Some(y1)) =
+                    (num(&a[0]), num(&a[1]), num(&a[2]), num(&a[3]))
+            {
+                rects.push([x0, y0, x1, y1]);
+            }
+        }
+    }
+    if let Some(paths) = v.get("paths").and_then(|p| p.as_array()) {
+        for p in paths {
+            let pts: Vec<f32> = p
+                .as_array()
+                .map(|a| a.iter().filter_map(num).collect())
+                .unwrap_or_default();
+            let xs = pts.iter().step_by(2);
+            let ys = pts.iter().skip(1).step_by(2);
+            let (x0, x1) = xs.fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            let (y0, y1) = ys.fold((f32::MAX, f32::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+            if x0 <= x1 && y0 <= y1 {
+                rects.push([x0, y0, x1, y1]);
+            }
+        }
+    }
+    Some((page + 1, rects))
+}
+
+/// Where an attachment's file is: its vault path and its place on disk.
+fn attachment_place(
+    root: &Path,
+    base: Option<&Path>,
+    key: &str,
+    link_mode: i64,
+    path: &str,
+) -> Option<(String, PathBuf)> {
+    match link_mode {
+        0 | 1 => {
+            let name = path.strip_prefix("storage:")?;
+            if name.is_empty() || name.contains('/') || name.starts_with('.') {
+                return None;
+            }
+            let rel = format!("storage/{key}/{name}");
+            Some((rel.clone(), root.join(rel)))
+        }
+        2 => {
+            let abs = match path.strip_prefix("attachments:") {
+                Some(r) => base?.join(r),
+                None => PathBuf::from(path),
+            };
+            if !abs.is_absolute() {
+                return None;
+            }
+            let name = segment(&abs.file_name()?.to_string_lossy(), "file.pdf");
+            Some((format!("linked/{key}/{name}"), abs))
+        }
+        _ => None,
+    }
+}
+
+/// Builds the library from its rows.
+pub fn build(
+    rows: &Rows,
+    root: &Path,
+    base: Option<&Path>,
+    bbt: &HashMap<(i64, String), String>,
+) -> Library {
+    let mut lib = Library::default();
+    let live = |id: &i64| !rows.deleted.contains(id);
+    // Attachment id → paper path, and item id → its papers.
+    let mut paper_of_attachment: HashMap<i64, String> = HashMap::new();
+    let mut papers_of_item: HashMap<i64, Vec<String>> = HashMap::new();
+    for a in &rows.attachments {
+        let Some(att) = rows.items.get(&a.id).filter(|_| live(&a.id)) else {
+            continue;
+        };
+        let pdf =
+            a.content_type == "application/pdf" || a.path.to_ascii_lowercase().ends_with(".pdf");
+        if !pdf {
+            continue;
+        }
+        let owner = match a.parent {
+            Some(p) => match rows.items.get(&p) {
+                Some(item) if live(&p) && is_regular(&item.type_name) => item,
+                _ => continue,
+            },
+            None => att,
+        };
+        let Some((rel, abs)) = attachment_place(root, base, &att.key, a.link_mode, &a.path) else {
+            continue;
+        };
+        if !abs.is_file() {
+            continue;
+        }
+        let (date, year) = field(owner, &["date"]).map_or((None, None), split_date);
+        let citation_key = field(owner, &["citationKey"])
+            .map(str::to_string)
+            .or_else(|| bbt.get(&(owner.library, owner.key.clone())).cloned())
+            .or_else(|| field(owner, &["extra"]).and_then(key_in_extra));
+        let title = field(owner, &["title"])
+            .map(str::to_string)
+            .unwrap_or_else(|| crate::vault::meta::file_title(&rel));
+        lib.papers.insert(
+            rel.clone(),
+            ZoteroItem {
+                key: owner.key.clone(),
+                attachment_key: att.key.clone(),
+                library_id: owner.library,
+                item_type: owner.type_name.clone(),
+                title,
+                creators: owner.creators.clone(),
+                date,
+                year,
+                doi: field(owner, &["DOI"]).map(str::to_string),
+                abstract_text: field(owner, &["abstractNote"]).map(str::to_string),
+                publication: field(
+                    owner,
+                    &[
+                        "publicationTitle",
+                        "proceedingsTitle",
+                        "bookTitle",
+                        "websiteTitle",
+                    ],
+                )
+                .map(str::to_string),
+                citation_key,
+                paper: rel.clone(),
+                abs,
+            },
+        );
+        paper_of_attachment.insert(a.id, rel.clone());
+        papers_of_item.entry(owner.id).or_default().push(rel);
+    }
+    collections(rows, &papers_of_item, &mut lib);
+    notes(rows, &lib.papers.clone(), &papers_of_item, &mut lib);
+    for a in &rows.annotations {
+        let (Some(paper), Some(kind)) =
+            (paper_of_attachment.get(&a.parent), annotation_kind(a.kind))
+        else {
+            continue;
+        };
+        let Some(item) = rows.items.get(&a.id).filter(|_| live(&a.id)) else {
+            continue;
+        };
+        let Some((page, rects)) = position(&a.position) else {
+            continue;
+        };
+        let nonempty = |s: &Option<String>| {
+            s.as_ref()
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+        };
+        lib.annotations
+            .entry(paper.clone())
+            .or_default()
+            .push(Annotation {
+                paper: paper.clone(),
+                page,
+                page_label: nonempty(&a.page_label).filter(|l| *l != page.to_string()),
+                kind,
+                text: nonempty(&a.text),
+                comment: nonempty(&a.comment),
+                color: nonempty(&a.color),
+                rects,
+                origin: AnnotationOrigin::Zotero {
+                    key: item.key.clone(),
+                },
+                created: (!item.date_added.is_empty()).then(|| item.date_added.clone()),
+            });
+    }
+    let order: HashMap<String, &str> = rows
+        .annotations
+        .iter()
+        .filter_map(|a| Some((rows.items.get(&a.id)?.key.clone(), a.sort_index.as_str())))
+        .collect();
+    for list in lib.annotations.values_mut() {
+        list.sort_by(|a, b| {
+            let k = |x: &Annotation| match &x.origin {
+                AnnotationOrigin::Zotero { key } => order.get(key).copied().unwrap_or(""),
+                AnnotationOrigin::Agentero { .. } => "",
+            };
+            (a.page, k(a)).cmp(&(b.page, k(b)))
+        });
+    }
+    lib
+}
+
+/// Collection folders with the papers directly in them (trashed collections left out).
+fn collections(rows: &Rows, papers_of_item: &HashMap<i64, Vec<String>>, lib: &mut Library) {
+    let by_id: HashMap<i64, &super::read::CollectionRow> =
+        rows.collections.iter().map(|c| (c.id, c)).collect();
+    // Sibling names made unique in id order, so a name keeps its folder across runs.
+    let mut sorted: Vec<_> = rows.collections.iter().collect();
+    sorted.sort_by_key(|c| c.id);
+    let mut seg: HashMap<i64, String> = HashMap::new();
+    let mut taken: HashMap<(Option<i64>, String), usize> = HashMap::new();
+    for c in &sorted {
+        let base = segment(&c.name, "untitled");
+        let n = taken.entry((c.parent, base.to_lowercase())).or_insert(0);
+        *n += 1;
+        seg.insert(
+            c.id,
+            if *n == 1 {
+                base
+            } else {
+                format!("{base} ({n})")
+            },
+        );
+    }
+    let mut path_of: HashMap<i64, String> = HashMap::new();
+    for c in &sorted {
+        let mut parts = Vec::new();
+        let mut here = Some(c.id);
+        let mut ok = true;
+        while let Some(id) = here {
+            if parts.len() > 64 {
+                ok = false;
+                break;
+            }
+            let Some(row) = by_id.get(&id) else {
+                ok = false; // the parent is trashed: so is this one
+                break;
+            };
+            parts.push(seg[&id].clone());
+            here = row.parent;
+        }
+        if ok {
+            parts.reverse();
+            path_of.insert(c.id, format!("collections/{}", parts.join("/")));
+        }
+    }
+    for p in path_of.values() {
+        lib.collections.entry(p.clone()).or_default();
+    }
+    for (cid, iid) in &rows.collection_items {
+        if let (Some(p), Some(papers)) = (path_of.get(cid), papers_of_item.get(iid)) {
+            let list = lib.collections.entry(p.clone()).or_default();
+            list.extend(papers.iter().cloned());
+        }
+    }
+    for list in lib.collections.values_mut() {
+        list.sort();
+        list.dedup();
+    }
+}
+
+/// Standalone and child notes as text files.
+fn notes(
+    rows: &Rows,
+    papers: &BTreeMap<String, ZoteroItem>,
+    papers_of_item: &HashMap<i64, Vec<String>>,
+    lib: &mut Library,
+) {
+    for n in &rows.notes {
+        let Some(item) = rows.items.get(&n.id) else {
+            continue;
+        };
+        if rows.deleted.contains(&n.id) || n.parent.is_some_and(|p| rows.deleted.contains(&p)) {
+            continue;
+        }
+        let body = note_text(&n.html);
+        let title = if n.title.trim().is_empty() {
+            body.lines().next().unwrap_or("").to_string()
+        } else {
+            n.title.clone()
+        };
+        let mut text = String::new();
+        if let Some(paper) = n.parent.and_then(|p| papers_of_item.get(&p)?.first()) {
+            let t = papers.get(paper).map_or("", |i| i.title.as_str());
+            text.push_str(&format!("Note on {t} — {paper}\n\n"));
+        }
+        text.push_str(&body);
+        text.push('\n');
+        let name = format!("notes/{} {}.md", segment(&title, "note"), item.key);
+        lib.notes.insert(name, text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_notes_and_positions() {
+        assert_eq!(
+            split_date("2009-03-00 March 2009"),
+            (Some("March 2009".into()), Some(2009))
+        );
+        assert_eq!(split_date("2011"), (Some("2011".into()), Some(2011)));
+        assert_eq!(
+            note_text("<div><h1>Idea</h1><p>a &amp; b</p><p>c<br/>d</p></div>"),
+            "Idea\na & b\nc\nd"
+        );
+        assert_eq!(
+            position(r#"{"pageIndex":2,"rects":[[1,2,3,4.5]]}"#),
+            Some((3, vec![[1.0, 2.0, 3.0, 4.5]]))
+        );
+        assert_eq!(
+            position(r#"{"pageIndex":0,"width":2,"paths":[[10,20,30,5]]}"#),
+            Some((1, vec![[10.0, 5.0, 30.0, 20.0]]))
+        );
+        assert_eq!(segment("a/b", "x"), "a-b");
+        assert_eq!(segment(".hidden", "x"), "_.hidden");
+        assert_eq!(segment(" \u{200B} ", "x"), "x");
+        assert_eq!(
+            key_in_extra("foo\nCitation Key: knuth1984\n"),
+            Some("knuth1984".into())
+        );
+    }
+}
