@@ -178,7 +178,8 @@ enum Side {
 /// aside is the text on its side of the line within one band, in at least three lines of words,
 /// beside prose that starts left of the page's middle (not the right column of a two-column
 /// page beside a list in the left one) in lines more than twice as wide. Of all cuts and bands,
-/// the one with the most glyphs aside. Returns (aside, beside).
+/// the one with the most glyphs aside. The sidebar is set in a size of its own, on baselines of
+/// its own (the columns of a table are not sidebars). Returns (aside, beside).
 pub(super) fn find_banded_aside(
     page: &PageGlyphs,
     gs: &[G],
@@ -246,6 +247,24 @@ pub(super) fn find_banded_aside(
             || beside_width < 0.35 * width
             || beside_start > 0.45 * width
         {
+            return;
+        }
+        // Its own font: a size of its own, and baselines that do not keep step with the text
+        // beside (the cells of a table do).
+        let median = |set: &[usize]| {
+            let mut sizes: Vec<f32> = set.iter().map(|&i| frags[i].size).collect();
+            sizes.sort_by(f32::total_cmp);
+            sizes[sizes.len() / 2]
+        };
+        let (aside_size, beside_size) = (median(aside), median(beside));
+        if (aside_size - beside_size).abs() < 0.08 * beside_size {
+            return;
+        }
+        let in_step = aside_lines
+            .iter()
+            .filter(|a| beside_lines.iter().any(|b| (a.0 - b.0).abs() < 0.15 * em))
+            .count();
+        if in_step * 2 >= aside_lines.len() {
             return;
         }
         // Level with each other: most aside lines within the height of the text beside.

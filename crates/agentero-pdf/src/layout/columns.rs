@@ -163,6 +163,21 @@ fn paragraph_tails(frags: &[Frag], all: &[usize], spanning: &[usize], mid: f32) 
             tails.push(i);
         }
     }
+    // The rest of a tail line (after a logo's lowered letter, a font change) goes with it.
+    let level: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&i| !tails.contains(&i) && side(&frags[i], mid) != 0)
+        .filter(|&i| {
+            let f = &frags[i];
+            tails.iter().map(|&t| &frags[t]).any(|t| {
+                side(t, mid) == side(f, mid)
+                    && (t.y - f.y).abs() < 0.6 * t.size.max(f.size)
+                    && f.x0 >= t.x0
+            })
+        })
+        .collect();
+    tails.extend(level);
     tails
 }
 
