@@ -133,35 +133,41 @@ fn side(f: &Frag, mid: f32) -> i8 {
 }
 
 /// Last lines of full-width paragraphs too short to reach the gutter (the last line of an
-/// abstract set across both columns): a one-sided fragment one line below a spanning one, at its
-/// left edge, with nothing level with it on the other side and a gap below it.
+/// abstract set across both columns, the keywords line under it): a one-sided fragment one line
+/// below a spanning one (or below such a tail), at its left edge, in about its size, with
+/// nothing level with it on the other side.
 fn paragraph_tails(frags: &[Frag], all: &[usize], spanning: &[usize], mid: f32) -> Vec<usize> {
-    let mut tails = Vec::new();
-    for &i in all {
-        let f = &frags[i];
-        let sd = side(f, mid);
-        if sd == 0 {
-            continue;
+    let mut tails: Vec<usize> = Vec::new();
+    let mut anchors: Vec<usize> = spanning.to_vec();
+    for _ in 0..64 {
+        let found: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|i| !tails.contains(i))
+            .filter(|&i| {
+                let f = &frags[i];
+                let sd = side(f, mid);
+                if sd == 0 {
+                    return false;
+                }
+                let below_anchor = anchors.iter().map(|&s| &frags[s]).any(|s| {
+                    let drop = s.y - f.y;
+                    drop > 0.5 * f.size
+                        && drop < 1.6 * s.size.max(f.size)
+                        && (s.x0 - f.x0).abs() < f.size
+                        && (s.size - f.size).abs() < 0.15 * s.size
+                });
+                below_anchor
+                    && !all.iter().map(|&k| &frags[k]).any(|o| {
+                        (o.y - f.y).abs() < 0.5 * f.size.max(o.size) && side(o, mid) == -sd
+                    })
+            })
+            .collect();
+        if found.is_empty() {
+            break;
         }
-        let above = spanning.iter().map(|&s| &frags[s]).any(|s| {
-            let drop = s.y - f.y;
-            drop > 0.5 * f.size
-                && drop < 1.6 * s.size.max(f.size)
-                && (s.x0 - f.x0).abs() < f.size
-                && (s.size - f.size).abs() < 0.15 * s.size
-        });
-        if !above {
-            continue;
-        }
-        let crowded = all.iter().map(|&k| &frags[k]).any(|o| {
-            let level = (o.y - f.y).abs() < 0.5 * f.size && side(o, mid) == -sd;
-            let close_below =
-                side(o, mid) == sd && f.y - o.y > 0.3 * f.size && f.y - o.y < 1.6 * f.size;
-            level || close_below
-        });
-        if !crowded {
-            tails.push(i);
-        }
+        anchors = found.clone();
+        tails.extend(found);
     }
     // The rest of a tail line (after a logo's lowered letter, a font change) goes with it.
     let level: Vec<usize> = all
