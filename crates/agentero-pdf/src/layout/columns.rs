@@ -241,8 +241,17 @@ fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<
     let mut open_span = false;
     for (span, left, right) in bands {
         let columns = !left.is_empty() || !right.is_empty();
+        // Lines of one paragraph: the same size and left edge (centred lines of a title page,
+        // author and affiliation, stay blocks of their own).
+        let continues = |last: &Vec<usize>| {
+            let (Some(&p), Some(&f)) = (last.last(), span.first()) else {
+                return false;
+            };
+            let (p, f) = (&frags[p], &frags[f]);
+            (p.size - f.size).abs() < 0.1 * p.size.max(f.size) && (p.x0 - f.x0).abs() < f.size
+        };
         match out.last_mut() {
-            Some(last) if open_span && !span.is_empty() => last.extend(span),
+            Some(last) if open_span && !span.is_empty() && continues(last) => last.extend(span),
             _ if !span.is_empty() => out.push(span),
             _ => {}
         }
