@@ -225,6 +225,38 @@ fn two_column_page_reads_left_column_first() {
     assert!(page.contains("cited passages from the CiteWeave graph [3]. The hybrid combines"));
 }
 
+/// Every paper's abstract reads as one paragraph, also where it is set full width across the
+/// gutter of a two-column paper (each of its lines was once a paragraph of its own).
+#[test]
+fn abstracts_read_as_one_paragraph() {
+    let (_dir, files) = demo();
+    for path in files
+        .keys()
+        .filter(|p| p.starts_with("papers") && p.extension().is_some_and(|e| e == "pdf"))
+    {
+        let doc = extract_paper(&files, path.to_str().unwrap());
+        let page = &doc.pages[0].text;
+        let Some(start) = page.find("Abstract\n") else {
+            continue;
+        };
+        let rest = &page[start + "Abstract\n".len()..];
+        let abstract_text = rest.split("\n\n").next().unwrap_or("");
+        assert!(
+            abstract_text.lines().count() >= 3,
+            "{}: {abstract_text}",
+            path.display()
+        );
+    }
+    let doc = extract_paper(&files, "papers/dense-vs-sparse/paper.pdf");
+    assert!(
+        doc.pages[0]
+            .text
+            .contains("citation contexts, and their\nhybrid on SciPassage-QA"),
+        "{}",
+        doc.pages[0].text
+    );
+}
+
 #[test]
 fn positioned_word_gaps_become_spaces() {
     let (_dir, files) = demo();

@@ -15,6 +15,7 @@ use super::cmap::CMap;
 use super::encodings::{BaseEncoding, glyph_to_unicode, unicode_to_glyph};
 use super::fontfile;
 use super::metrics;
+use super::texmath;
 use super::util::{
     as_dict, deref, get, get_array, get_dict, get_name, get_num, get_stream, num, num_deref,
     stream_bytes,
@@ -318,7 +319,8 @@ pub fn push_clean(out: &mut String, s: &str) -> bool {
             '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{3000}' => out.push(' '),
             '\u{200B}'..='\u{200F}' | '\u{2060}' | '\u{FEFF}' | '\u{FFFD}' => {}
             c if c.is_control() => {}
-            c => out.push(c),
+            // Vertical punctuation (︒, ﹁) as the characters it stands for (。, 「).
+            c => out.push(super::vertical::horizontal_form(c).unwrap_or(c)),
         }
     }
     out.len() > before
@@ -398,6 +400,11 @@ fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Font {
         TexFlavor::Ot1
     };
 
+    let math = if type3 {
+        None
+    } else {
+        texmath::layout(&base_name)
+    };
     let mut text: Vec<Box<str>> = Vec::with_capacity(256);
     let mut names: Vec<Option<String>> = vec![None; 256];
     for code in 0..256usize {
@@ -430,6 +437,18 @@ fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Font {
                     String::new()
                 });
             }
+        }
+        // TeX's math fonts known only by name: their own layouts, not a text encoding's.
+        if t.is_none()
+            && name.is_none()
+            && base.is_none()
+            && let Some(layout) = math
+        {
+            t = Some(
+                texmath::char_of(layout, code as u8)
+                    .unwrap_or("")
+                    .to_string(),
+            );
         }
         if t.is_none()
             && name.is_none()

@@ -1,7 +1,28 @@
-//! PDF page text built on lopdf's content-stream operators.
+//! Page text of PDF files in reading order, built on lopdf's content-stream operators.
 //!
-//! Contract used by the rest of the vault (do not change names without updating callers):
-//! `extract(bytes, limits) -> Result<PdfDocument, PdfError>`.
+//! The structured view is [`Document::open`]: pages → [`Block`]s → [`TextLine`]s, each with its
+//! box in PDF user space, plus page labels, the outline and the document info:
+//!
+//! ```no_run
+//! use std::time::{Duration, Instant};
+//! use agentero_pdf::{Document, Limits};
+//!
+//! let bytes = std::fs::read("paper.pdf").unwrap();
+//! let limits = Limits { deadline: Instant::now() + Duration::from_secs(30) };
+//! let doc = Document::open(&bytes, limits).unwrap();
+//! for page in &doc.pages {
+//!     for line in page.lines() {
+//!         println!("p.{} {:?} at {:?}", page.number, line.text, line.bbox);
+//!     }
+//! }
+//! ```
+//!
+//! [`extract`] gives the same text without the boxes (what an indexer wants), [`page_layout`]
+//! one page's text with the box of every character (a quote's highlight), [`stream_blocks`]
+//! the text in content-stream order. The layout reads columns, full-width bands, sidebars beside
+//! the text (an Elsevier "Article history / Keywords" column stays one block after the
+//! abstract), vertical writing right to left, and decodes TeX's math fonts through their own
+//! layouts (see the crate's README.md).
 
 #![forbid(unsafe_code)]
 
@@ -9,11 +30,12 @@ use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
-use lopdf::Document;
+use lopdf::Document as LoDocument;
 
 mod cid;
 mod cmap;
 mod content;
+mod document;
 mod encodings;
 mod fontfile;
 mod fonts;
@@ -22,8 +44,11 @@ mod labels;
 mod layout;
 pub mod metrics;
 mod outline;
+mod texmath;
 mod util;
+mod vertical;
 
+pub use document::{Block, Document, Page, Rect, TextLine};
 pub use encodings::decode_text_string;
 pub use layout::{TextBox, merge_boxes};
 
@@ -229,13 +254,13 @@ fn check_deadline(limits: &Limits) -> Result<(), PdfError> {
     }
 }
 
-fn load(bytes: &[u8]) -> Result<Document, PdfError> {
+fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
     let head = &bytes[..bytes.len().min(1024)];
     if !head.windows(5).any(|w| w == b"%PDF-") {
         return Err(PdfError::Malformed("no %PDF header".into()));
     }
     // lopdf is the only code here not written against hostile input; keep its panics inside.
-    let loaded = catch_unwind(AssertUnwindSafe(|| Document::load_mem(bytes)))
+    let loaded = catch_unwind(AssertUnwindSafe(|| LoDocument::load_mem(bytes)))
         .map_err(|_| PdfError::Malformed("the PDF parser failed on this file".into()))?;
     let doc = match loaded {
         Ok(doc) => doc,

@@ -1,0 +1,352 @@
+//! Reading-order regions of a page, and the sidebars and margin notes that are regions of their
+//! own: an Elsevier-style "Article history / Keywords" column beside the abstract stays one
+//! block, after the text it sits beside.
+
+use super::columns::body_regions;
+use super::{Frag, G, frag_text};
+use crate::content::PageGlyphs;
+
+/// Splits the fragments into reading-order regions: on a two-column page, full-width bands and
+/// between them the left column followed by the right one; otherwise the whole page. Sidebars
+/// and margin notes are regions of their own, after the region of the text they sit beside.
+pub(super) fn regions(page: &PageGlyphs, gs: &[G], frags: &[Frag]) -> Vec<Vec<usize>> {
+    let mut asides: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    let mut main: Vec<usize> = (0..frags.len()).collect();
+    for left in [true, false] {
+        let sub: Vec<Frag> = main.iter().map(|&i| frags[i].clone()).collect();
+        let found =
+            find_aside(page, gs, &sub, left).or_else(|| find_banded_aside(page, gs, &sub, left));
+        if let Some((aside, beside)) = found {
+            let aside: Vec<usize> = aside.into_iter().map(|k| main[k]).collect();
+            let beside: Vec<usize> = beside.into_iter().map(|k| main[k]).collect();
+            main.retain(|i| !aside.contains(i));
+            asides.push((aside, beside));
+        }
+    }
+    let sub: Vec<Frag> = main.iter().map(|&i| frags[i].clone()).collect();
+    let mut out: Vec<Vec<usize>> = body_regions(&sub)
+        .into_iter()
+        .map(|r| r.into_iter().map(|k| main[k]).collect())
+        .collect();
+    for (aside, beside) in asides {
+        let at = out
+            .iter()
+            .rposition(|r| r.iter().any(|i| beside.contains(i)))
+            .map_or(out.len(), |k| k + 1);
+        out.insert(at, aside);
+    }
+    out
+}
+
+/// A sidebar or margin notes on one side of the page (`left` or right): text on that side of a
+/// vertical cut with a clear strip between it and everything level with it, where the text beside
+/// is prose in lines more than twice as wide and holds more of the page. Returns (aside, beside).
+pub(super) fn find_aside(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &[Frag],
+    left: bool,
+) -> Option<(Vec<usize>, Vec<usize>)> {
+    if frags.len() < 6 {
+        return None;
+    }
+    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
+    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let width = x1 - x0;
+    if !(width.is_finite() && width > 100.0 && width < 20_000.0) {
+        return None;
+    }
+    let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
+    sizes.sort_by(f32::total_cmp);
+    let em = sizes[sizes.len() / 2].max(1.0);
+    let mut cuts: Vec<f32> = frags
+        .iter()
+        .map(|f| if left { f.x1 } else { f.x0 })
+        .filter(|&c| {
+            if left {
+                c - x0 <= 0.4 * width
+            } else {
+                x1 - c <= 0.4 * width
+            }
+        })
+        .map(|c| c.round())
+        .collect();
+    cuts.sort_by(f32::total_cmp);
+    cuts.dedup();
+    if !left {
+        cuts.reverse();
+    }
+    let glyphs = |set: &[usize]| {
+        set.iter()
+            .map(|&i| frags[i].end - frags[i].first)
+            .sum::<usize>()
+    };
+    let mean_width = |set: &[usize]| mean_line_width(frags, set, em);
+    // The aside grows with the cut: fragments join it in order of their inner edge.
+    let edge = |f: &Frag| if left { f.x1 } else { -f.x0 };
+    let mut order: Vec<usize> = (0..frags.len()).collect();
+    order.sort_by(|&a, &b| edge(&frags[a]).total_cmp(&edge(&frags[b])));
+    let mut by_y: Vec<usize> = (0..frags.len()).collect();
+    by_y.sort_by(|&a, &b| frags[a].y.total_cmp(&frags[b].y));
+    let mut in_aside = vec![false; frags.len()];
+    let mut taken = 0;
+    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    let (mut aside_glyphs, mut aside_letters) = (0usize, 0usize);
+    let mut best = None;
+    for g in cuts.into_iter().take(400) {
+        let limit = if left { g + 0.5 } else { -(g - 0.5) };
+        while taken < order.len() && edge(&frags[order[taken]]) <= limit {
+            let i = order[taken];
+            in_aside[i] = true;
+            lo = lo.min(frags[i].y - 0.5 * em);
+            hi = hi.max(frags[i].y + frags[i].size);
+            aside_glyphs += frags[i].end - frags[i].first;
+            // Words, not a column of numbers (contents page numbers, equation numbers).
+            aside_letters += frag_text(page, gs, &frags[i])
+                .map_or(0, |t| t.chars().filter(|c| c.is_alphabetic()).count());
+            taken += 1;
+        }
+        if taken < 2 || aside_letters * 2 < aside_glyphs {
+            continue;
+        }
+        // A clear strip between the aside and everything level with it.
+        let mut beside = Vec::new();
+        let mut crowded = false;
+        let from = by_y.partition_point(|&i| frags[i].y < lo);
+        for &i in by_y[from..].iter().take_while(|&&i| frags[i].y <= hi) {
+            let f = &frags[i];
+            if in_aside[i] {
+                continue;
+            }
+            if (left && f.x0 < g + em) || (!left && f.x1 > g - em) {
+                crowded = true;
+                break;
+            }
+            beside.push(i);
+        }
+        if crowded || beside.is_empty() || aside_glyphs >= glyphs(&beside) {
+            continue;
+        }
+        let aside: Vec<usize> = order[..taken].to_vec();
+        let beside_width = mean_width(&beside);
+        if beside_width < 2.0 * mean_width(&aside) || beside_width < 0.35 * width {
+            continue;
+        }
+        best = Some((aside, beside));
+    }
+    best
+}
+
+/// The lines a set of fragments makes (fragments on one baseline together), top first, each as
+/// (baseline, left edge, right edge).
+fn set_lines(frags: &[Frag], set: &[usize], em: f32) -> Vec<(f32, f32, f32)> {
+    let mut order = set.to_vec();
+    order.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
+    let mut lines: Vec<(f32, f32, f32)> = Vec::new();
+    for i in order {
+        let f = &frags[i];
+        match lines.last_mut() {
+            Some(l) if (l.0 - f.y).abs() < 0.3 * em => {
+                l.1 = l.1.min(f.x0);
+                l.2 = l.2.max(f.x1);
+            }
+            _ => lines.push((f.y, f.x0, f.x1)),
+        }
+    }
+    lines
+}
+
+/// Mean width of the lines a set of fragments makes.
+fn mean_line_width(frags: &[Frag], set: &[usize], em: f32) -> f32 {
+    let lines = set_lines(frags, set, em);
+    lines.iter().map(|l| l.2 - l.1).sum::<f32>() / lines.len().max(1) as f32
+}
+
+/// Where a fragment sits against a vertical cut: on the aside's side of it, clear of it on the
+/// other side, or across it.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Aside,
+    Beside,
+    Across,
+}
+
+/// A sidebar that shares its side of the page with other text above and below it: the
+/// "Article history / Received / Accepted / Keywords" column of an Elsevier first page, beside
+/// the abstract, with the title above and a two-column body below. The page is cut at a
+/// vertical line and, top to bottom, into bands that no fragment crosses that line in; the
+/// aside is the text on its side of the line within one band, in at least three lines of words,
+/// beside prose that starts left of the page's middle (not the right column of a two-column
+/// page beside a list in the left one) in lines more than twice as wide. Of all cuts and bands,
+/// the one with the most glyphs aside. The sidebar is set in a size of its own, on baselines of
+/// its own (the columns of a table are not sidebars). Returns (aside, beside).
+pub(super) fn find_banded_aside(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &[Frag],
+    left: bool,
+) -> Option<(Vec<usize>, Vec<usize>)> {
+    if frags.len() < 6 {
+        return None;
+    }
+    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
+    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let width = x1 - x0;
+    if !(width.is_finite() && width > 100.0 && width < 20_000.0) {
+        return None;
+    }
+    let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
+    sizes.sort_by(f32::total_cmp);
+    let em = sizes[sizes.len() / 2].max(1.0);
+    let inner = |f: &Frag| if left { f.x1 } else { f.x0 };
+    let mut cuts: Vec<f32> = frags
+        .iter()
+        .map(inner)
+        .filter(|&c| {
+            if left {
+                c - x0 <= 0.35 * width
+            } else {
+                x1 - c <= 0.35 * width
+            }
+        })
+        .map(|c| c.round())
+        .collect();
+    cuts.sort_by(f32::total_cmp);
+    cuts.dedup();
+    let mut by_y: Vec<usize> = (0..frags.len()).collect();
+    by_y.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
+    let letters = |set: &[usize]| -> (usize, usize) {
+        set.iter().fold((0, 0), |(g, l), &i| {
+            let f = &frags[i];
+            let n = frag_text(page, gs, f)
+                .map_or(0, |t| t.chars().filter(|c| c.is_alphabetic()).count());
+            (g + f.end - f.first, l + n)
+        })
+    };
+    let mut best: Option<(usize, Vec<usize>, Vec<usize>)> = None;
+    // Judges one band: the aside it holds, when it is one.
+    let mut judge = |aside: &[usize], beside: &[usize]| {
+        let (aside_glyphs, aside_letters) = letters(aside);
+        let (beside_glyphs, _) = letters(beside);
+        if beside.is_empty()
+            || aside_letters * 2 < aside_glyphs
+            || aside_glyphs >= beside_glyphs
+            || best.as_ref().is_some_and(|b| b.0 >= aside_glyphs)
+        {
+            return;
+        }
+        let aside_lines = set_lines(frags, aside, em);
+        let beside_lines = set_lines(frags, beside, em);
+        if aside_lines.len() < 3 || beside_lines.len() < 3 {
+            return;
+        }
+        let beside_width = mean_line_width(frags, beside, em);
+        let start = |l: &(f32, f32, f32)| if left { l.1 - x0 } else { x1 - l.2 };
+        let beside_start = beside_lines.iter().map(start).sum::<f32>() / beside_lines.len() as f32;
+        if beside_width < 2.0 * mean_line_width(frags, aside, em)
+            || beside_width < 0.35 * width
+            || beside_start > 0.45 * width
+        {
+            return;
+        }
+        // Its own font: a size of its own, and baselines that do not keep step with the text
+        // beside (the cells of a table do).
+        let median = |set: &[usize]| {
+            let mut sizes: Vec<f32> = set.iter().map(|&i| frags[i].size).collect();
+            sizes.sort_by(f32::total_cmp);
+            sizes[sizes.len() / 2]
+        };
+        let (aside_size, beside_size) = (median(aside), median(beside));
+        if (aside_size - beside_size).abs() < 0.08 * beside_size {
+            return;
+        }
+        let in_step = aside_lines
+            .iter()
+            .filter(|a| beside_lines.iter().any(|b| (a.0 - b.0).abs() < 0.15 * em))
+            .count();
+        if in_step * 2 >= aside_lines.len() {
+            return;
+        }
+        // Level with each other: most aside lines within the height of the text beside.
+        let (top, bottom) = (
+            beside_lines[0].0 + em,
+            beside_lines[beside_lines.len() - 1].0 - em,
+        );
+        let level = aside_lines
+            .iter()
+            .filter(|l| l.0 <= top + 2.0 * em && l.0 >= bottom - 2.0 * em)
+            .count();
+        if level * 2 < aside_lines.len() {
+            return;
+        }
+        best = Some((aside_glyphs, aside.to_vec(), beside.to_vec()));
+    };
+    for g in cuts.into_iter().take(400) {
+        let side = |f: &Frag| {
+            let (near, far) = if left {
+                (f.x1 <= g + 0.5, f.x0 >= g + em)
+            } else {
+                (f.x0 >= g - 0.5, f.x1 <= g - em)
+            };
+            if near {
+                Side::Aside
+            } else if far {
+                Side::Beside
+            } else {
+                Side::Across
+            }
+        };
+        let (mut aside, mut beside) = (Vec::new(), Vec::new());
+        for &i in &by_y {
+            match side(&frags[i]) {
+                Side::Aside => aside.push(i),
+                Side::Beside => beside.push(i),
+                Side::Across => {
+                    judge_runs(frags, &aside, &beside, em, &mut judge);
+                    aside.clear();
+                    beside.clear();
+                }
+            }
+        }
+        judge_runs(frags, &aside, &beside, em, &mut judge);
+    }
+    best.map(|(_, aside, beside)| (aside, beside))
+}
+
+/// Splits the aside side of one band (top first) into runs of lines set close together, so that
+/// a heading further down the same side (the body's "1. Introduction") is not part of the
+/// sidebar above it, and judges each run with the text beside it at its height.
+fn judge_runs(
+    frags: &[Frag],
+    aside: &[usize],
+    beside: &[usize],
+    em: f32,
+    judge: &mut impl FnMut(&[usize], &[usize]),
+) {
+    let mut start = 0;
+    for k in 1..=aside.len() {
+        let split = k == aside.len() || {
+            let (p, f) = (&frags[aside[k - 1]], &frags[aside[k]]);
+            p.y - f.y > 3.0 * p.size.max(f.size)
+        };
+        if !split {
+            continue;
+        }
+        let run = &aside[start..k];
+        start = k;
+        let top = run
+            .iter()
+            .map(|&i| frags[i].y)
+            .fold(f32::NEG_INFINITY, f32::max);
+        let bottom = run
+            .iter()
+            .map(|&i| frags[i].y)
+            .fold(f32::INFINITY, f32::min);
+        let level: Vec<usize> = beside
+            .iter()
+            .copied()
+            .filter(|&i| frags[i].y <= top + em && frags[i].y >= bottom - em)
+            .collect();
+        judge(run, &level);
+    }
+}

@@ -1,0 +1,395 @@
+//! Columns and full-width bands: the gutter of a two-column page and the header block above it.
+
+use super::Frag;
+
+/// Reading-order regions of the body: columns and bands, or the whole page.
+pub(super) fn body_regions(frags: &[Frag]) -> Vec<Vec<usize>> {
+    let all: Vec<usize> = (0..frags.len()).collect();
+    if let Some(gutter) = find_gutter(frags) {
+        return column_regions(frags, all, gutter);
+    }
+    // A full-width block on top (title, centred authors, abstract) can hide the gutter of the
+    // columns below it: read that block in place and the rest column by column.
+    if let Some(split) = split_header(frags) {
+        let mut out = vec![split.block];
+        out.extend(column_regions(frags, split.columns, split.gutter));
+        return out;
+    }
+    vec![all]
+}
+
+/// A page cut into a full-width block on top and two columns below it.
+struct HeaderSplit {
+    /// Fragments above the cut, read in place.
+    block: Vec<usize>,
+    /// Fragments below the cut, read column by column.
+    columns: Vec<usize>,
+    gutter: (f32, f32),
+}
+
+/// The topmost horizontal cut below which the page has a gutter over (almost) the page's full
+/// text width, lowered to the end of the block above the columns.
+fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
+    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
+    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let width = x1 - x0;
+    if !(width.is_finite() && width > 50.0) {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..frags.len()).collect();
+    order.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
+    // Both columns need several lines, so the cut leaves at least eight fragments below it.
+    for k in 1..order.len().saturating_sub(8) {
+        let (above, below) = (&frags[order[k - 1]], &frags[order[k]]);
+        // Only between lines: never between a line and its sub- or superscripts.
+        if above.y - below.y < 0.6 * above.size.max(below.size) {
+            continue;
+        }
+        let lower: Vec<Frag> = order[k..].iter().map(|&i| frags[i].clone()).collect();
+        let l0 = lower.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
+        let l1 = lower.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+        if l1 - l0 < 0.8 * width {
+            continue;
+        }
+        let Some((g0, g1)) = find_gutter(&lower) else {
+            continue;
+        };
+        // Below the cut most text sits in the two columns: not a single column beside a margin
+        // of notes or labels.
+        let mut amount = [0usize; 3];
+        for f in &lower {
+            let n = f.end - f.first;
+            if f.x1 <= g0 + 1.0 {
+                amount[0] += n;
+            } else if f.x0 >= g1 - 1.0 {
+                amount[1] += n;
+            } else if f.x0 < g0 - 1.0 && f.x1 > g1 + 1.0 {
+                amount[2] += n;
+            }
+        }
+        let total: usize = lower.iter().map(|f| f.end - f.first).sum();
+        if 4 * amount[0] < total || 4 * amount[1] < total || 100 * amount[2] > 15 * total {
+            continue;
+        }
+        // The block ends at its last line straddling the gutter above the columns' first full
+        // line; headings between the two belong to their columns.
+        let mid = (g0 + g1) / 2.0;
+        let (left_w, right_w) = (g0 - l0, l1 - g1);
+        let body_top = lower
+            .iter()
+            .filter(|f| {
+                let w = f.x1 - f.x0;
+                (f.x1 <= g0 + 1.0 && w >= 0.85 * left_w)
+                    || (f.x0 >= g1 - 1.0 && w >= 0.85 * right_w)
+            })
+            .map(|f| f.y)
+            .fold(f32::NEG_INFINITY, f32::max);
+        let mut cut = k;
+        for (j, &i) in order.iter().enumerate().skip(k) {
+            let f = &frags[i];
+            if f.y <= body_top {
+                break;
+            }
+            if side(f, mid) == 0 || (f.x0 < g0 && f.x1 > g1) {
+                cut = j + 1;
+            }
+        }
+        // Never between a line and its sub- or superscripts.
+        while cut > k
+            && cut < order.len()
+            && frags[order[cut - 1]].y - frags[order[cut]].y
+                < 0.6 * frags[order[cut - 1]].size.max(frags[order[cut]].size)
+        {
+            cut += 1;
+        }
+        return Some(HeaderSplit {
+            block: order[..cut].to_vec(),
+            columns: order[cut..].to_vec(),
+            gutter: (g0, g1),
+        });
+    }
+    None
+}
+
+/// Side of a fragment relative to the gutter's middle: -1 left, 1 right, 0 spanning it.
+fn side(f: &Frag, mid: f32) -> i8 {
+    if f.x1 <= mid {
+        return -1;
+    }
+    if f.x0 >= mid {
+        return 1;
+    }
+    let left = mid - f.x0;
+    let right = f.x1 - mid;
+    let width = (f.x1 - f.x0).max(1e-3);
+    // A column line that pokes into the gutter still belongs to its column.
+    if right < 0.15 * width {
+        -1
+    } else if left < 0.15 * width {
+        1
+    } else {
+        0
+    }
+}
+
+/// Last lines of full-width paragraphs too short to reach the gutter (the last line of an
+/// abstract set across both columns, the keywords line under it): a one-sided fragment one line
+/// below a spanning one (or below such a tail), at its left edge, in about its size, with
+/// nothing level with it on the other side.
+fn paragraph_tails(frags: &[Frag], all: &[usize], spanning: &[usize], mid: f32) -> Vec<usize> {
+    let mut tails: Vec<usize> = Vec::new();
+    let mut anchors: Vec<usize> = spanning.to_vec();
+    for _ in 0..64 {
+        let found: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|i| !tails.contains(i))
+            .filter(|&i| {
+                let f = &frags[i];
+                let sd = side(f, mid);
+                if sd == 0 {
+                    return false;
+                }
+                let below_anchor = anchors.iter().map(|&s| &frags[s]).any(|s| {
+                    let drop = s.y - f.y;
+                    drop > 0.5 * f.size
+                        && drop < 1.6 * s.size.max(f.size)
+                        && (s.x0 - f.x0).abs() < f.size
+                        && (s.size - f.size).abs() < 0.15 * s.size
+                });
+                below_anchor
+                    && !all.iter().map(|&k| &frags[k]).any(|o| {
+                        (o.y - f.y).abs() < 0.5 * f.size.max(o.size) && side(o, mid) == -sd
+                    })
+            })
+            .collect();
+        if found.is_empty() {
+            break;
+        }
+        anchors = found.clone();
+        tails.extend(found);
+    }
+    // The rest of a tail line (after a logo's lowered letter, a font change) goes with it.
+    let level: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&i| !tails.contains(&i) && side(&frags[i], mid) != 0)
+        .filter(|&i| {
+            let f = &frags[i];
+            tails.iter().map(|&t| &frags[t]).any(|t| {
+                side(t, mid) == side(f, mid)
+                    && (t.y - f.y).abs() < 0.6 * t.size.max(f.size)
+                    && f.x0 >= t.x0
+            })
+        })
+        .collect();
+    tails.extend(level);
+    tails
+}
+
+/// Reading-order regions of the fragments `all` around the gutter `(g0, g1)`: full-width bands
+/// and between them the left column followed by the right one.
+fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<Vec<usize>> {
+    let mid = (g0 + g1) / 2.0;
+    let side = |f: &Frag| side(f, mid);
+    let mut spanning: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&i| side(&frags[i]) == 0)
+        .collect();
+    spanning.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
+    // Band boundaries: baselines of spanning fragments, top to bottom.
+    let mut bands: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)> =
+        vec![(Vec::new(), Vec::new(), Vec::new())];
+    let mut cuts: Vec<f32> = Vec::new();
+    for &s in &spanning {
+        let y = frags[s].y;
+        let tol = 0.5 * frags[s].size;
+        match cuts.last() {
+            Some(&last) if (last - y).abs() <= tol.max(1.0) => {}
+            _ => {
+                cuts.push(y);
+                bands.push((Vec::new(), Vec::new(), Vec::new()));
+            }
+        }
+        if let Some(b) = bands.last_mut() {
+            b.0.push(s);
+        }
+    }
+    // Band k (k ≥ 1) starts with the k-th cut; column text goes to the band above which it sits.
+    let tails = paragraph_tails(frags, &all, &spanning, mid);
+    for i in all {
+        let f = &frags[i];
+        let sd = side(f);
+        if sd == 0 {
+            continue;
+        }
+        let k = cuts.iter().take_while(|&&c| c > f.y + 0.3 * f.size).count();
+        if let Some(b) = bands.get_mut(k) {
+            if tails.contains(&i) {
+                b.0.push(i);
+            } else if sd < 0 {
+                b.1.push(i)
+            } else {
+                b.2.push(i)
+            }
+        }
+    }
+    // Consecutive full-width lines with no column text between them (an abstract set across
+    // the gutter) are one region, so that they read as one paragraph.
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut open_span = false;
+    for (span, left, right) in bands {
+        let columns = !left.is_empty() || !right.is_empty();
+        // Lines of one paragraph: the same size and left edge (centred lines of a title page,
+        // author and affiliation, stay blocks of their own).
+        let continues = |last: &Vec<usize>| {
+            let (Some(&p), Some(&f)) = (last.last(), span.first()) else {
+                return false;
+            };
+            let (p, f) = (&frags[p], &frags[f]);
+            (p.size - f.size).abs() < 0.1 * p.size.max(f.size) && (p.x0 - f.x0).abs() < f.size
+        };
+        match out.last_mut() {
+            Some(last) if open_span && !span.is_empty() && continues(last) => last.extend(span),
+            _ if !span.is_empty() => out.push(span),
+            _ => {}
+        }
+        open_span = !columns;
+        for r in [left, right] {
+            if !r.is_empty() {
+                out.push(r);
+                open_span = false;
+            }
+        }
+    }
+    out
+}
+
+/// A vertical strip near the middle of the text that (almost) no fragment crosses while both
+/// sides carry several lines of text.
+fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
+    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
+    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let width = x1 - x0;
+    if !(width.is_finite() && width > 50.0 && width < 20_000.0) {
+        return None;
+    }
+    let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
+    sizes.sort_by(f32::total_cmp);
+    let median_size = sizes[sizes.len() / 2].max(1.0);
+
+    let bins = (width.ceil() as usize).clamp(1, 4000);
+    let scale = bins as f32 / width;
+    // Lines wider than a column (title, abstract) cross any gutter; they do not count here.
+    // Coverage is summed from per-bin differences, so its cost does not grow with line width.
+    let mut diff = vec![0f64; bins + 2];
+    for f in frags.iter().filter(|f| f.x1 - f.x0 < 0.55 * width) {
+        let a = (((f.x0 - x0) * scale).floor().max(0.0) as usize).min(bins);
+        let b = (((f.x1 - x0) * scale).ceil().max(0.0) as usize).min(bins);
+        if a < b {
+            diff[a] += f64::from(f.size);
+            diff[b] -= f64::from(f.size);
+        }
+    }
+    let mut run = 0f64;
+    let cov: Vec<f32> = diff[..=bins]
+        .iter()
+        .map(|d| {
+            run += d;
+            run as f32
+        })
+        .collect();
+    let lo = (bins as f32 * 0.3) as usize;
+    let hi = (bins as f32 * 0.7) as usize;
+    if hi <= lo {
+        return None;
+    }
+    let min_cov = cov[lo..hi].iter().copied().fold(f32::INFINITY, f32::min);
+    let left_max = cov[..lo].iter().copied().fold(0.0, f32::max);
+    let right_max = cov[hi..].iter().copied().fold(0.0, f32::max);
+
+    // The strip must be emptier than the text beside it; centred title blocks may still cross
+    // it, which the zone test below allows as long as they sit outside the columns.
+    if left_max.max(right_max) < 4.0 * median_size || min_cov >= 0.8 * left_max.max(right_max) {
+        return None;
+    }
+    // The widest run of low coverage in the middle part.
+    let limit = min_cov + 0.05 * left_max.min(right_max);
+    let mut best: Option<(usize, usize)> = None;
+    let mut i = lo;
+    while i < hi {
+        if cov[i] <= limit {
+            let start = i;
+            while i < hi && cov[i] <= limit {
+                i += 1;
+            }
+            if best.is_none_or(|(s, e)| i - start > e - s) {
+                best = Some((start, i));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    let (s, e) = best?;
+    let g0 = x0 + s as f32 / scale;
+    let g1 = x0 + e as f32 / scale;
+    if g1 - g0 < (0.6 * median_size).max(4.0) {
+        return None;
+    }
+    // Text on each side must extend over a real column, not a few labels.
+    let left_w: f32 = frags
+        .iter()
+        .filter(|f| f.x1 <= g0 + 1.0)
+        .map(|f| f.x1 - f.x0)
+        .fold(0.0, f32::max);
+    let right_w: f32 = frags
+        .iter()
+        .filter(|f| f.x0 >= g1 - 1.0)
+        .map(|f| f.x1 - f.x0)
+        .fold(0.0, f32::max);
+    if left_w < 0.2 * width || right_w < 0.2 * width {
+        return None;
+    }
+    // Where both columns have text, lines crossing the gutter must be rare: otherwise this is a
+    // single-column page with an accidental vertical gap (a table, a list of short items).
+    let y_span = |keep: &dyn Fn(&Frag) -> bool| {
+        frags
+            .iter()
+            .filter(|f| keep(f))
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), f| {
+                (lo.min(f.y), hi.max(f.y))
+            })
+    };
+    let is_left = |f: &Frag| f.x1 <= g0 + 1.0;
+    let is_right = |f: &Frag| f.x0 >= g1 - 1.0;
+    let (l_lo, l_hi) = y_span(&is_left);
+    let (r_lo, r_hi) = y_span(&is_right);
+    let (z_lo, z_hi) = (l_lo.max(r_lo), l_hi.min(r_hi));
+    if z_hi <= z_lo {
+        return None;
+    }
+    let lines_on = |keep: &dyn Fn(&Frag) -> bool| {
+        frags
+            .iter()
+            .filter(|f| keep(f))
+            .map(|f| f.size)
+            .sum::<f32>()
+    };
+    if lines_on(&is_left) < 4.0 * median_size || lines_on(&is_right) < 4.0 * median_size {
+        return None;
+    }
+    let zone: Vec<&Frag> = frags
+        .iter()
+        .filter(|f| f.y >= z_lo && f.y <= z_hi)
+        .collect();
+    let crossing = zone
+        .iter()
+        .filter(|f| f.x0 < g0 - 1.0 && f.x1 > g1 + 1.0)
+        .count();
+    let sides = zone.iter().filter(|f| is_left(f) || is_right(f)).count();
+    if crossing > 2 && crossing * 10 > sides {
+        return None;
+    }
+    Some((g0, g1))
+}

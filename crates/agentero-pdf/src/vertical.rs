@@ -1,0 +1,233 @@
+//! Vertical writing (tategaki, 縦書き): columns running top to bottom, read right to left.
+//!
+//! Two ways a PDF sets it. A vertical font (WMode 1: `Identity-V` or another `-V` CMap) advances
+//! downwards; the interpreter already turns its glyphs a quarter (see `content.rs`), so that a
+//! column reads like a line. Or a horizontal font whose glyphs are placed one under the other,
+//! each by its own text position (what many office and typesetting programs write): [`restack`]
+//! finds such stacked runs and turns them the same way, so the layout reads both alike.
+//!
+//! Vertical text also uses the presentation forms of punctuation (`︒`, `︑`, `﹁`, …), glyphs
+//! turned for the column; [`horizontal_form`] gives the character each one stands for, so that
+//! search finds `。` and `「` whichever way the page was set.
+
+use super::content::{Dir, Glyph, PageGlyphs};
+
+/// The character a vertical presentation form stands for (`︒` → `。`, `﹁` → `「`): Unicode's
+/// compatibility decomposition, with the full-width forms CJK text uses for brackets.
+pub fn horizontal_form(c: char) -> Option<char> {
+    Some(match c {
+        '\u{FE10}' => '，',
+        '\u{FE11}' => '、',
+        '\u{FE12}' => '。',
+        '\u{FE13}' => '：',
+        '\u{FE14}' => '；',
+        '\u{FE15}' => '！',
+        '\u{FE16}' => '？',
+        '\u{FE17}' => '〖',
+        '\u{FE18}' => '〗',
+        '\u{FE19}' => '…',
+        '\u{FE30}' => '‥',
+        '\u{FE31}' => '—',
+        '\u{FE32}' => '–',
+        '\u{FE33}' | '\u{FE34}' => '_',
+        '\u{FE35}' => '（',
+        '\u{FE36}' => '）',
+        '\u{FE37}' => '｛',
+        '\u{FE38}' => '｝',
+        '\u{FE39}' => '〔',
+        '\u{FE3A}' => '〕',
+        '\u{FE3B}' => '【',
+        '\u{FE3C}' => '】',
+        '\u{FE3D}' => '《',
+        '\u{FE3E}' => '》',
+        '\u{FE3F}' => '〈',
+        '\u{FE40}' => '〉',
+        '\u{FE41}' => '「',
+        '\u{FE42}' => '」',
+        '\u{FE43}' => '『',
+        '\u{FE44}' => '』',
+        '\u{FE47}' => '［',
+        '\u{FE48}' => '］',
+        _ => return None,
+    })
+}
+
+/// Stacked glyphs in a row before a page counts as set vertically with a horizontal font.
+const MIN_STACKED: usize = 40;
+
+/// Whether `g` sits right under `p` in one column: about the same centre across, one glyph
+/// height (give or take spacing) lower.
+fn stacked_under(p: &Glyph, g: &Glyph) -> bool {
+    let s = p.size.max(g.size);
+    if s <= 0.0 {
+        return false;
+    }
+    let (pc, gc) = (p.x + 0.5 * p.w, g.x + 0.5 * g.w);
+    let drop = p.y - g.y;
+    (pc - gc).abs() < 0.2 * s && drop > 0.5 * s && drop < 2.2 * s
+}
+
+/// Whether `g` starts the next column of a vertical page: to the left of `p`, at or above it.
+fn next_column(p: &Glyph, g: &Glyph) -> bool {
+    let s = p.size.max(g.size);
+    g.x + 0.5 * g.w < p.x - 0.5 * s && g.y > p.y - 0.5 * s
+}
+
+/// The page's glyphs with those of vertical columns set in a horizontal font turned into the
+/// frame of vertical writing (`Dir::Up270`, as the interpreter gives a vertical font's), when
+/// the page is set that way: most of its upright glyphs stacked one under the other in runs,
+/// and the runs following each other leftwards. `None` when the page has nothing stacked.
+pub fn restack(page: &PageGlyphs) -> Option<Vec<Glyph>> {
+    let shown: Vec<usize> = (0..page.glyphs.len())
+        .filter(|&i| page.glyphs[i].dir == Dir::Up0 && !page.glyphs[i].space)
+        .collect();
+    if shown.len() < MIN_STACKED {
+        return None;
+    }
+    // Runs of glyphs in stream order, each right under the one before.
+    let mut in_run = vec![false; page.glyphs.len()];
+    let (mut stacked, mut leftward, mut rightward) = (0usize, 0usize, 0usize);
+    let mut run_len = 1;
+    let mut run_start: Option<&Glyph> = None;
+    for w in shown.windows(2) {
+        let (p, g) = (&page.glyphs[w[0]], &page.glyphs[w[1]]);
+        if run_start.is_none() {
+            run_start = Some(p);
+        }
+        if stacked_under(p, g) {
+            run_len += 1;
+            if run_len == 2 {
+                in_run[w[0]] = true;
+                stacked += 1;
+            }
+            in_run[w[1]] = true;
+            stacked += 1;
+        } else {
+            if run_len >= 2 {
+                let head = run_start.unwrap_or(p);
+                if next_column(head, g) || next_column(p, g) {
+                    leftward += 1;
+                } else if g.x > p.x + p.size {
+                    rightward += 1;
+                }
+            }
+            run_len = 1;
+            run_start = None;
+        }
+    }
+    if stacked < MIN_STACKED || stacked * 2 < shown.len() || leftward < rightward {
+        return None;
+    }
+    // Ideographs and kana stack; a column of digits or letters is a table or a formula.
+    let wide = (0..page.glyphs.len())
+        .filter(|&i| in_run[i] && is_wide(page, &page.glyphs[i]))
+        .count();
+    if wide * 2 < stacked {
+        return None;
+    }
+    let mut glyphs = page.glyphs.clone();
+    // Spaces between stacked glyphs belong to their column.
+    let mut last_stacked = false;
+    for (i, g) in glyphs.iter_mut().enumerate() {
+        if g.dir != Dir::Up0 {
+            continue;
+        }
+        let turn = in_run[i] || (g.space && last_stacked);
+        if !g.space {
+            last_stacked = in_run[i];
+        }
+        if turn {
+            *g = turned(g);
+        }
+    }
+    Some(glyphs)
+}
+
+fn is_wide(page: &PageGlyphs, g: &Glyph) -> bool {
+    let text = page
+        .text
+        .get(g.start as usize..(g.start + g.len) as usize)
+        .unwrap_or("");
+    text.chars().next().is_some_and(|c| {
+        matches!(c as u32, 0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFE10..=0xFE4F
+            | 0xFF00..=0xFFEF | 0x20000..=0x3FFFF)
+    })
+}
+
+/// An upright glyph of a stacked column in the quarter-turned frame of vertical writing: along
+/// the column downwards from its top, across it at its centre.
+fn turned(g: &Glyph) -> Glyph {
+    let top = g.y + 0.88 * g.size;
+    Glyph {
+        x: -top,
+        y: g.x + 0.5 * g.w,
+        w: g.size,
+        dir: Dir::Up270,
+        ..*g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn glyph(x: f32, y: f32, start: u32) -> Glyph {
+        Glyph {
+            x,
+            y,
+            w: 10.0,
+            size: 10.0,
+            start: start * 3,
+            len: 3,
+            space: false,
+            dir: Dir::Up0,
+        }
+    }
+
+    #[test]
+    fn presentation_forms_map_to_their_characters() {
+        assert_eq!(horizontal_form('︒'), Some('。'));
+        assert_eq!(horizontal_form('︑'), Some('、'));
+        assert_eq!(horizontal_form('﹁'), Some('「'));
+        assert_eq!(horizontal_form('﹂'), Some('」'));
+        assert_eq!(horizontal_form('︵'), Some('（'));
+        assert_eq!(horizontal_form('。'), None);
+        assert_eq!(horizontal_form('a'), None);
+    }
+
+    #[test]
+    fn stacked_columns_turn_and_rows_do_not() {
+        // Five columns of ten glyphs, right to left.
+        let mut page = PageGlyphs::default();
+        let mut n = 0;
+        for col in 0..5 {
+            for row in 0..10 {
+                page.text.push('縦');
+                page.glyphs.push(glyph(
+                    500.0 - 15.0 * col as f32,
+                    700.0 - 10.0 * row as f32,
+                    n,
+                ));
+                n += 1;
+            }
+        }
+        let turned = restack(&page).expect("a vertical page");
+        assert!(turned.iter().all(|g| g.dir == Dir::Up270));
+        // Down the column is along the line; the next column (to the left) is lower.
+        assert!(turned[1].x > turned[0].x);
+        assert!(turned[10].y < turned[0].y);
+
+        // The same glyphs as rows of a horizontal page stay as they are.
+        let mut rows = PageGlyphs::default();
+        for (i, g) in page.glyphs.iter().enumerate() {
+            rows.text.push('横');
+            rows.glyphs.push(glyph(
+                100.0 + 10.0 * (i % 10) as f32,
+                700.0 - 15.0 * (i / 10) as f32,
+                i as u32,
+            ));
+            let _ = g;
+        }
+        assert!(restack(&rows).is_none());
+    }
+}
