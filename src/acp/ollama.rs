@@ -159,31 +159,44 @@ async fn get(hostport: &str, path: &str) -> Result<(u16, Vec<u8>), Failure> {
                 .read(&mut chunk)
                 .await
                 .map_err(|e| Failure::Other(e.to_string()))?;
-            if n == 0 || raw.len() > MAX_BODY {
-                break;
-            }
             raw.extend_from_slice(&chunk[..n]);
+            // Done when the answer is whole (a server may keep the connection open).
+            if let Some(r) = parse_response(&raw, n == 0) {
+                return Ok(r);
+            }
+            if n == 0 || raw.len() > MAX_BODY {
+                return Err(Failure::Other("a cut or oversized HTTP answer".into()));
+            }
         }
-        parse_response(&raw).ok_or_else(|| Failure::Other("not an HTTP answer".into()))
     };
     tokio::time::timeout(TIMEOUT, work)
         .await
         .unwrap_or(Err(Failure::TimedOut))
 }
 
-/// The status and body of a whole HTTP/1.1 response (chunked or not).
-fn parse_response(raw: &[u8]) -> Option<(u16, Vec<u8>)> {
+/// The status and body of an HTTP/1.1 response, once it is whole (`eof`: the server closed
+/// the connection, which ends a body of unstated length).
+fn parse_response(raw: &[u8], eof: bool) -> Option<(u16, Vec<u8>)> {
     let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
     let head = std::str::from_utf8(&raw[..split]).ok()?;
     let body = &raw[split + 4..];
     let mut lines = head.split("\r\n");
     let status: u16 = lines.next()?.split_whitespace().nth(1)?.parse().ok()?;
-    let chunked = lines.any(|l| {
+    let (mut chunked, mut length) = (false, None);
+    for l in lines {
         let l = l.to_ascii_lowercase();
-        l.starts_with("transfer-encoding:") && l.contains("chunked")
-    });
+        if l.starts_with("transfer-encoding:") && l.contains("chunked") {
+            chunked = true;
+        }
+        if let Some(v) = l.strip_prefix("content-length:") {
+            length = v.trim().parse::<usize>().ok();
+        }
+    }
     if !chunked {
-        return Some((status, body.to_vec()));
+        return match length {
+            Some(n) => body.get(..n).map(|b| (status, b.to_vec())),
+            None => eof.then(|| (status, body.to_vec())),
+        };
     }
     let (mut out, mut rest) = (Vec::new(), body);
     loop {
@@ -233,13 +246,21 @@ mod tests {
         assert_eq!(parse_version("0.12"), Some((0, 12, 0)));
         assert_eq!(parse_version("dev"), None);
         let plain = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
-        assert_eq!(parse_response(plain), Some((200, b"{}".to_vec())));
+        assert_eq!(parse_response(plain, false), Some((200, b"{}".to_vec())));
+        let short = b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{}";
+        assert_eq!(parse_response(short, false), None);
+        let unstated = b"HTTP/1.0 404 Not Found\r\n\r\nno";
+        assert_eq!(parse_response(unstated, false), None);
+        assert_eq!(parse_response(unstated, true), Some((404, b"no".to_vec())));
         let chunked =
             b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{\"a\r\n2\r\n\"}\r\n0\r\n\r\n";
-        assert_eq!(parse_response(chunked), Some((200, b"{\"a\"}".to_vec())));
-        assert_eq!(parse_response(b"garbage"), None);
+        assert_eq!(
+            parse_response(chunked, false),
+            Some((200, b"{\"a\"}".to_vec()))
+        );
+        assert_eq!(parse_response(b"garbage", true), None);
         let cut = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nff\r\nab";
-        assert_eq!(parse_response(cut), None);
+        assert_eq!(parse_response(cut, true), None);
     }
 
     #[test]

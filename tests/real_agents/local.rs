@@ -109,7 +109,7 @@ fn serve(
         let mut parts = line.split_whitespace();
         let method = parts.next().unwrap_or("").to_string();
         let path = parts.next().unwrap_or("").to_string();
-        let mut length = 0usize;
+        let (mut length, mut close) = (0usize, false);
         loop {
             let mut h = String::new();
             if r.read_line(&mut h).unwrap_or(0) == 0 {
@@ -122,6 +122,7 @@ fn serve(
             if let Some(v) = h.strip_prefix("content-length:") {
                 length = v.trim().parse().unwrap_or(0);
             }
+            close |= h.starts_with("connection:") && h.contains("close");
         }
         let mut body = vec![0u8; length];
         if r.read_exact(&mut body).is_err() {
@@ -171,7 +172,7 @@ fn serve(
             }
             _ => reply(&mut out, "404 Not Found", &json!("404 page not found")),
         };
-        if !ok {
+        if !ok || close {
             return;
         }
     }
