@@ -614,6 +614,7 @@ fn agents(
                     crate::acp::doctor::CHECK_TIMEOUT.as_secs()
                 ),
             },
+            ollama: None,
             initialize: None,
             login: None,
             session: None,

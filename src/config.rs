@@ -33,6 +33,8 @@
 //! - `gemini`: `gemini --acp` (`@google/gemini-cli`; a Google login or `GEMINI_API_KEY`)
 //! - `codex`: `codex-acp` (`@zed-industries/codex-acp`; a ChatGPT login, `CODEX_API_KEY` or
 //!   `OPENAI_API_KEY`)
+//! - `local`: `codex-acp` with a model served by Ollama on this machine, set under `[local]`
+//!   (see [`local`]); no login, nothing leaves the machine
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -40,6 +42,11 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::context::budget::Budget;
+
+pub mod local;
+mod recover;
+
+pub use local::{LOCAL_AGENT, LocalModel};
 
 pub const BUILTIN_AGENT: &str = "builtin";
 /// The flag that makes this executable the built-in ACP agent.
@@ -111,6 +118,8 @@ pub struct AgentDef {
     pub native_reads: bool,
     /// The npm package that runs the adapter through `npx -y` when `command` is not installed.
     pub npx_package: Option<String>,
+    /// The Ollama model the agent runs (the `local` preset): checked by `agentero agents`.
+    pub local_model: Option<LocalModel>,
 }
 
 impl AgentDef {
@@ -127,7 +136,20 @@ impl AgentDef {
             adapter: Adapter::Builtin,
             native_reads: false,
             npx_package: None,
+            local_model: None,
         }
+    }
+
+    /// The `local` preset's agent for `model`: codex-acp pointed at Ollama.
+    pub fn local(model: &LocalModel) -> AgentDef {
+        let p = presets()
+            .iter()
+            .find(|p| p.name == LOCAL_AGENT)
+            .expect("the local preset");
+        let mut def = AgentDef::from_preset(p);
+        def.args = model.codex_args();
+        def.local_model = Some(model.clone());
+        def
     }
 
     /// The agent of a preset.
@@ -143,6 +165,7 @@ impl AgentDef {
             adapter: p.adapter,
             native_reads: false,
             npx_package: Some(p.package.into()),
+            local_model: None,
         }
     }
 
@@ -209,18 +232,44 @@ pub fn presets() -> &'static [Preset] {
             login: "set CODEX_API_KEY (or OPENAI_API_KEY), or run `codex login` for a ChatGPT \
                     login",
         },
+        Preset {
+            name: LOCAL_AGENT,
+            description: "Codex with a local model served by Ollama (papers stay on this machine)",
+            command: "codex-acp",
+            args: &[],
+            package: "@zed-industries/codex-acp",
+            install: "Ollama (https://ollama.com) running with the model pulled (`ollama pull \
+                      MODEL`), and Node.js (npx) for codex-acp",
+            adapter: Adapter::Codex,
+            login: "none is needed for the local model; check that Ollama runs and has the \
+                    model with `agentero agents local`",
+        },
     ]
 }
 
-/// The preset whose adapter `def` runs, if any.
+/// The preset `def` comes from: the one of its name when that runs the same adapter, else the
+/// first preset of its adapter.
 pub fn preset_of(def: &AgentDef) -> Option<&'static Preset> {
-    presets().iter().find(|p| p.adapter == def.adapter)
+    presets()
+        .iter()
+        .find(|p| p.name == def.name && p.adapter == def.adapter)
+        .or_else(|| presets().iter().find(|p| p.adapter == def.adapter))
 }
 
 /// A config.toml snippet that defines every preset (for error messages and the README).
 pub fn presets_toml() -> String {
     let mut s = String::new();
     for p in presets() {
+        if p.name == LOCAL_AGENT {
+            s.push_str(&format!(
+                "# {} (needs {}): always defined; choose its model under [local]\n\
+                 [local]\nmodel = {:?}\n\n",
+                p.description,
+                p.install,
+                local::DEFAULT_LOCAL_MODEL
+            ));
+            continue;
+        }
         let args: Vec<String> = p.args.iter().map(|a| format!("{a:?}")).collect();
         s.push_str(&format!(
             "# {} (needs {}; without `{}` installed: npx -y {})\n[agents.{}]\ncommand = {:?}\nargs = [{}]\n\n",
@@ -246,6 +295,8 @@ pub struct Config {
     pub budget: Budget,
     pub turn_timeout_secs: u64,
     pub agents: BTreeMap<String, AgentDef>,
+    /// The `local` preset's model and Ollama server (`[local]`).
+    pub local_model: LocalModel,
     /// Mistakes in the file, each `file:line: message`, skipped so the rest still works.
     pub problems: Vec<String>,
 }
@@ -275,18 +326,14 @@ pub enum ConfigError {
     },
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// An `[agents.NAME]` section as read (see [`recover::raw_agent`]).
+#[derive(Debug)]
 struct RawAgent {
     command: String,
-    #[serde(default)]
     args: Vec<String>,
-    #[serde(default)]
     env: BTreeMap<String, String>,
-    #[serde(default)]
     remote: bool,
     warm_pool: Option<usize>,
-    #[serde(default)]
     native_reads: bool,
     adapter: Option<Adapter>,
 }
@@ -304,6 +351,8 @@ impl Config {
         for p in presets() {
             agents.insert(p.name.to_string(), AgentDef::from_preset(p));
         }
+        let local_model = LocalModel::from_env();
+        agents.insert(LOCAL_AGENT.to_string(), AgentDef::local(&local_model));
         Config {
             file: None,
             default_agent: BUILTIN_AGENT.into(),
@@ -312,6 +361,7 @@ impl Config {
             budget: Budget::default(),
             turn_timeout_secs: DEFAULT_TURN_TIMEOUT_SECS,
             agents,
+            local_model,
             problems: Vec::new(),
         }
     }
@@ -349,25 +399,37 @@ impl Config {
             .to_string()
         };
         // A syntax error spoils the whole document for the TOML parser: then each section
-        // (from one `[header]` line to the next) is read on its own, so one typo costs only
-        // its own section.
-        let sections: Vec<(usize, String)> = match toml::from_str::<toml::Table>(text) {
-            Ok(_) => vec![(0, text.to_string())],
-            Err(_) => split_sections(text),
+        // (from one `[header]` line to the next) is read on its own, and within it each line
+        // the parser stops at is dropped, so one typo costs only its own line.
+        let (sections, mut whole) = match toml::from_str::<toml::Table>(text) {
+            Ok(_) => (vec![(0, text.to_string())], None),
+            Err(e) => (split_sections(text), Some(e)),
         };
+        let local_before = config.local_model.clone();
         for (offset, section) in sections {
-            match toml::from_str::<BTreeMap<String, toml::Spanned<toml::Value>>>(&section) {
-                Ok(keys) => {
-                    config.apply_keys(&section, offset, keys, &mut |line, m| {
-                        problems.push(at(line, m))
-                    });
-                }
-                Err(e) => {
-                    let line = offset + e.span().map_or(1, |s| line_of(&section, s.start));
-                    problems.push(at(line, e.message().trim().to_string()));
-                }
+            let (parsed, errors) = recover::parse_section(&section);
+            if !errors.is_empty() {
+                whole = None;
+            }
+            for (line, m) in errors {
+                problems.push(at(offset + line, m));
+            }
+            if let Some((section, keys)) = parsed {
+                config.apply_keys(&section, offset, keys, &mut |line, m| {
+                    problems.push(at(line, m))
+                });
             }
         }
+        // Every section reads on its own, so the document's error is between sections (a
+        // table defined twice): said, with the later definition's keys applied.
+        if let Some(e) = whole {
+            let message = e.message().trim().to_string();
+            problems.push(at(
+                toml_error_line(text, &e),
+                format!("{message}; the later definition's keys apply"),
+            ));
+        }
+        config.refresh_local(&local_before);
         if !config.agents.contains_key(&config.default_agent) {
             let line = find_key_line(text, "default_agent").unwrap_or(1);
             problems.push(at(
@@ -416,29 +478,20 @@ impl Config {
                         "turn_timeout_secs must be a whole number of seconds, at least 1".into(),
                     ),
                 },
-                "budget" => match Budget::deserialize(value) {
-                    Ok(b) => {
-                        self.budget = b.sanitized();
-                        Ok(())
-                    }
-                    Err(e) => {
-                        let message = e.message().trim().to_string();
-                        let spans = spans_of(text, "budget", None);
-                        let line =
-                            culprit_line(&spans, &message, text).map_or(line, |l| offset + l);
-                        problem(
-                            line,
-                            format!("[budget]: {message}; the default budget is used"),
-                        );
-                        Ok(())
-                    }
-                },
+                "budget" => {
+                    self.apply_budget(text, offset, line, value, problem);
+                    Ok(())
+                }
+                "local" => {
+                    self.apply_local(text, offset, line, value, problem);
+                    Ok(())
+                }
                 "agents" => {
                     self.apply_agents(text, offset, value, problem);
                     Ok(())
                 }
                 other => Err(format!(
-                    "unknown setting `{other}` (known: default_agent, keymap, theme, turn_timeout_secs, [budget], [agents.NAME])"
+                    "unknown setting `{other}` (known: default_agent, keymap, theme, turn_timeout_secs, [budget], [local], [agents.NAME])"
                 )),
             };
             if let Err(m) = outcome {
@@ -473,26 +526,18 @@ impl Config {
                 );
                 continue;
             }
-            let a = match RawAgent::deserialize(value) {
-                Ok(a) => a,
-                Err(e) => {
-                    let message = e.message().trim().to_string();
-                    let spans = spans_of(text, "agents", Some(&name));
-                    let line = culprit_line(&spans, &message, text).map_or(header, |l| offset + l);
-                    problem(
-                        line,
-                        format!("[agents.{name}]: {message}; this agent is skipped"),
-                    );
-                    continue;
-                }
-            };
-            if a.command.trim().is_empty() {
+            let toml::Value::Table(table) = value else {
                 problem(
                     header,
-                    format!("[agents.{name}] has an empty command; skipped"),
+                    format!("[agents.{name}] must be a table; this agent is skipped"),
                 );
                 continue;
-            }
+            };
+            let spans = spans_of(text, "agents", Some(&name));
+            let Some(a) = recover::raw_agent(&name, table, &spans, text, offset, header, problem)
+            else {
+                continue;
+            };
             self.agents.insert(name.clone(), agent_def(name, a));
         }
     }
@@ -531,6 +576,7 @@ fn agent_def(name: String, a: RawAgent) -> AgentDef {
         adapter,
         native_reads: a.native_reads,
         npx_package: None,
+        local_model: None,
     };
     if let Some(p) = preset_of(&def) {
         def.install_hint = Some(p.install.to_string());
@@ -599,28 +645,6 @@ fn only_table(text: &str, table: &str) -> String {
         }
     }
     out
-}
-
-/// The 1-based line of the key an error message is about: the message names the key (an
-/// unknown field) or the bad value (an invalid type) between backticks.
-fn culprit_line(
-    spans: &BTreeMap<String, toml::Spanned<toml::Value>>,
-    message: &str,
-    text: &str,
-) -> Option<usize> {
-    let tokens: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
-    let span = tokens.iter().find_map(|t| {
-        spans.get(*t).map(|v| v.span()).or_else(|| {
-            spans
-                .values()
-                .find(|v| {
-                    let shown = v.get_ref().to_string();
-                    shown == *t || shown.trim_matches('"') == *t
-                })
-                .map(|v| v.span())
-        })
-    })?;
-    Some(line_of(text, span.start))
 }
 
 /// The 1-based line of the first `key =` at the start of a line.
@@ -762,7 +786,7 @@ warm_pool = 2
     }
 
     #[test]
-    fn one_typo_costs_only_its_own_section() {
+    fn one_typo_costs_only_its_own_key_or_line() {
         let text = "default_agent = \"far\"\n\
                     turn_timeout_secs = 0\n\
                     [budget]\n\
@@ -778,24 +802,36 @@ warm_pool = 2
                     remtoe = true\n";
         let c = Config::parse(text, Path::new("c.toml"), &exe()).unwrap();
         let p = c.problems.join("\n");
-        // The unclosed string (line 7), the unknown budget key (line 5), the zero timeout
-        // (line 2) and the misspelt agent key (line 13), each with its line.
-        assert!(p.contains("c.toml:7:"), "{p}");
+        // The unclosed string (line 7, and so no command for [agents.broken] of line 6), the
+        // unknown budget key (line 5), the zero timeout (line 2) and the misspelt agent key
+        // (line 13), each with its line.
+        assert!(
+            p.contains("c.toml:7:") && p.contains("this line is skipped"),
+            "{p}"
+        );
+        assert!(
+            p.contains("c.toml:6:") && p.contains("[agents.broken] has no `command`"),
+            "{p}"
+        );
         assert!(p.contains("c.toml:5:") && p.contains("exerpt_chars"), "{p}");
         assert!(
             p.contains("c.toml:2:") && p.contains("turn_timeout_secs"),
             "{p}"
         );
         assert!(p.contains("c.toml:13:") && p.contains("remtoe"), "{p}");
-        assert_eq!(c.problems.len(), 4, "{p}");
-        // The well-formed agent and default still count; the broken ones are skipped.
+        assert_eq!(c.problems.len(), 5, "{p}");
+        // Everything else still counts: the default agent, the well-formed agent, the agent
+        // with a misspelt key (without that key), the budget's good key.
         assert_eq!(c.default_agent, "far");
         assert!(c.agent(Some("far")).unwrap().remote);
-        assert!(c.agent(Some("broken")).is_err() && c.agent(Some("typo")).is_err());
+        assert!(c.agent(Some("broken")).is_err());
+        let typo = c.agent(Some("typo")).unwrap();
+        assert_eq!(typo.command_line(), "/bin/typo");
+        assert!(!typo.remote);
         assert!(c.agent(Some(BUILTIN_AGENT)).is_ok());
         assert_eq!(c.turn_timeout_secs, DEFAULT_TURN_TIMEOUT_SECS);
-        // A broken [budget] keeps the default budget.
-        assert_eq!(c.budget, Budget::default());
+        assert_eq!(c.budget.search_cards, 3);
+        assert_eq!(c.budget.excerpt_chars, Budget::default().excerpt_chars);
         let ok =
             Config::parse("[budget]\nsearch_cards = 3\n", Path::new("c.toml"), &exe()).unwrap();
         assert!(ok.problems.is_empty());

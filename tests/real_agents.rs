@@ -15,6 +15,8 @@
 //! adapters); when it is set, a missing adapter is a failure.
 
 mod common;
+#[path = "real_agents/local.rs"]
+mod local;
 #[path = "real_agents/model_api.rs"]
 mod model_api;
 

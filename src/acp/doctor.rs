@@ -43,6 +43,9 @@ pub struct AgentReport {
     pub name: String,
     pub adapter: String,
     pub command: Check,
+    /// Ollama and its model, for an agent on a local model (the `local` preset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ollama: Option<Check>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initialize: Option<Check>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,11 +95,16 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
         name: def.name.clone(),
         adapter: def.adapter.as_str().into(),
         command: Check::ok(def.command_line()),
+        ollama: None,
         initialize: None,
         login: None,
         session: None,
         ok: false,
     };
+    if let Some(m) = &def.local_model {
+        r.ollama = Some(super::ollama::check(m).await);
+    }
+    let ollama_ok = r.ollama.as_ref().is_none_or(|c| c.ok);
     match (find_command(&def.command), &def.npx_package) {
         (Some(p), _) => r.command = Check::ok(format!("{} ({})", def.command_line(), p.display())),
         (None, Some(pkg)) if find_command(Path::new("npx")).is_some() => {
@@ -107,7 +115,7 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
                     def.command.display(),
                     def.name
                 ));
-                r.ok = true;
+                r.ok = ollama_ok;
                 return r;
             }
             r.command = Check::ok(format!(
@@ -130,6 +138,10 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
             ));
             return r;
         }
+    }
+    if !ollama_ok {
+        // No model to answer: the agent is not started.
+        return r;
     }
     let state = vault.state_dir();
     let started = Instant::now();
@@ -168,6 +180,7 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
     )));
     let methods: Vec<String> = info.auth.iter().map(|m| m.describe()).collect();
     r.login = Some(match (&info.authenticated, def.adapter) {
+        _ if def.local_model.is_some() => Check::ok("none needed: the model runs in Ollama"),
         (Some(m), _) => Check::ok(format!("authenticated with {m}")),
         (None, Adapter::Claude) => claude_login(def),
         (None, _) if methods.is_empty() => Check::ok("no login asked for"),
@@ -222,6 +235,9 @@ pub fn render(reports: &[AgentReport]) -> String {
             }
         };
         line("command", &r.command);
+        if let Some(c) = &r.ollama {
+            line("ollama", c);
+        }
         if let Some(c) = &r.initialize {
             line("initialize", c);
         }

@@ -14,6 +14,7 @@ pub mod client;
 pub mod doctor;
 pub mod events;
 pub mod handoff;
+pub mod ollama;
 pub mod permission;
 pub mod session;
 pub mod threads;

@@ -189,7 +189,10 @@ fn handle_update(
     let ts = now_rfc3339;
     match update {
         SessionUpdate::AgentMessageChunk(c) => {
-            if let Some(t) = text_of(&c.content) {
+            if let Some(n) = text_of(&c.content).and_then(super::ollama::runtime_notice) {
+                w.notice(n.clone());
+                on_event(&TurnEvent::Notice(n));
+            } else if let Some(t) = text_of(&c.content) {
                 w.chunk(t);
                 on_event(&TurnEvent::MessageChunk(t.to_string()));
             }
