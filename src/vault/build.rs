@@ -179,11 +179,13 @@ impl Build {
             total: 0,
             written: Instant::now(),
         };
-        build.write(Phase::Running)?;
+        build.write(Phase::Running, true)?;
         Ok(build)
     }
 
-    fn write(&self, state: Phase) -> Result<(), VaultError> {
+    /// Writes the record; `durable` waits for the disk (the start and the end of a build), the
+    /// progress in between is only news and is not worth an fsync each time.
+    fn write(&self, state: Phase, durable: bool) -> Result<(), VaultError> {
         let record = Record {
             state,
             done: self.done,
@@ -194,7 +196,12 @@ impl Build {
             path: self.record.clone(),
             source: std::io::Error::other(e),
         })?;
-        statefs::atomic_write(&self.record, &bytes).map_err(|e| VaultError::StateNotWritable {
+        let written = if durable {
+            statefs::atomic_write(&self.record, &bytes)
+        } else {
+            statefs::atomic_write_unsynced(&self.record, &bytes)
+        };
+        written.map_err(|e| VaultError::StateNotWritable {
             path: self.record.clone(),
             source: e.into(),
         })
@@ -206,13 +213,13 @@ impl Build {
         self.total = total;
         if done == 0 || done == total || self.written.elapsed() >= PROGRESS_EVERY {
             self.written = Instant::now();
-            let _ = self.write(Phase::Running);
+            let _ = self.write(Phase::Running, false);
         }
     }
 
     /// Records the build as complete (after the catalog is saved) and releases the lock.
     pub fn complete(self) -> Result<(), VaultError> {
-        self.write(Phase::Complete)?;
+        self.write(Phase::Complete, true)?;
         let _ = self.file.unlock();
         Ok(())
     }

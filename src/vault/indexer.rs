@@ -400,6 +400,15 @@ pub fn index_vault(
         // Wait for merges so the next open sees a tidy index and no lock is left behind.
         writer.wait_merging_threads().map_err(IndexError::from)?;
         collect_garbage(&records_dir, &catalog);
+        // The paper records were written without an fsync each: one sync makes them durable
+        // before the catalog that points at them (a crash before it re-extracts those papers).
+        if summary.updated > 0 {
+            let state_dir = vault.state_dir();
+            statefs::sync_folder(&state_dir).map_err(|e| VaultError::StateNotWritable {
+                path: state_dir.clone(),
+                source: e.into(),
+            })?;
+        }
     }
     catalog
         .save(&vault.catalog_path())
@@ -617,11 +626,15 @@ fn apply(
                 path: records_dir.to_path_buf(),
                 source: std::io::Error::other(e),
             })?;
-            statefs::atomic_write(&records_dir.join(format!("{}.json", record.sha256)), &bytes)
-                .map_err(|e| VaultError::StateNotWritable {
-                    path: records_dir.to_path_buf(),
-                    source: e.into(),
-                })?;
+            // Made durable all at once, before the catalog that refers to it is saved.
+            statefs::atomic_write_unsynced(
+                &records_dir.join(format!("{}.json", record.sha256)),
+                &bytes,
+            )
+            .map_err(|e| VaultError::StateNotWritable {
+                path: records_dir.to_path_buf(),
+                source: e.into(),
+            })?;
             let mut entry = base(
                 record.sha256.clone(),
                 status,

@@ -396,6 +396,24 @@ static TMP_SEQ: AtomicU64 = AtomicU64::new(0);
 /// then rename, so a reader never sees a half-written file and a crash leaves the old one. An
 /// existing file that is not agentero's is refused, not replaced.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    replace_file(path, bytes, true)
+}
+
+/// [`atomic_write`] without the fsync, for many files made durable at once by [`sync_folder`]
+/// (an fsync costs milliseconds; a thousand of them, seconds). Until then a crash may leave the
+/// file empty or missing, never half-written under its name.
+pub fn atomic_write_unsynced(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    replace_file(path, bytes, false)
+}
+
+/// Makes everything written to the file system of the state folder `dir` durable (one
+/// `syncfs`, after [`atomic_write_unsynced`] writes).
+pub fn sync_folder(dir: &Path) -> Result<(), StateError> {
+    let folder = StateDir::open(dir, false)?;
+    rustix::fs::syncfs(&folder.fd).map_err(|e| io_err("sync", dir, e))
+}
+
+fn replace_file(path: &Path, bytes: &[u8], sync: bool) -> Result<(), StateError> {
     let (parent, name) = parent_and_name(path)?;
     let dir = StateDir::open(parent, true)?;
     dir.check_replaceable(name)?;
@@ -417,7 +435,9 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
         Err(e) => return Err(io_err("write", &tmp_path, e)),
     };
     let mut f = std::fs::File::from(fd);
-    let written = f.write_all(bytes).and_then(|()| f.sync_all());
+    let written = f
+        .write_all(bytes)
+        .and_then(|()| if sync { f.sync_all() } else { Ok(()) });
     let done = written
         .map_err(|e| io_err("write", path, e))
         .and_then(|()| dir.check_replaceable(name))

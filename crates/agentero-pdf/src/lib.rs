@@ -262,7 +262,7 @@ fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
     // lopdf is the only code here not written against hostile input; keep its panics inside.
     let loaded = catch_unwind(AssertUnwindSafe(|| LoDocument::load_mem(bytes)))
         .map_err(|_| PdfError::Malformed("the PDF parser failed on this file".into()))?;
-    let doc = match loaded {
+    let mut doc = match loaded {
         Ok(doc) => doc,
         Err(lopdf::Error::InvalidPassword) => return Err(PdfError::PasswordRequired),
         Err(e) => {
@@ -276,5 +276,18 @@ fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
     if doc.trailer.has(b"Encrypt") {
         return Err(PdfError::PasswordRequired);
     }
+    drop_image_data(&mut doc);
     Ok(doc)
+}
+
+/// Frees the data of image XObjects, which text never reads: in a scanned or figure-heavy paper
+/// it is most of the file, held otherwise for as long as its pages are read.
+fn drop_image_data(doc: &mut Document) {
+    for object in doc.objects.values_mut() {
+        if let lopdf::Object::Stream(stream) = object
+            && matches!(stream.dict.get(b"Subtype"), Ok(lopdf::Object::Name(n)) if n == b"Image")
+        {
+            stream.content = Vec::new();
+        }
+    }
 }
