@@ -2028,7 +2028,7 @@ fn a_highlight_with_a_comment_is_drawn_listed_exported_and_survives_a_rename() {
 fn the_thread_list_exports_the_cited_papers() {
     let (dir, mut h) = with_agent();
     ask_and_wait(&mut h, "How do dense and sparse retrieval compare?");
-    h.keys("space t");
+    h.keys("esc space t");
     assert_eq!(h.app.overlay(), Some(OverlayKind::Threads));
     h.keys("b");
     h.settle();

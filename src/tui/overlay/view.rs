@@ -197,7 +197,7 @@ pub fn threads(
         None => list_popup(
             theme,
             f,
-            "Threads · enter switches · / finds by @cited page or words · b BibTeX · c CSL-JSON",
+            "Threads · enter · / find by @cited page or words · b BibTeX · c CSL",
             items,
             selected,
         ),

@@ -38,6 +38,13 @@ impl Runner {
             }
             MarksEffect::ExportHighlights { path } => self.export_highlights(&path),
             MarksEffect::ExportThread { thread, format } => {
+                // A thread begun in this run has a local id until its transcript is made.
+                let thread = self
+                    .threads
+                    .lock()
+                    .ok()
+                    .and_then(|m| m.get(&thread).map(|t| t.id.clone()))
+                    .unwrap_or(thread);
                 let index = ThreadIndex::load(&self.vault);
                 match cited::export(&self.vault, &index, &thread, format)
                     .and_then(|e| Ok((cited::write_to_state(&self.vault, &e, format)?, e)))
