@@ -10,6 +10,8 @@ use crate::vault::indexer::{self, IndexOptions, IndexSummary, Progress};
 use crate::vault::visible::visible;
 use crate::vault::{Card, SearchOptions, Vault, VaultError};
 
+mod marks;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "agentero",
@@ -169,6 +171,36 @@ pub enum Command {
         /// Threads listed at most.
         #[arg(long, default_value_t = 50)]
         limit: usize,
+        /// Write the bibliography of THREAD instead: every paper its answers cited, as BibTeX
+        /// or CSL-JSON, keyed by citation key.
+        #[arg(long, value_name = "FORMAT", requires = "thread", conflicts_with_all = ["cites", "search", "json"])]
+        export: Option<crate::acp::cited::Format>,
+        /// Where --export writes (default: standard output).
+        #[arg(long, short, value_name = "FILE", requires = "export")]
+        output: Option<PathBuf>,
+        /// The thread to export (its id, or a prefix only it has).
+        #[arg(value_name = "THREAD", requires = "export")]
+        thread: Option<String>,
+    },
+    /// List a paper's highlights and annotations, export them as markdown with citation URIs,
+    /// or delete one of agentero's own highlights.
+    Highlights {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// The paper (vault-relative path or citation URI).
+        paper: String,
+        /// Write them as a markdown file (`md`).
+        #[arg(long, value_name = "FORMAT", value_parser = ["md"])]
+        export: Option<String>,
+        /// Where --export writes (default: standard output).
+        #[arg(long, short, value_name = "FILE", requires = "export")]
+        output: Option<PathBuf>,
+        /// Delete the highlight with this id (shown by the listing).
+        #[arg(long, value_name = "ID", conflicts_with = "export")]
+        delete: Option<String>,
+        /// Print one JSON array.
+        #[arg(long, conflicts_with_all = ["export", "delete"])]
+        json: bool,
     },
     /// Print the context plan (JSON) of a request; with --grant also write its grant file and
     /// print the grant's path on stderr (`grant: PATH`).
@@ -375,9 +407,33 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             search,
             json,
             limit,
+            export,
+            output,
+            thread,
         }) => {
             let vault = open_vault(vault.as_deref())?;
-            threads(&vault, cites, search, json, limit)
+            match (export, thread) {
+                (Some(format), Some(id)) => {
+                    marks::export_thread(&vault, &id, format, output.as_deref())
+                }
+                _ => threads(&vault, cites, search, json, limit),
+            }
+        }
+        Some(Command::Highlights {
+            vault,
+            paper,
+            export,
+            output,
+            delete,
+            json,
+        }) => {
+            let vault = open_vault(vault.as_deref())?;
+            let what = match (export, delete) {
+                (Some(_), _) => marks::HighlightsDo::Export(output),
+                (None, Some(id)) => marks::HighlightsDo::Delete(id),
+                (None, None) => marks::HighlightsDo::List { json },
+            };
+            marks::highlights(&vault, &paper, what)
         }
         Some(Command::Page {
             vault,
@@ -763,9 +819,11 @@ fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Resul
     let mut notice = |m: &str| eprintln!("{}", visible(m));
     let (index, incomplete) =
         indexer::open_for_search(vault, &IndexOptions::default(), &mut progress, &mut notice)?;
-    let hits = indexer::search_or_rebuild(vault, index, &mut progress, &mut notice, |i| {
+    let mut hits = indexer::search_or_rebuild(vault, index, &mut progress, &mut notice, |i| {
         i.search_papers(query, &opts)
     })?;
+    // The words of the reader's comments and highlights find their papers too.
+    crate::vault::annotation_search::merge_into(vault, query, &mut hits, limit, opts.excerpt_chars);
     bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
     // No matches over an index that does not cover the vault is no answer: an error.

@@ -1356,3 +1356,86 @@ fn folder_grants_are_sealed_for_reads() {
         "a swapped file",
     );
 }
+
+/// A highlight on page 2 of `paper`: `word` (or the page's first word when it is not there)
+/// and a comment.
+fn highlight(vault: &Vault, paper: &str, word: &str, comment: &str) {
+    use agentero::vault::highlights::{NewHighlight, add};
+    let idx = vault.open_index().unwrap();
+    let text = idx.page(paper, 2).unwrap().expect("page 2 is indexed").text;
+    let (start, word) = match text.find(word) {
+        Some(at) => (at, word.to_string()),
+        None => {
+            let at = text.find(char::is_alphabetic).unwrap();
+            let w: String = text[at..]
+                .chars()
+                .take_while(|c| c.is_alphabetic())
+                .collect();
+            (at, w)
+        }
+    };
+    add(
+        vault,
+        paper,
+        NewHighlight {
+            page: 2,
+            start,
+            end: start + word.len(),
+            text: word,
+            comment: Some(comment.to_string()),
+        },
+    )
+    .unwrap();
+}
+
+/// `context_read` mode `annotations`: a granted paper's highlights with page, type, text,
+/// comment, colour and the page's citation URI; `page` keeps one page's; a paper outside the
+/// grant is refused like every read, and a file has no annotations mode.
+#[tokio::test]
+async fn annotations_mode_lists_the_highlights_of_a_granted_paper() {
+    let f = fixture(&[LAYOUTFLOW], Budget::default());
+    highlight(&f.vault, LAYOUTFLOW, "gutter", "compare with the XY-cut");
+    highlight(&f.vault, DENSE, "dense", "outside the grant");
+    timed(async {
+        let client = connect(&f.grant_path).await;
+        let a = ok(call(
+            &client,
+            "context_read",
+            json!({"path": LAYOUTFLOW, "mode": "annotations"}),
+        )
+        .await);
+        assert_eq!(a["mode"], "annotations");
+        assert_eq!(a["annotationCount"], 1, "{a}");
+        let h = &a["annotations"][0];
+        assert_eq!(h["page"], 2);
+        assert_eq!(h["type"], "highlight");
+        assert_eq!(h["text"], "gutter");
+        assert_eq!(h["comment"], "compare with the XY-cut");
+        assert_eq!(h["color"], "#ffd400");
+        assert_eq!(h["source"], "agentero");
+        assert_eq!(h["citationUri"], "papers/layoutflow/paper.pdf#page=2");
+        assert_eq!(a["truncated"], false);
+        // One page's only: page 1 has none.
+        let p1 = ok(call(
+            &client,
+            "context_read",
+            json!({"path": "papers/layoutflow/paper.pdf#page=1", "mode": "annotations"}),
+        )
+        .await);
+        assert_eq!(p1["annotationCount"], 0, "{p1}");
+        assert!(
+            p1["note"].as_str().unwrap().contains("no highlights"),
+            "{p1}"
+        );
+        // Outside the grant: refused, the comment never shown.
+        let e = err(call(
+            &client,
+            "context_read",
+            json!({"path": DENSE, "mode": "annotations"}),
+        )
+        .await);
+        assert!(!e.contains("outside the grant"), "{e}");
+        client.cancel().await.unwrap();
+    })
+    .await;
+}

@@ -299,3 +299,203 @@ fn shell_metacharacters_in_mentioned_names_stay_data() {
         assert!(!Path::new(n).exists(), "{n} in the test's folder");
     }
 }
+
+/// A value against a JSON Schema (draft-07), for the keywords the CSL schema uses; any other
+/// validating keyword panics, so a schema that needs more is noticed. Errors name the place.
+fn validate(schema: &Value, root: &Value, v: &Value, at: &str, errors: &mut Vec<String>) {
+    let obj = schema.as_object().expect("a schema is an object");
+    for (k, s) in obj {
+        match k.as_str() {
+            "description" | "title" | "examples" | "$schema" | "$id" | "definitions" => {}
+            "$ref" => {
+                let name = s.as_str().unwrap();
+                let name = name
+                    .rsplit_once("#/definitions/")
+                    .map(|(_, n)| n)
+                    .unwrap_or_else(|| panic!("unsupported $ref {name}"));
+                validate(&root["definitions"][name], root, v, at, errors);
+            }
+            "type" => {
+                let types: Vec<&str> = match s {
+                    Value::String(t) => vec![t.as_str()],
+                    Value::Array(a) => a.iter().map(|t| t.as_str().unwrap()).collect(),
+                    _ => panic!("bad type"),
+                };
+                let ok = types.iter().any(|t| match *t {
+                    "string" => v.is_string(),
+                    "number" => v.is_number(),
+                    "integer" => v.is_i64() || v.is_u64(),
+                    "boolean" => v.is_boolean(),
+                    "object" => v.is_object(),
+                    "array" => v.is_array(),
+                    "null" => v.is_null(),
+                    other => panic!("unknown type {other}"),
+                });
+                if !ok {
+                    errors.push(format!("{at}: {v} is not {types:?}"));
+                }
+            }
+            "enum" => {
+                if !s.as_array().unwrap().contains(v) {
+                    errors.push(format!("{at}: {v} is not one of the enum"));
+                }
+            }
+            "required" => {
+                if let Some(o) = v.as_object() {
+                    for r in s.as_array().unwrap() {
+                        if !o.contains_key(r.as_str().unwrap()) {
+                            errors.push(format!("{at}: {r} is required"));
+                        }
+                    }
+                }
+            }
+            "properties" => {
+                if let Some(o) = v.as_object() {
+                    for (name, val) in o {
+                        if let Some(ps) = s.get(name) {
+                            validate(ps, root, val, &format!("{at}.{name}"), errors);
+                        }
+                    }
+                }
+            }
+            "additionalProperties" => {
+                assert_eq!(s, &Value::Bool(false), "only `false` is supported");
+                if let Some(o) = v.as_object() {
+                    let known = obj.get("properties").and_then(Value::as_object);
+                    for name in o.keys() {
+                        if !known.is_some_and(|k| k.contains_key(name)) {
+                            errors.push(format!("{at}: property {name} is not allowed"));
+                        }
+                    }
+                }
+            }
+            "items" => {
+                if let Some(a) = v.as_array() {
+                    for (i, item) in a.iter().enumerate() {
+                        validate(s, root, item, &format!("{at}[{i}]"), errors);
+                    }
+                }
+            }
+            "minItems" | "maxItems" => {
+                if let Some(a) = v.as_array() {
+                    let n = s.as_u64().unwrap() as usize;
+                    let bad = if k == "minItems" {
+                        a.len() < n
+                    } else {
+                        a.len() > n
+                    };
+                    if bad {
+                        errors.push(format!("{at}: {k} {n}, has {}", a.len()));
+                    }
+                }
+            }
+            "anyOf" => {
+                let ok = s.as_array().unwrap().iter().any(|alt| {
+                    let mut e = Vec::new();
+                    validate(alt, root, v, at, &mut e);
+                    e.is_empty()
+                });
+                if !ok {
+                    errors.push(format!("{at}: matches none of anyOf"));
+                }
+            }
+            other => panic!("the validator does not support the keyword {other}"),
+        }
+    }
+}
+
+fn csl_errors(doc: &Value) -> Vec<String> {
+    let schema: Value =
+        serde_json::from_str(include_str!("csl/csl-data.json")).expect("the CSL schema parses");
+    let mut errors = Vec::new();
+    validate(&schema, &schema, doc, "$", &mut errors);
+    errors
+}
+
+#[test]
+fn the_csl_validator_refuses_what_the_schema_refuses() {
+    let good = serde_json::json!([{"id": "a", "type": "article", "author": [{"family": "X", "given": "Y"}], "issued": {"date-parts": [[2009]]}}]);
+    assert_eq!(csl_errors(&good), Vec::<String>::new());
+    for bad in [
+        serde_json::json!([{"type": "article"}]),
+        serde_json::json!([{"id": "a", "type": "preprint-ish"}]),
+        serde_json::json!([{"id": "a", "type": "article", "author": [{"surname": "X"}]}]),
+        serde_json::json!([{"id": "a", "type": "article", "issued": {"date-parts": [[2009, 1, 2, 3]]}}]),
+        serde_json::json!([{"id": "a", "type": "article", "made-up": 1}]),
+        serde_json::json!({"id": "a", "type": "article"}),
+    ] {
+        assert!(!csl_errors(&bad).is_empty(), "{bad} passed");
+    }
+}
+
+/// The papers a thread's answers cited, out as BibTeX (parsed back by biblatex, the crate
+/// `y b` writes with) and as CSL-JSON (valid against the CSL schema), keyed alike; a thread
+/// id prefix is enough, an unknown one is refused.
+#[test]
+fn a_threads_cited_papers_export_as_bibtex_and_csl_json() {
+    let dir = common::demo_vault();
+    let root = dir.path();
+    let vault = Vault::open(root).unwrap();
+    index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
+    let halvorsen = "papers/halvorsen2009-passages/paper.pdf";
+    let layout = "papers/layoutflow/paper.pdf";
+    let a = ask(root, &[&format!("What window size is used? @{halvorsen}")]);
+    let id = a["threadId"].as_str().unwrap().to_string();
+    ask(
+        root,
+        &[
+            "--thread",
+            &id,
+            &format!("How are gutters detected? @{layout}"),
+        ],
+    );
+    let out = threads(root, &["--export", "bibtex", &id[..8]]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let bib = String::from_utf8(out.stdout).unwrap();
+    let parsed = biblatex::Bibliography::parse(&bib).unwrap_or_else(|e| panic!("{e:?}\n{bib}"));
+    assert_eq!(parsed.len(), 2, "{bib}");
+    let keys: Vec<String> = parsed.iter().map(|e| e.key.clone()).collect();
+    assert!(keys[0].starts_with("halvorsen2009"), "{keys:?}");
+    for e in parsed.iter() {
+        assert!(e.title().is_ok(), "{bib}");
+        assert!(e.author().is_ok_and(|a| !a.is_empty()), "{bib}");
+    }
+
+    let file = root.join("out.json");
+    let out = threads(
+        root,
+        &[
+            "--export",
+            "csljson",
+            &id,
+            "--output",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(
+        common::stderr(&out).contains("2 papers"),
+        "{}",
+        common::stderr(&out)
+    );
+    let csl: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(csl_errors(&csl), Vec::<String>::new(), "{csl:#}");
+    let ids: Vec<&str> = csl
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, keys, "the same keys in both formats");
+    assert_eq!(csl[0]["source"], halvorsen);
+
+    let out = threads(root, &["--export", "bibtex", "nosuchthread"]);
+    assert!(!out.status.success());
+    assert!(
+        common::stderr(&out).contains("no thread"),
+        "{}",
+        common::stderr(&out)
+    );
+    // --export needs a thread.
+    assert!(!threads(root, &["--export", "bibtex"]).status.success());
+}

@@ -2330,4 +2330,118 @@ fn consulted_sources_are_selected_and_opened() {
         None,
         "past the folded list: the end"
     );
+
+/// The paper pane's cells drawn in the annotation style (the default theme's light cyan).
+fn annotated_cells(h: &mut Headless) -> usize {
+    h.render();
+    let buf = h.buffer();
+    buf.content
+        .iter()
+        .filter(|c| c.bg == ratatui::style::Color::LightCyan)
+        .count()
+}
+
+/// `v … H`, a comment, enter: the highlight is saved in the state folder, drawn on its page,
+/// listed by `A` (enter jumps, `e` exports markdown with the page's citation URI, `d`
+/// deletes), and it is still there after a restart with the PDF renamed.
+#[test]
+fn a_highlight_with_a_comment_is_drawn_listed_exported_and_survives_a_rename() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let paper = "papers/layoutflow/paper.pdf";
+    let mut h = Headless::open(&vault, 120, 40).unwrap();
+    h.settle();
+    select(&mut h, paper);
+    h.keys("enter");
+    assert_eq!(annotated_cells(&mut h), 0);
+    // Esc at the comment: nothing is saved.
+    h.keys("v l l l l H esc");
+    assert!(h.app.status().contains("cancelled"), "{}", h.app.status());
+    assert!(v.annotations(paper).is_empty());
+    h.keys("v l l l l l H");
+    assert!(h.app.status().contains("comment"), "{}", h.app.status());
+    h.type_text("check the XY-cut");
+    h.keys("enter");
+    h.settle();
+    let ann = v.annotations(paper);
+    assert_eq!(ann.len(), 1, "{}", h.app.status());
+    assert_eq!(ann[0].comment.as_deref(), Some("check the XY-cut"));
+    assert_eq!(ann[0].page, 1);
+    let marked = ann[0].text.clone().unwrap();
+    assert_eq!(marked.chars().count(), 6, "{marked:?}");
+    assert!(
+        !ann[0].rects.is_empty(),
+        "rects in PDF space for the image view"
+    );
+    assert_eq!(h.app.paper().unwrap().info().annotations, ann);
+    // The six characters are drawn marked (the cursor's cell may sit on one of them).
+    assert!((5..=6).contains(&annotated_cells(&mut h)), "{}", h.render());
+
+    // The list: one line with its comment; e exports, enter jumps there.
+    h.keys("J A");
+    assert_eq!(h.app.overlay(), Some(OverlayKind::Annotations));
+    assert!(h.render().contains("check the XY-cut"));
+    h.keys("e");
+    h.settle();
+    let exports = vault.join(".agentero/exports");
+    let md = std::fs::read_to_string(exports.join("highlights-papers-layoutflow-paper.md"))
+        .unwrap_or_else(|e| panic!("{e}; status: {}", h.app.status()));
+    assert!(md.contains(&format!("> {}", marked.trim())), "{md}");
+    assert!(md.contains("check the XY-cut"), "{md}");
+    assert!(md.contains("— papers/layoutflow/paper.pdf#page=1"), "{md}");
+    h.keys("enter");
+    assert_eq!(h.app.overlay(), None);
+    assert_eq!(h.app.paper().unwrap().page(), 1);
+
+    // Restart with the PDF renamed and moved: the highlight follows its content.
+    drop(h);
+    std::fs::create_dir_all(vault.join("moved")).unwrap();
+    std::fs::rename(vault.join(paper), vault.join("moved/renamed.pdf")).unwrap();
+    let mut h = Headless::open(&vault, 120, 40).unwrap();
+    h.settle();
+    select(&mut h, "moved/renamed.pdf");
+    h.keys("enter");
+    h.settle();
+    let doc = h.app.paper().unwrap();
+    assert_eq!(doc.path(), "moved/renamed.pdf");
+    assert_eq!(doc.info().annotations.len(), 1);
+    assert!((5..=6).contains(&annotated_cells(&mut h)));
+    // d in the list deletes it.
+    h.keys("A d");
+    h.settle();
+    assert!(
+        v.annotations("moved/renamed.pdf").is_empty(),
+        "{}",
+        h.app.status()
+    );
+    assert!(h.app.paper().unwrap().info().annotations.is_empty());
+    assert_eq!(annotated_cells(&mut h), 0);
+}
+
+/// `b` in the thread list writes the BibTeX of the papers the thread cited, `c` its CSL-JSON,
+/// in the state folder, and the status line names the file.
+#[test]
+fn the_thread_list_exports_the_cited_papers() {
+    let (dir, mut h) = with_agent();
+    ask_and_wait(&mut h, "How do dense and sparse retrieval compare?");
+    h.keys("esc space t");
+    assert_eq!(h.app.overlay(), Some(OverlayKind::Threads));
+    h.keys("b");
+    h.settle();
+    let status = h.app.status().to_string();
+    assert!(status.contains("BibTeX of the 1 paper"), "{status}");
+    let exports = dir.path().join("vault/.agentero/exports");
+    let bib: Vec<_> = std::fs::read_dir(&exports).unwrap().flatten().collect();
+    assert_eq!(bib.len(), 1);
+    let text = std::fs::read_to_string(bib[0].path()).unwrap();
+    let parsed = biblatex::Bibliography::parse(&text).unwrap();
+    assert_eq!(parsed.len(), 1, "{text}");
+    assert!(parsed.iter().next().unwrap().title().is_ok(), "{text}");
+    h.keys("c");
+    h.settle();
+    assert!(h.app.status().contains("CSL-JSON"), "{}", h.app.status());
+    assert_eq!(std::fs::read_dir(&exports).unwrap().count(), 2);
 }

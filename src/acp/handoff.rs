@@ -67,6 +67,52 @@ pub fn parse_summary(answer: &str, base: Handoff, turn_sources: &[String]) -> Ha
     h
 }
 
+/// Adds a pandoc citation to each finding that cites a page of a paper: `[@key, p. N]` after
+/// it (`[@a, p. 2; @b, p. 5]` for several), keyed as `agentero threads --export` keys them, so the
+/// findings paste into a pandoc or Quarto document whose bibliography is that export. The
+/// citation URIs stay: the next session follows them.
+pub fn cite_findings(vault: &Vault, findings: &mut [String]) {
+    let places: Vec<Vec<(String, Option<u32>)>> = findings
+        .iter()
+        .map(|f| {
+            let mut v: Vec<(String, Option<u32>)> = Vec::new();
+            for u in crate::context::citations::cited_places(f) {
+                if let Some(crate::vault::uri::Target::Vault { path, page, .. }) =
+                    crate::vault::uri::parse(&u)
+                    && crate::vault::scan::classify_file(std::path::Path::new(&path))
+                        == Some(crate::vault::EntryKind::Paper)
+                    && !v.contains(&(path.clone(), page))
+                {
+                    v.push((path, page));
+                }
+            }
+            v
+        })
+        .collect();
+    let papers: Vec<String> = places.iter().flatten().map(|(p, _)| p.clone()).collect();
+    if papers.is_empty() {
+        return;
+    }
+    let sources = crate::vault::citekeys::sources(vault, &papers);
+    let key_of = |path: &str| sources.iter().find(|s| s.path == path).map(|s| &s.key);
+    for (f, cited) in findings.iter_mut().zip(places) {
+        let cites: Vec<String> = cited
+            .iter()
+            .filter_map(|(path, page)| {
+                let key = key_of(path)?;
+                Some(match page {
+                    Some(n) => format!("@{key}, p. {n}"),
+                    None => format!("@{key}"),
+                })
+            })
+            .filter(|c| !f.contains(&format!("[{c}")) && !f.contains(&format!("; {c}")))
+            .collect();
+        if !cites.is_empty() {
+            f.push_str(&format!(" [{}]", cites.join("; ")));
+        }
+    }
+}
+
 /// Asks the agent for the summary in a turn of `thread` (appended to its transcript like any
 /// turn), writes `HANDOFF.md` and forgets the session. `spec.request` is normally
 /// [`handoff_request`].
@@ -92,7 +138,8 @@ pub async fn run_handoff(
             outcome.stop_reason
         )));
     }
-    let handoff = parse_summary(&outcome.answer, base, &outcome.sources);
+    let mut handoff = parse_summary(&outcome.answer, base, &outcome.sources);
+    cite_findings(vault, &mut handoff.findings);
     thread.hand_off(&handoff).map_err(|source| TurnError::Io {
         what: "cannot write HANDOFF.md",
         source,
@@ -132,6 +179,39 @@ mod tests {
                 "papers/b.pdf#page=1".to_string()
             ]
         );
+    }
+
+    #[test]
+    fn findings_cite_their_papers_with_pandoc_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::vault::demo::write_demo_vault(dir.path()).unwrap();
+        let vault = Vault::open(dir.path()).unwrap();
+        let mut findings = vec![
+            "Columns are read in order (papers/layoutflow/paper.pdf#page=2).".to_string(),
+            "Both agree (papers/layoutflow/paper.pdf#page=3, papers/citeweave/paper.pdf#page=1)"
+                .to_string(),
+            "A note says so (notes/reading-list.md#line=1,2)".to_string(),
+        ];
+        cite_findings(&vault, &mut findings);
+        let key = |f: &str| {
+            let at = f.find("[@").unwrap() + 2;
+            f[at..].split(',').next().unwrap().to_string()
+        };
+        let k1 = key(&findings[0]);
+        assert!(
+            findings[0].ends_with(&format!(" [@{k1}, p. 2]")),
+            "{findings:?}"
+        );
+        assert!(
+            findings[1].contains(&format!("[@{k1}, p. 3; @")),
+            "{findings:?}"
+        );
+        assert!(findings[1].ends_with(", p. 1]"), "{findings:?}");
+        assert!(!findings[2].contains("[@"), "{findings:?}");
+        // Twice is once.
+        let again = findings.clone();
+        cite_findings(&vault, &mut findings);
+        assert_eq!(findings, again);
     }
 
     #[test]

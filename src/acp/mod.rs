@@ -10,6 +10,7 @@
 
 pub mod adapters;
 pub mod ask;
+pub mod cited;
 pub mod client;
 pub mod doctor;
 pub mod events;

@@ -319,6 +319,50 @@ impl ThreadIndex {
         self.threads.is_empty()
     }
 
+    /// The places the answers of thread `id` (the id, or a prefix of only one) cited: each
+    /// path once, in the order first cited, with its cited pages in order; the full id first.
+    pub fn cited_in(&self, id: &str) -> Result<(String, Vec<(String, Vec<u32>)>), String> {
+        let id = id.trim();
+        let found: Vec<&IndexedThread> = match self.threads.iter().find(|t| t.id == id) {
+            Some(t) => vec![t],
+            None if id.is_empty() => Vec::new(),
+            None => self
+                .threads
+                .iter()
+                .filter(|t| t.id.starts_with(id))
+                .collect(),
+        };
+        let t = match found.as_slice() {
+            [t] => *t,
+            [] => return Err(format!("no thread {id:?} (agentero threads lists them)")),
+            more => {
+                return Err(format!(
+                    "{id:?} names {} threads; give more of the id",
+                    more.len()
+                ));
+            }
+        };
+        let mut out: Vec<(String, Vec<u32>)> = Vec::new();
+        for (path, page, _) in t.turns.iter().flat_map(|turn| &turn.cited) {
+            let i = match out.iter().position(|(p, _)| p == path) {
+                Some(i) => i,
+                None => {
+                    out.push((path.clone(), Vec::new()));
+                    out.len() - 1
+                }
+            };
+            if let Some(pg) = page
+                && !out[i].1.contains(pg)
+            {
+                out[i].1.push(*pg);
+            }
+        }
+        for (_, pages) in &mut out {
+            pages.sort_unstable();
+        }
+        Ok((t.id.clone(), out))
+    }
+
     /// The threads matching `q` (every thread, without a query), most recent first, each with
     /// its matching turns.
     pub fn search(&self, q: &ThreadQuery) -> Result<Vec<ThreadHit>, BadCites> {

@@ -71,6 +71,12 @@ actions! {
     JumpForward => "jump_forward", "Forward in the jump list";
     VisualChar => "visual_char", "Select characters (visual mode)";
     VisualLine => "visual_line", "Select lines (visual mode)";
+    Highlight => "highlight", "Highlight the selection, with an optional comment";
+    Annotations => "annotations", "The paper's highlights and annotations (enter jumps, d deletes, e exports)";
+    Delete => "delete", "Delete the selected highlight";
+    ExportMarkdown => "export_markdown", "Write the paper's highlights as markdown (in .agentero/exports/)";
+    ExportBibtex => "export_bibtex", "Write the BibTeX of the papers the thread cited (in .agentero/exports/)";
+    ExportCsljson => "export_csljson", "Write the CSL-JSON of the papers the thread cited (in .agentero/exports/)";
     UseSelection => "use_selection", "Use the selection as the next question's context";
     QuickChat => "quick_chat", "Quick Chat about the selection or page, or reopen it";
     ReopenQuick => "reopen_quick", "Reopen the Quick Chat closed last";

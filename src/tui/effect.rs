@@ -82,6 +82,8 @@ pub enum PromptKind {
     Threads,
     /// The vault-wide search (`space /`).
     VaultSearch,
+    /// The comment of a new highlight.
+    Comment,
 }
 
 /// A key that waits for a letter (marks).
@@ -100,6 +102,8 @@ pub enum OverlayRequest {
     Metadata,
     /// The thread list, with this thread selected.
     Threads(usize),
+    /// The open paper's highlights and annotations.
+    Annotations,
     /// The recently opened documents.
     Recent,
     /// The vault search's results for `query`, still to come.
@@ -168,6 +172,8 @@ pub fn open_url(url: String) -> Vec<Out> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Scan,
+    /// Highlights and exports (report `Msg::Annotations` and a status message).
+    Marks(MarksEffect),
     /// Start the configured agent process (reports `Msg::Agent`).
     StartAgent,
     /// Read the vault's chat threads (reports `Msg::Threads`).
@@ -260,4 +266,23 @@ pub enum Effect {
     /// terminal nothing: after `fg`, or a SIGCONT after a stop agentero did not ask for.
     Resume,
     Quit,
+}
+
+/// agentero's own highlights, and the files exported from the lists.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MarksEffect {
+    /// Save a highlight on the paper at `path`.
+    Add {
+        path: String,
+        new: crate::vault::highlights::NewHighlight,
+    },
+    /// Delete one of the paper's own highlights.
+    Delete { path: String, id: String },
+    /// Write the paper's annotations as markdown in the state folder.
+    ExportHighlights { path: String },
+    /// Write the bibliography of a thread in the state folder.
+    ExportThread {
+        thread: String,
+        format: crate::acp::cited::Format,
+    },
 }

@@ -10,12 +10,18 @@ use super::meta::PaperMeta;
 /// as `eprint`); fields in alphabetical order, TeX specials escaped (`\%`, `\&`, `\_`). The key is Google Scholar's shape: first author's family name, year, first
 /// word of the title that is not a small word (`vaswani2017attention`).
 pub fn entry(meta: &PaperMeta) -> String {
+    entry_with_key(meta, &key(meta))
+}
+
+/// The entry for a paper under a given citation key (a reference manager's, or a generated one
+/// made unique within a bibliography).
+pub fn entry_with_key(meta: &PaperMeta, key: &str) -> String {
     let kind = if meta.doi.is_some() {
         EntryType::Article
     } else {
         EntryType::Misc
     };
-    let mut e = Entry::new(key(meta), kind);
+    let mut e = Entry::new(key.to_string(), kind);
     let text = |s: &str| vec![Spanned::zero(Chunk::Normal(one_line(s)))];
     // The title in an inner pair of braces: BibTeX styles must not change its case.
     if !meta.title.trim().is_empty() {
@@ -61,7 +67,8 @@ fn ascii_word(s: &str) -> String {
         .collect()
 }
 
-fn family_name(author: &str) -> &str {
+/// The family name of an author written "Family, Given" or "Given Family".
+pub fn family_name(author: &str) -> &str {
     match author.split_once(',') {
         // "Vaswani, Ashish"
         Some((family, _)) => family.trim(),
@@ -74,7 +81,8 @@ const SMALL_WORDS: &[&str] = &[
     "are", "towards", "toward", "via",
 ];
 
-fn key(meta: &PaperMeta) -> String {
+/// The generated citation key: `vaswani2017attention`.
+pub fn key(meta: &PaperMeta) -> String {
     let who = meta
         .authors
         .first()

@@ -1,14 +1,17 @@
 //! The vault: scanning, PDF page text, metadata, references and the derived search index.
 //! Knows nothing of agents or the UI.
 
+pub mod annotation_search;
 pub mod annotations;
 pub mod bibtex;
 pub mod build;
 pub mod catalog;
 pub mod checked;
+pub mod citekeys;
 pub mod demo;
 pub mod extract;
 pub mod fsutil;
+pub mod highlights;
 pub mod ids;
 pub mod index;
 pub mod indexer;

@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+mod annotations;
+
 use super::access::Target;
 use super::{
     Ctx, PaperData, ToolError, ToolOutput, VaultReader, byte_of_char, floor_boundary, parse_args,
@@ -25,6 +27,8 @@ pub(super) enum Mode {
     Full,
     /// Pages `page..=endPage` (the vault MCP's `paper_read`; not a `context_read` mode).
     Pages,
+    /// The paper's highlights and annotations (see `read_annotations.rs`).
+    Annotations,
 }
 
 impl Mode {
@@ -37,6 +41,7 @@ impl Mode {
             Mode::Region => "region",
             Mode::Full => "full",
             Mode::Pages => "pages",
+            Mode::Annotations => "annotations",
         }
     }
 }
@@ -203,6 +208,14 @@ fn read_once(
             target.rel.clone(),
             directory(target, a.start.unwrap_or(0) as usize, limit)?,
         ),
+        EntryKind::Paper if mode == Mode::Annotations => {
+            let paper = s.paper(&ctx.vault, target)?;
+            let title = paper.record.meta.title.clone();
+            (
+                title,
+                annotations::piece(&ctx.vault, target, a.page, a.start, limit),
+            )
+        }
         EntryKind::Paper => {
             let paper = s.paper(&ctx.vault, target)?;
             let title = paper.record.meta.title.clone();
@@ -344,6 +357,8 @@ fn read_paper(
     let rel = &t.rel;
     let page_arg = a.page.or(t.page);
     match mode {
+        // Read in `read_once`, with the vault's annotations.
+        Mode::Annotations => Ok(Piece::data(Some(uri::page_uri(rel, 1)))),
         Mode::Metadata => {
             let m = &paper.record.meta;
             // `start` continues the section list of an earlier call (the rest is repeated
@@ -641,9 +656,10 @@ fn read_file(
         Mode::Page | Mode::Pages => Err(ToolError::bad_args(
             "page modes read papers; for a file use region with line numbers (start, end) or full",
         )),
-        Mode::Section => Err(ToolError::bad_args(
-            "section mode reads papers; for a file use excerpt, region or full",
-        )),
+        Mode::Section | Mode::Annotations => Err(ToolError::bad_args(format!(
+            "{} mode reads papers; for a file use excerpt, region or full",
+            mode.as_str()
+        ))),
         Mode::Region | Mode::Full => {
             if let Some(s) = a.start.filter(|&s| s > total as u64) {
                 return Err(ToolError::bad_args(format!(

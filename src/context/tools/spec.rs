@@ -57,7 +57,8 @@ year, DOI/arXiv, abstract, page count and sections of a paper; title and line co
 `quote` in the source — whitespace, hyphenation and ligatures may differ — and return the text around it), \
 `section` (a paper's section by title or number), `page` (one page of a paper), `region` (characters `start`..`end` \
 of one page of a paper, or lines `start`..`end` of a file), `full` (the whole text from `page`/`start` on, only \
-when you need it; cut at the budget). Long results come back with `truncated: true` and `next`, the arguments \
+when you need it; cut at the budget), `annotations` (the reader's highlights and notes on a paper: page, type, \
+text, comment, colour and the page's citation URI; `page` keeps one page's). Long results come back with `truncated: true` and `next`, the arguments \
 to continue. A directory returns its entry names (one level); to read a paper or file in it (at any depth), name it. \
 Papers that are only known from relation cards are not readable.",
         input_schema: json!({
@@ -66,12 +67,12 @@ Papers that are only known from relation cards are not readable.",
                 "path": {"type": "string", "description": "A granted vault path or a citation URI pointing into the vault."},
                 "mode": {
                     "type": "string",
-                    "enum": ["metadata", "excerpt", "section", "page", "region", "full"],
+                    "enum": ["metadata", "excerpt", "section", "page", "region", "full", "annotations"],
                     "description": "What to read (default metadata)."
                 },
                 "quote": {"type": "string", "description": "excerpt: the passage to locate (at least a few words)."},
                 "section": {"type": "string", "description": "section: the section's title or number, e.g. \"2.1\" or \"Method\"."},
-                "page": {"type": "integer", "minimum": 1, "description": "page/region: the 1-based physical page; full: the page to start from."},
+                "page": {"type": "integer", "minimum": 1, "description": "page/region: the 1-based physical page; full: the page to start from; annotations: only this page's."},
                 "start": {"type": "integer", "minimum": 0, "description": "region: first character of the page (0-based) or first line of a file (1-based); page/full/section/metadata/directory listings: where to continue (from `next`)."},
                 "end": {"type": "integer", "minimum": 0, "description": "region: end character of the page (exclusive) or last line of a file (inclusive)."},
                 "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the budget's read_chars; a value below 200 is raised to 200)."}

@@ -18,6 +18,7 @@ use super::{search, vault_spec};
 use crate::context::budget::{Budget, QUOTE_CAP};
 use crate::context::library::LibraryPaper;
 use crate::context::quote;
+use crate::vault::annotation_search;
 use crate::vault::catalog::Status;
 use crate::vault::scan::EntryKind;
 use crate::vault::{Scope, Vault, uri};
@@ -241,10 +242,27 @@ impl VaultTools {
                 dirs: vec![d],
             })
         };
-        let cards = match &scope {
+        let mut cards = match &scope {
             Some(s) if s.files.is_empty() && s.dirs.is_empty() => Vec::new(),
-            _ => search::index_cards(&self.reader, ctx, query, limit, scope)?,
+            _ => search::index_cards(&self.reader, ctx, query, limit, scope.clone())?,
         };
+        // The reader's comments and highlighted text are searched too.
+        let in_scope = |p: &str| {
+            f.in_folder(p)
+                && f.kind.is_none_or(|k| k == EntryKind::Paper)
+                && scope
+                    .as_ref()
+                    .is_none_or(|s| s.files.is_empty() || s.files.iter().any(|x| x == p))
+        };
+        let top = cards.iter().map(|c| c.score).fold(1.0f32, f32::max);
+        let excerpt_chars = ctx.budget.excerpt_chars;
+        cards.extend(annotation_search::cards(
+            &self.vault,
+            query,
+            &in_scope,
+            excerpt_chars,
+            top,
+        ));
         search::with_index_state(
             search::finish(ctx, query, cards, limit, "the vault", &[])?,
             ctx,

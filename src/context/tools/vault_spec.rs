@@ -180,14 +180,15 @@ fn paper_read() -> VaultToolSpec {
 abstract, page count, sections), `page` (one physical page; `next` points to the following page, so a whole book \
 can be read page by page), `pages` (pages `page`..`endPage`), `section` (by title or number), `excerpt` (the text \
 around `quote`; whitespace, hyphenation and ligatures may differ), `region` (characters `start`..`end` of a page), \
-`full` (the whole text from `page` on). Every result is cut at a per-call budget of characters (`maxChars` lowers \
+`full` (the whole text from `page` on), `annotations` (the reader's highlights and notes: page, type, text, \
+comment, colour, citation URI). Every result is cut at a per-call budget of characters (`maxChars` lowers \
 it); when cut it says `truncated: true`, and `next` holds the exact arguments to continue.",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "path": {"type": "string", "maxLength": 2048, "description": PATH},
-                "mode": {"type": "string", "enum": ["metadata", "page", "pages", "section", "excerpt", "region", "full"], "description": "What to read (default metadata; page when the URI names a page)."},
-                "page": {"type": "integer", "minimum": 1, "description": "page/pages/region: the 1-based physical page; full: the page to start from."},
+                "mode": {"type": "string", "enum": ["metadata", "page", "pages", "section", "excerpt", "region", "full", "annotations"], "description": "What to read (default metadata; page when the URI names a page)."},
+                "page": {"type": "integer", "minimum": 1, "description": "page/pages/region: the 1-based physical page; full: the page to start from; annotations: only this page's."},
                 "endPage": {"type": "integer", "minimum": 1, "description": "pages: the last page to read (inclusive)."},
                 "section": {"type": "string", "maxLength": 2000, "description": "section: the section's title or number, e.g. \"2.1\" or \"Method\"."},
                 "quote": {"type": "string", "maxLength": 2000, "description": "excerpt: the passage to locate (at least a few words)."},

@@ -233,6 +233,7 @@ impl AppState {
                 } => f.found.len(),
                 Overlay::Threads { .. } => self.chat.threads().len(),
                 Overlay::Recent { .. } | Overlay::Results { .. } => recent,
+                Overlay::Annotations { .. } => self.paper.annotations().len(),
                 Overlay::Help { .. } => crate::tui::overlay::view::help_lines(&self.keymap).len(),
                 _ => 0,
             };
@@ -260,6 +261,10 @@ impl AppState {
             return match (action, p.kind) {
                 (Action::Open, PromptKind::Search) => self.send_paper(PaperMsg::Search(p.text)),
                 (Action::Open, PromptKind::VaultSearch) => self.vault_search(p.text),
+                (Action::Open, PromptKind::Comment) => {
+                    self.send_paper(PaperMsg::Comment(Some(p.text)))
+                }
+                (Action::Cancel, PromptKind::Comment) => self.send_paper(PaperMsg::Comment(None)),
                 (Action::Cancel, PromptKind::Filter) => {
                     let out = self.browser.update(BrowserMsg::Filter(String::new()));
                     self.apply(out)
@@ -471,6 +476,21 @@ impl AppState {
                     option,
                 }]
             }
+            Choice::Annotation(i) => {
+                self.overlay = None;
+                self.send_paper(PaperMsg::AnnotationJump(i))
+            }
+            Choice::DeleteAnnotation(i) => self.send_paper(PaperMsg::AnnotationDelete(i)),
+            Choice::ExportAnnotations => self.send_paper(PaperMsg::AnnotationsExport),
+            Choice::ExportThread(i, format) => match self.chat.threads().get(i) {
+                Some(t) => vec![Effect::Marks(
+                    crate::tui::effect::MarksEffect::ExportThread {
+                        thread: t.id.clone(),
+                        format,
+                    },
+                )],
+                None => Vec::new(),
+            },
             Choice::Help => self.apply(vec![Out::Overlay(OverlayRequest::Help)]),
             Choice::Quit => self.apply(vec![Out::Quit]),
         }

@@ -83,6 +83,11 @@ pub enum Msg {
         key: crate::tui::paper::image::ShotKey,
         result: Result<crate::tui::paper::image::PageProto, String>,
     },
+    /// The annotations of a paper as they are now (after a highlight was saved or deleted).
+    Annotations {
+        path: String,
+        list: Vec<crate::vault::annotations::Annotation>,
+    },
     /// The reading state from `.agentero/state/`, and what could not be used of it.
     Reading {
         state: Box<ReadingState>,
@@ -344,6 +349,9 @@ impl AppState {
             }
             Msg::StatusExpired(_) => Vec::new(),
             Msg::PageImage { key, result } => self.send_paper(PaperMsg::Image { key, result }),
+            Msg::Annotations { path, list } => {
+                self.send_paper(PaperMsg::Annotations { path, list })
+            }
             Msg::VaultSearch { seq, result } => {
                 if let Some(Overlay::Results {
                     seq: open, hits, ..

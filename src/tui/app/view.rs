@@ -90,6 +90,12 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
                 .collect();
             overlay::view::recent(theme, f, items, *selected)
         }
+        Some(Overlay::Annotations { selected }) => overlay::view::annotations(
+            theme,
+            f,
+            paper::view::annotation_items(&st.paper),
+            *selected,
+        ),
         Some(Overlay::Threads { selected, filter }) => overlay::view::threads(
             theme,
             f,
@@ -126,6 +132,7 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
             PromptKind::VaultSearch => "search the vault (in:FOLDER/ to narrow): ",
             PromptKind::Filter => "filter: ",
             PromptKind::Threads => "find threads: ",
+            PromptKind::Comment => "comment (optional): ",
         };
         (format!("{lead}{}█", p.text), theme.style("ui.status"))
     } else if let Some((done, total)) = st.index {

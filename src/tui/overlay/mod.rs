@@ -28,6 +28,10 @@ pub enum Overlay {
     Recent {
         selected: usize,
     },
+    /// The open paper's highlights and annotations.
+    Annotations {
+        selected: usize,
+    },
     /// The vault search's results (`None`: still searching; `Err`: why it failed).
     Results {
         seq: u64,
@@ -49,6 +53,7 @@ pub enum OverlayKind {
     Metadata,
     Threads,
     Recent,
+    Annotations,
     Results,
     Permission,
 }
@@ -76,6 +81,14 @@ pub enum Choice {
     Recent(usize),
     /// The overlay closes on this result of the vault search.
     Result(usize),
+    /// The overlay closes on this annotation of the open paper.
+    Annotation(usize),
+    /// Delete this annotation (the list stays open).
+    DeleteAnnotation(usize),
+    /// Write the open paper's annotations as markdown.
+    ExportAnnotations,
+    /// Write the bibliography of this thread of the list (the list stays open).
+    ExportThread(usize, crate::acp::cited::Format),
     /// The permission modal closes with this answer (the option's id; none: rejected).
     Answer {
         turn: u64,
@@ -99,6 +112,7 @@ impl Overlay {
                 filter: None,
             },
             OverlayRequest::Recent => Overlay::Recent { selected: 0 },
+            OverlayRequest::Annotations => Overlay::Annotations { selected: 0 },
             OverlayRequest::Results { seq, query } => Overlay::Results {
                 seq,
                 query,
@@ -116,6 +130,7 @@ impl Overlay {
             Overlay::Metadata => OverlayKind::Metadata,
             Overlay::Threads { .. } => OverlayKind::Threads,
             Overlay::Recent { .. } => OverlayKind::Recent,
+            Overlay::Annotations { .. } => OverlayKind::Annotations,
             Overlay::Results { .. } => OverlayKind::Results,
             Overlay::Permission { .. } => OverlayKind::Permission,
         }
@@ -145,6 +160,7 @@ impl Overlay {
             Overlay::Outline { selected }
             | Overlay::Threads { selected, .. }
             | Overlay::Recent { selected }
+            | Overlay::Annotations { selected }
             | Overlay::Results { selected, .. } => Some(selected),
             _ => None,
         };
@@ -208,6 +224,41 @@ impl Overlay {
                 }),
             (Overlay::Threads { .. }, Action::Filter) => Choice::FilterThreads,
             (Overlay::Recent { selected }, Action::Open) => Choice::Recent(*selected),
+            (Overlay::Annotations { selected }, Action::Open) => Choice::Annotation(*selected),
+            (Overlay::Annotations { selected }, Action::Delete) => {
+                Choice::DeleteAnnotation(*selected)
+            }
+            (Overlay::Annotations { .. }, Action::ExportMarkdown) => Choice::ExportAnnotations,
+            (
+                Overlay::Threads {
+                    selected,
+                    filter: None,
+                },
+                Action::ExportBibtex | Action::ExportCsljson,
+            ) => Choice::ExportThread(
+                *selected,
+                if action == Action::ExportBibtex {
+                    crate::acp::cited::Format::Bibtex
+                } else {
+                    crate::acp::cited::Format::Csljson
+                },
+            ),
+            (
+                Overlay::Threads {
+                    selected,
+                    filter: Some(f),
+                },
+                Action::ExportBibtex | Action::ExportCsljson,
+            ) => f.found.get(*selected).map_or(Choice::Stay, |t| {
+                Choice::ExportThread(
+                    t.thread,
+                    if action == Action::ExportBibtex {
+                        crate::acp::cited::Format::Bibtex
+                    } else {
+                        crate::acp::cited::Format::Csljson
+                    },
+                )
+            }),
             (Overlay::Results { selected, .. }, Action::Open) => Choice::Result(*selected),
             (_, Action::Help) => Choice::Help,
             _ => Choice::Stay,

@@ -169,6 +169,22 @@ pub fn recent(theme: &Theme, f: &mut Frame, items: Vec<String>, selected: usize)
     list_popup(theme, f, "Recently opened · enter opens", items, selected);
 }
 
+/// The open paper's highlights and annotations, one a line.
+pub fn annotations(theme: &Theme, f: &mut Frame, items: Vec<String>, selected: usize) {
+    let items = if items.is_empty() {
+        vec!["no highlights yet: select text (v or V), then H".to_string()]
+    } else {
+        items
+    };
+    list_popup(
+        theme,
+        f,
+        "Highlights · enter jumps · d deletes · e exports markdown",
+        items,
+        selected,
+    );
+}
+
 /// The chat's threads: one line each; with a filter, one line per matching turn.
 pub fn threads(
     theme: &Theme,
@@ -181,7 +197,7 @@ pub fn threads(
         None => list_popup(
             theme,
             f,
-            "Threads · enter switches · / finds by @cited page or words",
+            "Threads · enter · / find by @cited page or words · b BibTeX · c CSL",
             items,
             selected,
         ),

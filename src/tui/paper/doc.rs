@@ -29,6 +29,8 @@ pub struct DocInfo {
     pub pages_undecodable: Vec<u32>,
     /// Why the text came from the PDF directly (not indexed yet), when it did.
     pub note: Option<String>,
+    /// Highlights and annotations, in page order.
+    pub annotations: Vec<crate::vault::annotations::Annotation>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -4,6 +4,7 @@
 
 mod doc;
 pub mod image;
+mod marks;
 mod search;
 pub mod view;
 
@@ -64,6 +65,19 @@ pub enum PaperMsg {
         key: ShotKey,
         result: Result<PageProto, String>,
     },
+    /// The highlight's comment prompt was answered (`None`: cancelled).
+    Comment(Option<String>),
+    /// The annotations of `path` as they are now.
+    Annotations {
+        path: String,
+        list: Vec<crate::vault::annotations::Annotation>,
+    },
+    /// Go to the annotation `i` of the list.
+    AnnotationJump(usize),
+    /// Delete the annotation `i` of the list (one of agentero's own).
+    AnnotationDelete(usize),
+    /// Write the paper's annotations as markdown.
+    AnnotationsExport,
 }
 
 /// Copies `text` to the clipboard, saying what was copied.
@@ -113,6 +127,8 @@ pub struct Paper {
     /// Pages are shown as images (`I`), for PDFs.
     image_mode: bool,
     shot: Option<Shot>,
+    /// A highlight waiting for its comment.
+    pending: Option<marks::Pending>,
 }
 
 impl Paper {
@@ -125,6 +141,19 @@ impl Paper {
     fn handle(&mut self, msg: PaperMsg, view: Viewport) -> Vec<Out> {
         match msg {
             PaperMsg::Jump(jump, kind) => self.jump(jump, kind, view),
+            PaperMsg::Action {
+                action: Action::Highlight,
+                ..
+            } => self.start_highlight(view),
+            PaperMsg::Action {
+                action: Action::Annotations,
+                ..
+            } => self.list_annotations(),
+            PaperMsg::Comment(text) => self.comment(text),
+            PaperMsg::Annotations { path, list } => self.annotations_arrived(&path, list),
+            PaperMsg::AnnotationJump(i) => self.annotation_jump(i, view),
+            PaperMsg::AnnotationDelete(i) => self.annotation_delete(i),
+            PaperMsg::AnnotationsExport => self.annotations_export(),
             PaperMsg::Opened { req, result } => self.opened(req, result),
             PaperMsg::Pages { req, pages } => {
                 self.pages(req, pages, view);

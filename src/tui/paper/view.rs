@@ -14,6 +14,7 @@ use crate::tui::text::Row;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{pane_block, truncate};
 use crate::vault::EntryKind;
+use crate::vault::annotations::AnnotationOrigin;
 
 /// The pane: the document's title, a header (page, label, section, visual mode) and the page;
 /// `text_area` is where the page goes (the app's layout computes it, the mouse uses it too).
@@ -148,6 +149,11 @@ pub fn page_lines(
         return Vec::new();
     };
     let mut marks: Vec<(usize, usize, Style)> = Vec::new();
+    // Highlights and annotations first: what is drawn later (matches, the quote, the
+    // selection) shows over them.
+    for (s, e) in p.annotation_ranges(p.page) {
+        marks.push((s, e, theme.style("paper.annotation")));
+    }
     for (i, h) in p.search.hits.iter().enumerate() {
         if h.page == p.page {
             let key = if p.search.current == Some(i) {
@@ -234,6 +240,28 @@ pub fn page_lines(
         out.push(Line::from(spans));
     }
     out
+}
+
+/// The highlights overlay's lines: `p. 3 · highlight · “text” — comment`.
+pub fn annotation_items(paper: &Paper) -> Vec<String> {
+    let one = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    paper
+        .annotations()
+        .iter()
+        .map(|a| {
+            let mut line = format!("p. {} · {}", a.page, a.kind.as_str());
+            if let Some(t) = a.text.as_deref().filter(|t| !t.trim().is_empty()) {
+                line.push_str(&format!(" · “{}”", truncate(&one(t), 60)));
+            }
+            if let Some(c) = a.comment.as_deref().filter(|c| !c.trim().is_empty()) {
+                line.push_str(&format!(" — {}", one(c)));
+            }
+            if matches!(a.origin, AnnotationOrigin::Zotero { .. }) {
+                line.push_str(" (Zotero)");
+            }
+            line
+        })
+        .collect()
 }
 
 /// The outline overlay's lines: one section each, indented by level, with its page.

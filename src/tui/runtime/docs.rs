@@ -44,6 +44,7 @@ impl Runner {
                     pages_without_text: rec.pages_without_text,
                     pages_undecodable: rec.pages_undecodable,
                     note: None,
+                    annotations: self.vault.annotations(path),
                 },
             ));
         }
@@ -89,6 +90,7 @@ impl Runner {
                 .collect(),
             pages_undecodable: doc.undecodable_pages.clone(),
             note: Some("not indexed yet: text read from the PDF directly".into()),
+            annotations: self.vault.annotations(path),
             ..DocInfo::default()
         };
         let n = pages.len() as u32;

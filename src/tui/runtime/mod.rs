@@ -2,6 +2,7 @@
 //! terminal loop ([`terminal`]).
 
 mod docs;
+mod marks;
 pub mod terminal;
 pub mod termquery;
 mod threads;
@@ -441,6 +442,7 @@ impl Runner {
 
     pub fn run(&self, effect: Effect) {
         match effect {
+            Effect::Marks(m) => self.blocking(move |r| r.marks(m)),
             Effect::Scan => self.blocking(|r| {
                 let _ =
                     r.tx.send(Msg::Scanned(super::listing::entries_from(&r.vault)));

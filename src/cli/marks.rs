@@ -1,0 +1,134 @@
+//! `agentero highlights` (a paper's annotations: list, markdown export, delete) and
+//! `agentero threads --export` (a thread's cited papers as BibTeX or CSL-JSON).
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::acp::cited::{self, Format};
+use crate::acp::threads::ThreadIndex;
+use crate::vault::annotations::AnnotationOrigin;
+use crate::vault::visible::visible;
+use crate::vault::{Vault, highlights, uri};
+
+pub enum HighlightsDo {
+    List { json: bool },
+    Export(Option<std::path::PathBuf>),
+    Delete(String),
+}
+
+/// Writes `text` to `out` (a file the user named) or to standard output.
+fn emit(text: &str, out: Option<&Path>, what: &str) -> anyhow::Result<()> {
+    match out {
+        Some(p) if p.as_os_str() != "-" => {
+            std::fs::write(p, text)
+                .with_context(|| format!("cannot write {}", visible(&p.display().to_string())))?;
+            eprintln!("{what} written to {}", visible(&p.display().to_string()));
+            Ok(())
+        }
+        _ => match std::io::stdout().lock().write_all(text.as_bytes()) {
+            // A reader that stopped reading (`| head`) is not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            r => Ok(r?),
+        },
+    }
+}
+
+pub fn export_thread(
+    vault: &Vault,
+    id: &str,
+    format: Format,
+    out: Option<&Path>,
+) -> anyhow::Result<()> {
+    let index = ThreadIndex::load(vault);
+    for w in &index.warnings {
+        eprintln!("warning: {}", visible(w));
+    }
+    let e = cited::export(vault, &index, id, format)
+        .map_err(|m| anyhow::anyhow!(visible(&m).into_owned()))?;
+    if !e.not_papers.is_empty() {
+        eprintln!(
+            "note: {} cited file{} without a bibliography entry: {}",
+            e.not_papers.len(),
+            if e.not_papers.len() == 1 { "" } else { "s" },
+            visible(&e.not_papers.join(", "))
+        );
+    }
+    let what = format!(
+        "{} of thread {} ({} paper{})",
+        format.name(),
+        visible(&e.thread),
+        e.sources.len(),
+        if e.sources.len() == 1 { "" } else { "s" }
+    );
+    emit(&e.text, out, &what)
+}
+
+pub fn highlights(vault: &Vault, paper: &str, what: HighlightsDo) -> anyhow::Result<()> {
+    // A mention (`@papers/x.pdf`) or a citation URI (`papers/x.pdf#page=3`) names it too.
+    let paper = paper.trim().trim_start_matches('@');
+    let rel = match uri::parse(paper) {
+        Some(uri::Target::Vault { path, .. }) => path,
+        _ => paper.to_string(),
+    };
+    let resolved = vault.resolve(&rel).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let rel = resolved.rel;
+    match what {
+        HighlightsDo::Delete(id) => {
+            let gone = highlights::delete(vault, &rel, &id)?;
+            eprintln!(
+                "deleted the highlight {} on page {} of {}",
+                visible(&gone.id),
+                gone.page,
+                visible(&rel)
+            );
+            Ok(())
+        }
+        HighlightsDo::Export(out) => {
+            // Fails loudly on what `annotations` would only log.
+            highlights::list(vault, &rel)?;
+            let md = highlights::markdown(vault, &rel, &vault.annotations(&rel));
+            emit(&md, out.as_deref(), "the highlights")
+        }
+        HighlightsDo::List { json } => {
+            highlights::list(vault, &rel)?;
+            let all = vault.annotations(&rel);
+            let mut out = String::new();
+            if json {
+                out = crate::vault::visible::to_json_pretty(&all)?;
+                out.push('\n');
+            } else if all.is_empty() {
+                out.push_str("No highlights yet (select text in the paper pane with v, then H).\n");
+            } else {
+                for a in &all {
+                    let id = match &a.origin {
+                        AnnotationOrigin::Agentero { id } => id.clone(),
+                        AnnotationOrigin::Zotero { key } => format!("zotero:{key}"),
+                    };
+                    let text = a
+                        .text
+                        .as_deref()
+                        .unwrap_or("")
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    out.push_str(&format!(
+                        "{}  {}  {}  {}\n",
+                        visible(&id),
+                        uri::page_uri(&rel, a.page),
+                        a.kind.as_str(),
+                        visible(&text)
+                    ));
+                    if let Some(c) = &a.comment {
+                        out.push_str(&format!(
+                            "    {}\n",
+                            visible(&c.split_whitespace().collect::<Vec<_>>().join(" "))
+                        ));
+                    }
+                }
+            }
+            emit(&out, None, "")
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Highlights in the paper pane: `H` on a visual selection asks for an optional comment and
+//! saves the highlight (agentero's own store, keyed by the PDF's content); the paper's
+//! annotations — its own and, in a Zotero library, Zotero's — are drawn on their pages, listed
+//! (`A`), jumped to, deleted and exported from that list.
+
+use super::doc::Doc;
+use super::{Paper, Viewport};
+use crate::context::quote;
+use crate::tui::effect::{Effect, Jump, Location, MarksEffect, Out, OverlayRequest, PromptKind};
+use crate::vault::EntryKind;
+use crate::vault::annotations::{Annotation, AnnotationOrigin};
+use crate::vault::highlights::NewHighlight;
+
+/// A highlight waiting for its comment.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Pending {
+    path: String,
+    new: NewHighlight,
+}
+
+impl Paper {
+    /// `H`: the visual selection becomes a highlight once its comment is typed.
+    pub(super) fn start_highlight(&mut self, view: Viewport) -> Vec<Out> {
+        let Some(p) = self.doc.as_mut() else {
+            return vec![Out::Status("no paper open: nothing to highlight".into())];
+        };
+        if p.kind != EntryKind::Paper {
+            return vec![Out::Status(
+                "highlights are kept for PDFs; this document is text".into(),
+            )];
+        }
+        let rows = p.rows(view.0);
+        let sel = p.selection(&rows);
+        let text = p.selected_text(&rows).filter(|t| !t.trim().is_empty());
+        let (Some((start, end)), Some(text)) = (sel, text) else {
+            return vec![Out::Status(
+                "select the text to highlight first (v or V, then H)".into(),
+            )];
+        };
+        p.visual = None;
+        self.pending = Some(Pending {
+            path: p.path.clone(),
+            new: NewHighlight {
+                page: p.page,
+                start,
+                end,
+                text,
+                comment: None,
+            },
+        });
+        vec![
+            Out::Prompt {
+                kind: PromptKind::Comment,
+                text: String::new(),
+            },
+            Out::Status("comment on the highlight (optional): enter saves, esc cancels".into()),
+        ]
+    }
+
+    /// The comment prompt was answered (`None`: cancelled, nothing is saved).
+    pub(super) fn comment(&mut self, text: Option<String>) -> Vec<Out> {
+        let Some(Pending { path, mut new }) = self.pending.take() else {
+            return Vec::new();
+        };
+        let Some(text) = text else {
+            return vec![Out::Status("highlight cancelled".into())];
+        };
+        new.comment = Some(text).filter(|c| !c.trim().is_empty());
+        vec![
+            Out::Run(Effect::Marks(MarksEffect::Add { path, new })),
+            Out::Status("saving the highlight…".into()),
+        ]
+    }
+
+    /// The annotations of `path` now (after a change, or read when it opened).
+    pub(super) fn annotations_arrived(&mut self, path: &str, list: Vec<Annotation>) -> Vec<Out> {
+        if let Some(p) = self.doc.as_mut().filter(|p| p.path == path) {
+            p.info.annotations = list;
+        }
+        Vec::new()
+    }
+
+    /// The open paper's annotations, in page order.
+    pub fn annotations(&self) -> &[Annotation] {
+        self.doc.as_ref().map_or(&[], |p| &p.info.annotations)
+    }
+
+    /// `A`: the list of the paper's annotations.
+    pub(super) fn list_annotations(&self) -> Vec<Out> {
+        match self.doc.as_ref() {
+            Some(p) if p.kind == EntryKind::Paper => {
+                vec![Out::Overlay(OverlayRequest::Annotations)]
+            }
+            Some(_) => vec![Out::Status("annotations are kept for PDFs".into())],
+            None => vec![Out::Status("no paper open".into())],
+        }
+    }
+
+    /// The annotation `i` of the list: its page, its text highlighted as a quote.
+    pub(super) fn annotation_jump(&mut self, i: usize, view: Viewport) -> Vec<Out> {
+        let Some(p) = self.doc.as_ref() else {
+            return Vec::new();
+        };
+        let Some(a) = p.info.annotations.get(i) else {
+            return Vec::new();
+        };
+        let jump = Jump {
+            to: Location {
+                path: p.path.clone(),
+                page: a.page,
+                row: 0,
+            },
+            quote: a.text.clone().filter(|t| !t.trim().is_empty()),
+            lines: None,
+        };
+        let kind = p.kind;
+        self.jump(jump, kind, view)
+    }
+
+    /// Deletes the annotation `i` of the list, when it is one of agentero's own.
+    pub(super) fn annotation_delete(&mut self, i: usize) -> Vec<Out> {
+        let Some(p) = self.doc.as_ref() else {
+            return Vec::new();
+        };
+        match p.info.annotations.get(i).map(|a| &a.origin) {
+            Some(AnnotationOrigin::Agentero { id }) => {
+                vec![Out::Run(Effect::Marks(MarksEffect::Delete {
+                    path: p.path.clone(),
+                    id: id.clone(),
+                }))]
+            }
+            Some(AnnotationOrigin::Zotero { .. }) => vec![Out::Status(
+                "this annotation is Zotero's: delete it in Zotero (agentero never writes there)"
+                    .into(),
+            )],
+            None => Vec::new(),
+        }
+    }
+
+    /// Writes the paper's annotations as a markdown file in the state folder.
+    pub(super) fn annotations_export(&self) -> Vec<Out> {
+        match self.doc.as_ref() {
+            Some(p) => vec![Out::Run(Effect::Marks(MarksEffect::ExportHighlights {
+                path: p.path.clone(),
+            }))],
+            None => Vec::new(),
+        }
+    }
+}
+
+impl Doc {
+    /// Byte ranges of `page`'s text that annotations mark: where their text is found (the
+    /// same finder as cited quotes, so ligatures and hyphenation do not hide them).
+    pub fn annotation_ranges(&self, page: u32) -> Vec<(usize, usize)> {
+        let Some(text) = self.text(page) else {
+            return Vec::new();
+        };
+        self.info
+            .annotations
+            .iter()
+            .filter(|a| a.page == page)
+            .filter_map(|a| {
+                let t = a.text.as_deref()?.trim();
+                if t.is_empty() {
+                    return None;
+                }
+                if let Some(at) = text.find(t) {
+                    return Some((at, at + t.len()));
+                }
+                let f = quote::find(text, t)?;
+                Some((f.range.start, f.range.end))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,306 @@
+//! agentero's own highlights: `{state}/highlights/<sha256>.json`, one file per PDF keyed by its
+//! content hash, so a highlight stays with its paper when the file is renamed or moved. Each
+//! change rewrites the file atomically (through [`statefs`]), so a crash leaves the previous
+//! version whole. A highlight is a byte range of one page's text (as the text view shows it),
+//! its text, an optional comment and its rectangles in PDF user space (for the image view).
+
+mod export;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::annotations::{Annotation, AnnotationKind, AnnotationOrigin};
+use super::pdf::{self, Limits};
+use super::statefs::{self, StateError};
+use super::{Vault, render};
+
+pub use export::markdown;
+
+const VERSION: u32 = 1;
+const DIR: &str = "highlights";
+/// The colour of a new highlight (Zotero's default yellow).
+pub const DEFAULT_COLOR: &str = "#ffd400";
+/// Highlights kept per PDF; more are refused (a file that large is no longer a reading aid).
+pub const MAX_PER_PAPER: usize = 10_000;
+/// The longest comment kept, in characters.
+pub const MAX_COMMENT_CHARS: usize = 4000;
+/// The longest highlighted text kept, in characters.
+pub const MAX_TEXT_CHARS: usize = 20_000;
+
+/// One highlight, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Highlight {
+    pub id: String,
+    /// 1-based physical page.
+    pub page: u32,
+    /// Byte range in the page's text.
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    pub color: String,
+    /// `[x0, y0, x1, y1]` in PDF user space, one per line the text spans.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rects: Vec<[f32; 4]>,
+    /// RFC 3339, UTC.
+    pub created: String,
+}
+
+/// A highlight to make: a byte range of a page's text (and that text, to check it against).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewHighlight {
+    pub page: u32,
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+    pub comment: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HighlightError {
+    #[error("{0}")]
+    NotAPaper(String),
+    #[error("nothing to highlight: the selection is empty")]
+    Empty,
+    #[error("{path} already has {MAX_PER_PAPER} highlights")]
+    Full { path: String },
+    #[error("no highlight {id} on {path}")]
+    Unknown { path: String, id: String },
+    #[error("the highlights of {path} cannot be read ({reason}); the file was left as it is")]
+    Corrupt { path: String, reason: String },
+    #[error("{0}")]
+    NoState(String),
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoreFile {
+    version: u32,
+    highlights: Vec<Highlight>,
+}
+
+fn store_path(vault: &Vault, sha256: &str) -> PathBuf {
+    vault.state_dir().join(DIR).join(format!("{sha256}.json"))
+}
+
+/// The content hash of the paper at `rel` (from the catalog when the file is unchanged).
+fn sha_of(vault: &Vault, rel: &str) -> Result<(PathBuf, String), HighlightError> {
+    render::locate_paper(vault, rel).map_err(|e| HighlightError::NotAPaper(e.to_string()))
+}
+
+fn load_file(vault: &Vault, rel: &str, sha: &str) -> Result<Vec<Highlight>, HighlightError> {
+    let Some(bytes) = statefs::read_if_exists(&store_path(vault, sha))? else {
+        return Ok(Vec::new());
+    };
+    let file: StoreFile = serde_json::from_slice(&bytes).map_err(|e| HighlightError::Corrupt {
+        path: rel.to_string(),
+        reason: e.to_string(),
+    })?;
+    let mut v = file.highlights;
+    v.sort_by_key(|h| (h.page, h.start, h.end));
+    Ok(v)
+}
+
+fn save_file(vault: &Vault, sha: &str, highlights: Vec<Highlight>) -> Result<(), HighlightError> {
+    let path = store_path(vault, sha);
+    if highlights.is_empty() {
+        match statefs::remove_file(&path) {
+            Err(e) if !e.is_not_found() => return Err(e.into()),
+            _ => return Ok(()),
+        }
+    }
+    vault
+        .ensure_state_dir()
+        .map_err(|e| HighlightError::NoState(e.to_string()))?;
+    statefs::ensure_dir(&vault.state_dir().join(DIR))?;
+    let file = StoreFile {
+        version: VERSION,
+        highlights,
+    };
+    let bytes = serde_json::to_vec_pretty(&file).unwrap_or_default();
+    statefs::atomic_write(&path, &bytes)?;
+    Ok(())
+}
+
+/// The highlights of the paper at `rel`, in page order.
+pub fn list(vault: &Vault, rel: &str) -> Result<Vec<Highlight>, HighlightError> {
+    let (_, sha) = sha_of(vault, rel)?;
+    load_file(vault, rel, &sha)
+}
+
+/// Saves a new highlight on the paper at `rel` and returns it.
+pub fn add(vault: &Vault, rel: &str, new: NewHighlight) -> Result<Highlight, HighlightError> {
+    let text: String = new.text.trim().chars().take(MAX_TEXT_CHARS).collect();
+    if text.is_empty() || new.end <= new.start || new.page == 0 {
+        return Err(HighlightError::Empty);
+    }
+    let (abs, sha) = sha_of(vault, rel)?;
+    let mut all = load_file(vault, rel, &sha)?;
+    if all.len() >= MAX_PER_PAPER {
+        return Err(HighlightError::Full {
+            path: rel.to_string(),
+        });
+    }
+    let comment = new
+        .comment
+        .as_deref()
+        .map(|c| c.trim().chars().take(MAX_COMMENT_CHARS).collect::<String>())
+        .filter(|c| !c.is_empty());
+    let h = Highlight {
+        id: uuid::Uuid::new_v4().simple().to_string()[..12].to_string(),
+        page: new.page,
+        start: new.start,
+        end: new.end,
+        rects: rects_of(abs, new.page, new.start, new.end, &new.text),
+        text,
+        comment,
+        color: DEFAULT_COLOR.to_string(),
+        created: now_rfc3339(),
+    };
+    all.push(h.clone());
+    all.sort_by_key(|h| (h.page, h.start, h.end));
+    save_file(vault, &sha, all)?;
+    Ok(h)
+}
+
+/// Removes the highlight `id` of the paper at `rel`.
+pub fn delete(vault: &Vault, rel: &str, id: &str) -> Result<Highlight, HighlightError> {
+    let (_, sha) = sha_of(vault, rel)?;
+    let mut all = load_file(vault, rel, &sha)?;
+    let Some(i) = all.iter().position(|h| h.id == id) else {
+        return Err(HighlightError::Unknown {
+            path: rel.to_string(),
+            id: id.to_string(),
+        });
+    };
+    let gone = all.remove(i);
+    save_file(vault, &sha, all)?;
+    Ok(gone)
+}
+
+/// Rectangles of the highlighted range where the text layer draws it: the range itself when
+/// the layout's text is the text the range was taken from, else the first place the text occurs.
+/// Empty when the page cannot be laid out (the text view still shows the highlight).
+fn rects_of(abs: PathBuf, page: u32, start: usize, end: usize, text: &str) -> Vec<[f32; 4]> {
+    let limit = Duration::from_secs(10);
+    let text = text.to_string();
+    let laid = super::extract::isolated(limit, move || {
+        let bytes = std::fs::read(&abs).ok()?;
+        let layout = pdf::page_layout(
+            &bytes,
+            page,
+            Limits {
+                deadline: Instant::now() + limit,
+            },
+        )
+        .ok()?;
+        let range = if layout.text.get(start..end) == Some(text.as_str()) {
+            start..end
+        } else {
+            let at = layout.text.find(text.trim())?;
+            at..at + text.trim().len()
+        };
+        Some(layout.rects(range))
+    });
+    laid.ok().flatten().unwrap_or_default()
+}
+
+fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+impl Highlight {
+    /// The highlight in the shape shared with Zotero's annotations.
+    pub fn annotation(&self, paper: &str) -> Annotation {
+        Annotation {
+            paper: paper.to_string(),
+            page: self.page,
+            page_label: None,
+            kind: AnnotationKind::Highlight,
+            text: Some(self.text.clone()),
+            comment: self.comment.clone(),
+            color: Some(self.color.clone()),
+            rects: self.rects.clone(),
+            origin: AnnotationOrigin::Agentero {
+                id: self.id.clone(),
+            },
+            created: Some(self.created.clone()),
+        }
+    }
+}
+
+impl Vault {
+    /// Every annotation of the paper at `rel`, in page order: agentero's own highlights (and,
+    /// for a Zotero library, Zotero's). A paper whose highlights cannot be read has none here;
+    /// the reason is logged.
+    pub fn annotations(&self, rel: &str) -> Vec<Annotation> {
+        match list(self, rel) {
+            Ok(v) => v.iter().map(|h| h.annotation(rel)).collect(),
+            Err(e) => {
+                tracing::warn!(path = rel, %e, "highlights not read");
+                Vec::new()
+            }
+        }
+    }
+
+    /// The papers of the catalog that have annotations (highlight files of their hash), in path
+    /// order: where a search of the annotations looks.
+    pub fn annotated_papers(&self) -> Vec<String> {
+        let dir = self.state_dir().join(DIR);
+        let names = match statefs::check_dir(&dir).and_then(|d| d.list()) {
+            Ok(n) => n,
+            Err(e) => {
+                if !e.is_not_found() {
+                    tracing::warn!(%e, "highlights folder not read");
+                }
+                return Vec::new();
+            }
+        };
+        let shas: std::collections::BTreeSet<String> = names
+            .iter()
+            .filter_map(|n| n.to_str()?.strip_suffix(".json").map(str::to_string))
+            .collect();
+        if shas.is_empty() {
+            return Vec::new();
+        }
+        self.catalog()
+            .entries
+            .into_iter()
+            .filter(|(_, e)| e.kind == super::EntryKind::Paper && shas.contains(&e.sha256))
+            .map(|(p, _)| p)
+            .collect()
+    }
+
+    /// The citation key a reference manager gave the paper at `rel`, when it has one (agentero
+    /// generates one from the metadata otherwise, see [`super::citekeys`]).
+    pub fn citation_key(&self, _rel: &str) -> Option<String> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;
