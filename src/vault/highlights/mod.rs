@@ -258,13 +258,17 @@ impl Vault {
     /// for a Zotero library, Zotero's). A paper whose highlights cannot be read has none here;
     /// the reason is logged.
     pub fn annotations(&self, rel: &str) -> Vec<Annotation> {
-        match list(self, rel) {
+        let mut out = match list(self, rel) {
             Ok(v) => v.iter().map(|h| h.annotation(rel)).collect(),
             Err(e) => {
                 tracing::warn!(path = rel, %e, "highlights not read");
                 Vec::new()
             }
-        }
+        };
+        out.extend(self.zotero_annotations(rel));
+        // Page order; within a page, Zotero's and ours keep the order they came in.
+        out.sort_by_key(|a| a.page);
+        out
     }
 
     /// The papers of the catalog that have annotations (highlight files of their hash), in path
@@ -277,28 +281,35 @@ impl Vault {
                 if !e.is_not_found() {
                     tracing::warn!(%e, "highlights folder not read");
                 }
-                return Vec::new();
+                Vec::new()
             }
         };
         let shas: std::collections::BTreeSet<String> = names
             .iter()
             .filter_map(|n| n.to_str()?.strip_suffix(".json").map(str::to_string))
             .collect();
-        if shas.is_empty() {
-            return Vec::new();
+        let mut out: Vec<String> = if shas.is_empty() {
+            Vec::new()
+        } else {
+            self.catalog()
+                .entries
+                .into_iter()
+                .filter(|(_, e)| e.kind == super::EntryKind::Paper && shas.contains(&e.sha256))
+                .map(|(p, _)| p)
+                .collect()
+        };
+        if let Some(z) = self.zotero() {
+            out.extend(z.annotated_papers());
+            out.sort();
+            out.dedup();
         }
-        self.catalog()
-            .entries
-            .into_iter()
-            .filter(|(_, e)| e.kind == super::EntryKind::Paper && shas.contains(&e.sha256))
-            .map(|(p, _)| p)
-            .collect()
+        out
     }
 
     /// The citation key a reference manager gave the paper at `rel`, when it has one (agentero
     /// generates one from the metadata otherwise, see [`super::citekeys`]).
-    pub fn citation_key(&self, _rel: &str) -> Option<String> {
-        None
+    pub fn citation_key(&self, rel: &str) -> Option<String> {
+        self.zotero()?.item(rel)?.citation_key
     }
 }
 

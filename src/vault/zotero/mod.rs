@@ -230,6 +230,13 @@ impl Source {
             .unwrap_or_default()
     }
 
+    /// The papers that have Zotero annotations, in path order.
+    pub fn annotated_papers(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.library().annotations.keys().cloned().collect();
+        out.sort();
+        out
+    }
+
     /// The Zotero item behind the paper at `paper_rel`.
     pub fn item(&self, paper_rel: &str) -> Option<ZoteroItem> {
         self.library().papers.get(paper_rel).cloned()
