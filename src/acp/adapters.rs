@@ -471,25 +471,30 @@ const CLAUDE_QUERY_CLOSED: &str = "Query closed before response received";
 
 /// Advice for an agent's error message, when agentero knows its usual cause.
 pub fn failure_hint(def: &AgentDef, message: &str) -> Option<String> {
+    if message.contains(CLAUDE_QUERY_CLOSED) {
+        return root_sandbox_hint(def);
+    }
+    None
+}
+
+/// Claude Code run as root without `IS_SANDBOX=1` refuses every prompt (its adapter opens
+/// sessions, then says only "Query closed before response received"): what to set.
+pub fn root_sandbox_hint(def: &AgentDef) -> Option<String> {
     let sandbox = def
         .env
         .get("IS_SANDBOX")
         .cloned()
         .or_else(|| std::env::var("IS_SANDBOX").ok())
         .is_some_and(|v| !v.is_empty());
-    (def.adapter == Adapter::Claude
-        && message.contains(CLAUDE_QUERY_CLOSED)
-        && is_root()
-        && !sandbox)
-        .then(|| {
-            format!(
-                "Claude Code refuses to run as root unless IS_SANDBOX=1 is in its environment: \
-                 add `IS_SANDBOX = \"1\"` to `env` of [agents.{}] in the config file, or \
-                 export IS_SANDBOX=1 (only where running as root is intended, e.g. a \
-                 container).",
-                def.name
-            )
-        })
+    (def.adapter == Adapter::Claude && is_root() && !sandbox).then(|| {
+        format!(
+            "Claude Code refuses to run as root unless IS_SANDBOX=1 is in its environment \
+             (its adapter then says only \"{CLAUDE_QUERY_CLOSED}\"): add `IS_SANDBOX = \"1\"` \
+             to `env` of [agents.{}] in the config file, or export IS_SANDBOX=1 (only where \
+             running as root is intended, e.g. a container).",
+            def.name
+        )
+    })
 }
 
 /// What to try when the agent did not attach the context server.
