@@ -477,8 +477,10 @@ pub fn failure_hint(def: &AgentDef, message: &str) -> Option<String> {
     None
 }
 
-/// Claude Code run as root without `IS_SANDBOX=1` refuses every prompt (its adapter opens
-/// sessions, then says only "Query closed before response received"): what to set.
+/// Claude Code run as root without `IS_SANDBOX=1` refuses to start where it would skip its
+/// permission checks, and its adapter then says only "Query closed before response
+/// received" (agentero's own setup runs as root without it: this is advice for that error,
+/// not a check): what to set.
 pub fn root_sandbox_hint(def: &AgentDef) -> Option<String> {
     let sandbox = def
         .env
@@ -651,6 +653,23 @@ mod tests {
         assert!(h(None, at).is_none(), "an older record without the time");
         assert!(reopen_hazard(Adapter::Claude, Some(at), at + 1).is_none());
         assert!(reopen_hazard(Adapter::Codex, Some(at), at + 1).is_none());
+    }
+
+    #[test]
+    fn query_closed_names_is_sandbox_for_claude_as_root_only() {
+        let msg = "Internal error ({\"details\":\"Query closed before response received\"})";
+        let mut claude = def("claude");
+        claude.env.remove("IS_SANDBOX");
+        let hint = failure_hint(&claude, msg);
+        if is_root() && std::env::var_os("IS_SANDBOX").is_none() {
+            assert!(hint.unwrap().contains("IS_SANDBOX = \"1\""));
+        } else {
+            assert!(hint.is_none());
+        }
+        claude.env.insert("IS_SANDBOX".into(), "1".into());
+        assert!(failure_hint(&claude, msg).is_none(), "already set");
+        assert!(failure_hint(&def("claude"), "Authentication required").is_none());
+        assert!(failure_hint(&def("codex"), msg).is_none());
     }
 
     #[test]

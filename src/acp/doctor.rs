@@ -290,8 +290,6 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
     };
     sessions(def, vault, &agent, &mut r).await;
     agent.shutdown().await;
-    // Sessions open, but every prompt would fail: say so before the first turn does.
-    let root_refusal = adapters::root_sandbox_hint(def);
     if !r.login.passes() {
         r.add_hint(adapters::login_hint(def));
     }
@@ -303,11 +301,7 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
                 .into(),
         );
     }
-    if let Some(h) = &root_refusal {
-        r.add_hint(h.clone());
-    }
-    r.ok = root_refusal.is_none()
-        && r.initialize.passes()
+    r.ok = r.initialize.passes()
         && r.login.passes()
         && r.session.state == State::Ok
         && r.attach.passes();

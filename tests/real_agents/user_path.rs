@@ -712,12 +712,14 @@ fn the_doctor_tests_new_load_and_resume_of_each_real_agent() {
     assert!(report.starts_with("– gemini"), "{report}");
     assert!(!report.contains('✓'), "{report}");
 
-    // Claude Code as root without IS_SANDBOX=1: the doctor names the variable.
+    // Claude Code as root without IS_SANDBOX=1 works in agentero's setup (it refuses root
+    // only where it would skip its permission checks): no false alarm from the doctor, and a
+    // turn answers. (The advice for its "Query closed" error is unit tested in adapters.rs.)
     let root_user = std::fs::metadata("/proc/self")
         .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
         .unwrap_or(false);
     if !root_user {
-        eprintln!("not root: the IS_SANDBOX hint is not checked");
+        eprintln!("not root: Claude Code as root is not checked");
         return;
     }
     let rig = Rig::new(Agent::Claude, &bin);
@@ -727,31 +729,11 @@ fn the_doctor_tests_new_load_and_resume_of_each_real_agent() {
     let out = common::output_within(c, LIMIT);
     let text = common::stdout(&out);
     let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-    eprintln!("claude as root: {}", v[0]);
-    assert!(!out.status.success(), "{text}");
-    assert!(
-        v[0]["hint"]
-            .as_str()
-            .is_some_and(|h| h.contains("IS_SANDBOX=1")),
-        "{}",
-        v[0]
-    );
-    // And a turn that fails that way says it too.
-    let mut c = rig.command(
-        &[
-            "ask",
-            "--vault",
-            &root,
-            "--agent",
-            "claude",
-            "What is the reading order?",
-        ],
-        true,
-    );
-    c.env_remove("IS_SANDBOX");
-    let out = common::output_within(c, LIMIT);
-    let err = common::stderr(&out);
-    eprintln!("claude as root, ask: {err}");
-    assert!(!out.status.success(), "{err}");
-    assert!(err.contains("IS_SANDBOX=1"), "{err}");
+    assert!(out.status.success(), "{text}");
+    assert!(!v[0]["hint"].to_string().contains("IS_SANDBOX"), "{}", v[0]);
+    let q = format!("What is the reading order of a page? @{LAYOUTFLOW}");
+    let v = rig.ask_with(&q, None, &|c: &mut Command| {
+        c.env_remove("IS_SANDBOX");
+    });
+    assert_answered(&v, "claude as root without IS_SANDBOX");
 }
