@@ -5,6 +5,12 @@
 //! calls); and the characters the model received from our tools versus those the budget
 //! counted.
 //!
+//! Then, per agent, a thread's first turn beside its second (`ask --thread` right after, in
+//! another process: the session is resumed or loaded, or — Gemini within the minute it was
+//! opened — a new one is seeded with the conversation), and Codex's first turn against a plain
+//! HTTP endpoint with WebSockets tried first (a provider with `supports_websockets = true`)
+//! beside agentero's `OPENAI_BASE_URL` provider (no WebSocket).
+//!
 //! `AGENTERO_ADAPTERS=… cargo bench --bench agents` (release). Medians of `RUNS` turns.
 
 #[path = "../tests/real_agents/model_api.rs"]
@@ -82,6 +88,40 @@ fn main() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    let ask =
+        |agent: &str, thread: Option<&str>, home: &std::path::Path, extra: &[(&str, String)]| {
+            let mut cmd = Command::new(exe);
+            cmd.args(["ask", "--json", "--vault"])
+                .arg(&root)
+                .args(["--agent", agent]);
+            if let Some(t) = thread {
+                cmd.args(["--thread", t]);
+            }
+            cmd.arg(QUESTION)
+                .env("PATH", &path)
+                .env("HOME", home)
+                .env("XDG_CONFIG_HOME", home.join("config"))
+                .env("XDG_DATA_HOME", home.join("data"))
+                .env("ANTHROPIC_API_KEY", "sk-ant-test")
+                .env("ANTHROPIC_BASE_URL", model.url())
+                .env("IS_SANDBOX", "1")
+                .env("GEMINI_API_KEY", "test")
+                .env("GOOGLE_GEMINI_BASE_URL", model.url())
+                .env("CODEX_API_KEY", "sk-test");
+            for (k, v) in extra {
+                cmd.env(k, v);
+            }
+            let t0 = Instant::now();
+            let out = cmd.output().unwrap();
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            assert!(
+                out.status.success(),
+                "{agent}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            (ms, v)
+        };
     println!(
         "| agent | turn wall (ms) | agentero (ms) | adapter (ms) | agentero share | delivered / counted chars |"
     );
@@ -148,4 +188,56 @@ fn main() {
             delivered as f64 / counted.max(1) as f64
         );
     }
+    println!();
+    println!(
+        "| agent | first turn (ms) | second turn (ms) | second / first | second turn's session |"
+    );
+    println!("|---|---|---|---|---|");
+    for agent in ["claude", "gemini", "codex"] {
+        let (mut first, mut second, mut how) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..RUNS {
+            let (ms1, v1) = ask(agent, None, &home, &[]);
+            let thread = v1["threadId"].as_str().unwrap().to_string();
+            let (ms2, v2) = ask(agent, Some(&thread), &home, &[]);
+            first.push(ms1);
+            second.push(ms2);
+            how.push(v2["session"].as_str().unwrap_or("?").to_string());
+        }
+        how.sort();
+        how.dedup();
+        let (f, s) = (median(first), median(second));
+        println!(
+            "| {agent} | {f:.0} | {s:.0} | {:.2} | {} |",
+            s / f,
+            how.join(", ")
+        );
+    }
+
+    // Codex against a plain HTTP endpoint: WebSockets tried first, then agentero's provider.
+    let ws_home = dir.path().join("home-ws");
+    std::fs::create_dir_all(ws_home.join(".codex")).unwrap();
+    std::fs::write(
+        ws_home.join(".codex/config.toml"),
+        format!(
+            "model = \"gpt-5.4\"\nmodel_provider = \"scripted\"\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\nenv_key = \"CODEX_API_KEY\"\nsupports_websockets = true\n",
+            model.url()
+        ),
+    )
+    .unwrap();
+    let env_home = dir.path().join("home-env");
+    std::fs::create_dir_all(env_home.join(".codex")).unwrap();
+    std::fs::write(env_home.join(".codex/config.toml"), "model = \"gpt-5.4\"\n").unwrap();
+    let base = vec![("OPENAI_BASE_URL", format!("{}/v1", model.url()))];
+    let (mut ws, mut plain) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        ws.push(ask("codex", None, &ws_home, &[]).0);
+        plain.push(ask("codex", None, &env_home, &base).0);
+    }
+    let (w, p) = (median(ws), median(plain));
+    println!();
+    println!(
+        "| codex first turn | WebSocket tried first (ms) | agentero's provider, HTTP only (ms) | ratio |"
+    );
+    println!("|---|---|---|---|");
+    println!("| plain HTTP endpoint | {w:.0} | {p:.0} | {:.2} |", p / w);
 }

@@ -659,22 +659,11 @@ fn agents(
             )
             .await
         });
-        let r = r.unwrap_or_else(|_| crate::acp::doctor::AgentReport {
-            name: def.name.clone(),
-            adapter: def.adapter.as_str().into(),
-            command: crate::acp::doctor::Check {
-                ok: false,
-                detail: format!(
-                    "{} did not answer within {} s",
-                    def.command_line(),
-                    crate::acp::doctor::CHECK_TIMEOUT.as_secs()
-                ),
-            },
-            ollama: None,
-            initialize: None,
-            login: None,
-            session: None,
-            ok: false,
+        let r = r.unwrap_or_else(|_| {
+            crate::acp::doctor::AgentReport::timed_out(
+                def,
+                crate::acp::doctor::CHECK_TIMEOUT.as_secs(),
+            )
         });
         if !json {
             // Agent names, versions and error tails come from other programs.

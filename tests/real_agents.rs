@@ -19,6 +19,8 @@ mod common;
 mod local;
 #[path = "real_agents/model_api.rs"]
 mod model_api;
+#[path = "real_agents/user_path.rs"]
+mod user_path;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -176,12 +178,16 @@ struct Rig {
 
 impl Rig {
     fn new(agent: Agent, bin: &Path) -> Rig {
+        Rig::with_script(agent, bin, scripted(agent))
+    }
+
+    fn with_script(agent: Agent, bin: &Path, script: Script) -> Rig {
         let dir = common::demo_vault();
         let vault = Vault::open(dir.path()).unwrap();
         index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
         let home = dir.path().join(".agentero-test-home");
         std::fs::create_dir_all(&home).unwrap();
-        let model = ModelServer::start(scripted(agent));
+        let model = ModelServer::start(script);
         if agent == Agent::Codex {
             // Codex takes its API base from its config file (a throwaway HOME's), not from
             // the environment; a provider without websockets goes straight to HTTP.
@@ -256,6 +262,16 @@ impl Rig {
 
     /// `agentero ask --json` with the preset of this agent (no config file at all).
     fn ask(&self, question: &str, thread: Option<&str>) -> Value {
+        self.ask_with(question, thread, &|_| {})
+    }
+
+    /// [`Rig::ask`] with the command's environment adjusted by `tweak`.
+    fn ask_with(
+        &self,
+        question: &str,
+        thread: Option<&str>,
+        tweak: &dyn Fn(&mut Command),
+    ) -> Value {
         let mut args = vec![
             "ask",
             "--json",
@@ -268,7 +284,9 @@ impl Rig {
             args.extend(["--thread", t]);
         }
         args.push(question);
-        let out = self.run(&args, true);
+        let mut cmd = self.command(&args, true);
+        tweak(&mut cmd);
+        let out = common::output_within(cmd, LIMIT);
         assert!(
             out.status.success(),
             "{} ask failed:\n{}\n{}\n--- the end of agentero.log:\n{}",

@@ -46,6 +46,98 @@ const CODEX_OVERRIDES: [&str; 4] = [
     "approval_policy=\"never\"",
 ];
 
+/// Why reopening (`session/load` or `session/resume`) a session of `adapter` that a process
+/// last created or reopened at `opened_at` (Unix seconds) would harm it at `now`, if it would.
+///
+/// gemini-cli 0.61 names a session's recording `session-<YYYY-MM-DDTHH-MM>-<id8>.jsonl` by
+/// the UTC minute a process opens it; a load within that same minute writes a fresh recording
+/// over the original, after which the session can never be loaded again. In a later minute
+/// the load writes a new file beside it and works. agentero does not wait for the minute to
+/// turn: the turn goes on in the live session, or in a new one seeded with the conversation.
+pub fn reopen_hazard(adapter: Adapter, opened_at: Option<u64>, now: u64) -> Option<String> {
+    match (adapter, opened_at) {
+        (Adapter::Gemini, Some(t)) if t / 60 == now / 60 => Some(
+            "gemini-cli overwrites the recording of a session reopened within the UTC minute \
+             it was opened in, which would lose that session for good"
+                .into(),
+        ),
+        _ => None,
+    }
+}
+
+/// The Codex provider agentero defines when the user points Codex at another endpoint with
+/// `OPENAI_BASE_URL` (in the agent's `env` or agentero's environment), which Codex itself
+/// ignores when it logs in with an API key.
+pub const CODEX_PROVIDER: &str = "agentero";
+
+/// `-c` overrides for Codex's model provider: the `OPENAI_BASE_URL` provider (when set and the
+/// user chose no provider of their own), and `supports_websockets = false` for every provider
+/// the command line defines — Codex otherwise retries a WebSocket against a plain HTTP
+/// endpoint for 7–10 s before each first request goes out over HTTP.
+fn codex_provider(
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let overrides: Vec<&str> = args
+        .windows(2)
+        .filter(|w| w[0] == "-c" || w[0] == "--config")
+        .map(|w| w[1].as_str())
+        .collect();
+    let mut out = Vec::new();
+    let base = env
+        .get("OPENAI_BASE_URL")
+        .cloned()
+        .or_else(|| lookup("OPENAI_BASE_URL"))
+        .filter(|u| !u.trim().is_empty());
+    let chosen = overrides.iter().any(|o| o.starts_with("model_provider="));
+    if let (Some(url), false) = (base, chosen) {
+        let key = ["CODEX_API_KEY", "OPENAI_API_KEY"]
+            .into_iter()
+            .find(|k| {
+                env.get(*k)
+                    .cloned()
+                    .or_else(|| lookup(k))
+                    .is_some_and(|v| !v.is_empty())
+            })
+            .unwrap_or("OPENAI_API_KEY");
+        let p = format!("model_providers.{CODEX_PROVIDER}");
+        for o in [
+            format!("model_provider={}", toml_str(CODEX_PROVIDER)),
+            format!("{p}.name={}", toml_str("OpenAI (OPENAI_BASE_URL)")),
+            format!("{p}.base_url={}", toml_str(url.trim())),
+            format!("{p}.wire_api={}", toml_str("responses")),
+            format!("{p}.env_key={}", toml_str(key)),
+        ] {
+            out.push("-c".to_string());
+            out.push(o);
+        }
+    }
+    let mut providers: Vec<String> = overrides
+        .iter()
+        .copied()
+        .chain(out.iter().map(String::as_str))
+        .filter_map(|o| o.strip_prefix("model_providers."))
+        .filter_map(|rest| rest.split_once('.').map(|(id, _)| id.to_string()))
+        .collect();
+    providers.dedup();
+    providers.sort();
+    providers.dedup();
+    for id in providers {
+        let key = format!("model_providers.{id}.supports_websockets");
+        if !overrides.iter().any(|o| o.starts_with(&format!("{key}="))) {
+            out.push("-c".into());
+            out.push(format!("{key}=false"));
+        }
+    }
+    out
+}
+
+/// A TOML basic string.
+fn toml_str(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
 /// Gemini CLI's policy: built-in tools denied (and so not offered), ours allowed. The allow
 /// rule names our tools exactly: a `mcpName` + `*` rule does not match them in gemini-cli 0.61.
 pub fn gemini_policy() -> String {
@@ -109,6 +201,8 @@ pub fn launch(def: &AgentDef, state_dir: &Path, found: bool) -> std::io::Result<
                     args.push(o.into());
                 }
             }
+            let provider = codex_provider(&args, &env, |k| std::env::var(k).ok());
+            args.extend(provider);
         }
         _ => {}
     }
@@ -371,6 +465,40 @@ pub fn login_hint(def: &AgentDef) -> String {
     hint
 }
 
+/// What Claude Code's adapter says when the runtime refused to start (as root without
+/// `IS_SANDBOX=1`, among others).
+const CLAUDE_QUERY_CLOSED: &str = "Query closed before response received";
+
+/// Advice for an agent's error message, when agentero knows its usual cause.
+pub fn failure_hint(def: &AgentDef, message: &str) -> Option<String> {
+    if message.contains(CLAUDE_QUERY_CLOSED) {
+        return root_sandbox_hint(def);
+    }
+    None
+}
+
+/// Claude Code run as root without `IS_SANDBOX=1` refuses to start where it would skip its
+/// permission checks, and its adapter then says only "Query closed before response
+/// received" (agentero's own setup runs as root without it: this is advice for that error,
+/// not a check): what to set.
+pub fn root_sandbox_hint(def: &AgentDef) -> Option<String> {
+    let sandbox = def
+        .env
+        .get("IS_SANDBOX")
+        .cloned()
+        .or_else(|| std::env::var("IS_SANDBOX").ok())
+        .is_some_and(|v| !v.is_empty());
+    (def.adapter == Adapter::Claude && is_root() && !sandbox).then(|| {
+        format!(
+            "Claude Code refuses to run as root unless IS_SANDBOX=1 is in its environment \
+             (its adapter then says only \"{CLAUDE_QUERY_CLOSED}\"): add `IS_SANDBOX = \"1\"` \
+             to `env` of [agents.{}] in the config file, or export IS_SANDBOX=1 (only where \
+             running as root is intended, e.g. a container).",
+            def.name
+        )
+    })
+}
+
 /// What to try when the agent did not attach the context server.
 pub fn attach_hint(def: &AgentDef) -> String {
     let check = format!("`agentero agents {}` checks the agent", def.name);
@@ -459,6 +587,89 @@ mod tests {
             ]
         );
         assert!(presets().iter().all(|p| !p.login.is_empty()));
+    }
+
+    #[test]
+    fn codex_gets_a_provider_for_openai_base_url_without_websockets() {
+        let none = BTreeMap::new();
+        assert!(codex_provider(&[], &none, |_| None).is_empty());
+        let mut env = BTreeMap::new();
+        env.insert(
+            "OPENAI_BASE_URL".to_string(),
+            "http://127.0.0.1:9/v1".to_string(),
+        );
+        env.insert("CODEX_API_KEY".to_string(), "k".to_string());
+        let got = codex_provider(&[], &env, |_| None);
+        let overrides: Vec<&str> = got.iter().skip(1).step_by(2).map(String::as_str).collect();
+        assert!(got.iter().step_by(2).all(|a| a == "-c"));
+        assert_eq!(
+            overrides,
+            [
+                "model_provider=\"agentero\"",
+                "model_providers.agentero.name=\"OpenAI (OPENAI_BASE_URL)\"",
+                "model_providers.agentero.base_url=\"http://127.0.0.1:9/v1\"",
+                "model_providers.agentero.wire_api=\"responses\"",
+                "model_providers.agentero.env_key=\"CODEX_API_KEY\"",
+                "model_providers.agentero.supports_websockets=false",
+            ]
+        );
+        // The user's own provider is kept; it only loses the websocket retries, unless they
+        // chose otherwise.
+        let own: Vec<String> = [
+            "-c",
+            "model_provider=\"ollama\"",
+            "-c",
+            "model_providers.ollama.base_url=\"http://127.0.0.1:11434/v1\"",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            codex_provider(&own, &env, |_| None),
+            ["-c", "model_providers.ollama.supports_websockets=false"]
+        );
+        let mut chosen = own.clone();
+        chosen.extend([
+            "-c".into(),
+            "model_providers.ollama.supports_websockets=true".into(),
+        ]);
+        assert!(codex_provider(&chosen, &none, |_| None).is_empty());
+        // The key variable agentero's own environment has.
+        let mut url_only = BTreeMap::new();
+        url_only.insert(
+            "OPENAI_BASE_URL".to_string(),
+            "https://gw.example/v1".to_string(),
+        );
+        let got = codex_provider(&[], &url_only, |_| None);
+        assert!(got.contains(&"model_providers.agentero.env_key=\"OPENAI_API_KEY\"".to_string()));
+    }
+
+    #[test]
+    fn gemini_sessions_are_not_reopened_in_the_minute_they_were_opened() {
+        let at = 1_764_651_600; // 05:00:00 UTC
+        let h = |opened: Option<u64>, now: u64| reopen_hazard(Adapter::Gemini, opened, now);
+        assert!(h(Some(at), at + 59).is_some());
+        assert!(h(Some(at + 50), at + 59).is_some());
+        assert!(h(Some(at + 59), at + 60).is_none(), "the minute turned");
+        assert!(h(None, at).is_none(), "an older record without the time");
+        assert!(reopen_hazard(Adapter::Claude, Some(at), at + 1).is_none());
+        assert!(reopen_hazard(Adapter::Codex, Some(at), at + 1).is_none());
+    }
+
+    #[test]
+    fn query_closed_names_is_sandbox_for_claude_as_root_only() {
+        let msg = "Internal error ({\"details\":\"Query closed before response received\"})";
+        let mut claude = def("claude");
+        claude.env.remove("IS_SANDBOX");
+        let hint = failure_hint(&claude, msg);
+        if is_root() && std::env::var_os("IS_SANDBOX").is_none() {
+            assert!(hint.unwrap().contains("IS_SANDBOX = \"1\""));
+        } else {
+            assert!(hint.is_none());
+        }
+        claude.env.insert("IS_SANDBOX".into(), "1".into());
+        assert!(failure_hint(&claude, msg).is_none(), "already set");
+        assert!(failure_hint(&def("claude"), "Authentication required").is_none());
+        assert!(failure_hint(&def("codex"), msg).is_none());
     }
 
     #[test]

@@ -233,7 +233,13 @@ pub async fn ask(
     };
     watcher.abort();
     agent.shutdown().await;
-    let outcome = result.map_err(|e| anyhow::anyhow!("{e} (thread {})", thread.id))?;
+    let outcome = result.map_err(|e| {
+        let text = e.to_string();
+        match super::adapters::failure_hint(&def, &text) {
+            Some(h) => anyhow::anyhow!("{text} (thread {})\n{h}", thread.id),
+            None => anyhow::anyhow!("{text} (thread {})", thread.id),
+        }
+    })?;
     if let Some(h) = handoff {
         if opts.json {
             let mut doc = serde_json::to_value(&outcome)?;

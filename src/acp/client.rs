@@ -161,6 +161,8 @@ impl Routes {
 pub struct WarmSession {
     pub session_id: String,
     pub runtime_id: String,
+    /// When the agent created it (Unix seconds).
+    pub created: u64,
 }
 
 #[derive(Default)]
@@ -181,6 +183,8 @@ pub struct AgentProcess {
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<Result<(), agent_client_protocol::Error>>>,
     pool: Arc<tokio::sync::Mutex<Pool>>,
+    /// The sessions this connection has open (created or reopened), with when each was.
+    live: Arc<Mutex<HashMap<String, u64>>>,
     /// Refill the pool in the background after a warm session is taken (off for one-shot
     /// processes, which would never use the refill).
     pub auto_refill: bool,
@@ -392,6 +396,7 @@ impl AgentProcess {
             stop: Some(stop_tx),
             task: Some(task),
             pool: Arc::default(),
+            live: Arc::default(),
             auto_refill: true,
             meta: adapters::session_meta(def),
             command,
@@ -582,8 +587,26 @@ impl AgentProcess {
             .meta(self.meta.clone());
         let resp = self.timed(self.cx.send_request(req).block_task()).await?;
         let id = resp.session_id.0.to_string();
+        self.mark_live(&id, unix_now());
         self.settle_mode(&id, resp.modes.as_ref()).await;
         Ok(id)
+    }
+
+    fn mark_live(&self, id: &str, at: u64) {
+        self.live
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.to_string(), at);
+    }
+
+    /// When this connection created or reopened session `id`, if it has it open (a session
+    /// it has can be prompted again without reopening it).
+    pub fn live_since(&self, id: &str) -> Option<u64> {
+        self.live
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .copied()
     }
 
     /// Switches a just-opened session to the adapter's read-only mode when it offers one and
@@ -615,6 +638,7 @@ impl AgentProcess {
             .timed(self.cx.send_request(req).block_task())
             .await
             .map_err(reopen_error)?;
+        self.mark_live(id, unix_now());
         self.settle_mode(id, resp.modes.as_ref()).await;
         Ok(())
     }
@@ -643,6 +667,7 @@ impl AgentProcess {
             std::mem::take(&mut r.suppressed)
         };
         let resp = result.map_err(reopen_error)?;
+        self.mark_live(id, unix_now());
         self.settle_mode(id, resp.modes.as_ref()).await;
         Ok(suppressed)
     }
@@ -677,6 +702,7 @@ impl AgentProcess {
         let dir = sessions_dir.to_path_buf();
         let shared = self.pool.clone();
         let agent = self.def.name.clone();
+        let live = self.live.clone();
         pool.filling = Some(tokio::spawn(async move {
             for _ in 0..missing {
                 let runtime_id = new_id("rt");
@@ -687,10 +713,18 @@ impl AgentProcess {
                 }
                 let req = NewSessionRequest::new(cwd).mcp_servers(Vec::new());
                 match tokio::time::timeout(OPEN_TIMEOUT, cx.send_request(req).block_task()).await {
-                    Ok(Ok(r)) => shared.lock().await.ready.push(WarmSession {
-                        session_id: r.session_id.0.to_string(),
-                        runtime_id,
-                    }),
+                    Ok(Ok(r)) => {
+                        let created = unix_now();
+                        let session_id = r.session_id.0.to_string();
+                        live.lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .insert(session_id.clone(), created);
+                        shared.lock().await.ready.push(WarmSession {
+                            session_id,
+                            runtime_id,
+                            created,
+                        })
+                    }
                     other => {
                         tracing::warn!(agent = %agent, outcome = ?other.map(|r| r.map(|_| ())), "cannot pre-create a warm session");
                         return;
@@ -782,6 +816,14 @@ impl Drop for AgentProcess {
         // The agent's whole process group ends with its handle (SIGKILL).
         self.kill();
     }
+}
+
+/// Now as Unix seconds.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// The request failed because the agent's side of the connection went away.

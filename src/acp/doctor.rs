@@ -1,7 +1,10 @@
 //! `agentero agents`: each configured agent checked the way a turn would use it — the command
 //! is found (or would run through `npx`), `initialize` is answered (protocol version, auth
-//! methods), a login is in place, and a session can be opened. The most common first-run
-//! failure (a missing adapter or login) becomes one screen that says what to do.
+//! methods), a login is in place, a session opens with the `agentero-context` server (and the
+//! agent attaches it), and that session reopens with a prompt-less `session/load` and
+//! `session/resume` when the agent offers them. The most common first-run failure (a missing
+//! adapter or login) becomes one screen that says what to do; `--json` gives the same as
+//! fields.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -9,56 +12,163 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::adapters;
-use super::client::{AgentProcess, find_command};
+use super::client::{AgentProcess, OpenError, context_server, find_command};
 use crate::config::{Adapter, AgentDef};
-use crate::context::grant::{SESSIONS_DIR, new_id};
+use crate::context::grant::{self, new_id};
+use crate::context::{ContextRequest, plan};
 use crate::vault::Vault;
 
-/// One line of the report.
+/// The outcome of one step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    Ok,
+    /// The agent answered with an error (its words are the message).
+    Refused,
+    /// Something else went wrong (stopped, timed out, cannot start).
+    Failed,
+    /// The agent does not advertise it.
+    NotOffered,
+    /// An earlier step failed or the adapter is not installed.
+    NotRun,
+}
+
+/// One step of the check.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+pub struct Step {
+    pub state: State,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secs: Option<f64>,
+}
+
+impl Step {
+    fn new(state: State, message: Option<String>) -> Step {
+        Step {
+            state,
+            message,
+            secs: None,
+        }
+    }
+    fn ok(message: impl Into<String>) -> Step {
+        Step::new(State::Ok, Some(message.into()))
+    }
+    fn not_run() -> Step {
+        Step::new(State::NotRun, None)
+    }
+    fn timed(mut self, t: Instant) -> Step {
+        self.secs = Some((t.elapsed().as_secs_f64() * 10.0).round() / 10.0);
+        self
+    }
+    /// Passed, or does not count against the agent (not offered, not run).
+    fn passes(&self) -> bool {
+        !matches!(self.state, State::Failed | State::Refused)
+    }
+}
+
+/// A check that passes or not, with what it found (Ollama's, for the `local` preset).
+#[derive(Debug, Clone, Serialize)]
 pub struct Check {
     pub ok: bool,
     pub detail: String,
 }
 
-impl Check {
-    fn ok(detail: impl Into<String>) -> Check {
-        Check {
-            ok: true,
-            detail: detail.into(),
-        }
-    }
-    fn fail(detail: impl Into<String>) -> Check {
-        Check {
-            ok: false,
-            detail: detail.into(),
-        }
-    }
-}
-
+/// The report of one agent (`--json` prints these fields).
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct AgentReport {
     pub name: String,
     pub adapter: String,
-    pub command: Check,
+    /// The command line a turn starts.
+    pub command: String,
+    /// The adapter's command is installed (or `npx` ran it with `--npx`).
+    pub found: bool,
     /// Ollama and its model, for an agent on a local model (the `local` preset).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ollama: Option<Check>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub initialize: Option<Check>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub login: Option<Check>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session: Option<Check>,
-    /// Every check that ran passed.
+    /// Where it was found, or how it would run.
+    pub found_at: Option<String>,
+    /// The agent's own name and version (`initialize`).
+    pub agent_name: Option<String>,
+    pub version: Option<String>,
+    /// The ACP protocol version it answered with.
+    pub protocol: Option<String>,
+    /// The ids of the authentication methods it advertised.
+    pub auth_methods: Vec<String>,
+    /// `initialize` (and the `env_var` authentication, when one applies).
+    pub initialize: Step,
+    pub login: Step,
+    /// `session/new` with the `agentero-context` server.
+    pub session: Step,
+    /// The agent started the context server of that session and listed its tools.
+    pub attach: Step,
+    /// A prompt-less `session/load` of that session.
+    pub load: Step,
+    /// A prompt-less `session/resume` of that session.
+    pub resume: Step,
+    /// What to do next, when something is missing or failed.
+    pub hint: Option<String>,
+    /// Every check that ran passed (a reopen refused is not a failure: turns then start a
+    /// new session seeded with the thread).
     pub ok: bool,
+}
+
+/// How long the doctor waits for the agent to attach the context server after `session/new`.
+const ATTACH_WAIT: Duration = Duration::from_secs(15);
+
+impl AgentReport {
+    fn new(def: &AgentDef) -> AgentReport {
+        AgentReport {
+            name: def.name.clone(),
+            adapter: def.adapter.as_str().into(),
+            command: def.command_line(),
+            found: false,
+            ollama: None,
+            found_at: None,
+            agent_name: None,
+            version: None,
+            protocol: None,
+            auth_methods: Vec::new(),
+            initialize: Step::not_run(),
+            login: Step::not_run(),
+            session: Step::not_run(),
+            attach: Step::not_run(),
+            load: Step::not_run(),
+            resume: Step::not_run(),
+            hint: None,
+            ok: false,
+        }
+    }
+
+    /// The report of an agent whose check ran out of time.
+    pub fn timed_out(def: &AgentDef, secs: u64) -> AgentReport {
+        let mut r = AgentReport::new(def);
+        r.found = true;
+        r.initialize = Step::new(
+            State::Failed,
+            Some(format!(
+                "{} did not answer within {secs} s",
+                def.command_line()
+            )),
+        );
+        r
+    }
+
+    fn add_hint(&mut self, h: String) {
+        match &mut self.hint {
+            Some(old) if !old.contains(&h) => {
+                old.push(' ');
+                old.push_str(&h);
+            }
+            Some(_) => {}
+            None => self.hint = Some(h),
+        }
+    }
 }
 
 /// Whether a login is in place for adapters whose wall only shows at the first prompt
 /// (Claude Code's), from its key variables and its credentials file.
-fn claude_login(def: &AgentDef) -> Check {
+fn claude_login(def: &AgentDef) -> Step {
     let vars = [
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_AUTH_TOKEN",
@@ -68,7 +178,7 @@ fn claude_login(def: &AgentDef) -> Check {
         def.env.get(**v).is_some_and(|x| !x.is_empty())
             || std::env::var(v).is_ok_and(|x| !x.is_empty())
     }) {
-        return Check::ok(format!("{v} is set"));
+        return Step::ok(format!("{v} is set"));
     }
     let home = def
         .env
@@ -79,67 +189,90 @@ fn claude_login(def: &AgentDef) -> Check {
     if let Some(h) = home {
         let creds = h.join(".claude/.credentials.json");
         if creds.is_file() {
-            return Check::ok(format!("credentials in {}", creds.display()));
+            return Step::ok(format!("credentials in {}", creds.display()));
         }
     }
-    Check::fail(format!(
-        "needs a login: no Claude credentials were found. {}",
-        adapters::login_hint(def)
-    ))
+    Step::new(
+        State::Failed,
+        Some(format!(
+            "needs a login: no Claude credentials were found. {}",
+            adapters::login_hint(def)
+        )),
+    )
+}
+
+/// Finds the command; `false` when the check ends here.
+fn find(def: &AgentDef, npx: bool, r: &mut AgentReport) -> bool {
+    match (find_command(&def.command), &def.npx_package) {
+        (Some(p), _) => {
+            r.found = true;
+            r.found_at = Some(p.display().to_string());
+            true
+        }
+        (None, Some(pkg)) if find_command(Path::new("npx")).is_some() => {
+            if npx {
+                r.found = true;
+                r.found_at = Some(format!("npx -y {pkg}"));
+                return true;
+            }
+            r.found_at = Some(format!("npx -y {pkg} at its first use (a download)"));
+            r.add_hint(format!(
+                "{} is not installed: `agentero agents --npx {}` tries it through npx now, \
+                 `npm install -g {pkg}` installs it.",
+                def.command.display(),
+                def.name
+            ));
+            // Not a failure: a turn would run it through npx.
+            r.ok = true;
+            false
+        }
+        (None, Some(pkg)) => {
+            r.add_hint(format!(
+                "Neither {} nor npx is on PATH: install Node.js, or `npm install -g {pkg}`.",
+                def.command.display()
+            ));
+            false
+        }
+        (None, None) => {
+            r.add_hint(format!(
+                "{} was not found: check `command` in [agents.{}] of the config file.",
+                def.command.display(),
+                def.name
+            ));
+            false
+        }
+    }
+}
+
+/// A failed step's message, with the advice agentero has for it.
+fn failed(def: &AgentDef, r: &mut AgentReport, state: State, message: String) -> Step {
+    if let Some(h) = adapters::failure_hint(def, &message) {
+        r.add_hint(h);
+    }
+    if message.contains("needs a login") {
+        r.login = Step::new(State::Failed, Some(message.clone()));
+    }
+    Step::new(state, Some(message))
+}
+
+fn open_failure(def: &AgentDef, r: &mut AgentReport, e: OpenError) -> Step {
+    match e {
+        OpenError::Refused(m) => failed(def, r, State::Refused, m),
+        OpenError::Agent(e) => failed(def, r, State::Failed, e.to_string()),
+    }
 }
 
 /// Checks one agent; `npx` allows starting a preset that is not installed through `npx -y`
 /// (which may download it).
 pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
-    let mut r = AgentReport {
-        name: def.name.clone(),
-        adapter: def.adapter.as_str().into(),
-        command: Check::ok(def.command_line()),
-        ollama: None,
-        initialize: None,
-        login: None,
-        session: None,
-        ok: false,
-    };
+    let mut r = AgentReport::new(def);
     if let Some(m) = &def.local_model {
         r.ollama = Some(super::ollama::check(m).await);
     }
-    let ollama_ok = r.ollama.as_ref().is_none_or(|c| c.ok);
-    match (find_command(&def.command), &def.npx_package) {
-        (Some(p), _) => r.command = Check::ok(format!("{} ({})", def.command_line(), p.display())),
-        (None, Some(pkg)) if find_command(Path::new("npx")).is_some() => {
-            if !npx {
-                r.command = Check::ok(format!(
-                    "{} is not installed: its first use runs `npx -y {pkg}` (a download); \
-                     `agentero agents --npx {}` tries it now, `npm install -g {pkg}` installs it",
-                    def.command.display(),
-                    def.name
-                ));
-                r.ok = ollama_ok;
-                return r;
-            }
-            r.command = Check::ok(format!(
-                "npx -y {pkg} ({} is not installed)",
-                def.command.display()
-            ));
-        }
-        (None, Some(pkg)) => {
-            r.command = Check::fail(format!(
-                "neither {} nor npx is on PATH: install Node.js, or `npm install -g {pkg}`",
-                def.command.display()
-            ));
-            return r;
-        }
-        (None, None) => {
-            r.command = Check::fail(format!(
-                "{} was not found: check `command` in [agents.{}] of the config file",
-                def.command.display(),
-                def.name
-            ));
-            return r;
-        }
+    if !find(def, npx, &mut r) {
+        return r;
     }
-    if !ollama_ok {
+    if r.ollama.as_ref().is_some_and(|c| !c.ok) {
         // No model to answer: the agent is not started.
         return r;
     }
@@ -149,107 +282,272 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
         Ok(a) => a,
         Err(e) => {
             let text = e.to_string();
-            if text.contains("needs a login") {
-                r.initialize = Some(Check::ok("answered"));
-                r.login = Some(Check::fail(text));
+            let login = text.contains("needs a login");
+            // `failed` puts a login wall under `login`.
+            let step = failed(def, &mut r, State::Failed, text).timed(started);
+            r.initialize = if login {
+                Step::ok("answered").timed(started)
             } else {
-                r.initialize = Some(Check::fail(text));
-            }
+                step
+            };
             return r;
         }
     };
     let info = &agent.info;
-    let mut caps = Vec::new();
-    if info.load_session {
-        caps.push("load");
-    }
-    if info.resume {
-        caps.push("resume");
-    }
-    r.initialize = Some(Check::ok(format!(
-        "{} {} · protocol {} · sessions: {} · {:.1} s",
-        info.name.as_deref().unwrap_or("(unnamed)"),
-        info.version.as_deref().unwrap_or(""),
-        info.protocol_version,
-        if caps.is_empty() {
-            "new only".to_string()
-        } else {
-            format!("new, {}", caps.join(", "))
-        },
-        started.elapsed().as_secs_f64()
-    )));
+    r.agent_name = info.name.clone();
+    r.version = info.version.clone();
+    r.protocol = Some(info.protocol_version.clone());
+    r.auth_methods = info.auth.iter().map(|m| m.id.clone()).collect();
+    r.initialize = Step::ok("answered").timed(started);
     let methods: Vec<String> = info.auth.iter().map(|m| m.describe()).collect();
-    r.login = Some(match (&info.authenticated, def.adapter) {
-        _ if def.local_model.is_some() => Check::ok("none needed: the model runs in Ollama"),
-        (Some(m), _) => Check::ok(format!("authenticated with {m}")),
+    r.login = match (&info.authenticated, def.adapter) {
+        _ if def.local_model.is_some() => Step::ok("none needed: the model runs in Ollama"),
+        (Some(m), _) => Step::ok(format!("authenticated with {m}")),
         (None, Adapter::Claude) => claude_login(def),
-        (None, _) if methods.is_empty() => Check::ok("no login asked for"),
-        (None, _) => Check::ok(format!("methods offered:\n{}", methods.join("\n"))),
-    });
-    let cwd = state.join(SESSIONS_DIR).join(new_id("doctor"));
-    let session = match crate::vault::statefs::ensure_dir(&cwd) {
-        Err(e) => Check::fail(format!("cannot create a session folder: {e}")),
-        Ok(_) => {
-            let t = Instant::now();
-            match agent.new_session(&cwd, Vec::new()).await {
-                Ok(_) => Check::ok(format!("ok ({:.1} s)", t.elapsed().as_secs_f64())),
-                Err(super::client::OpenError::Refused(m)) => {
-                    Check::fail(format!("session/new refused: {m}"))
-                }
-                Err(super::client::OpenError::Agent(e)) => Check::fail(e.to_string()),
-            }
+        (None, _) if methods.is_empty() => Step::ok("no login asked for"),
+        (None, _) => Step::ok(format!("methods offered:\n{}", methods.join("\n"))),
+    };
+    sessions(def, vault, &agent, &mut r).await;
+    agent.shutdown().await;
+    if !r.login.passes() {
+        r.add_hint(adapters::login_hint(def));
+    }
+    if matches!(r.load.state, State::Refused) || matches!(r.resume.state, State::Refused) {
+        r.add_hint(
+            "A refused reopen is not fatal: a thread's next turn then starts a new session \
+             given the conversation so far (and some agents keep no record of a session before \
+             its first prompt, so they refuse this prompt-less one)."
+                .into(),
+        );
+    }
+    r.ok = r.ollama.as_ref().is_none_or(|c| c.ok)
+        && r.initialize.passes()
+        && r.login.passes()
+        && r.session.state == State::Ok
+        && r.attach.passes();
+    r
+}
+
+/// `session/new` with the context server of an empty grant, the attachment, then a
+/// prompt-less load and resume of that session.
+async fn sessions(def: &AgentDef, vault: &Vault, agent: &AgentProcess, r: &mut AgentReport) {
+    let runtime = new_id("doctor");
+    let plan = plan::plan(vault, &ContextRequest::default());
+    let files = match grant::write(vault, &runtime, &plan) {
+        Ok((files, _)) => files,
+        Err(e) => {
+            r.session = Step::new(
+                State::Failed,
+                Some(format!("cannot write the session's grant: {e}")),
+            );
+            return;
         }
     };
-    let _ = crate::vault::statefs::remove_dir_all(&cwd);
-    if !session.ok && session.detail.contains("needs a login") {
-        r.login = Some(Check::fail(session.detail.clone()));
+    let mcp = || match std::env::current_exe() {
+        Ok(exe) => vec![context_server(&exe, &files.grant())],
+        Err(_) => Vec::new(),
+    };
+    let cwd = files.dir.clone();
+    let t = Instant::now();
+    let id = match agent.new_session(&cwd, mcp()).await {
+        Ok(id) => {
+            r.session = Step::ok("ok").timed(t);
+            id
+        }
+        Err(e) => {
+            r.session = open_failure(def, r, e).timed(t);
+            let _ = crate::vault::statefs::remove_dir_all(&cwd);
+            return;
+        }
+    };
+    r.attach = wait_attached(&files).await;
+    if r.attach.state == State::Failed {
+        r.add_hint(adapters::attach_hint(def));
     }
-    r.session = Some(session);
-    agent.shutdown().await;
-    r.ok = r.command.ok
-        && r.initialize.as_ref().is_some_and(|c| c.ok)
-        && r.login.as_ref().is_none_or(|c| c.ok)
-        && r.session.as_ref().is_some_and(|c| c.ok);
-    r
+    r.load = if agent.info.load_session {
+        let t = Instant::now();
+        match agent.load(&id, &cwd, mcp()).await {
+            Ok(_) => Step::ok("ok").timed(t),
+            Err(e) => open_failure(def, r, e).timed(t),
+        }
+    } else {
+        Step::new(State::NotOffered, None)
+    };
+    r.resume = if agent.info.resume {
+        let t = Instant::now();
+        match agent.resume(&id, &cwd, mcp()).await {
+            Ok(_) => Step::ok("ok").timed(t),
+            Err(e) => open_failure(def, r, e).timed(t),
+        }
+    } else {
+        Step::new(State::NotOffered, None)
+    };
+    let _ = crate::vault::statefs::remove_dir_all(&cwd);
+}
+
+/// Waits until the context server of the session recorded a client that listed its tools.
+async fn wait_attached(files: &grant::GrantFiles) -> Step {
+    let t = Instant::now();
+    while t.elapsed() < ATTACH_WAIT {
+        if let Some(a) = grant::read_attachment(files)
+            && a.initialized_at.is_some()
+            && a.tools_listed_at.is_some()
+        {
+            let by = match (a.client_name, a.client_version) {
+                (Some(n), Some(v)) => format!("ok ({n} {v})"),
+                (Some(n), None) => format!("ok ({n})"),
+                _ => "ok".into(),
+            };
+            return Step::ok(by).timed(t);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Step::new(
+        State::Failed,
+        Some(format!(
+            "the agent did not start the agentero-context server within {} s of session/new",
+            ATTACH_WAIT.as_secs()
+        )),
+    )
+}
+
+/// The mark of a report: ✓ passed, ✗ failed, – not installed (not checked).
+fn mark(r: &AgentReport) -> &'static str {
+    match (r.found, r.ok) {
+        (false, _) => "–",
+        (true, true) => "✓",
+        (true, false) => "✗",
+    }
 }
 
 /// The report as text, one block per agent.
 pub fn render(reports: &[AgentReport]) -> String {
     let mut s = String::new();
     for r in reports {
-        s.push_str(&format!(
-            "{} {} ({})\n",
-            if r.ok { "✓" } else { "✗" },
-            r.name,
-            r.adapter
-        ));
-        let mut line = |label: &str, c: &Check| {
-            let mark = if c.ok { "" } else { "FAILED: " };
-            let mut lines = c.detail.lines();
-            s.push_str(&format!(
-                "  {label}: {mark}{}\n",
-                lines.next().unwrap_or("")
-            ));
+        s.push_str(&format!("{} {} ({})\n", mark(r), r.name, r.adapter));
+        let mut line = |label: &str, text: &str| {
+            let mut lines = text.lines();
+            s.push_str(&format!("  {label}: {}\n", lines.next().unwrap_or("")));
             for l in lines {
                 s.push_str(&format!("      {l}\n"));
             }
         };
-        line("command", &r.command);
+        match (&r.found_at, r.found) {
+            (Some(at), true) => line("command", &format!("{} ({at})", r.command)),
+            (Some(at), false) => line("command", &format!("{} — not installed: {at}", r.command)),
+            (None, _) => line("command", &format!("{} — not found", r.command)),
+        }
         if let Some(c) = &r.ollama {
-            line("ollama", c);
+            line("ollama", &c.detail);
         }
-        if let Some(c) = &r.initialize {
-            line("initialize", c);
+        if r.initialize.state != State::NotRun {
+            let mut text = step_text(&r.initialize);
+            if r.initialize.state == State::Ok {
+                text = format!(
+                    "{} {} · protocol {}{}",
+                    r.agent_name.as_deref().unwrap_or("(unnamed)"),
+                    r.version.as_deref().unwrap_or(""),
+                    r.protocol.as_deref().unwrap_or("?"),
+                    r.initialize
+                        .secs
+                        .map(|s| format!(" · {s:.1} s"))
+                        .unwrap_or_default()
+                );
+            }
+            line("initialize", &text);
         }
-        if let Some(c) = &r.login {
-            line("login", c);
+        for (label, step) in [
+            ("login", &r.login),
+            ("session", &r.session),
+            ("attach", &r.attach),
+            ("load", &r.load),
+            ("resume", &r.resume),
+        ] {
+            if step.state != State::NotRun {
+                line(label, &step_text(step));
+            }
         }
-        if let Some(c) = &r.session {
-            line("session", c);
+        if let Some(h) = &r.hint {
+            line("hint", h);
         }
     }
     s
 }
 
+fn step_text(step: &Step) -> String {
+    let secs = step
+        .secs
+        .map(|s| format!(" ({s:.1} s)"))
+        .unwrap_or_default();
+    let msg = step.message.as_deref().unwrap_or("");
+    match step.state {
+        State::Ok if msg == "ok" || msg.is_empty() => format!("ok{secs}"),
+        State::Ok => format!("{msg}{secs}"),
+        State::Refused => format!("refused{secs}: {msg}"),
+        State::Failed => format!("FAILED{secs}: {msg}"),
+        State::NotOffered => "not offered by the agent".into(),
+        State::NotRun => "not run".into(),
+    }
+}
+
 /// How long one agent may take (an adapter started through npx may download first).
 pub const CHECK_TIMEOUT: Duration = Duration::from_secs(180);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn def(name: &str) -> AgentDef {
+        Config::defaults(Path::new("/opt/agentero"))
+            .agent(Some(name))
+            .unwrap()
+            .clone()
+    }
+
+    #[test]
+    fn a_missing_adapter_is_a_dash_and_steps_read_as_states() {
+        let mut r = AgentReport::new(&def("gemini"));
+        r.found_at = Some("npx -y @google/gemini-cli at its first use (a download)".into());
+        r.ok = true;
+        let text = render(std::slice::from_ref(&r));
+        assert!(text.starts_with("– gemini (gemini)"), "{text}");
+        assert!(text.contains("not installed"), "{text}");
+        assert!(!text.contains('✓'), "{text}");
+
+        r.found = true;
+        r.initialize = Step::ok("answered");
+        r.agent_name = Some("gemini-cli".into());
+        r.version = Some("0.61.0".into());
+        r.protocol = Some("1".into());
+        r.session = Step::ok("ok");
+        r.load = Step::new(State::Refused, Some("Authentication required".into()));
+        r.resume = Step::new(State::NotOffered, None);
+        let text = render(std::slice::from_ref(&r));
+        assert!(text.starts_with("✓ gemini"), "{text}");
+        assert!(text.contains("gemini-cli 0.61.0 · protocol 1"), "{text}");
+        assert!(
+            text.contains("  load: refused: Authentication required"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  resume: not offered by the agent"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("attach:"),
+            "a step that did not run is not listed: {text}"
+        );
+
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["found"], true);
+        assert_eq!(v["version"], "0.61.0");
+        assert_eq!(v["protocol"], "1");
+        assert_eq!(v["load"]["state"], "refused");
+        assert_eq!(v["load"]["message"], "Authentication required");
+        assert_eq!(v["resume"]["state"], "not_offered");
+        assert_eq!(v["attach"]["state"], "not_run");
+        assert!(v["auth_methods"].is_array());
+        assert!(v.get("hint").is_some());
+    }
+}

@@ -33,6 +33,10 @@ pub struct SessionRecord {
     pub refused: Vec<String>,
     /// The agent did not attach the context server in an `mcp` turn.
     pub mcp_fallback: bool,
+    /// When a process last created or reopened the session (Unix seconds, UTC): gemini-cli
+    /// names a session's recording by that minute (see [`super::adapters::reopen_hazard`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opened_at: Option<u64>,
 }
 
 /// The agent capabilities the choice depends on.
@@ -51,6 +55,9 @@ pub struct TurnInput {
     pub caps: Caps,
     /// The session this thread has open over the current connection, if any.
     pub live: Option<String>,
+    /// Why reopening the thread's session (resume or load) now would harm it, if it would:
+    /// a new session seeded with the conversation is started instead (unless it is live).
+    pub reopen_hazard: Option<String>,
     pub warm_available: bool,
     pub has_handoff: bool,
     /// The thread has earlier visible conversation.
@@ -121,6 +128,9 @@ pub enum Event {
         session_id: String,
         runtime_id: String,
         opening: Opening,
+        /// When the agent created or reopened it (Unix seconds); `None` for a live session,
+        /// which keeps the time it was opened.
+        opened_at: Option<u64>,
     },
     /// The agent refused to resume or load `session_id`.
     OpenRefused {
@@ -144,6 +154,8 @@ pub enum NewSessionReason {
     OtherAgent,
     /// The agent could not reopen the earlier session.
     ReopenFailed,
+    /// Reopening the earlier session now would harm it (see [`TurnInput::reopen_hazard`]).
+    ReopenTooSoon,
     /// The thread had no session to go on with (the first session of an old thread, after a
     /// failed turn or a handoff).
     #[default]
@@ -162,6 +174,9 @@ impl NewSessionReason {
             }
             NewSessionReason::ReopenFailed => {
                 "a new session was started because the earlier one could not be reopened"
+            }
+            NewSessionReason::ReopenTooSoon => {
+                "a new session was started because the earlier one cannot be reopened safely yet"
             }
             NewSessionReason::NoSession => "a new session was started for this thread",
         }
@@ -203,11 +218,15 @@ impl SessionMachine {
                 session_id,
                 runtime_id,
                 opening: _,
+                opened_at,
             } => {
                 let Some(p) = &self.pending else {
                     return Vec::new();
                 };
                 self.record.agent = p.input.agent.clone();
+                if opened_at.is_some() || self.record.session_id.as_ref() != Some(&session_id) {
+                    self.record.opened_at = opened_at;
+                }
                 self.record.session_id = Some(session_id);
                 self.record.runtime_id = Some(runtime_id);
                 self.record.fingerprint = Some(p.input.fingerprint.clone());
@@ -274,6 +293,7 @@ impl SessionMachine {
         self.record.session_id = None;
         self.record.runtime_id = None;
         self.record.fingerprint = None;
+        self.record.opened_at = None;
     }
 
     fn turn_requested(&mut self, input: TurnInput) -> Vec<Effect> {
@@ -285,21 +305,36 @@ impl SessionMachine {
         };
         let same = self.record.agent == input.agent
             && self.record.fingerprint.as_deref() == Some(input.fingerprint.as_str());
-        let reusable = self
+        let mut reusable = self
             .record
             .session_id
             .clone()
             .zip(self.record.runtime_id.clone())
             .filter(|(id, _)| same && !self.record.refused.contains(id));
+        let mut effects = Vec::new();
+        let reopens = reusable
+            .as_ref()
+            .is_some_and(|(id, _)| input.live.as_deref() != Some(id.as_str()))
+            && (input.caps.resume || input.caps.load_session);
+        let hazard = input.reopen_hazard.as_ref().filter(|_| reopens);
+        if let Some(h) = hazard {
+            // Never reopen a session in a way that harms it: go on in a new, seeded session.
+            reusable = None;
+            effects.push(Effect::Notice(format!(
+                "{} was not asked to reopen this thread's session: {h}. A new session was \
+                 started and given the conversation so far.",
+                input.agent
+            )));
+        }
         let why = match (&self.record.session_id, &self.record.fingerprint) {
             (Some(id), _) if self.record.refused.contains(id) => NewSessionReason::ReopenFailed,
             (Some(_), _) if !self.record.agent.is_empty() && self.record.agent != input.agent => {
                 NewSessionReason::OtherAgent
             }
             (Some(_), Some(f)) if *f != input.fingerprint => NewSessionReason::SourcesChanged,
+            _ if hazard.is_some() => NewSessionReason::ReopenTooSoon,
             _ => NewSessionReason::NoSession,
         };
-        let mut effects = Vec::new();
         let (how, seed) = match reusable {
             Some((session_id, _)) if input.live.as_deref() == Some(session_id.as_str()) => {
                 (Open::Live { session_id }, Seed::None)
@@ -427,6 +462,7 @@ mod tests {
                 resume: true,
             },
             live: None,
+            reopen_hazard: None,
             warm_available: true,
             has_handoff: false,
             has_history: true,
@@ -453,6 +489,7 @@ mod tests {
             session_id: id.into(),
             runtime_id: format!("rt-{id}"),
             opening: Opening::New,
+            opened_at: Some(1_000),
         });
         m.handle(Event::TurnEnded {
             attached: Some(true),
@@ -508,6 +545,51 @@ mod tests {
                 session_id: "s1".into()
             }
         );
+    }
+
+    #[test]
+    fn a_hazardous_reopen_uses_the_live_session_or_a_seeded_new_one() {
+        let mut m = SessionMachine::default();
+        m.handle(Event::TurnRequested(input("f1", Mode::Mcp)));
+        opened(&mut m, "s1");
+        assert_eq!(m.record.opened_at, Some(1_000));
+        let mut i = input("f1", Mode::Mcp);
+        i.caps.resume = false;
+        i.reopen_hazard = Some("it was opened this minute".into());
+
+        // The process still has it: prompt it again, nothing reopened, nothing forgotten.
+        i.live = Some("s1".into());
+        let effects = m.handle(Event::TurnRequested(i.clone()));
+        assert!(matches!(open_of(&effects).0, Open::Live { .. }));
+        assert!(!effects.iter().any(|e| matches!(e, Effect::Notice(_))));
+        m.handle(Event::Opened {
+            session_id: "s1".into(),
+            runtime_id: "rt-s1".into(),
+            opening: Opening::Resumed,
+            opened_at: None,
+        });
+        assert_eq!(
+            m.record.opened_at,
+            Some(1_000),
+            "a live turn keeps the time"
+        );
+        m.handle(Event::TurnEnded {
+            attached: Some(true),
+        });
+
+        // Another process: never load it now; a new session gets the conversation.
+        i.live = None;
+        let effects = m.handle(Event::TurnRequested(i));
+        let (how, attach, seed, _) = open_of(&effects);
+        assert_eq!((how, attach, seed), (Open::New, true, Seed::Conversation));
+        assert!(
+            effects
+                .iter()
+                .any(|e| matches!(e, Effect::Notice(n) if n.contains("opened this minute")))
+        );
+        assert_eq!(m.new_session_reason(), NewSessionReason::ReopenTooSoon);
+        assert_eq!(m.record.session_id, None);
+        assert_eq!(m.record.opened_at, None);
     }
 
     #[test]
@@ -587,6 +669,7 @@ mod tests {
             session_id: "s1".into(),
             runtime_id: "rt1".into(),
             opening: Opening::New,
+            opened_at: Some(1_000),
         });
         let effects = m.handle(Event::TurnEnded {
             attached: Some(false),
@@ -640,6 +723,7 @@ mod tests {
             session_id: "s".into(),
             runtime_id: "r".into(),
             opening: Opening::New,
+            opened_at: Some(1_000),
         });
         assert!(
             m.handle(Event::TurnEnded {

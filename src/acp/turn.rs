@@ -15,7 +15,7 @@ use agent_client_protocol::v1::schema::{
 use serde::Serialize;
 use tokio::sync::{Notify, watch};
 
-use super::client::{AgentError, AgentProcess, Inbound, OpenError, context_server};
+use super::client::{AgentError, AgentProcess, Inbound, OpenError, context_server, unix_now};
 pub use super::events::{ToolCallInfo, ToolStatus, ToolUpdateInfo, TurnEvent};
 use super::permission::{Announced, Policy, Verdict, ask_of, outcome_for};
 pub use super::permission::{
@@ -340,6 +340,13 @@ pub async fn run_turn(
     let sessions_dir = vault.state_dir().join(SESSIONS_DIR);
     let prior = thread.conversation();
     let mut machine = SessionMachine::new(thread.state.session.clone());
+    let record = &machine.record;
+    let live = record
+        .session_id
+        .clone()
+        .filter(|id| record.agent == agent.def.name && agent.live_since(id).is_some());
+    let reopen_hazard =
+        super::adapters::reopen_hazard(agent.def.adapter, record.opened_at, unix_now());
     let input = TurnInput {
         agent: agent.def.name.clone(),
         fingerprint: plan.fingerprint.clone(),
@@ -348,7 +355,8 @@ pub async fn run_turn(
             load_session: agent.info.load_session,
             resume: agent.info.resume,
         },
-        live: None,
+        live,
+        reopen_hazard,
         warm_available: agent.warm_available().await,
         has_handoff: thread.handoff().is_some(),
         has_history: !prior.is_empty(),
@@ -373,6 +381,7 @@ pub async fn run_turn(
         };
         apply_side_effects(&effects, thread, &machine, &mut notices);
         let started = Instant::now();
+        let mut created = None;
         let (runtime_id, warm_session) = match &how {
             Open::Live { .. } | Open::Resume { .. } | Open::Load { .. } => (
                 machine
@@ -384,7 +393,10 @@ pub async fn run_turn(
             ),
             Open::New => (new_id("rt"), None),
             Open::Warm => match agent.take_warm(&sessions_dir).await {
-                Some(w) => (w.runtime_id.clone(), Some(w)),
+                Some(w) => {
+                    created = Some(w.created);
+                    (w.runtime_id.clone(), Some(w))
+                }
                 None => (new_id("rt"), None),
             },
         };
@@ -419,10 +431,16 @@ pub async fn run_turn(
         match opened {
             Ok((id, opening)) => {
                 let is_warm = matches!(how, Open::Warm) && opening == Opening::New && !attach_mcp;
+                // A live session keeps the time it was opened; any other was opened now.
+                let opened_at = match how {
+                    Open::Live { .. } => None,
+                    _ => Some(created.unwrap_or_else(unix_now)),
+                };
                 effects = machine.handle(Event::Opened {
                     session_id: id.clone(),
                     runtime_id: runtime_id.clone(),
                     opening,
+                    opened_at,
                 });
                 apply_side_effects(&effects, thread, &machine, &mut notices);
                 break (

@@ -503,7 +503,14 @@ fn gemini(path: &str, body: &Value, script: &Script) -> Response {
 
 fn openai(body: &Value, script: &Script, ids: &AtomicU64) -> Response {
     let mut tools = Vec::new();
+    // Freeform tools (Codex's `apply_patch`): called with a string, not JSON arguments.
+    let mut custom = Vec::new();
     for t in body["tools"].as_array().into_iter().flatten() {
+        if t["type"] == "custom"
+            && let Some(n) = t["name"].as_str()
+        {
+            custom.push(n.to_string());
+        }
         if t["type"] == "namespace" {
             for u in t["tools"].as_array().into_iter().flatten() {
                 if let (Some(ns), Some(n)) = (t["name"].as_str(), u["name"].as_str()) {
@@ -532,7 +539,7 @@ fn openai(body: &Value, script: &Script, ids: &AtomicU64) -> Response {
     let results: Vec<ToolResult> = items
         .iter()
         .skip(start + 1)
-        .filter(|i| i["type"] == "function_call_output")
+        .filter(|i| i["type"] == "function_call_output" || i["type"] == "custom_tool_call_output")
         .map(|i| {
             let raw = result_text(&i["output"]);
             let is_error = raw.starts_with("Error") || raw.contains("cancelled");
@@ -562,8 +569,20 @@ fn openai(body: &Value, script: &Script, ids: &AtomicU64) -> Response {
                 Some((ns, name)) => (Some(ns), name),
                 None => (None, tool.as_str()),
             };
-            let mut item = json!({"type": "function_call", "id": format!("fc_{n}"), "call_id": format!("call_{n}"),
-                "name": name, "arguments": args.to_string(), "status": "completed"});
+            let mut item = match args {
+                Value::String(input) if custom.iter().any(|c| c == name) => {
+                    json!({"type": "custom_tool_call", "id": format!("ctc_{n}"), "call_id": format!("call_{n}"),
+                        "name": name, "input": input, "status": "completed"})
+                }
+                Value::String(input) => {
+                    json!({"type": "function_call", "id": format!("fc_{n}"), "call_id": format!("call_{n}"),
+                    "name": name, "arguments": json!({"input": input}).to_string(), "status": "completed"})
+                }
+                _ => {
+                    json!({"type": "function_call", "id": format!("fc_{n}"), "call_id": format!("call_{n}"),
+                    "name": name, "arguments": args.to_string(), "status": "completed"})
+                }
+            };
             if let Some(ns) = ns {
                 item["namespace"] = json!(ns);
             }
