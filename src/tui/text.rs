@@ -120,16 +120,23 @@ pub fn is_code(line: &str) -> bool {
     if line.starts_with("  ") || line.starts_with('\t') {
         return true;
     }
+    // Openers that are code on their own.
     const OPENERS: &[&str] = &[
-        "#include", "#define", "#!", "//", "/*", ">>>", "$ ", "def ", "fn ", "let ", "const ",
-        "import ", "from ", "return ", "return;", "class ", "public ", "private ", "static ",
-        "int ", "void ", "for (", "if (", "while (", "else", "}", "{", "\\begin", "\\end",
-        "print(", "printf(", "#[", "@",
+        "#include", "#define", "#!", "//", "/*", ">>>", "$ ", "}", "{", "\\begin", "\\end", "#[",
+        "print(", "printf(",
     ];
-    if OPENERS.iter().any(|o| t.starts_with(o)) {
+    if OPENERS.iter().any(|o| t.starts_with(o)) || t.ends_with(['{', '}', ';']) {
         return true;
     }
-    if t.ends_with(['{', '}', ';']) {
+    // Keywords that begin prose lines too ("from 6.4 to 1.9", "class of methods"): code only
+    // when the line ends as a statement or a header does, or assigns.
+    const KEYWORDS: &[&str] = &[
+        "def ", "fn ", "let ", "const ", "import ", "from ", "return", "class ", "public ",
+        "private ", "static ", "int ", "void ", "for ", "if ", "while ", "else ",
+    ];
+    if KEYWORDS.iter().any(|k| t.starts_with(k))
+        && (t.ends_with([':', ')', ',']) || t.contains(" = "))
+    {
         return true;
     }
     let n = t.chars().count();

@@ -90,6 +90,8 @@ mod tests {
             "The method of [12] (see Fig. 3) works well on two-column layouts and",
             "Results show that the reading order is recovered in most cases.",
             "Return values are discussed in Section 4.",
+            "from 6.4 to 1.9 percent, at 38 milliseconds per page on a single",
+            "class of methods that read the page twice",
             "",
         ] {
             assert!(!is_code(prose), "{prose:?}");

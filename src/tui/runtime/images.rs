@@ -19,13 +19,6 @@ type Boxes = HashMap<(String, u32, String), Option<Vec<[f32; 4]>>>;
 static QUOTE_BOXES: OnceLock<Mutex<Boxes>> = OnceLock::new();
 const QUOTE_BOXES_MAX: usize = 64;
 
-/// The half-blocks picker, built once (its constructor would change tmux's settings).
-pub fn halfblocks() -> Picker {
-    static HALF: OnceLock<Picker> = OnceLock::new();
-    HALF.get_or_init(|| super::termquery::without_tmux_changes(Picker::halfblocks))
-        .clone()
-}
-
 /// The pixels of one cell for `picker`: a half-block cell is one pixel wide and two high.
 pub fn cell_pixels(picker: &Picker) -> (u32, u32) {
     if picker.protocol_type() == ProtocolType::Halfblocks {
@@ -46,7 +39,7 @@ impl Runner {
             .picker
             .lock()
             .map(|p| p.clone())
-            .unwrap_or_else(|_| halfblocks());
+            .unwrap_or_else(|_| super::termquery::halfblocks());
         let (cw, ch) = cell_pixels(&picker);
         let cells = key.window.cells;
         let region = Region {

@@ -159,7 +159,7 @@ impl Runner {
                 reading_save: Arc::default(),
                 reading_gen: Arc::default(),
                 reading_written: Arc::default(),
-                picker: Arc::new(Mutex::new(images::halfblocks())),
+                picker: Arc::new(Mutex::new(termquery::halfblocks())),
                 copied: Arc::default(),
                 osc52: Arc::default(),
                 pdf_viewer: Arc::new(Mutex::new(std::env::var("AGENTERO_PDF_VIEWER").ok())),

@@ -216,7 +216,7 @@ fn image_picker() -> (Picker, Vec<ratatui::crossterm::event::KeyEvent>) {
     let forced = std::env::var("AGENTERO_IMAGES").unwrap_or_default();
     let forced = match forced.to_ascii_lowercase().as_str() {
         "halfblocks" | "half-blocks" | "blocks" => {
-            return (super::images::halfblocks(), Vec::new());
+            return (termquery::halfblocks(), Vec::new());
         }
         "kitty" => Some(ProtocolType::Kitty),
         "sixel" => Some(ProtocolType::Sixel),

@@ -103,6 +103,13 @@ fn tmux(args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// The half-blocks picker, built once (its constructor would change tmux's settings).
+pub fn halfblocks() -> ratatui_image::picker::Picker {
+    static HALF: std::sync::OnceLock<ratatui_image::picker::Picker> = std::sync::OnceLock::new();
+    HALF.get_or_init(|| without_tmux_changes(ratatui_image::picker::Picker::halfblocks))
+        .clone()
+}
+
 /// Runs `build` (a ratatui-image picker constructor) and leaves tmux's `allow-passthrough` as
 /// the user set it: those constructors turn it on for the pane (`tmux set -p
 /// allow-passthrough on`) whenever `TERM` or `TERM_PROGRAM` says tmux, which would override a
