@@ -8,11 +8,15 @@
 //! to draw, rendered through the bounded child as the app does: time to refusal and the child's
 //! peak RSS; and the cost of the child on normal pages (isolated against in process).
 //!
+//! Then the image view's zoom and pan (`render/zoom.rs`; `-- zoom` runs only that).
+//!
 //! `cargo bench --bench render` (release). Pages: the first five of every paper.
 
 mod common;
 #[path = "../tests/common/hostile_pdf.rs"]
 mod hostile_pdf;
+#[path = "render/zoom.rs"]
+mod zoom;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -98,11 +102,15 @@ fn bounded(renderer: &Renderer) {
 
 fn main() {
     let renderer = Renderer::new(env!("CARGO_BIN_EXE_agentero"), Bounds::default());
-    bounded(&renderer);
     let corpus = common::corpus();
     let mut files = Vec::new();
     pdfs(&corpus, &mut files);
     files.sort();
+    if std::env::args().any(|a| a == "zoom") {
+        zoom::run(&corpus, &files);
+        return;
+    }
+    bounded(&renderer);
     let out = tempfile::tempdir().unwrap();
     let png = out.path().join("page");
     let have = |tool: &str| Command::new(tool).arg("-v").output().is_ok();
@@ -267,4 +275,6 @@ fn main() {
     common::report("page 1 uncached (render+store)", cold.clone(), None);
     common::report("page 1 from the cache", warm.clone(), None);
     println!("cached/uncached: p50 {:.2}x", p(warm, 0.5) / p(cold, 0.5));
+    println!();
+    zoom::run(&corpus, &files);
 }

@@ -32,8 +32,9 @@ pub struct Cli {
     /// Run the built-in ACP agent over stdio (started by the host; stdout is the protocol).
     #[arg(long, hide = true)]
     pub builtin_agent: bool,
-    /// Render one page within bounds and write it to stdout (started by agentero itself).
-    #[arg(long, hide = true, num_args = 5, value_names = ["PDF", "PAGE", "DPI", "BYTES", "SECONDS"])]
+    /// Render one page (or a window of it) within bounds and write it to stdout (started by
+    /// agentero itself).
+    #[arg(long, hide = true, num_args = 5..=6, value_names = ["PDF", "PAGE", "DPI", "BYTES", "SECONDS", "WINDOW"])]
     pub render_page: Option<Vec<std::ffi::OsString>>,
 }
 

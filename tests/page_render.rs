@@ -891,3 +891,93 @@ mod bounded {
         assert!(left.is_empty(), "left running: {left:?}");
     }
 }
+
+/// A window of a page (the image view's zoom and pan) renders as the same part of the whole
+/// page at the same scale: rendered in process, through the bounded child, and read back from
+/// the page cache; a window that is not one is refused by the child, not drawn.
+#[test]
+fn a_window_renders_as_that_part_of_the_whole_page() {
+    use render::{Bounds, PageCache, Region, Renderer};
+    let fixture = agentero::vault::demo::fixtures::numbered_pages(2).unwrap();
+    let dpi = 100;
+    let whole = render::render(&fixture.pdf, 1, dpi).unwrap();
+    let (w, h) = whole.image.dimensions();
+    // The heading and the first line at 100 dpi: a tenth in from the left, a twentieth down.
+    let frac = [1000, 500, 6000, 2000];
+    let (l, t) = (w / 10, h / 20);
+    let px = (w / 2, h * 3 / 20);
+    let region = Region { frac, px };
+    let win = render::render_region(&fixture.pdf, 1, region).unwrap();
+    assert_eq!(win.image.image.dimensions(), px);
+    assert_eq!(win.image.dpi, dpi);
+    assert!((win.page_pt.1 / win.page_pt.0 - h as f32 / w as f32).abs() < 0.01);
+    let crop = image::imageops::crop_imm(&whole.image, l, t, px.0, px.1).to_image();
+    let diff = |a: &image::RgbImage, b: &image::RgbImage| {
+        let n = a.as_raw().len() as f64;
+        a.as_raw()
+            .iter()
+            .zip(b.as_raw())
+            .map(|(x, y)| f64::from(x.abs_diff(*y)))
+            .sum::<f64>()
+            / n
+    };
+    let ink = win
+        .image
+        .image
+        .as_raw()
+        .iter()
+        .filter(|v| **v < 128)
+        .count();
+    assert!(
+        ink > 500,
+        "the window has no text in it ({ink} dark samples)"
+    );
+    let same = diff(&win.image.image, &crop);
+    assert!(
+        same < 2.0,
+        "the window differs from the page's crop by {same:.2} per sample"
+    );
+    // The control: the crop one line lower is not the same picture.
+    let lower = image::imageops::crop_imm(&whole.image, l, t + 24, px.0, px.1).to_image();
+    assert!(diff(&win.image.image, &lower) > same * 3.0 + 1.0);
+    // Through the bounded child and the page cache: the same pixels, the second time cached.
+    let dir = tempfile::tempdir().unwrap();
+    let vault = agentero::vault::Vault::open(dir.path()).unwrap();
+    let pdf = dir.path().join("p.pdf");
+    std::fs::write(&pdf, &fixture.pdf).unwrap();
+    let sha = "b".repeat(64);
+    let renderer = Renderer::new(env!("CARGO_BIN_EXE_agentero"), Bounds::default());
+    let cache = PageCache::new(&vault);
+    let (child, cached) = cache
+        .get_or_render_region(&renderer, &pdf, &sha, 1, region)
+        .unwrap();
+    assert!(!cached);
+    assert_eq!(child.image.image, win.image.image);
+    assert_eq!(child.image.transform, win.image.transform);
+    let (again, cached) = cache
+        .get_or_render_region(&renderer, &pdf, &sha, 1, region)
+        .unwrap();
+    assert!(cached);
+    assert_eq!(again.image.image, win.image.image);
+    assert_eq!(again.page_pt, win.page_pt);
+    // A window past the page, or of no pixels: refused.
+    let bad = Region {
+        frac: [5000, 0, 4000, 100],
+        px: (10, 10),
+    };
+    assert!(renderer.render_region_file(&pdf, 1, bad).is_err());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentero"))
+        .arg(render::RENDER_FLAG)
+        .arg(&pdf)
+        .args(["1", "0", "1073741824", "10", "0,0,10000,10000,0,5"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    // Zoomed past the resolution bound: a refusal with the reason, not an allocation.
+    let huge = Region {
+        frac: [0, 0, 10, 10],
+        px: (4000, 4000),
+    };
+    let e = render::render_region(&fixture.pdf, 1, huge).unwrap_err();
+    assert!(e.to_string().contains("too large"), "{e}");
+}

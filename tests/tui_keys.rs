@@ -2444,4 +2444,125 @@ fn the_thread_list_exports_the_cited_papers() {
     h.settle();
     assert!(h.app.status().contains("CSL-JSON"), "{}", h.app.status());
     assert_eq!(std::fs::read_dir(&exports).unwrap().count(), 2);
+
+/// The image view's keys at 120x40: `Z` maximises the paper pane (the other panes hidden, the
+/// status line kept), `w` fits the width, `j`/`k` and `ctrl-d`/`ctrl-u` pan (past the bottom
+/// the next page's top, past the top the previous page's bottom), `+`/`-` zoom around the
+/// centre, `h`/`l` pan across a zoomed page, `J` keeps the zoom, `f` fits the page again,
+/// `Z` brings the panes back; fit and zoom say what they are for in the text view.
+#[test]
+fn image_view_fits_zooms_pans_and_maximises() {
+    let (_dir, mut h) = demo();
+    select(&mut h, "papers/dense-vs-sparse/paper.pdf");
+    h.keys("enter I");
+    let at = |h: &Headless| {
+        let a = h.app.areas().paper_text;
+        h.app
+            .paper_pane()
+            .zoom_label((a.width, a.height))
+            .unwrap_or_default()
+    };
+    // Columns of the text area the image painted, on its widest row.
+    let painted = |h: &mut Headless| {
+        h.render();
+        let a = h.app.areas().paper_text;
+        let buf = h.buffer();
+        (a.y..a.y + a.height)
+            .map(|y| {
+                (a.x..a.x + a.width)
+                    .filter(|&x| matches!(buf[(x, y)].bg, ratatui::style::Color::Rgb(..)))
+                    .count()
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    assert_eq!(at(&h), "fit page");
+    let small = painted(&mut h);
+    assert!(small > 20, "{}", h.render());
+    h.keys("Z");
+    let a = h.app.areas();
+    assert_eq!((a.vault.width, a.chat.width, a.paper.width), (0, 0, 120));
+    assert!(h.app.status().contains("maximised"), "{}", h.app.status());
+    let screen = h.render();
+    assert!(!screen.contains("Vault"), "{screen}");
+    // The whole page is as high as before (the height bounds it), and drawn again.
+    assert_eq!(painted(&mut h), small);
+    h.keys("w");
+    assert_eq!(at(&h), "fit width · 0%");
+    assert_eq!(painted(&mut h), usize::from(h.app.areas().paper_text.width));
+    h.keys("j");
+    assert_ne!(at(&h), "fit width · 0%");
+    h.keys("k");
+    assert_eq!(at(&h), "fit width · 0%");
+    h.keys("ctrl-d");
+    let half = at(&h);
+    assert!(half.starts_with("fit width · ") && half != "fit width · 0%");
+    // Down to the bottom, then on to page 2's top.
+    for _ in 0..6 {
+        h.keys("ctrl-d");
+        if h.app.paper().unwrap().page() == 2 {
+            break;
+        }
+    }
+    assert_eq!(h.app.paper().unwrap().page(), 2);
+    assert_eq!(at(&h), "fit width · 0%");
+    h.keys("ctrl-u");
+    assert_eq!(h.app.paper().unwrap().page(), 1);
+    assert_eq!(at(&h), "fit width · 100%");
+    h.keys("g g");
+    h.keys("+");
+    let zoomed = at(&h);
+    assert!(zoomed.starts_with("zoom 125% · "), "{zoomed}");
+    assert!(zoomed.ends_with("50% across"), "{zoomed}");
+    h.keys("l l");
+    assert!(at(&h).ends_with("100% across"), "{}", at(&h));
+    h.keys("h");
+    assert!(!at(&h).ends_with("100% across"), "{}", at(&h));
+    h.keys("J");
+    assert_eq!(h.app.paper().unwrap().page(), 2);
+    assert!(at(&h).starts_with("zoom 125% · 0% · "), "{}", at(&h));
+    h.keys("- K");
+    assert_eq!(at(&h), "fit width · 0%");
+    h.keys("f");
+    assert_eq!(at(&h), "fit page");
+    h.keys("Z");
+    let a = h.app.areas();
+    assert!(a.vault.width > 0 || a.chat.width > 0);
+    h.keys("I w");
+    assert!(h.app.status().contains("image view"), "{}", h.app.status());
+}
+
+/// The text view keeps a PDF's code lines: at 60 columns a listing's long line is one row
+/// cut with `›` (not wrapped into the next), `z l` scrolls it across, `z h` back.
+#[test]
+fn code_lines_are_cut_and_scroll_across() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    std::fs::create_dir_all(vault.join("papers/code")).unwrap();
+    let f = agentero::vault::demo::fixtures::code_listing().unwrap();
+    std::fs::write(vault.join("papers/code/paper.pdf"), &f.pdf).unwrap();
+    let mut h = Headless::open(&vault, 60, 30).unwrap();
+    h.settle();
+    select(&mut h, "papers/code/paper.pdf");
+    h.keys("enter");
+    h.settle();
+    let screen = h.render();
+    let line = screen
+        .lines()
+        .find(|l| l.contains("println!"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(line.contains('›'), "{screen}");
+    assert!(
+        !screen
+            .lines()
+            .any(|l| l.contains("total);") && !l.contains("println!")),
+        "the long line wrapped:\n{screen}"
+    );
+    h.keys("z l z l");
+    let screen = h.render();
+    let line = screen.lines().find(|l| l.contains("total);"));
+    assert!(line.is_some(), "scrolled across:\n{screen}");
+    assert!(h.app.status().contains("scrolled"), "{}", h.app.status());
+    h.keys("z h");
+    assert!(h.render().lines().any(|l| l.contains("println!")));
 }

@@ -61,6 +61,13 @@ actions! {
     Outline => "outline", "Section outline of the paper";
     Metadata => "metadata", "Metadata of the paper";
     ToggleImage => "toggle_image", "Show the page as an image (I again: the text)";
+    Maximise => "maximise", "Maximise the paper pane (again: the other panes back)";
+    FitWidth => "fit_width", "Image view: fit the page's width to the pane";
+    FitPage => "fit_page", "Image view: the whole page in the pane";
+    ZoomIn => "zoom_in", "Image view: zoom in around the centre";
+    ZoomOut => "zoom_out", "Image view: zoom out around the centre";
+    ScrollLeft => "scroll_left", "Text view: scroll long code lines left";
+    ScrollRight => "scroll_right", "Text view: scroll long code lines right";
     OpenViewer => "open_viewer", "Open the paper at this page in your PDF viewer";
     Yank => "yank", "Copy the selection to the clipboard (OSC 52)";
     YankCitation => "yank_citation", "Copy this page's citation (papers/x/paper.pdf#page=3)";

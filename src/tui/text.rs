@@ -94,7 +94,9 @@ pub fn reflow(text: String) -> String {
         let indented = next.starts_with(' ') || line.starts_with(' ');
         // "…as follows:" leads into a list, a display or a listing.
         let lead_in = line.trim_end().ends_with(':');
-        if full && !next.trim().is_empty() && !next_starts_item && !indented && !lead_in {
+        // A listing's, a verbatim block's or a table's lines stay its own.
+        let code = is_code(line) || is_code(next);
+        if full && !next.trim().is_empty() && !next_starts_item && !indented && !lead_in && !code {
             joins.push(offset);
         }
         offset += 1;
@@ -105,6 +107,44 @@ pub fn reflow(text: String) -> String {
     }
     // Only ASCII newlines were replaced, so this stays valid UTF-8.
     String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// Whether a line of a PDF page reads as code, a listing or a table row rather than prose:
+/// indented by the extractor, opening with a comment, a prompt or a keyword, ending as a
+/// statement or a block does, or dense in operators and brackets.
+pub fn is_code(line: &str) -> bool {
+    let t = line.trim();
+    if t.is_empty() {
+        return false;
+    }
+    if line.starts_with("  ") || line.starts_with('\t') {
+        return true;
+    }
+    // Openers that are code on their own.
+    const OPENERS: &[&str] = &[
+        "#include", "#define", "#!", "//", "/*", ">>>", "$ ", "}", "{", "\\begin", "\\end", "#[",
+        "print(", "printf(",
+    ];
+    if OPENERS.iter().any(|o| t.starts_with(o)) || t.ends_with(['{', '}', ';']) {
+        return true;
+    }
+    // Keywords that begin prose lines too ("from 6.4 to 1.9", "class of methods"): code only
+    // when the line ends as a statement or a header does, or assigns.
+    const KEYWORDS: &[&str] = &[
+        "def ", "fn ", "let ", "const ", "import ", "from ", "return", "class ", "public ",
+        "private ", "static ", "int ", "void ", "for ", "if ", "while ", "else ",
+    ];
+    if KEYWORDS.iter().any(|k| t.starts_with(k))
+        && (t.ends_with([':', ')', ',']) || t.contains(" = "))
+    {
+        return true;
+    }
+    let n = t.chars().count();
+    let symbols = t
+        .chars()
+        .filter(|c| "{}[]()<>=;+*/&|!#$%^~`\\_".contains(*c))
+        .count();
+    n >= 6 && symbols * 5 >= n
 }
 
 /// Byte ranges of case-insensitive matches of `needle` in `hay`.

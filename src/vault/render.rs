@@ -13,7 +13,7 @@ use hayro::hayro_interpret::InterpreterSettings;
 use hayro::hayro_interpret::util::TransformExt;
 use hayro::hayro_syntax::Pdf;
 use hayro::vello_cpu::color::palette::css::WHITE;
-use hayro::{PixmapSettings, RenderCache, RenderSettings};
+use hayro::{RenderCache, RenderSettings};
 use image::{Rgb, RgbImage};
 use serde::{Deserialize, Serialize};
 
@@ -21,8 +21,10 @@ use super::statefs;
 
 mod declared;
 mod isolated;
+mod region;
 
 pub use isolated::{Bounds, RENDER_FLAG, Renderer, child_main};
+pub use region::{Region, RegionImage, render_region};
 
 /// The resolution of `agentero page` when none is given.
 pub const DEFAULT_DPI: u32 = 150;
@@ -199,6 +201,29 @@ fn render_within(bytes: &[u8], page: u32, dpi: u32, memory: u64) -> Result<PageI
     if !(MIN_DPI..=MAX_DPI).contains(&dpi) {
         return Err(RenderError::BadDpi);
     }
+    with_page(bytes, page, |p| {
+        let scale = f64::from(dpi) / 72.0;
+        let (w, h) = p.render_dimensions();
+        let (pw, ph) = (f64::from(w) * scale, f64::from(h) * scale);
+        check_size(page, dpi, pw, ph)?;
+        declared::check_images(p, page, memory)?;
+        let base = p.initial_transform(true).to_kurbo();
+        let transform = hayro::kurbo::Affine::scale(scale) * base;
+        let image = rasterize(p, page, pw as u16, ph as u16, transform)?;
+        Ok(PageImage {
+            image,
+            transform: transform.as_coeffs(),
+            dpi,
+        })
+    })
+}
+
+/// Runs `f` on physical page `page` (1-based) of the PDF in `bytes`.
+fn with_page<T>(
+    bytes: &[u8],
+    page: u32,
+    f: impl FnOnce(&hayro::hayro_syntax::page::Page<'_>) -> Result<T, RenderError>,
+) -> Result<T, RenderError> {
     let pdf = match Pdf::new(bytes.to_vec()) {
         Ok(p) => p,
         Err(hayro::hayro_syntax::LoadPdfError::Decryption(_)) => {
@@ -211,9 +236,11 @@ fn render_within(bytes: &[u8], page: u32, dpi: u32, memory: u64) -> Result<PageI
     let Some(p) = page.checked_sub(1).and_then(|i| pages.get(i as usize)) else {
         return Err(RenderError::NoSuchPage { page, count });
     };
-    let scale = f64::from(dpi) / 72.0;
-    let (w, h) = p.render_dimensions();
-    let (pw, ph) = (f64::from(w) * scale, f64::from(h) * scale);
+    f(p)
+}
+
+/// A pixmap of `pw`x`ph` pixels refused past hayro's and our limits.
+fn check_size(page: u32, dpi: u32, pw: f64, ph: f64) -> Result<(), RenderError> {
     if !(pw.is_finite() && ph.is_finite())
         || pw > MAX_SIDE
         || ph > MAX_SIDE
@@ -226,24 +253,41 @@ fn render_within(bytes: &[u8], page: u32, dpi: u32, memory: u64) -> Result<PageI
             height: ph as u64,
         });
     }
-    declared::check_images(p, page, memory)?;
-    let settings = PixmapSettings {
-        x_scale: scale as f32,
-        y_scale: scale as f32,
-        bg_color: WHITE,
-    };
-    let base = p.initial_transform(true).to_kurbo();
-    let transform = (hayro::kurbo::Affine::scale(scale) * base).as_coeffs();
+    Ok(())
+}
+
+/// The page drawn through `transform` (PDF user space to pixels) into `width`x`height`
+/// pixels on white.
+fn rasterize(
+    p: &hayro::hayro_syntax::page::Page<'_>,
+    page: u32,
+    width: u16,
+    height: u16,
+    transform: hayro::kurbo::Affine,
+) -> Result<RgbImage, RenderError> {
     // hayro forbids unsafe code but may still panic on a file it does not expect.
     let pixmap = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let cache = RenderCache::new();
-        hayro::render(
+        let mut ctx = hayro::vello_cpu::RenderContext::new(width.max(1), height.max(1));
+        hayro::render_into(
             p,
             &cache,
             &InterpreterSettings::default(),
             &RenderSettings::default(),
-            &settings,
-        )
+            &mut ctx,
+            transform,
+        );
+        ctx.flush();
+        let mut pixmap = hayro::vello_cpu::Pixmap::new(ctx.width(), ctx.height());
+        ctx.render_with(
+            &mut pixmap,
+            &mut hayro::vello_cpu::Resources::default(),
+            hayro::vello_cpu::RasterizerSettings {
+                target_init: hayro::vello_cpu::TargetInit::Clear(WHITE),
+                ..Default::default()
+            },
+        );
+        pixmap
     }))
     .map_err(|_| RenderError::Crashed(page))?;
     let (width, height) = (u32::from(pixmap.width()), u32::from(pixmap.height()));
@@ -253,12 +297,7 @@ fn render_within(bytes: &[u8], page: u32, dpi: u32, memory: u64) -> Result<PageI
         .chunks_exact(4)
         .flat_map(|px| [px[0], px[1], px[2]])
         .collect();
-    let image = RgbImage::from_raw(width, height, rgb).ok_or(RenderError::Crashed(page))?;
-    Ok(PageImage {
-        image,
-        transform,
-        dpi,
-    })
+    RgbImage::from_raw(width, height, rgb).ok_or(RenderError::Crashed(page))
 }
 
 /// Pages rendered before, by content hash, page and resolution: a PNG and a small JSON with
@@ -285,11 +324,16 @@ impl PageCache {
     }
 
     fn files(&self, sha256: &str, page: u32, dpi: u32) -> Option<(PathBuf, PathBuf)> {
+        self.named(sha256, &format!("{page}-{dpi}"))
+    }
+
+    /// The PNG and the JSON of the cached image `name` of the document `sha256`.
+    fn named(&self, sha256: &str, name: &str) -> Option<(PathBuf, PathBuf)> {
         // The hash names a folder: it must be one.
         if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
-        let base = self.dir.join(sha256).join(format!("{page}-{dpi}"));
+        let base = self.dir.join(sha256).join(name);
         Some((base.with_extension("png"), base.with_extension("json")))
     }
 
@@ -315,6 +359,19 @@ impl PageCache {
         let Some((png, json)) = self.files(sha256, page, img.dpi) else {
             return;
         };
+        let geometry = Geometry {
+            width: img.image.width(),
+            height: img.image.height(),
+            transform: img.transform,
+        };
+        match serde_json::to_vec(&geometry) {
+            Ok(g) => self.store(&png, &json, img, &g),
+            Err(e) => tracing::warn!(page, %e, "cannot write the page cache"),
+        }
+    }
+
+    /// Writes an image as `png` and its geometry as `json`, and trims the cache now and then.
+    fn store(&self, png: &Path, json: &Path, img: &PageImage, geometry: &[u8]) {
         let mut bytes = Vec::new();
         // Fast compression: a cached page is read back far more often than it is written, and
         // the default level costs several times the render.
@@ -330,18 +387,12 @@ impl PageCache {
             img.image.height(),
             image::ExtendedColorType::Rgb8,
         );
-        let geometry = Geometry {
-            width: img.image.width(),
-            height: img.image.height(),
-            transform: img.transform,
-        };
         let stored = encoded
             .map_err(|e| e.to_string())
-            .and_then(|()| statefs::atomic_write(&png, &bytes).map_err(|e| e.to_string()))
-            .and_then(|()| serde_json::to_vec(&geometry).map_err(|e| e.to_string()))
-            .and_then(|g| statefs::atomic_write(&json, &g).map_err(|e| e.to_string()));
+            .and_then(|()| statefs::atomic_write(png, &bytes).map_err(|e| e.to_string()))
+            .and_then(|()| statefs::atomic_write(json, geometry).map_err(|e| e.to_string()));
         if let Err(e) = stored {
-            tracing::warn!(page, %e, "cannot write the page cache");
+            tracing::warn!(%e, "cannot write the page cache");
             return;
         }
         if STORES

@@ -15,14 +15,17 @@ pub struct Areas {
     pub status: Rect,
 }
 
-/// Three panes when wide; two (the focused one and its neighbour) below 140 columns.
-pub fn layout(area: Rect, focus: Pane) -> Areas {
+/// Three panes when wide; two (the focused one and its neighbour) below 140 columns; the paper
+/// pane alone when it is `maximised` and focused.
+pub fn layout(area: Rect, focus: Pane, maximised: bool) -> Areas {
     let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     let mut a = Areas {
         status,
         ..Areas::default()
     };
-    if area.width >= 140 {
+    if maximised && focus == Pane::Paper {
+        a.paper = main;
+    } else if area.width >= 140 {
         let [v, p, c] = Layout::horizontal([
             Constraint::Percentage(24),
             Constraint::Fill(1),

@@ -213,7 +213,12 @@ impl AppState {
         // a page moves the reading chip): what the status line shows is what a send grants.
         let chips = self.chat.chips().to_vec();
         let status = self.status.clone();
+        let text_area = self.areas().paper_text;
         let mut fx = self.handle(msg);
+        // A focus change or `Z` resized the paper's text area: its image follows.
+        if self.areas().paper_text != text_area && self.paper.doc().is_some() {
+            fx.extend(self.send_paper(PaperMsg::Resized));
+        }
         if !self.quit && self.sync_reading() {
             fx.push(self.save_reading(false));
         }
@@ -579,7 +584,11 @@ impl AppState {
 
     /// The panes' places on the screen as the view draws them.
     pub fn areas(&self) -> layout::Areas {
-        layout::layout(Rect::new(0, 0, self.size.0, self.size.1), self.focus)
+        layout::layout(
+            Rect::new(0, 0, self.size.0, self.size.1),
+            self.focus,
+            self.paper.maximised(),
+        )
     }
 
     pub fn focus(&self) -> Pane {

@@ -19,7 +19,7 @@ use crate::tui::widgets::truncate;
 use crate::tui::{browser, chat, input, overlay, paper, quick};
 
 pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
-    let a = layout(f.area(), st.focus);
+    let a = layout(f.area(), st.focus, st.paper.maximised());
     f.render_widget(Block::default().style(theme.style("ui.text")), f.area());
     if a.vault.width > 0 {
         browser::view::view(

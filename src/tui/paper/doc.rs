@@ -75,6 +75,8 @@ pub struct Doc {
     /// Highlighted line range of a file (1-based, inclusive).
     pub(super) lines: Option<(u32, u32)>,
     pub(super) visual: Option<Visual>,
+    /// Columns the long code lines of a PDF page are scrolled across (`z l`).
+    pub(super) shift: usize,
 }
 
 impl Doc {
@@ -95,6 +97,7 @@ impl Doc {
             pending_quote: None,
             lines: None,
             visual: None,
+            shift: 0,
         }
     }
 
@@ -210,9 +213,26 @@ impl Doc {
 
     pub fn rows(&self, pane_width: usize) -> Vec<Row> {
         match self.text(self.page) {
+            // A PDF's code lines stay lines (cut at the edge, scrolled across).
+            Some(t) if self.kind == EntryKind::Paper => {
+                super::code::rows(t, self.text_width(pane_width), self.shift).0
+            }
             Some(t) => text::wrap(t, self.text_width(pane_width)),
             None => Vec::new(),
         }
+    }
+
+    /// Whether row `r` is a code line cut at the pane's edge (it gets the cut mark).
+    pub fn row_is_cut(&self, r: &Row) -> bool {
+        let Some(t) = self
+            .text(self.page)
+            .filter(|_| self.kind == EntryKind::Paper)
+        else {
+            return false;
+        };
+        let line_start = t[..r.start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = t[r.end..].find('\n').map_or(t.len(), |i| r.end + i);
+        r.end < line_end && super::code::is_code(&t[line_start..line_end])
     }
 
     /// Byte offset of the cursor in the page text.

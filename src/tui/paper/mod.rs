@@ -2,11 +2,14 @@
 //! the jump list (a citation jump is undoable), and the visual selection that becomes a chat
 //! question's context or a Quick Chat.
 
+mod code;
 mod doc;
 pub mod image;
 mod marks;
+mod image_view;
 mod search;
 pub mod view;
+pub mod zoom;
 
 use std::collections::BTreeMap;
 
@@ -129,6 +132,15 @@ pub struct Paper {
     shot: Option<Shot>,
     /// A highlight waiting for its comment.
     pending: Option<marks::Pending>,
+    /// The image view's fit, zoom and place, and the shapes of the page and of a cell.
+    zoom: zoom::View,
+    shape: zoom::Shape,
+    /// Scroll the image to the quote when its place comes back with the image.
+    land: bool,
+    /// The paper pane fills the screen (`Z`).
+    maximised: bool,
+    /// The image drawn last: it stays on screen while the next window of its page renders.
+    shown: Option<Shot>,
 }
 
 impl Paper {
@@ -160,8 +172,21 @@ impl Paper {
                 Vec::new()
             }
             PaperMsg::Action { action, count } => self.on_action(action, count, view),
-            PaperMsg::Search(query) => self.search(query, view),
+            PaperMsg::Search(query) => {
+                let out = self.search(query, view);
+                self.land_on_evidence(view);
+                out
+            }
             PaperMsg::Mark(wait, c) => self.mark(wait, c, view),
+            // Over the image the wheel pans it.
+            PaperMsg::Wheel { down } if self.image_active() => {
+                let step = if down {
+                    Action::MoveDown
+                } else {
+                    Action::MoveUp
+                };
+                self.image_action(step, 1, view).unwrap_or_default()
+            }
             PaperMsg::Wheel { down } => self.wheel(down, view),
             PaperMsg::Outline(i) => self.outline_jump(i, view),
             PaperMsg::Cancel => {
@@ -255,9 +280,18 @@ impl Paper {
     /// shows). `None` when the text view is on or the document is not a PDF.
     pub fn shot(&self, cells: (u16, u16)) -> Option<&ShotState> {
         let key = self.shot_key(cells)?;
-        match &self.shot {
-            Some(s) if s.key == key => Some(&s.state),
-            _ => Some(&ShotState::Rendering),
+        let state = match &self.shot {
+            Some(s) if s.key == key => &s.state,
+            _ => &ShotState::Rendering,
+        };
+        match &self.shown {
+            Some(s)
+                if matches!(state, ShotState::Rendering)
+                    && (s.key.req, s.key.page, s.key.cells) == (key.req, key.page, key.cells) =>
+            {
+                Some(&s.state)
+            }
+            _ => Some(state),
         }
     }
 
@@ -270,14 +304,22 @@ impl Paper {
         if matches!(p.pages.first(), Some(Slot::Failed(_))) && p.pages.len() == 1 {
             return None;
         }
+        // The cited quote, else the current search match on this page.
+        let hit = p
+            .search
+            .current
+            .and_then(|i| p.search.hits.get(i))
+            .map(|h| (h.page, h.start, h.end));
         let quote = p
             .quote
+            .or(hit)
             .filter(|q| q.0 == p.page)
             .and_then(|(page, s, e)| p.text(page)?.get(s..e).map(str::to_string));
         Some(ShotKey {
             req: p.req,
             page: p.page,
             cells,
+            window: self.zoom.window(cells, self.shape),
             quote,
         })
     }
@@ -309,7 +351,10 @@ impl Paper {
         };
         match result {
             Ok(proto) => {
+                let (shape, at) = (proto.shape, proto.quote_at);
                 shot.state = ShotState::Ready(std::sync::Arc::new(proto));
+                self.shown = Some(shot.clone());
+                self.image_geometry(key.cells, shape, at, key.quote.is_some());
                 Vec::new()
             }
             Err(e) => {
@@ -333,6 +378,7 @@ impl Paper {
         self.image_mode = !self.image_mode;
         if !self.image_mode {
             self.shot = None;
+            self.shown = None;
         }
         vec![Out::Status(
             if self.image_mode {
@@ -375,6 +421,10 @@ impl Paper {
     fn go(&mut self, jump: Jump, kind: EntryKind, view: Viewport) -> Vec<Out> {
         let Jump { to, quote, lines } = jump;
         let mut out = vec![Out::Focus(Pane::Paper)];
+        self.zoom.y = 0.0;
+        if quote.is_some() {
+            self.land_on_evidence(view);
+        }
         let same = self.doc.as_ref().is_some_and(|p| p.path == to.path);
         if !same {
             self.next_req += 1;
@@ -580,7 +630,19 @@ impl Paper {
     fn on_action(&mut self, action: Action, count: Option<u32>, view: Viewport) -> Vec<Out> {
         let n = count.unwrap_or(1).max(1) as usize;
         let (pw, ph) = view;
+        if self.image_active()
+            && let Some(out) = self.image_action(action, n, view)
+        {
+            return out;
+        }
         match action {
+            Action::Maximise => return self.toggle_maximised(),
+            Action::ScrollLeft | Action::ScrollRight => return self.scroll_code(action, n, view),
+            Action::FitWidth | Action::FitPage | Action::ZoomIn | Action::ZoomOut => {
+                return vec![Out::Status(
+                    "fit and zoom are for the image view (I shows the page as an image)".into(),
+                )];
+            }
             Action::JumpBack => {
                 if self.jump_pos == 0 {
                     return vec![Out::Status("at the start of the jump list".into())];
@@ -680,7 +742,9 @@ impl Paper {
                 }];
             }
             Action::SearchNext | Action::SearchPrev => {
-                return self.step_search(action == Action::SearchNext, n, view);
+                let out = self.step_search(action == Action::SearchNext, n, view);
+                self.land_on_evidence(view);
+                return out;
             }
             Action::Outline => {
                 if p.info.sections.is_empty() {

@@ -69,9 +69,13 @@ pub fn view(
             .unwrap_or_default();
         header.push_str(&format!(" · {num}{}", s.title));
     }
-    let shot = paper.shot((text_area.width, text_area.height));
+    let cells = (text_area.width, text_area.height);
+    let shot = paper.shot(cells);
     if shot.is_some() {
         header.push_str(" · image");
+        if let Some(at) = paper.zoom_label(cells) {
+            header.push_str(&format!(" · {at}"));
+        }
     }
     if let Some(v) = p.visual {
         header.push_str(if v.lines {
@@ -88,14 +92,14 @@ pub fn view(
     match shot {
         Some(ShotState::Ready(proto)) => {
             // Centred across the text area (fitted to it, it keeps the page's proportions).
-            let size = proto.0.size();
+            let size = proto.proto.size();
             let at = Rect {
                 x: text_area.x + text_area.width.saturating_sub(size.width) / 2,
                 width: size.width.min(text_area.width),
                 height: size.height.min(text_area.height),
                 ..text_area
             };
-            f.render_widget(ratatui_image::Image::new(&proto.0), at);
+            f.render_widget(ratatui_image::Image::new(&proto.proto), at);
             return;
         }
         Some(ShotState::Rendering) => {
@@ -236,6 +240,9 @@ pub fn page_lines(
         }
         if r.start == r.end && ri == p.cursor_row && cursor.is_some() {
             spans.push(Span::styled(" ", theme.style("ui.cursor")));
+        }
+        if p.row_is_cut(r) {
+            spans.push(Span::styled(super::code::CUT_MARK, theme.style("ui.dim")));
         }
         out.push(Line::from(spans));
     }

@@ -3,6 +3,7 @@
 
 mod docs;
 mod marks;
+mod images;
 pub mod terminal;
 pub mod termquery;
 mod threads;
@@ -26,9 +27,8 @@ use crate::config::AgentDef;
 use crate::context::{Budget, ContextRequest};
 use crate::vault::indexer::{self, IndexOptions};
 use crate::vault::reading::ReadingStore;
-use ratatui_image::picker::{Picker, ProtocolType};
+use ratatui_image::picker::Picker;
 
-use super::paper::image::{PageProto, ShotKey};
 use crate::vault::{SearchIndex, Vault};
 
 use super::app::{Effect, Msg, PlanPreview};
@@ -50,7 +50,7 @@ pub struct AgentSetup {
 }
 
 /// A page image: the paper's content hash, the page, the resolution.
-type PageSlot = (String, u32, u32);
+type PageSlot = (String, u32, crate::vault::render::Region);
 
 /// Answers for permission questions on screen, by question id.
 type Answers = Arc<Mutex<HashMap<String, oneshot::Sender<Option<String>>>>>;
@@ -96,17 +96,13 @@ pub struct Runner {
     pdf_viewer: Arc<Mutex<Option<String>>>,
     /// The executable whose render child draws page images (normally the current one).
     render_exe: Arc<Mutex<PathBuf>>,
-    /// Pages refused for a bound this session, by (content hash, page, dpi), with the reason:
+    /// Pages refused for a bound this session, by (content hash, page, window), with the reason:
     /// `I` on them again says why at once instead of starting the child again.
     refused: Arc<Mutex<HashMap<PageSlot, String>>>,
 }
 
 /// Terminals cap an OSC 52 payload (xterm at about 100 kB of base64).
 const OSC52_MAX_BYTES: usize = 74_000;
-
-/// Page images for half-blocks need few pixels; graphics protocols show more of them.
-const IMAGE_DPI_HALFBLOCKS: u32 = 100;
-const IMAGE_DPI_GRAPHICS: u32 = 150;
 
 /// How long a reading state save waits for more changes (a burst of j presses is one write).
 const READING_SAVE_DELAY: Duration = Duration::from_millis(300);
@@ -164,7 +160,7 @@ impl Runner {
                 reading_save: Arc::default(),
                 reading_gen: Arc::default(),
                 reading_written: Arc::default(),
-                picker: Arc::new(Mutex::new(Picker::halfblocks())),
+                picker: Arc::new(Mutex::new(termquery::halfblocks())),
                 copied: Arc::default(),
                 osc52: Arc::default(),
                 pdf_viewer: Arc::new(Mutex::new(std::env::var("AGENTERO_PDF_VIEWER").ok())),
@@ -278,66 +274,6 @@ impl Runner {
         if let Ok(mut g) = self.render_exe.lock() {
             *g = exe;
         }
-    }
-
-    /// Page `key.page` of the paper at `path` for the terminal: from the page cache or rendered
-    /// in a bounded child (and cached), the quote highlighted where the text layer places it,
-    /// fitted to the text area. The error is the status line's reason.
-    fn page_image(&self, path: &str, key: &ShotKey) -> Result<PageProto, String> {
-        use crate::vault::render::{Bounds, PageCache, Renderer, locate_paper};
-        let cannot =
-            |e: &dyn std::fmt::Display| format!("cannot show page {} as an image ({e})", key.page);
-        let picker = self
-            .picker
-            .lock()
-            .map(|p| p.clone())
-            .unwrap_or_else(|_| Picker::halfblocks());
-        let dpi = if picker.protocol_type() == ProtocolType::Halfblocks {
-            IMAGE_DPI_HALFBLOCKS
-        } else {
-            IMAGE_DPI_GRAPHICS
-        };
-        let (pdf, sha) = locate_paper(&self.vault, path).map_err(|e| cannot(&e))?;
-        let slot = (sha.clone(), key.page, dpi);
-        if let Some(why) = self.refused.lock().ok().and_then(|r| r.get(&slot).cloned()) {
-            return Err(why);
-        }
-        let exe = self
-            .render_exe
-            .lock()
-            .map(|e| e.clone())
-            .unwrap_or_default();
-        let renderer = Renderer::new(exe, Bounds::from_env().map_err(|e| cannot(&e))?);
-        let (mut img, _) = PageCache::new(&self.vault)
-            .get_or_render(&renderer, &pdf, &sha, key.page, dpi)
-            .map_err(|e| {
-                if !e.is_refusal() {
-                    return cannot(&e);
-                }
-                let why = e.to_string();
-                if let Ok(mut r) = self.refused.lock() {
-                    r.insert(slot, why.clone());
-                }
-                why
-            })?;
-        if let Some(q) = &key.quote {
-            // No box for the quote (a scan, a text layer without positions): the page alone.
-            let boxes = std::fs::read(&pdf)
-                .ok()
-                .and_then(|bytes| crate::context::quote::page_boxes(&bytes, key.page, q).ok());
-            if let Some(rects) = boxes {
-                img.highlight(&rects);
-            }
-        }
-        let size = ratatui::layout::Size::new(key.cells.0, key.cells.1);
-        picker
-            .new_protocol(
-                image::DynamicImage::ImageRgb8(img.image),
-                size,
-                ratatui_image::Resize::Scale(None),
-            )
-            .map(PageProto)
-            .map_err(|e| cannot(&e))
     }
 
     /// The agent `Effect::StartAgent` starts and turns run on.

@@ -215,7 +215,9 @@ fn take_again(t: &mut ratatui::DefaultTerminal) -> anyhow::Result<()> {
 fn image_picker() -> (Picker, Vec<ratatui::crossterm::event::KeyEvent>) {
     let forced = std::env::var("AGENTERO_IMAGES").unwrap_or_default();
     let forced = match forced.to_ascii_lowercase().as_str() {
-        "halfblocks" | "half-blocks" | "blocks" => return (Picker::halfblocks(), Vec::new()),
+        "halfblocks" | "half-blocks" | "blocks" => {
+            return (termquery::halfblocks(), Vec::new());
+        }
         "kitty" => Some(ProtocolType::Kitty),
         "sixel" => Some(ProtocolType::Sixel),
         "iterm2" => Some(ProtocolType::Iterm2),
@@ -229,15 +231,31 @@ fn image_picker() -> (Picker, Vec<ratatui::crossterm::event::KeyEvent>) {
         .filter(|(w, h)| *w > 0 && *h > 0)
         .or_else(cell_from_winsize)
         .unwrap_or((10, 20));
-    #[allow(deprecated)] // the constructor from a known cell size; the query is ours
-    let mut picker = Picker::from_fontsize(ratatui_image::FontSize {
-        width: cell.0,
-        height: cell.1,
+    // The constructor from a known cell size (the query is ours); inside tmux it wraps the
+    // graphics in passthrough.
+    #[allow(deprecated)]
+    let mut picker = termquery::without_tmux_changes(|| {
+        Picker::from_fontsize(ratatui_image::FontSize {
+            width: cell.0,
+            height: cell.1,
+        })
     });
     if a.kitty {
         picker.set_protocol_type(ProtocolType::Kitty);
     } else if a.sixel {
         picker.set_protocol_type(ProtocolType::Sixel);
+    } else if host == termquery::Host::TmuxClosed {
+        // Nothing passes tmux (a guess from the environment would draw escape codes).
+        picker.set_protocol_type(ProtocolType::Halfblocks);
+    }
+    if host == termquery::Host::TmuxPassthrough
+        && !picker.tmux_detected()
+        && picker.protocol_type() != ProtocolType::Halfblocks
+    {
+        // The image library wraps graphics for tmux only when TERM or TERM_PROGRAM says
+        // tmux; unwrapped, tmux would not pass them on.
+        tracing::warn!("inside tmux but TERM/TERM_PROGRAM do not say so: half-blocks");
+        picker.set_protocol_type(ProtocolType::Halfblocks);
     }
     if let Some(p) = forced {
         picker.set_protocol_type(p);

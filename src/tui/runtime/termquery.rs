@@ -9,7 +9,9 @@
 //! query was out — is handed back as a key event.
 //!
 //! Inside tmux the query goes out only when tmux passes it on (`allow-passthrough`): tmux drops
-//! passthrough sequences otherwise, so nothing would answer.
+//! passthrough sequences otherwise, so nothing would answer. tmux answers the device attributes
+//! itself, before the terminal's kitty answer has come back through it: there the kitty answer
+//! ends the wait (or the deadline does).
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
@@ -22,6 +24,8 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub struct Answers {
     /// It answered the kitty graphics query with OK.
     pub kitty: bool,
+    /// It answered the kitty graphics query at all (OK or an error).
+    pub kitty_answered: bool,
     /// Its device attributes list sixel graphics (attribute 4).
     pub sixel: bool,
     /// The size of one cell in pixels (width, height), from `CSI 16 t`.
@@ -67,8 +71,15 @@ pub fn host() -> Host {
 
 /// tmux's `allow-passthrough` for this pane (`on` or `all`), or `None` when tmux cannot say.
 fn tmux_passthrough() -> Option<bool> {
+    let value = tmux(&["show", "-Apv", "allow-passthrough"])?.to_ascii_lowercase();
+    Some(matches!(value.as_str(), "on" | "all"))
+}
+
+/// What `tmux ARGS` prints (trimmed), or `None` when it fails or takes longer than half a
+/// second (it is killed and reaped then).
+fn tmux(args: &[&str]) -> Option<String> {
     let mut child = std::process::Command::new("tmux")
-        .args(["show", "-Apv", "allow-passthrough"])
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -87,10 +98,41 @@ fn tmux_passthrough() -> Option<bool> {
         }
     }
     let out = child.wait_with_output().ok()?;
-    let value = String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .to_ascii_lowercase();
-    Some(matches!(value.as_str(), "on" | "all"))
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The half-blocks picker, built once (its constructor would change tmux's settings).
+pub fn halfblocks() -> ratatui_image::picker::Picker {
+    static HALF: std::sync::OnceLock<ratatui_image::picker::Picker> = std::sync::OnceLock::new();
+    HALF.get_or_init(|| without_tmux_changes(ratatui_image::picker::Picker::halfblocks))
+        .clone()
+}
+
+/// Runs `build` (a ratatui-image picker constructor) and leaves tmux's `allow-passthrough` as
+/// the user set it: those constructors turn it on for the pane (`tmux set -p
+/// allow-passthrough on`) whenever `TERM` or `TERM_PROGRAM` says tmux, which would override a
+/// deliberate `off` and make [`host`] see `on`. The pane's own value is put back (or unset).
+pub fn without_tmux_changes<T>(build: impl FnOnce() -> T) -> T {
+    let seen = std::env::var("TERM").is_ok_and(|t| t.starts_with("tmux"))
+        || std::env::var("TERM_PROGRAM").is_ok_and(|t| t == "tmux");
+    if !seen || std::env::var_os("TMUX").is_none_or(|v| v.is_empty()) {
+        return build();
+    }
+    let before = tmux(&["show", "-pv", "allow-passthrough"]);
+    let built = build();
+    match before.as_deref() {
+        Some("") => {
+            let _ = tmux(&["set", "-pu", "allow-passthrough"]);
+        }
+        Some(v) => {
+            let _ = tmux(&["set", "-p", "allow-passthrough", v]);
+        }
+        // tmux could not say: nothing to put back.
+        None => {}
+    }
+    built
 }
 
 /// The bytes to write for `host` (empty: do not ask).
@@ -132,7 +174,13 @@ pub fn ask(host: Host, timeout: Duration) -> Outcome {
     let deadline = Instant::now() + timeout;
     loop {
         let (answers, _) = parse(&buf, false);
-        if answers.complete {
+        // Inside tmux the device attributes are tmux's own and come first; the terminal's
+        // kitty answer follows through tmux, so it is awaited too (until the deadline).
+        let done = match host {
+            Host::TmuxPassthrough => answers.complete && answers.kitty_answered,
+            _ => answers.complete,
+        };
+        if done {
             break;
         }
         let left = deadline.saturating_duration_since(Instant::now());
@@ -216,7 +264,10 @@ pub fn parse(buf: &[u8], last: bool) -> (Answers, Vec<u8>) {
         match answer_at(&buf[i..]) {
             Scan::Answer(len, what) => {
                 match what {
-                    What::Kitty(ok) => a.kitty |= ok,
+                    What::Kitty(ok) => {
+                        a.kitty |= ok;
+                        a.kitty_answered = true;
+                    }
                     What::Attributes(sixel) => {
                         a.sixel |= sixel;
                         a.complete = true;
@@ -416,6 +467,16 @@ mod tests {
             keys_from_bytes(&rest),
             [KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)]
         );
+    }
+
+    #[test]
+    fn inside_tmux_the_kitty_answer_after_tmux_s_attributes_counts() {
+        // tmux answers the attributes itself, at once; the terminal's answer comes after.
+        let (a, rest) = parse(b"\x1b[?1;2;4c\x1b_Gi=31;OK\x1b\\", true);
+        assert!(a.complete && a.kitty && a.kitty_answered && a.sixel);
+        assert!(rest.is_empty());
+        let (a, _) = parse(b"\x1b[?1;2c", false);
+        assert!(a.complete && !a.kitty_answered);
     }
 
     #[test]

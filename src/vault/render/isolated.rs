@@ -13,6 +13,7 @@ use anyhow::{Context, bail};
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
 
+use super::region::{Region, RegionImage};
 use super::{MAX_DPI, MAX_PIXELS, MIN_DPI, PageImage, RenderError};
 use crate::vault::visible::visible;
 
@@ -111,6 +112,9 @@ enum Answer {
         width: u32,
         height: u32,
         transform: [f64; 6],
+        /// A window's effective resolution and the page's size in points.
+        #[serde(default)]
+        window: Option<(u32, (f32, f32))>,
     },
     Refused(RenderError),
 }
@@ -133,6 +137,38 @@ impl Renderer {
         if !(MIN_DPI..=MAX_DPI).contains(&dpi) {
             return Err(RenderError::BadDpi);
         }
+        self.run(pdf, page, dpi, None).map(|(img, _)| img)
+    }
+
+    /// A window of page `page` at the pixel size it asks for, rendered by a child within the
+    /// bounds.
+    pub fn render_region_file(
+        &self,
+        pdf: &Path,
+        page: u32,
+        region: Region,
+    ) -> Result<RegionImage, RenderError> {
+        if !region.is_valid() {
+            return Err(RenderError::BadBounds(format!(
+                "not a window of the page: {}",
+                region.arg()
+            )));
+        }
+        let (image, page_pt) = self.run(pdf, page, 0, Some(region))?;
+        Ok(RegionImage {
+            image,
+            page_pt: page_pt.unwrap_or((612.0, 792.0)),
+        })
+    }
+
+    /// The child run on one page (a window of it with `region`, at `dpi` without).
+    fn run(
+        &self,
+        pdf: &Path,
+        page: u32,
+        dpi: u32,
+        region: Option<Region>,
+    ) -> Result<(PageImage, Option<(f32, f32)>), RenderError> {
         // Absolute: a path never reads as a flag to the child.
         let pdf = std::path::absolute(pdf).map_err(|e| RenderError::Io {
             path: pdf.display().to_string(),
@@ -147,6 +183,7 @@ impl Renderer {
                 self.bounds.memory.to_string(),
                 self.bounds.seconds().to_string(),
             ])
+            .args(region.map(|r| r.arg()))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -194,7 +231,7 @@ impl Renderer {
         status: ExitStatus,
         (mut out, overflow): (Vec<u8>, bool),
         stderr: &[u8],
-    ) -> Result<PageImage, RenderError> {
+    ) -> Result<(PageImage, Option<(f32, f32)>), RenderError> {
         let said = String::from_utf8_lossy(stderr);
         if !status.success() {
             // Rust reports a failed allocation so, then aborts: the address space was used up.
@@ -224,16 +261,19 @@ impl Renderer {
                 width,
                 height,
                 transform,
+                window,
             } => {
                 out.drain(..=nl);
                 let image = RgbImage::from_raw(width, height, out)
                     .filter(|i| i.as_raw().len() == width as usize * height as usize * 3)
                     .ok_or(RenderError::Crashed(page))?;
-                Ok(PageImage {
+                let dpi = window.map_or(dpi, |w| w.0);
+                let img = PageImage {
                     image,
                     transform,
                     dpi,
-                })
+                };
+                Ok((img, window.map(|w| w.1)))
             }
         }
     }
@@ -302,11 +342,20 @@ fn read_capped(mut r: impl Read, cap: usize) -> (Vec<u8>, bool) {
     (kept, more)
 }
 
-/// The render child (`agentero --render-page PDF PAGE DPI BYTES SECONDS`): limits itself,
-/// renders, answers on stdout.
+/// The render child (`agentero --render-page PDF PAGE DPI BYTES SECONDS [WINDOW]`): limits
+/// itself, renders the page (or the window `LEFT,TOP,RIGHT,BOTTOM,WIDTH,HEIGHT` of it, DPI
+/// then unused), answers on stdout.
 pub fn child_main(args: &[OsString]) -> anyhow::Result<()> {
-    let [pdf, page, dpi, memory, seconds] = args else {
-        bail!("{RENDER_FLAG} takes PDF PAGE DPI BYTES SECONDS");
+    let (pdf, page, dpi, memory, seconds, window) = match args {
+        [a, b, c, d, e] => (a, b, c, d, e, None),
+        [a, b, c, d, e, w] => {
+            let w = w
+                .to_str()
+                .and_then(Region::parse)
+                .with_context(|| format!("{RENDER_FLAG}: not a window of a page"))?;
+            (a, b, c, d, e, Some(w))
+        }
+        _ => bail!("{RENDER_FLAG} takes PDF PAGE DPI BYTES SECONDS [WINDOW]"),
     };
     let number = |v: &OsString, what: &str| {
         v.to_str()
@@ -317,15 +366,19 @@ pub fn child_main(args: &[OsString]) -> anyhow::Result<()> {
     let page = u32::try_from(number(page, "PAGE")?).context("PAGE is too large")?;
     let dpi = u32::try_from(number(dpi, "DPI")?).context("DPI is too large")?;
     confine(memory, seconds).context("cannot limit the page renderer")?;
-    let result = read_pdf(Path::new(pdf), page, memory)
-        .and_then(|bytes| super::render_within(&bytes, page, dpi, memory));
+    let result = read_pdf(Path::new(pdf), page, memory).and_then(|bytes| match window {
+        None => super::render_within(&bytes, page, dpi, memory).map(|img| (img, None)),
+        Some(w) => super::region::render_region_within(&bytes, page, w, memory)
+            .map(|r| (r.image, Some(r.page_pt))),
+    });
     let mut stdout = std::io::stdout().lock();
     match result {
-        Ok(img) => {
+        Ok((img, page_pt)) => {
             let header = Answer::Page {
                 width: img.image.width(),
                 height: img.image.height(),
                 transform: img.transform,
+                window: page_pt.map(|p| (img.dpi, p)),
             };
             serde_json::to_writer(&mut stdout, &header)?;
             stdout.write_all(b"\n")?;
