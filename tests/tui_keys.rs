@@ -474,9 +474,11 @@ fn ask_with_a_mention_through_the_builtin_agent_and_jump_to_a_source() {
         })
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
+    // The cited sources (the consulted ones are listed under their `consulted: N` line).
     let sources: Vec<String> = t
         .items
         .iter()
+        .filter(|i| i.listed.is_none())
         .filter_map(|i| match &i.kind {
             ItemKind::Source(s) => Some(s.uri.clone()),
             _ => None,
@@ -2205,7 +2207,7 @@ fn themes_paint_their_background_everywhere() {
                 name: "builtin".into(),
                 remote: false,
             }));
-            let mut check = |h: &mut Headless, what: &str| {
+            let check = |h: &mut Headless, what: &str| {
                 h.render();
                 let left = unpainted(h);
                 if name == "default" {
@@ -2330,6 +2332,7 @@ fn consulted_sources_are_selected_and_opened() {
         None,
         "past the folded list: the end"
     );
+}
 
 /// The paper pane's cells drawn in the annotation style (the default theme's light cyan).
 fn annotated_cells(h: &mut Headless) -> usize {
@@ -2444,6 +2447,7 @@ fn the_thread_list_exports_the_cited_papers() {
     h.settle();
     assert!(h.app.status().contains("CSL-JSON"), "{}", h.app.status());
     assert_eq!(std::fs::read_dir(&exports).unwrap().count(), 2);
+}
 
 /// The image view's keys at 120x40: `Z` maximises the paper pane (the other panes hidden, the
 /// status line kept), `w` fits the width, `j`/`k` and `ctrl-d`/`ctrl-u` pan (past the bottom

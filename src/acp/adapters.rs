@@ -118,14 +118,23 @@ fn codex_provider(
         .copied()
         .chain(out.iter().map(String::as_str))
         .filter_map(|o| o.strip_prefix("model_providers."))
-        .filter_map(|rest| rest.split_once('.').map(|(id, _)| id.to_string()))
+        // `ID.key=value`, or `ID={…}` (a whole inline table).
+        .filter_map(|rest| {
+            let end = rest.find(['.', '='])?;
+            Some(rest[..end].to_string())
+        })
         .collect();
     providers.dedup();
     providers.sort();
     providers.dedup();
     for id in providers {
         let key = format!("model_providers.{id}.supports_websockets");
-        if !overrides.iter().any(|o| o.starts_with(&format!("{key}="))) {
+        let table = format!("model_providers.{id}=");
+        let set = overrides.iter().any(|o| {
+            o.starts_with(&format!("{key}="))
+                || (o.starts_with(&table) && o.contains("supports_websockets"))
+        });
+        if !set {
             out.push("-c".into());
             out.push(format!("{key}=false"));
         }
@@ -633,6 +642,21 @@ mod tests {
             "model_providers.ollama.supports_websockets=true".into(),
         ]);
         assert!(codex_provider(&chosen, &none, |_| None).is_empty());
+        // A provider given as one inline table (the `local` preset's) is one provider, and
+        // one that already says `supports_websockets` is left as it is.
+        let table = |extra: &str| {
+            vec![
+                "-c".to_string(),
+                format!(
+                    "model_providers.my-ollama={{name=\"O\", base_url=\"http://127.0.0.1:1/v1\"{extra}}}"
+                ),
+            ]
+        };
+        assert_eq!(
+            codex_provider(&table(""), &none, |_| None),
+            ["-c", "model_providers.my-ollama.supports_websockets=false"]
+        );
+        assert!(codex_provider(&table(", supports_websockets=false"), &none, |_| None).is_empty());
         // The key variable agentero's own environment has.
         let mut url_only = BTreeMap::new();
         url_only.insert(

@@ -16,6 +16,9 @@ use crate::context::grant::valid_id;
 use crate::vault::Vault;
 use crate::vault::uri::{self, Target};
 
+/// Each path a thread cited, once, with its cited pages in order.
+pub type CitedPlaces = Vec<(String, Vec<u32>)>;
+
 /// A cited place: vault path, page, lines.
 type Place = (String, Option<u32>, Option<(u32, u32)>);
 
@@ -321,7 +324,7 @@ impl ThreadIndex {
 
     /// The places the answers of thread `id` (the id, or a prefix of only one) cited: each
     /// path once, in the order first cited, with its cited pages in order; the full id first.
-    pub fn cited_in(&self, id: &str) -> Result<(String, Vec<(String, Vec<u32>)>), String> {
+    pub fn cited_in(&self, id: &str) -> Result<(String, CitedPlaces), String> {
         let id = id.trim();
         let found: Vec<&IndexedThread> = match self.threads.iter().find(|t| t.id == id) {
             Some(t) => vec![t],

@@ -12,13 +12,17 @@ use crate::context::budget::Budget;
 
 pub(super) type Keys = BTreeMap<String, Spanned<Value>>;
 
+/// What one section read to: its parsed text and keys (`None` when its header is unreadable),
+/// and the problems found (line, message).
+pub(super) type Parsed = (Option<(String, Keys)>, Vec<(usize, String)>);
+
 /// At most this many unreadable lines are dropped from one section before it is given up.
 const MAX_DROPPED_LINES: usize = 24;
 
 /// Parses one section (or a whole document), blanking each line the parser stops at until the
 /// rest reads. Returns the text actually parsed (same line numbers) with its keys, or `None`
 /// when the section's own header is unreadable, plus the problems found.
-pub(super) fn parse_section(section: &str) -> (Option<(String, Keys)>, Vec<(usize, String)>) {
+pub(super) fn parse_section(section: &str) -> Parsed {
     let mut lines: Vec<String> = section.lines().map(str::to_string).collect();
     let mut problems = Vec::new();
     for _ in 0..=MAX_DROPPED_LINES {

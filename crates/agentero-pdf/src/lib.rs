@@ -282,7 +282,7 @@ fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
 
 /// Frees the data of image XObjects, which text never reads: in a scanned or figure-heavy paper
 /// it is most of the file, held otherwise for as long as its pages are read.
-fn drop_image_data(doc: &mut Document) {
+fn drop_image_data(doc: &mut LoDocument) {
     for object in doc.objects.values_mut() {
         if let lopdf::Object::Stream(stream) = object
             && matches!(stream.dict.get(b"Subtype"), Ok(lopdf::Object::Name(n)) if n == b"Image")

@@ -4,19 +4,13 @@
 //! (`A`), jumped to, deleted and exported from that list.
 
 use super::doc::Doc;
+use super::pending::Pending;
 use super::{Paper, Viewport};
 use crate::context::quote;
 use crate::tui::effect::{Effect, Jump, Location, MarksEffect, Out, OverlayRequest, PromptKind};
 use crate::vault::EntryKind;
 use crate::vault::annotations::{Annotation, AnnotationOrigin};
 use crate::vault::highlights::NewHighlight;
-
-/// A highlight waiting for its comment.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Pending {
-    path: String,
-    new: NewHighlight,
-}
 
 impl Paper {
     /// `H`: the visual selection becomes a highlight once its comment is typed.

@@ -5,8 +5,9 @@
 mod code;
 mod doc;
 pub mod image;
-mod marks;
 mod image_view;
+mod marks;
+mod pending;
 mod search;
 pub mod view;
 pub mod zoom;
@@ -131,7 +132,7 @@ pub struct Paper {
     image_mode: bool,
     shot: Option<Shot>,
     /// A highlight waiting for its comment.
-    pending: Option<marks::Pending>,
+    pending: Option<pending::Pending>,
     /// The image view's fit, zoom and place, and the shapes of the page and of a cell.
     zoom: zoom::View,
     shape: zoom::Shape,

@@ -2,8 +2,8 @@
 //! terminal loop ([`terminal`]).
 
 mod docs;
-mod marks;
 mod images;
+mod marks;
 pub mod terminal;
 pub mod termquery;
 mod threads;
