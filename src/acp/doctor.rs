@@ -438,7 +438,11 @@ pub fn render(reports: &[AgentReport]) -> String {
             (None, _) => line("command", &format!("{} — not found", r.command)),
         }
         if let Some(c) = &r.ollama {
-            line("ollama", &c.detail);
+            if c.ok {
+                line("ollama", &c.detail);
+            } else {
+                line("ollama", &format!("FAILED: {}", c.detail));
+            }
         }
         if r.initialize.state != State::NotRun {
             let mut text = step_text(&r.initialize);
