@@ -169,9 +169,9 @@ fn screen_image(grid: &[Vec<Cell>], top: usize) -> (image::RgbImage, (usize, usi
         .unwrap();
     let (w, h) = ((c1 - c0 + 1) as u32, ((r1 - r0 + 1) * 2) as u32);
     let mut img = image::RgbImage::from_pixel(w, h, image::Rgb([255, 255, 255]));
-    for r in r0..=r1 {
+    for (r, row) in grid.iter().enumerate().take(r1 + 1).skip(r0) {
         for c in c0..=c1 {
-            if let Some(cell) = grid[r].get(c).filter(|c| coloured(c))
+            if let Some(cell) = row.get(c).filter(|c| coloured(c))
                 && let Some((up, low)) = pixels(cell)
             {
                 let (x, y) = ((c - c0) as u32, ((r - r0) * 2) as u32);
