@@ -13,7 +13,7 @@
 //!
 //! `AGENTERO_ADAPTERS=… cargo bench --bench agents` (release). Medians of `RUNS` turns.
 
-#[path = "../tests/real_agents/model_api.rs"]
+#[path = "../tests/it/real_agents/model_api.rs"]
 mod model_api;
 
 use std::path::PathBuf;

@@ -13,7 +13,7 @@
 //! `cargo bench --bench render` (release). Pages: the first five of every paper.
 
 mod common;
-#[path = "../tests/common/hostile_pdf.rs"]
+#[path = "../tests/it/common/hostile_pdf.rs"]
 mod hostile_pdf;
 #[path = "render/zoom.rs"]
 mod zoom;

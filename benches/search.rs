@@ -11,7 +11,7 @@
 //! Run: `AGENTERO_CORPUS=../shared/corpus cargo bench --bench search` (release build).
 
 mod common;
-#[path = "../tests/common/known_items.rs"]
+#[path = "../tests/it/common/known_items.rs"]
 mod known_items;
 
 use std::collections::HashMap;

@@ -10,7 +10,7 @@
 //! `AGENTERO_BENCH_ONLY=extract` runs the extraction table alone.
 
 mod common;
-#[path = "../tests/common/known_items.rs"]
+#[path = "../tests/it/common/known_items.rs"]
 mod known_items;
 
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! `tests/zotero/library.rs`).
 
 mod common;
-#[path = "../tests/zotero/library.rs"]
+#[path = "../tests/it/zotero/library.rs"]
 mod library;
 
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! agentero: a keyboard-driven terminal reader for a vault of research papers, with an agent chat
-//! beside it. The layers import one way only (enforced by `tests/architecture.rs`):
+//! beside it. The layers import one way only (enforced by `tests/it/architecture.rs`):
 //! `vault` ← `context` ← (`mcp`, `acp`, `agent`) ← `tui`; `cli`/`main` wire them together.
 
 #![forbid(unsafe_code)]

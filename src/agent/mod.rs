@@ -17,7 +17,7 @@
 //! the vault proper. That file is what lets a later process `session/load` or `session/resume`
 //! the session.
 //!
-//! Test hooks (documented, used by `tests/acp_failures.rs`): `AGENTERO_BUILTIN_FAULT` =
+//! Test hooks (documented, used by `tests/it/acp_failures.rs`): `AGENTERO_BUILTIN_FAULT` =
 //! `crash` (exit after the first chunk of a prompt), `hang` (stop after the first chunk and
 //! ignore `session/cancel`), `no-mcp` (never connect the MCP servers), `init-fail` (refuse
 //! `initialize`), `auth` (require authentication), `load-only` (advertise `loadSession` but
@@ -27,7 +27,7 @@
 //! MCP Server)", kind `other`, options allow_once/allow_always/reject_once/reject_always — wait
 //! for the client's answer, start the answer with `permission: allowed|rejected|cancelled
 //! (<option kind>)`, then proceed as usual; nothing is ever done), `ask-native` (the same for a
-//! native write, "edit notes/x.md", kind `edit`). Used by `tests/acp_failures.rs` and
+//! native write, "edit notes/x.md", kind `edit`). Used by `tests/it/acp_failures.rs` and
 //! `tests/tui_keys.rs`.
 
 pub mod answer;

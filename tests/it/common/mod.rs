@@ -1,0 +1,198 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+pub mod hostile_pdf;
+pub mod known_items;
+pub mod tmux;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The corpus of real PDFs named by `AGENTERO_CORPUS`: `None` (with a message) when unset,
+/// a failing test when it names a folder that does not exist.
+pub fn corpus() -> Option<PathBuf> {
+    let Some(dir) = std::env::var_os("AGENTERO_CORPUS") else {
+        eprintln!("AGENTERO_CORPUS is not set: skipping the tests on the real corpus");
+        return None;
+    };
+    let dir = PathBuf::from(dir);
+    let dir = dir
+        .canonicalize()
+        .unwrap_or_else(|e| panic!("AGENTERO_CORPUS={} cannot be opened: {e}", dir.display()));
+    assert!(
+        dir.join("papers").is_dir(),
+        "AGENTERO_CORPUS={} has no papers/ folder",
+        dir.display()
+    );
+    Some(dir)
+}
+
+/// Copies a folder tree (the corpus is read-only and must not get a `.agentero/` of ours).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        let ft = entry.file_type().unwrap();
+        if ft.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if ft.is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
+            let mut perm = std::fs::metadata(&target).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perm.set_readonly(false);
+            std::fs::set_permissions(&target, perm).unwrap();
+        }
+    }
+}
+
+/// A fresh demo vault in a temporary folder.
+pub fn demo_vault() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    agentero::vault::demo::write_demo_vault(dir.path()).unwrap();
+    dir
+}
+
+/// Runs the real binary with a private HOME so it never touches the user's files.
+pub fn agentero(args: &[&str], cwd: &Path) -> Output {
+    command(cwd)
+        .args(args)
+        .output()
+        .expect("the agentero binary runs")
+}
+
+/// The real binary, run in `cwd` with a private HOME (under `cwd`) so it never touches the
+/// user's files.
+pub fn command(cwd: &Path) -> Command {
+    let home = cwd.join(".agentero-test-home");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentero"));
+    cmd.current_dir(cwd)
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env_remove("AGENTERO_LOG");
+    cmd
+}
+
+/// The indexed papers of `vault` with at least `pages` pages, by path, with their page count.
+pub fn indexed_papers(vault: &agentero::vault::Vault, pages: u32) -> Vec<(String, u32)> {
+    let mut papers: Vec<(String, u32)> = vault
+        .catalog()
+        .entries
+        .iter()
+        .filter(|(_, e)| {
+            e.kind == agentero::vault::EntryKind::Paper
+                && e.status == agentero::vault::Status::Indexed
+                && e.units >= pages
+        })
+        .map(|(p, e)| (p.clone(), e.units))
+        .collect();
+    papers.sort();
+    papers
+}
+
+/// An rmcp client connected to the real binary serving `agentero-context` for `grant`
+/// (stderr piped, so the server's logs never reach the test output; killed on drop).
+pub async fn mcp_client(
+    grant: &Path,
+) -> rmcp::service::RunningService<rmcp::service::RoleClient, ()> {
+    use rmcp::ServiceExt;
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agentero"));
+    cmd.arg("--agentero-context-mcp")
+        .arg(grant)
+        .kill_on_drop(true);
+    let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    ().serve(transport)
+        .await
+        .expect("the MCP handshake succeeds")
+}
+
+/// Runs a command with a time limit (killing it when it overruns) and returns its output.
+pub fn output_within(mut cmd: Command, limit: std::time::Duration) -> Output {
+    use std::process::Stdio;
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command starts");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            // SAFETY: signalling our own child, which may have exited (then ESRCH).
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            panic!("{cmd:?} did not finish within {limit:?}");
+        }
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Text of a whole PDF per `pdftotext`, reduced to lower-case letters and digits (memoized: a
+/// long manual takes seconds).
+pub fn pdftotext_reduced(pdf: &Path) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static CACHE: Mutex<Option<HashMap<PathBuf, String>>> = Mutex::new(None);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let cache = cache.get_or_insert_with(HashMap::new);
+    if let Some(t) = cache.get(pdf) {
+        return Some(t.clone());
+    }
+    let whole = Command::new("pdftotext")
+        .args(["-enc", "UTF-8"])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .ok()?;
+    let text = reduce(&String::from_utf8_lossy(&whole.stdout));
+    cache.insert(pdf.to_path_buf(), text.clone());
+    Some(text)
+}
+
+/// A line of pdftotext output for page `n` that makes a good quote: long, mostly words.
+pub fn pdftotext_quote(pdf: &Path, n: u32) -> Option<String> {
+    let out = Command::new("pdftotext")
+        .args(["-enc", "UTF-8", "-f", &n.to_string(), "-l", &n.to_string()])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    // Two consecutive prose lines, so the quote crosses a line break as quotes do.
+    let whole = pdftotext_reduced(pdf)?;
+    lines
+        .windows(2)
+        .map(|w| format!("{}\n{}", w[0], w[1]))
+        .find(|q| {
+            let letters = q.chars().filter(|c| c.is_alphabetic()).count();
+            let r = reduce(q);
+            // Unique in the paper (template papers repeat filler text on every page).
+            q.len() > 90
+                && q.len() < 240
+                && letters * 10 > q.len() * 7
+                && q.split_whitespace().count() > 12
+                && whole.matches(&r).count() == 1
+        })
+}
+
+/// Lower-case letters and digits only: how quotes compare across extractors.
+pub fn reduce(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}

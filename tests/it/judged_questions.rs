@@ -1,0 +1,411 @@
+//! The built-in agent against two judged question sets: the tuning set
+//! (`tests/judged/questions.json`, what the ranking rules were tuned on) and the held-out set
+//! (`tests/judged/heldout.json`, written before the rules of issue 19 and only measured, over
+//! papers and pages the tuning set does not use). Questions written by hand from the corpus, each with the paper and the page(s) that answer it, some
+//! asked from a current page or about a selection (`--paper --page --selection`, the selection
+//! being the sentence of that page that holds the fixture's words). Every question is asked
+//! through the real `agentero ask` (the built-in agent over ACP, the real context server) on a
+//! copy of the corpus, in three scopes: the paper mentioned; every paper of the corpus mentioned
+//! by name (the agent must find the paper as well as the page); the `papers/` folder mentioned
+//! (the same, through a folder grant). The answer's citations, in order, are judged: top-1 is
+//! the first cited page, top-3 any of the first three. Questions that do not say which paper
+//! they are about (`needs_paper`) are asked in the first scope only.
+//!
+//! Besides the page, two rates are measured: "quotes the selection" (a question with a selection:
+//! the first quote is a sentence of the selection) and "quotes the asked number" (a number or
+//! table-row question: for the held-out set a quote holds the recorded `expect` words, for the
+//! tuning set, which records none, the first quote is on a right page and has a number).
+//!
+//! Runs when AGENTERO_CORPUS is set; `AGENTERO_JUDGED_SET=tuning|heldout` runs one set only. `AGENTERO_JUDGED_BIN` runs another build of agentero
+//! instead (how the figures of an earlier version are measured); `AGENTERO_JUDGED_REPORT`
+//! names a file that gets one JSON line per question and scope.
+
+use crate::common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Debug, Deserialize)]
+struct Question {
+    paper: String,
+    pages: Vec<u32>,
+    kind: String,
+    question: String,
+    #[serde(default)]
+    anchor: Option<Anchor>,
+    /// Asked only with its paper mentioned (it does not say which paper it is about).
+    #[serde(default)]
+    needs_paper: bool,
+    /// Words the answering quote holds (held-out set).
+    #[serde(default)]
+    expect: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Anchor {
+    page: u32,
+    /// Words of the sentence selected on that page.
+    #[serde(default)]
+    selection: Option<String>,
+    /// The selection runs on to the sentence holding these words.
+    #[serde(default)]
+    through: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Set {
+    questions: Vec<Question>,
+}
+
+const SETS: [(&str, &str); 2] = [
+    ("tuning", include_str!("../judged/questions.json")),
+    ("heldout", include_str!("../judged/heldout.json")),
+];
+
+fn judged_set(text: &str) -> Vec<Question> {
+    serde_json::from_str::<Set>(text)
+        .expect("the judged set parses")
+        .questions
+}
+
+fn binary() -> PathBuf {
+    std::env::var_os("AGENTERO_JUDGED_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_agentero")))
+}
+
+/// Vault page citations of an answer, in the order they first appear.
+fn cited_pages(answer: &str) -> Vec<(String, u32)> {
+    let re = regex::Regex::new(r"(papers/[^\s#)>\]]+)#page=(\d+)").unwrap();
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for c in re.captures_iter(answer) {
+        let hit = (c[1].to_string(), c[2].parse().unwrap_or(0));
+        if !out.contains(&hit) {
+            out.push(hit);
+        }
+    }
+    out
+}
+
+/// The quotes of an answer with the page each cites, in order (`> "…" — uri` lines).
+fn quotes(answer: &str) -> Vec<(String, String, u32)> {
+    let re =
+        regex::Regex::new(r#"(?m)^> "(.*)" — (?:[^\s]*?)(papers/[^\s#)>\]]+)#page=(\d+)"#).unwrap();
+    re.captures_iter(answer)
+        .map(|c| {
+            (
+                c[1].to_string(),
+                c[2].to_string(),
+                c[3].parse().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+/// A digit or a number written as a word ("usually by two referees").
+fn has_number(t: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
+        "once", "twice", "single", "double", "half",
+    ];
+    t.chars().any(|c| c.is_ascii_digit())
+        || t.split(|c: char| !c.is_alphanumeric())
+            .any(|w| WORDS.contains(&w.to_lowercase().as_str()))
+}
+
+/// Case folded, whitespace dropped: how quotes and expected words are compared.
+fn squash(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+#[derive(Default)]
+struct Run {
+    top1: usize,
+    top3: usize,
+    answered: usize,
+    total: usize,
+    /// Questions with a selection, and those whose first quote is from it.
+    selections: usize,
+    quotes_selection: usize,
+    /// Number and table questions, and those whose quote has the asked number.
+    numbers: usize,
+    quotes_number: usize,
+}
+
+/// The sentence of `paper`'s page `page` that contains `words` (through the one containing
+/// `through`), as the paper pane shows it.
+fn selected_sentence(
+    vault: &Path,
+    paper: &str,
+    page: u32,
+    words: &str,
+    through: Option<&str>,
+) -> String {
+    let abs = vault.join(paper);
+    let bytes = std::fs::read(&abs).unwrap();
+    let (_, pages) = agentero::vault::extract::extract_paper(
+        &abs,
+        paper,
+        bytes,
+        String::new(),
+        Duration::from_secs(120),
+    )
+    .unwrap();
+    let text = &pages[page as usize - 1].text;
+    let sents = agentero::agent::rank::sentences(text);
+    let has = |s: &str, w: &str| squash(s).contains(&squash(w));
+    let start = sents
+        .iter()
+        .position(|s| has(s, words))
+        .unwrap_or_else(|| panic!("no sentence with {words:?} on {paper} page {page}"));
+    let end = match through {
+        Some(t) => {
+            start
+                + sents[start..]
+                    .iter()
+                    .position(|s| has(s, t))
+                    .unwrap_or_else(|| panic!("no sentence with {t:?} after {words:?}"))
+        }
+        None => start,
+    };
+    sents[start..=end].join(" ")
+}
+
+fn ask(bin: &Path, vault: &Path, question: &str, reading: &[String]) -> Value {
+    let home = vault.join(".agentero-test-home");
+    let mut cmd = Command::new(bin);
+    cmd.args(["ask", "--json", "--vault"])
+        .arg(vault)
+        .args(reading)
+        .arg("--") // a question may start with a dash ("-no-auto-remove …?")
+        .arg(question)
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env_remove("AGENTERO_BUILTIN_FAULT");
+    let out = common::output_within(cmd, Duration::from_secs(180));
+    assert!(
+        out.status.success(),
+        "ask {question:?} failed: {}",
+        common::stderr(&out)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", common::stdout(&out)))
+}
+
+fn run(
+    bin: &Path,
+    vault: &Path,
+    set: &[Question],
+    scope: &str,
+    report: &mut Option<std::fs::File>,
+) -> Run {
+    let every_paper: Vec<String> = {
+        let mut v: Vec<String> = set.iter().map(|q| format!("@{}", q.paper)).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut r = Run::default();
+    for q in set.iter().filter(|q| scope == "paper" || !q.needs_paper) {
+        r.total += 1;
+        let mentions = match scope {
+            "paper" => format!("@{}", q.paper),
+            "each" => every_paper.join(" "),
+            _ => "@papers/".to_string(),
+        };
+        let mut reading = Vec::new();
+        let mut selected = None;
+        if let Some(a) = &q.anchor {
+            reading.extend(["--paper".to_string(), q.paper.clone()]);
+            reading.extend(["--page".to_string(), a.page.to_string()]);
+            if let Some(words) = &a.selection {
+                let s = selected_sentence(vault, &q.paper, a.page, words, a.through.as_deref());
+                // One argument: a selection may start with a dash.
+                reading.push(format!("--selection={s}"));
+                selected = Some(s);
+            }
+        }
+        let doc = ask(bin, vault, &format!("{} {mentions}", q.question), &reading);
+        let answer = doc["answer"].as_str().unwrap_or_default().to_string();
+        let cited = cited_pages(&answer);
+        let rank = cited
+            .iter()
+            .position(|(p, n)| *p == q.paper && q.pages.contains(n));
+        if !cited.is_empty() {
+            r.answered += 1;
+        }
+        if rank == Some(0) {
+            r.top1 += 1;
+        }
+        if rank.is_some_and(|i| i < 3) {
+            r.top3 += 1;
+        }
+        let said = quotes(&answer);
+        let on_page = |(_, p, n): &&(String, String, u32)| *p == q.paper && q.pages.contains(n);
+        let first = said.first();
+        let from_selection = selected.as_ref().map(|s| {
+            let s = squash(s);
+            first.is_some_and(|(t, _, _)| {
+                let t = squash(t.trim_end_matches('…'));
+                t.chars().count() >= 8 && s.contains(&t)
+            })
+        });
+        if let Some(hit) = from_selection {
+            r.selections += 1;
+            r.quotes_selection += usize::from(hit);
+        }
+        let number = if matches!(q.kind.as_str(), "number" | "table") {
+            Some(match &q.expect {
+                Some(e) => said
+                    .iter()
+                    .filter(on_page)
+                    .any(|(t, _, _)| squash(t).contains(&squash(e))),
+                None => first.filter(on_page).is_some_and(|(t, _, _)| has_number(t)),
+            })
+        } else {
+            None
+        };
+        if let Some(hit) = number {
+            r.numbers += 1;
+            r.quotes_number += usize::from(hit);
+        }
+        if let Some(f) = report {
+            let line = serde_json::json!({
+                "scope": scope, "kind": q.kind, "question": q.question, "paper": q.paper,
+                "pages": q.pages, "rank": rank, "cited": cited, "answer": answer,
+                "quotes_selection": from_selection, "quotes_number": number,
+            });
+            let _ = writeln!(f, "{line}");
+        }
+    }
+    r
+}
+
+/// Floors per set: top-3 with the paper mentioned, top-3 over every paper (each scope, folder
+/// scope), the selection-quote rate and the number rate.
+struct Floors {
+    paper_top3: f64,
+    every_top3: f64,
+    selection: f64,
+    number: f64,
+}
+
+fn floors(set: &str) -> Floors {
+    match set {
+        // Measured (this build): top-3 1.000 / 0.936 / 0.936, selection 1.000, number 0.906.
+        "tuning" => Floors {
+            paper_top3: 0.95,
+            every_top3: 0.9,
+            selection: 0.8,
+            number: 0.8,
+        },
+        // Measured: top-3 0.912 / 0.923 / 0.908, selection 1.000, number 0.833.
+        _ => Floors {
+            paper_top3: 0.85,
+            every_top3: 0.85,
+            selection: 0.8,
+            number: 0.75,
+        },
+    }
+}
+
+#[test]
+fn the_builtin_agent_finds_the_page_that_answers() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let only = std::env::var("AGENTERO_JUDGED_SET").ok();
+    let sets: Vec<(&str, Vec<Question>)> = SETS
+        .iter()
+        .filter(|(name, _)| only.as_deref().is_none_or(|o| o == *name))
+        .map(|(name, text)| (*name, judged_set(text)))
+        .collect();
+    assert!(!sets.is_empty(), "AGENTERO_JUDGED_SET names no set");
+    for (name, set) in &sets {
+        assert!(
+            set.len() >= 60,
+            "the {name} set has {} questions",
+            set.len()
+        );
+        for q in set {
+            assert!(
+                corpus.join(&q.paper).is_file(),
+                "{} is not in the corpus",
+                q.paper
+            );
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    common::copy_tree(&corpus, &vault);
+    let bin = binary();
+    let out = common::output_within(
+        {
+            let mut c = Command::new(&bin);
+            c.arg("index").arg(&vault);
+            c
+        },
+        Duration::from_secs(900),
+    );
+    assert!(out.status.success(), "index: {}", common::stderr(&out));
+    let mut report = std::env::var_os("AGENTERO_JUDGED_REPORT")
+        .map(|p| std::fs::File::create(p).expect("the report file can be written"));
+    let mut failures = Vec::new();
+    for (name, set) in &sets {
+        let fl = floors(name);
+        for scope in ["paper", "each", "folder"] {
+            let r = run(&bin, &vault, set, scope, &mut report);
+            let f = |n: usize, of: usize| n as f64 / of.max(1) as f64;
+            let (top3, sel, num) = (
+                f(r.top3, r.total),
+                f(r.quotes_selection, r.selections),
+                f(r.quotes_number, r.numbers),
+            );
+            eprintln!(
+                "{name} set, {scope} scope: top-1 {:.3}, top-3 {top3:.3}, answered with a page citation {:.3} \
+                 ({} questions); quotes the selection {sel:.3} ({} questions), quotes the asked number {num:.3} \
+                 ({} questions)",
+                f(r.top1, r.total),
+                f(r.answered, r.total),
+                r.total,
+                r.selections,
+                r.numbers,
+            );
+            let floor = if scope == "paper" {
+                fl.paper_top3
+            } else {
+                fl.every_top3
+            };
+            if top3 < floor {
+                failures.push(format!(
+                    "{name} set, {scope} scope: top-3 page accuracy {top3:.3} is under the floor of {floor}"
+                ));
+            }
+            if scope == "paper" && sel < fl.selection {
+                failures.push(format!(
+                    "{name} set: the selection is quoted first in {sel:.3} of its questions, under the floor of {}",
+                    fl.selection
+                ));
+            }
+            if scope == "paper" && num < fl.number {
+                failures.push(format!(
+                    "{name} set: the asked number is quoted in {num:.3} of its questions, under the floor of {}",
+                    fl.number
+                ));
+            }
+        }
+    }
+    if std::env::var_os("AGENTERO_JUDGED_BIN").is_some() {
+        return; // measuring another build: figures only
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

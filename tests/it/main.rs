@@ -1,0 +1,40 @@
+//! The integration tests of agentero, in one test binary (one link instead of thirty): each
+//! module is one suite; `common` holds the helpers they share. `tests/tui_keys.rs` is its own
+//! binary: it sets a process environment variable (the vault MCP port) that every child
+//! process of the other suites would inherit.
+
+mod acp_builtin;
+mod acp_failures;
+mod acp_hostile;
+mod architecture;
+mod citations;
+mod cjk_text;
+mod cli_injection;
+mod common;
+mod config_robustness;
+mod context_plan;
+mod corpus_index;
+mod demo_vault;
+mod fuzz;
+mod fuzz_acp;
+mod highlights;
+mod index_recovery;
+mod index_search;
+mod judged_questions;
+mod known_items;
+mod mcp_attacks;
+mod mcp_hardening;
+mod mcp_security;
+mod mcp_server;
+mod page_render;
+mod page_text_fixtures;
+mod pdf_text;
+mod real_agents;
+mod search_ranking;
+mod state_files;
+mod threads;
+mod tmux_images;
+mod tui_snapshots;
+mod tui_tmux;
+mod vault_mcp;
+mod zotero;
