@@ -244,72 +244,7 @@ impl CMap {
                         }
                     }
                 }
-                b"beginbfrange" => {
-                    while let Some(Tok::Hex(lo)) = lx.next_tok() {
-                        let Some(Tok::Hex(hi)) = lx.next_tok() else {
-                            break;
-                        };
-                        let (Some(l), Some(h)) = (be(&lo), be(&hi)) else {
-                            continue;
-                        };
-                        let len = lo.len();
-                        match lx.next_tok() {
-                            Some(Tok::Hex(dst)) => {
-                                if h < l {
-                                    continue;
-                                }
-                                let units: Vec<u16> = if dst.len() == 1 {
-                                    vec![u16::from(dst[0])]
-                                } else {
-                                    dst.chunks_exact(2)
-                                        .map(|c| u16::from_be_bytes([c[0], c[1]]))
-                                        .collect()
-                                };
-                                if units.is_empty() {
-                                    continue;
-                                }
-                                let n = u64::from(h - l) + 1;
-                                if expanded + n <= MAX_EXPANDED {
-                                    expanded += n;
-                                    let mut u = units.clone();
-                                    for code in l..=h {
-                                        cm.unicode.insert(key(len, code), units_text(&u).into());
-                                        if let Some(last) = u.last_mut() {
-                                            *last = last.wrapping_add(1);
-                                        }
-                                    }
-                                } else if cm.unicode_ranges.len() < MAX_RANGES {
-                                    cm.unicode_ranges.push((key(len, l), key(len, h), units));
-                                }
-                            }
-                            Some(Tok::Open) => {
-                                let mut code = l;
-                                while let Some(t) = lx.next_tok() {
-                                    match t {
-                                        Tok::Hex(d) => {
-                                            if code <= h && expanded < MAX_EXPANDED {
-                                                expanded += 1;
-                                                cm.unicode
-                                                    .insert(key(len, code), utf16_text(&d).into());
-                                            }
-                                            code = code.saturating_add(1);
-                                        }
-                                        Tok::Name(n) => {
-                                            if let Some(s) = super::encodings::glyph_to_unicode(
-                                                &String::from_utf8_lossy(n),
-                                            ) {
-                                                cm.unicode.insert(key(len, code), s.into());
-                                            }
-                                            code = code.saturating_add(1);
-                                        }
-                                        _ => break,
-                                    }
-                                }
-                            }
-                            _ => break,
-                        }
-                    }
-                }
+                b"beginbfrange" => cm.read_bfrange(&mut lx, &mut expanded),
                 b"begincidchar" => {
                     while let Some(src) = lx.next_tok() {
                         let Tok::Hex(src) = src else { break };
@@ -349,6 +284,75 @@ impl CMap {
             prev = Some(t);
         }
         cm
+    }
+
+    /// The entries of a `beginbfrange` section: ranges onto consecutive UTF-16 destinations
+    /// (expanded while `expanded` stays under its bound, else kept as ranges) or onto arrays of
+    /// destinations.
+    fn read_bfrange(&mut self, lx: &mut Lexer<'_>, expanded: &mut u64) {
+        while let Some(Tok::Hex(lo)) = lx.next_tok() {
+            let Some(Tok::Hex(hi)) = lx.next_tok() else {
+                break;
+            };
+            let (Some(l), Some(h)) = (be(&lo), be(&hi)) else {
+                continue;
+            };
+            let len = lo.len();
+            match lx.next_tok() {
+                Some(Tok::Hex(dst)) => {
+                    if h < l {
+                        continue;
+                    }
+                    let units: Vec<u16> = if dst.len() == 1 {
+                        vec![u16::from(dst[0])]
+                    } else {
+                        dst.chunks_exact(2)
+                            .map(|c| u16::from_be_bytes([c[0], c[1]]))
+                            .collect()
+                    };
+                    if units.is_empty() {
+                        continue;
+                    }
+                    let n = u64::from(h - l) + 1;
+                    if *expanded + n <= MAX_EXPANDED {
+                        *expanded += n;
+                        let mut u = units.clone();
+                        for code in l..=h {
+                            self.unicode.insert(key(len, code), units_text(&u).into());
+                            if let Some(last) = u.last_mut() {
+                                *last = last.wrapping_add(1);
+                            }
+                        }
+                    } else if self.unicode_ranges.len() < MAX_RANGES {
+                        self.unicode_ranges.push((key(len, l), key(len, h), units));
+                    }
+                }
+                Some(Tok::Open) => {
+                    let mut code = l;
+                    while let Some(t) = lx.next_tok() {
+                        match t {
+                            Tok::Hex(d) => {
+                                if code <= h && *expanded < MAX_EXPANDED {
+                                    *expanded += 1;
+                                    self.unicode.insert(key(len, code), utf16_text(&d).into());
+                                }
+                                code = code.saturating_add(1);
+                            }
+                            Tok::Name(n) => {
+                                if let Some(s) =
+                                    super::encodings::glyph_to_unicode(&String::from_utf8_lossy(n))
+                                {
+                                    self.unicode.insert(key(len, code), s.into());
+                                }
+                                code = code.saturating_add(1);
+                            }
+                            _ => break,
+                        }
+                    }
+                }
+                _ => break,
+            }
+        }
     }
 
     pub fn is_empty(&self) -> bool {

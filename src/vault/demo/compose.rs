@@ -441,7 +441,7 @@ pub fn pdf_spec(paper: &Paper) -> Result<PdfSpec, String> {
         info.push(("Subject", paper.venue.to_string()));
         info.push(("Keywords", paper.keywords.join("; ")));
         info.push(("Creator", "agentero demo vault generator".to_string()));
-        info.push(("Producer", "agentero pdfwriter (lopdf)".to_string()));
+        info.push(("Producer", "agentero pdfwriter (pdf-writer)".to_string()));
         // A fixed date derived from the year keeps the bytes stable.
         info.push(("CreationDate", format!("D:{}0315090000Z", paper.year)));
         if paper.features.info_doi
