@@ -7,6 +7,7 @@ use crate::context::ContextRequest;
 use crate::vault::EntryKind;
 
 use super::chips::Chip;
+pub use super::status::{Level, Status};
 use super::thread::PermissionRequest;
 
 /// A signal the app is told about (the runtime listens for them while the terminal is ours).
@@ -123,7 +124,7 @@ pub enum Out {
     /// Work for the runtime.
     Run(Effect),
     /// A message for the status bar (empty: clear it).
-    Status(String),
+    Status(Status),
     Focus(Pane),
     /// Open this document in the paper pane (or move in it), recorded in the jump list.
     Jump(Jump),
@@ -156,15 +157,32 @@ pub enum Out {
     Quit,
 }
 
+impl Out {
+    /// A note for the status bar.
+    pub fn info(text: impl Into<String>) -> Out {
+        Out::Status(Status::info(text))
+    }
+
+    /// A failure for the status bar.
+    pub fn error(text: impl Into<String>) -> Out {
+        Out::Status(Status::error(text))
+    }
+
+    /// The status bar cleared.
+    pub fn clear_status() -> Out {
+        Out::Status(Status::default())
+    }
+}
+
 /// A URL opened with `$BROWSER`, or the status line says how to.
 pub fn open_url(url: String) -> Vec<Out> {
     if std::env::var_os("BROWSER").is_some() {
         vec![
-            Out::Status(format!("opening {url}")),
+            Out::info(format!("opening {url}")),
             Out::Run(Effect::OpenUrl(url)),
         ]
     } else {
-        vec![Out::Status(format!("{url} (set $BROWSER to open links)"))]
+        vec![Out::info(format!("{url} (set $BROWSER to open links)"))]
     }
 }
 

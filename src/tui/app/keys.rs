@@ -3,7 +3,7 @@
 
 use ratatui::crossterm::event::KeyEvent;
 
-use super::AppState;
+use super::{AppState, Status};
 use crate::tui::action::Action;
 use crate::tui::browser::BrowserMsg;
 use crate::tui::chat::{ChatMsg, Compose};
@@ -94,7 +94,7 @@ impl AppState {
             Resolved::Text(ev) => self.type_key(ev),
             Resolved::Mark(wait, c) => self.send_paper(PaperMsg::Mark(wait, c)),
             Resolved::Unbound(why) => {
-                self.status = why;
+                self.status = Status::info(why);
                 Vec::new()
             }
         }
@@ -129,14 +129,18 @@ impl AppState {
     /// together); the ticket carries the turn's id.
     fn gate(&mut self) -> Gate {
         match self.chat.agent() {
-            AgentState::Unavailable(why) => Err(format!("agent unavailable: {why}")),
-            AgentState::Starting { name } => Err(format!("agent {name} is still starting")),
+            AgentState::Unavailable(why) => Err(Status::error(format!("agent unavailable: {why}"))),
+            AgentState::Starting { name } => {
+                Err(Status::info(format!("agent {name} is still starting")))
+            }
             AgentState::Ready { .. }
                 if self.chat.turn().is_some()
                     || self.quick.as_ref().is_some_and(|q| q.turn().is_some()) =>
             {
                 let key = self.keymap.hint(&[Mode::Global], Action::CancelTurn);
-                Err(format!("a turn is running ({key} cancels it)"))
+                Err(Status::info(format!(
+                    "a turn is running ({key} cancels it)"
+                )))
             }
             AgentState::Ready { remote, .. } => {
                 let remote = *remote;
@@ -189,7 +193,7 @@ impl AppState {
                     count: None,
                 }),
             };
-            fx.extend(self.apply(vec![Out::Status(format!(
+            fx.extend(self.apply(vec![Out::info(format!(
                 "turn cancelled ({key} again quits)"
             ))]));
             return fx;
@@ -199,7 +203,7 @@ impl AppState {
         }
         self.interrupt_armed = true;
         let quit = self.keymap.hint(&[Mode::Global], Action::Quit);
-        self.status = format!("press {key} again to quit (or {quit})");
+        self.status = Status::info(format!("press {key} again to quit (or {quit})"));
         Vec::new()
     }
 

@@ -29,6 +29,7 @@ use super::listing::Entry;
 use super::overlay::{Overlay, OverlayKind};
 use super::paper::{Doc, DocInfo, Paper, PaperMsg};
 use super::quick::{Quick, QuickMsg};
+pub use super::status::{Level, Status};
 use super::thread::{ChatEvent, Thread};
 
 /// Everything the runtime reports back to the state.
@@ -41,7 +42,7 @@ pub enum Msg {
     Resize(u16, u16),
     Scanned(Result<Vec<Entry>, String>),
     Index(Progress),
-    IndexDone(Result<String, String>),
+    IndexDone(Result<Status, String>),
     PaperOpened {
         req: u64,
         result: Result<(u32, DocInfo), String>,
@@ -68,7 +69,7 @@ pub enum Msg {
     Threads(Vec<Thread>),
     /// The Quick Chat became this thread on disk (or why it could not).
     Promoted(Result<Thread, String>),
-    Status(String),
+    Status(Status),
     /// The vault MCP server's address now (`None`: stopped), or why it could not start.
     VaultMcp(Result<Option<String>, String>),
     /// The status message numbered so has been shown long enough.
@@ -109,7 +110,7 @@ pub struct AppState {
     paper: Paper,
     chat: Chat,
     quick: Option<Quick>,
-    status: String,
+    status: Status,
     errors: Vec<String>,
     index: Option<(usize, usize)>,
     size: (u16, u16),
@@ -140,8 +141,8 @@ impl AppState {
     pub fn new(vault_name: String, keymap: Keymap, agent: AgentState) -> AppState {
         let errors = keymap.errors.clone();
         let status = match &agent {
-            AgentState::Unavailable(why) => format!("agent unavailable: {why}"),
-            AgentState::Starting { .. } | AgentState::Ready { .. } => String::new(),
+            AgentState::Unavailable(why) => Status::error(format!("agent unavailable: {why}")),
+            AgentState::Starting { .. } | AgentState::Ready { .. } => Status::default(),
         };
         AppState {
             vault_name,
@@ -176,7 +177,7 @@ impl AppState {
         if let Some(n) = notice
             && self.status.is_empty()
         {
-            self.status = n;
+            self.status = Status::info(n);
         }
         self
     }
@@ -205,7 +206,7 @@ impl AppState {
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         if let Msg::StatusExpired(seq) = msg {
             if seq == self.status_seq {
-                self.status.clear();
+                self.status = Status::default();
             }
             return Vec::new();
         }
@@ -230,7 +231,7 @@ impl AppState {
         // longer); a newer one replaces the timer.
         if self.status != status && !self.status.is_empty() {
             self.status_seq += 1;
-            let secs = if is_error(&self.status) {
+            let secs = if self.status.is_error() {
                 STATUS_ERROR_SECS
             } else {
                 STATUS_SECS
@@ -284,7 +285,7 @@ impl AppState {
                 fx
             }
             Msg::Scanned(Err(e)) => {
-                self.status = format!("cannot scan the vault: {e}");
+                self.status = Status::error(format!("cannot scan the vault: {e}"));
                 Vec::new()
             }
             Msg::Index(Progress::Planned { to_process, .. }) => {
@@ -307,7 +308,7 @@ impl AppState {
                         vec![Effect::Scan]
                     }
                     Err(e) => {
-                        self.status = format!("indexing failed: {e}");
+                        self.status = Status::error(format!("indexing failed: {e}"));
                         Vec::new()
                     }
                 }
@@ -335,7 +336,7 @@ impl AppState {
             Msg::Threads(threads) => self.send_chat(ChatMsg::Threads(threads)),
             Msg::Promoted(Ok(thread)) => self.send_chat(ChatMsg::Promoted(thread)),
             Msg::Promoted(Err(e)) => {
-                self.status = format!("cannot promote the Quick Chat: {e}");
+                self.status = Status::error(format!("cannot promote the Quick Chat: {e}"));
                 Vec::new()
             }
             Msg::Status(s) => {
@@ -343,12 +344,12 @@ impl AppState {
                 Vec::new()
             }
             Msg::VaultMcp(Ok(addr)) => {
-                self.status = match &addr {
+                self.status = Status::info(match &addr {
                     Some(url) => format!(
                         "vault MCP serving {url} (bearer token: agentero serve --token; space m stops it)"
                     ),
                     None => "vault MCP stopped".into(),
-                };
+                });
                 self.vault_mcp = addr;
                 Vec::new()
             }
@@ -373,12 +374,12 @@ impl AppState {
                 self.reading_doc = None;
                 self.tell_browser_opened();
                 if !problems.is_empty() {
-                    self.status = problems.join("; ");
+                    self.status = Status::error(problems.join("; "));
                 }
                 self.send_paper(PaperMsg::Restore(session))
             }
             Msg::VaultMcp(Err(e)) => {
-                self.status = format!("vault MCP cannot start: {e}");
+                self.status = Status::error(format!("vault MCP cannot start: {e}"));
                 Vec::new()
             }
         }
@@ -450,7 +451,7 @@ impl AppState {
         match self.closed_quick.take() {
             Some(q) if !fresh && q.chips() == chips.as_slice() => {
                 self.quick = Some(q);
-                self.status = "Quick Chat reopened (space q in it starts over)".into();
+                self.status = Status::info("Quick Chat reopened (space q in it starts over)");
             }
             closed => {
                 fx.extend(closed.iter().flat_map(Quick::dropped));
@@ -468,11 +469,11 @@ impl AppState {
                 if let Some(old) = self.quick.replace(q) {
                     fx.extend(old.dropped());
                 }
-                self.status = "Quick Chat reopened".into();
+                self.status = Status::info("Quick Chat reopened");
                 fx
             }
             None => {
-                self.status = "no closed Quick Chat to reopen (space q asks one)".into();
+                self.status = Status::info("no closed Quick Chat to reopen (space q asks one)");
                 Vec::new()
             }
         }
@@ -631,14 +632,19 @@ impl AppState {
         self.quick.as_ref()
     }
 
-    /// The status bar's message.
     /// The vault MCP server's address while it runs.
     pub fn vault_mcp(&self) -> Option<&str> {
         self.vault_mcp.as_deref()
     }
 
+    /// The status bar's message.
     pub fn status(&self) -> &str {
-        &self.status
+        &self.status.text
+    }
+
+    /// How the status bar's message reads (its colour, how long it stays).
+    pub fn status_level(&self) -> Level {
+        self.status.level
     }
 
     /// Load problems (keymap, theme), shown in the help.
@@ -668,47 +674,5 @@ impl AppState {
     }
 }
 
-/// Whether a status message reports a failure: "cannot …", "… failed: …", "agent
-/// unavailable", or a count of failures that is not zero ("indexed: 3 updated, 0 failed" is
-/// a success).
-pub fn is_error(msg: &str) -> bool {
-    let lower = msg.to_lowercase();
-    if lower.starts_with("agent unavailable")
-        || lower.contains("cannot ")
-        || lower.contains("can't ")
-        || lower.contains("error")
-    {
-        return true;
-    }
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '(' || c == ')')
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.iter().enumerate().any(|(i, w)| {
-        let w = w.trim_end_matches([':', '.']);
-        (w == "failed" || w == "fails")
-            && match i.checked_sub(1).and_then(|j| words.get(j)) {
-                Some(n) => n.parse::<u64>().map_or(true, |n| n > 0),
-                None => true,
-            }
-    })
-}
-
 #[cfg(test)]
-mod status_tests {
-    use super::is_error;
-
-    #[test]
-    fn zero_failures_are_not_an_error() {
-        assert!(!is_error("indexed: 3 updated, 12 unchanged, 0 failed"));
-        assert!(!is_error(
-            "rebuilt the index (schema changed); indexed: 1 updated, 0 failed"
-        ));
-        assert!(!is_error("mark b set"));
-        assert!(is_error("indexed: 3 updated, 2 failed"));
-        assert!(is_error("indexing failed: disk full"));
-        assert!(is_error("cannot open notes/x.md: not found"));
-        assert!(is_error("agent unavailable: no agent"));
-        assert!(is_error("the turn failed"));
-    }
-}
+mod tests;

@@ -7,8 +7,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use super::AppState;
 use super::layout::layout;
+use super::{AppState, Level};
 use crate::tui::effect::{Pane, PromptKind};
 use crate::tui::key::chord_text;
 use crate::tui::keymap::Mode;
@@ -141,11 +141,11 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
             theme.style("ui.status.progress"),
         )
     } else if !st.status.is_empty() {
-        let err = super::is_error(&st.status);
-        (
-            st.status.clone(),
-            theme.style(if err { "ui.status.error" } else { "ui.status" }),
-        )
+        let style = match st.status.level {
+            Level::Error => "ui.status.error",
+            Level::Info => "ui.status",
+        };
+        (st.status.text.clone(), theme.style(style))
     } else if let Some(e) = st.errors.first() {
         (
             format!("{e} (+{} more, see ?)", st.errors.len() - 1),

@@ -183,7 +183,7 @@ impl Chat {
                 // replacing the app's status message (e.g. the indexer's summary) for.
                 let mut out = Vec::new();
                 if let AgentState::Unavailable(why) = &state {
-                    out.push(Out::Status(format!("agent unavailable: {why}")));
+                    out.push(Out::error(format!("agent unavailable: {why}")));
                 }
                 self.agent = state;
                 // Locality (remote agents) changes the plan: refresh the grant preview.
@@ -198,7 +198,7 @@ impl Chat {
                 let status = format!("Quick Chat promoted to the thread \"{}\"", thread.title);
                 self.threads.push(thread);
                 self.show(self.threads.len() - 1);
-                vec![Out::Status(status), Out::Focus(Pane::Chat)]
+                vec![Out::info(status), Out::Focus(Pane::Chat)]
             }
             ChatMsg::ShowThread(i) => {
                 if i < self.threads.len() {
@@ -212,14 +212,14 @@ impl Chat {
                 cited,
             } => {
                 let Some(t) = self.threads.get(thread) else {
-                    return vec![Out::Status("that thread is gone".into())];
+                    return vec![Out::info("that thread is gone")];
                 };
                 let at = super::thread::find::item_at(t, turn, &cited);
                 let status = format!("thread \"{}\", turn {turn}", t.title);
                 self.show(thread);
                 self.selected = at;
                 self.scroll.reveal();
-                vec![Out::Focus(Pane::Chat), Out::Status(status)]
+                vec![Out::Focus(Pane::Chat), Out::info(status)]
             }
             ChatMsg::Reading(reading) => {
                 self.set_reading(reading);
@@ -230,7 +230,7 @@ impl Chat {
                 if let Some(chip) = chip {
                     self.chips.retain(|c| !matches!(c, Chip::Selection { .. }));
                     self.chips.push(chip);
-                    out.push(Out::Status("selection added to the next question".into()));
+                    out.push(Out::info("selection added to the next question"));
                 }
                 if self.compose == Compose::Off {
                     self.compose = Compose::On;
@@ -287,7 +287,7 @@ impl Chat {
                     if let Chip::Mention(path) = &c {
                         self.unmention(path);
                     }
-                    let mut out = vec![Out::Status(format!("removed {}", c.label()))];
+                    let mut out = vec![Out::info(format!("removed {}", c.label()))];
                     out.extend(self.plan());
                     return out;
                 }
@@ -340,7 +340,7 @@ impl Chat {
                         Out::Run(Effect::CancelTurn { turn }),
                     ];
                 }
-                None => return vec![Out::Status("no turn is running".into())],
+                None => return vec![Out::info("no turn is running")],
             },
             Action::MoveDown | Action::MoveUp | Action::GotoTop | Action::GotoPage => {
                 if let Some(t) = self.threads.get(self.current) {
@@ -371,8 +371,8 @@ impl Chat {
             Action::Open => return self.open_item(false),
             Action::OpenExternal => return self.open_item(true),
             Action::Promote => {
-                return vec![Out::Status(
-                    "no Quick Chat to promote: space q on the paper asks one".into(),
+                return vec![Out::info(
+                    "no Quick Chat to promote: space q on the paper asks one",
                 )];
             }
             _ => {}
@@ -382,7 +382,7 @@ impl Chat {
 
     fn open_item(&mut self, external: bool) -> Vec<Out> {
         let Some(i) = self.selected else {
-            return vec![Out::Status("select a source with j/k first".into())];
+            return vec![Out::info("select a source with j/k first")];
         };
         let Some(item) = self.thread().and_then(|t| t.items.get(i)) else {
             return Vec::new();
@@ -401,15 +401,15 @@ impl Chat {
                         lines,
                     })]
                 }
-                Some(Target::Vault { .. }) => vec![Out::Status(
-                    "this source is in the vault: enter opens it".into(),
-                )],
-                None => vec![Out::Status(format!("cannot open {u}"))],
+                Some(Target::Vault { .. }) => {
+                    vec![Out::info("this source is in the vault: enter opens it")]
+                }
+                None => vec![Out::error(format!("cannot open {u}"))],
             },
             ItemKind::Citation { check: c, .. } if !external => {
                 match Jump::at_uri(super::thread::verdicts::opens(c), c.quote.clone()) {
                     Some(jump) => vec![Out::Jump(jump)],
-                    None => vec![Out::Status(format!("cannot open {}", c.uri))],
+                    None => vec![Out::error(format!("cannot open {}", c.uri))],
                 }
             }
             ItemKind::Tool { .. } | ItemKind::Thought { .. } | ItemKind::Consulted(_) => {
@@ -546,6 +546,7 @@ mod tests {
     use super::*;
     use crate::tui::key::Key;
     use crate::tui::listing::Entry;
+    use crate::tui::status::Status;
     use crate::vault::EntryKind;
 
     fn typed(c: &mut Chat, text: &str) {
@@ -612,8 +613,8 @@ mod tests {
         c.update(ChatMsg::Cancel);
         assert_eq!(*c.compose(), Compose::Off);
         // Without a ticket nothing is sent, and the message stays.
-        let out = c.update(ChatMsg::Send(Err("agent unavailable: none".into())));
-        assert_eq!(out, vec![Out::Status("agent unavailable: none".into())]);
+        let out = c.update(ChatMsg::Send(Err(Status::error("agent unavailable: none"))));
+        assert_eq!(out, vec![Out::error("agent unavailable: none")]);
         assert!(c.thread().unwrap().items.is_empty());
     }
 }

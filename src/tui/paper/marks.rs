@@ -16,19 +16,19 @@ impl Paper {
     /// `H`: the visual selection becomes a highlight once its comment is typed.
     pub(super) fn start_highlight(&mut self, view: Viewport) -> Vec<Out> {
         let Some(p) = self.doc.as_mut() else {
-            return vec![Out::Status("no paper open: nothing to highlight".into())];
+            return vec![Out::info("no paper open: nothing to highlight")];
         };
         if p.kind != EntryKind::Paper {
-            return vec![Out::Status(
-                "highlights are kept for PDFs; this document is text".into(),
+            return vec![Out::info(
+                "highlights are kept for PDFs; this document is text",
             )];
         }
         let rows = p.rows(view.0);
         let sel = p.selection(&rows);
         let text = p.selected_text(&rows).filter(|t| !t.trim().is_empty());
         let (Some((start, end)), Some(text)) = (sel, text) else {
-            return vec![Out::Status(
-                "select the text to highlight first (v or V, then H)".into(),
+            return vec![Out::info(
+                "select the text to highlight first (v or V, then H)",
             )];
         };
         p.visual = None;
@@ -47,7 +47,7 @@ impl Paper {
                 kind: PromptKind::Comment,
                 text: String::new(),
             },
-            Out::Status("comment on the highlight (optional): enter saves, esc cancels".into()),
+            Out::info("comment on the highlight (optional): enter saves, esc cancels"),
         ]
     }
 
@@ -57,12 +57,12 @@ impl Paper {
             return Vec::new();
         };
         let Some(text) = text else {
-            return vec![Out::Status("highlight cancelled".into())];
+            return vec![Out::info("highlight cancelled")];
         };
         new.comment = Some(text).filter(|c| !c.trim().is_empty());
         vec![
             Out::Run(Effect::Marks(MarksEffect::Add { path, new })),
-            Out::Status("saving the highlight…".into()),
+            Out::info("saving the highlight…"),
         ]
     }
 
@@ -85,8 +85,8 @@ impl Paper {
             Some(p) if p.kind == EntryKind::Paper => {
                 vec![Out::Overlay(OverlayRequest::Annotations)]
             }
-            Some(_) => vec![Out::Status("annotations are kept for PDFs".into())],
-            None => vec![Out::Status("no paper open".into())],
+            Some(_) => vec![Out::info("annotations are kept for PDFs")],
+            None => vec![Out::info("no paper open")],
         }
     }
 
@@ -123,9 +123,8 @@ impl Paper {
                     id: id.clone(),
                 }))]
             }
-            Some(AnnotationOrigin::Zotero { .. }) => vec![Out::Status(
-                "this annotation is Zotero's: delete it in Zotero (agentero never writes there)"
-                    .into(),
+            Some(AnnotationOrigin::Zotero { .. }) => vec![Out::info(
+                "this annotation is Zotero's: delete it in Zotero (agentero never writes there)",
             )],
             None => Vec::new(),
         }

@@ -88,7 +88,7 @@ pub enum PaperMsg {
 fn copy(what: String, text: String) -> Vec<Out> {
     vec![
         Out::Run(Effect::Copy(text)),
-        Out::Status(format!("copied {what} (through the terminal, OSC 52)")),
+        Out::info(format!("copied {what} (through the terminal, OSC 52)")),
     ]
 }
 
@@ -192,14 +192,14 @@ impl Paper {
             PaperMsg::Outline(i) => self.outline_jump(i, view),
             PaperMsg::Cancel => {
                 let Some(p) = self.doc.as_mut() else {
-                    return vec![Out::Status(String::new())];
+                    return vec![Out::clear_status()];
                 };
                 if p.visual.take().is_some() {
                     return Vec::new();
                 }
                 p.search.current = None;
                 p.quote = None;
-                vec![Out::Status(String::new())]
+                vec![Out::clear_status()]
             }
             PaperMsg::Resized => {
                 self.follow(view);
@@ -360,20 +360,18 @@ impl Paper {
             }
             Err(e) => {
                 shot.state = ShotState::Failed(e.clone());
-                vec![Out::Status(format!("{e}; showing its text"))]
+                vec![Out::info(format!("{e}; showing its text"))]
             }
         }
     }
 
     fn toggle_image(&mut self) -> Vec<Out> {
         let Some(p) = self.doc.as_ref() else {
-            return vec![Out::Status(
-                "no paper open: nothing to show as an image".into(),
-            )];
+            return vec![Out::info("no paper open: nothing to show as an image")];
         };
         if p.kind != EntryKind::Paper {
-            return vec![Out::Status(
-                "the image view shows PDF pages; this document is text".into(),
+            return vec![Out::info(
+                "the image view shows PDF pages; this document is text",
             )];
         }
         self.image_mode = !self.image_mode;
@@ -381,14 +379,11 @@ impl Paper {
             self.shot = None;
             self.shown = None;
         }
-        vec![Out::Status(
-            if self.image_mode {
-                "image view (I again for the text)"
-            } else {
-                "text view"
-            }
-            .into(),
-        )]
+        vec![Out::info(if self.image_mode {
+            "image view (I again for the text)"
+        } else {
+            "text view"
+        })]
     }
 
     pub fn in_visual(&self) -> bool {
@@ -530,7 +525,7 @@ impl Paper {
             Err(e) => {
                 p.loaded = true;
                 p.pages = vec![Slot::Failed(e.clone())];
-                vec![Out::Status(format!("cannot open {}: {e}", p.path))]
+                vec![Out::error(format!("cannot open {}: {e}", p.path))]
             }
         }
     }
@@ -562,7 +557,7 @@ impl Paper {
             Awaiting::SetMark => match self.spot() {
                 Some(spot) => {
                     self.marks.insert(c, spot);
-                    vec![Out::Status(format!("mark {c} set"))]
+                    vec![Out::info(format!("mark {c} set"))]
                 }
                 None => Vec::new(),
             },
@@ -571,7 +566,7 @@ impl Paper {
                     self.push_jump();
                     self.go_spot(spot, view)
                 }
-                None => vec![Out::Status(format!("no mark {c}"))],
+                None => vec![Out::info(format!("no mark {c}"))],
             },
         }
     }
@@ -640,13 +635,13 @@ impl Paper {
             Action::Maximise => return self.toggle_maximised(),
             Action::ScrollLeft | Action::ScrollRight => return self.scroll_code(action, n, view),
             Action::FitWidth | Action::FitPage | Action::ZoomIn | Action::ZoomOut => {
-                return vec![Out::Status(
-                    "fit and zoom are for the image view (I shows the page as an image)".into(),
+                return vec![Out::info(
+                    "fit and zoom are for the image view (I shows the page as an image)",
                 )];
             }
             Action::JumpBack => {
                 if self.jump_pos == 0 {
-                    return vec![Out::Status("at the start of the jump list".into())];
+                    return vec![Out::info("at the start of the jump list")];
                 }
                 if self.jump_pos == self.jumps.len()
                     && let Some(here) = self.spot()
@@ -662,7 +657,7 @@ impl Paper {
             }
             Action::JumpForward => {
                 if self.jump_pos + 1 >= self.jumps.len() {
-                    return vec![Out::Status("at the end of the jump list".into())];
+                    return vec![Out::info("at the end of the jump list")];
                 }
                 self.jump_pos += 1;
                 let spot = self.jumps[self.jump_pos].clone();
@@ -671,8 +666,8 @@ impl Paper {
             _ => {}
         }
         let Some(p) = self.doc.as_mut() else {
-            return vec![Out::Status(
-                "no paper open: choose one in the vault browser (space f)".into(),
+            return vec![Out::info(
+                "no paper open: choose one in the vault browser (space f)",
             )];
         };
         let rows = p.rows(pw);
@@ -749,8 +744,8 @@ impl Paper {
             }
             Action::Outline => {
                 if p.info.sections.is_empty() {
-                    return vec![Out::Status(
-                        "this paper has no outline or recognised section headings".into(),
+                    return vec![Out::info(
+                        "this paper has no outline or recognised section headings",
                     )];
                 }
                 let cur = p
@@ -765,8 +760,8 @@ impl Paper {
             Action::ToggleImage => return self.toggle_image(),
             Action::OpenViewer => {
                 if p.kind != EntryKind::Paper {
-                    return vec![Out::Status(
-                        "the PDF viewer opens papers; this document is text".into(),
+                    return vec![Out::info(
+                        "the PDF viewer opens papers; this document is text",
                     )];
                 }
                 return vec![Out::Run(Effect::OpenViewer {
@@ -783,7 +778,7 @@ impl Paper {
             }
             Action::YankBibtex => {
                 if p.kind != EntryKind::Paper {
-                    return vec![Out::Status("BibTeX entries are for papers".into())];
+                    return vec![Out::info("BibTeX entries are for papers")];
                 }
                 let i = &p.info;
                 let meta = crate::vault::meta::PaperMeta {
@@ -811,19 +806,19 @@ impl Paper {
                         let n = t.chars().count();
                         copy(format!("the selection ({n} characters)"), t)
                     }
-                    None => vec![Out::Status("nothing selected to copy".into())],
+                    None => vec![Out::info("nothing selected to copy")],
                 };
             }
             Action::SetMark => {
                 return vec![
                     Out::Await(Awaiting::SetMark),
-                    Out::Status("mark: type a letter".into()),
+                    Out::info("mark: type a letter"),
                 ];
             }
             Action::JumpMark => {
                 return vec![
                     Out::Await(Awaiting::JumpMark),
-                    Out::Status("jump to mark: type a letter".into()),
+                    Out::info("jump to mark: type a letter"),
                 ];
             }
             Action::VisualChar | Action::VisualLine => {
@@ -1003,7 +998,7 @@ mod tests {
             (60, 20),
         );
         assert!(
-            matches!(&out[..], [Out::Status(s)] if s.contains("showing its text")),
+            matches!(&out[..], [Out::Status(s)] if s.text.contains("showing its text")),
             "{out:?}"
         );
         assert!(matches!(paper.shot((60, 20)), Some(ShotState::Failed(_))));
