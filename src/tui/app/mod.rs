@@ -19,14 +19,14 @@ use crate::vault::indexer::Progress;
 use crate::vault::reading::{self, ReadingState};
 
 use super::browser::{Browser, BrowserMsg};
-use super::chat::{Chat, ChatMsg, Compose};
+use super::chat::{Chat, ChatMsg, Compose, FindThreads};
 pub use super::chips::{AgentState, Chip, PlanPreview};
 use super::effect::Out;
 pub use super::effect::{Effect, Jump, Location, Pane, Signal};
 use super::input::Input;
 use super::keymap::Keymap;
 use super::listing::Entry;
-use super::overlay::{Overlay, OverlayKind};
+use super::overlay::{Overlay, OverlayKind, results};
 use super::paper::{Doc, DocInfo, Paper, PaperMsg};
 use super::quick::{Quick, QuickMsg};
 pub use super::status::{Level, Status};
@@ -118,8 +118,6 @@ pub struct AppState {
     next_turn: u64,
     /// The vault MCP server's address while it runs (`space m`).
     vault_mcp: Option<String>,
-    /// The chat's threads indexed while the thread list's filter is typed.
-    thread_index: Option<crate::acp::threads::ThreadIndex>,
     /// A first ctrl-c with nothing running: the next one quits.
     interrupt_armed: bool,
     /// The Quick Chat closed last, kept to be reopened.
@@ -130,8 +128,8 @@ pub struct AppState {
     reading: Option<ReadingState>,
     /// The document whose place was recorded last (opening another one stamps its time).
     reading_doc: Option<String>,
-    /// Numbers the vault searches: a late answer to an older one is dropped.
-    next_search: u64,
+    /// The vault search asked for last, numbered: a late answer to an older one is dropped.
+    search: (u64, String),
 }
 
 /// How many documents the recently opened list shows.
@@ -161,13 +159,12 @@ impl AppState {
             quit: false,
             next_turn: 0,
             vault_mcp: None,
-            thread_index: None,
             interrupt_armed: false,
             closed_quick: None,
             status_seq: 0,
             reading: None,
             reading_doc: None,
-            next_search: 0,
+            search: (0, String::new()),
         }
     }
 
@@ -359,14 +356,16 @@ impl AppState {
                 self.send_paper(PaperMsg::Annotations { path, list })
             }
             Msg::VaultSearch { seq, result } => {
-                if let Some(Overlay::Results {
-                    seq: open, hits, ..
-                }) = self.overlay.as_mut()
-                    && *open == seq
-                {
-                    *hits = Some(result);
+                if seq != self.search.0 {
+                    return Vec::new();
                 }
-                Vec::new()
+                // The popup's inside (the list's width, less its borders).
+                let width = (self.size.0.saturating_sub(8).min(90) as usize).saturating_sub(2);
+                let list = results::found(seq, &self.search.1, result, width);
+                self.apply(vec![Out::Refill {
+                    list,
+                    keep_selection: true,
+                }])
             }
             Msg::Reading { state, problems } => {
                 let session = state.session.clone();
@@ -408,10 +407,31 @@ impl AppState {
                     // Another overlay replaces the thread list: its filter prompt goes too.
                     if self.threads_prompt() {
                         self.input.take_prompt();
-                        self.thread_index = None;
+                        fx.extend(self.send_chat(ChatMsg::FindThreads(FindThreads::Kept)));
                     }
-                    self.overlay = Some(Overlay::open(request));
+                    let help = super::overlay::view::help_lines(&self.keymap).len();
+                    self.overlay = Some(Overlay::open(request, help));
                 }
+                Out::Refill {
+                    list,
+                    keep_selection,
+                } => {
+                    if let Some(o) = self.overlay.as_mut() {
+                        o.refill(list, keep_selection);
+                    }
+                }
+                Out::Section(i) => fx.extend(self.send_paper(PaperMsg::Outline(i))),
+                Out::ShowThread { thread, at: None } => {
+                    fx.extend(self.send_chat(ChatMsg::ShowThread(thread)))
+                }
+                Out::ShowThread {
+                    thread,
+                    at: Some((turn, cited)),
+                } => fx.extend(self.send_chat(ChatMsg::ShowThreadAt {
+                    thread,
+                    turn,
+                    cited,
+                })),
                 Out::ClosePermission { turn } => {
                     if self.overlay.as_ref().and_then(Overlay::permission_turn) == Some(turn) {
                         self.overlay = None;
@@ -552,6 +572,23 @@ impl AppState {
         })
     }
 
+    /// The recently opened documents with their titles: path, title (empty: none), page.
+    fn recent_titled(&self) -> Vec<(String, String, u32)> {
+        self.recent()
+            .into_iter()
+            .map(|(path, page)| {
+                let title = self
+                    .browser
+                    .entries()
+                    .iter()
+                    .find(|e| e.path == path)
+                    .map(|e| e.title.clone())
+                    .unwrap_or_default();
+                (path, title, page)
+            })
+            .collect()
+    }
+
     /// The kind of the document at `path`: as listed, else by its extension.
     fn kind_of(&self, path: &str) -> EntryKind {
         self.browser
@@ -603,10 +640,10 @@ impl AppState {
 
     /// What the thread list's filter found, while the list is open with one.
     pub fn thread_filter(&self) -> Option<&crate::tui::thread::find::ThreadFilter> {
-        match &self.overlay {
-            Some(Overlay::Threads { filter, .. }) => filter.as_ref(),
-            _ => None,
-        }
+        self.overlay
+            .as_ref()
+            .filter(|o| o.kind() == OverlayKind::Threads)
+            .and(self.chat.thread_filter())
     }
 
     pub fn browser(&self) -> &Browser {

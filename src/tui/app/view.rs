@@ -57,52 +57,11 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
         quick::view::view(q, &st.keymap, &st.mode_chain(), theme, &titles, f);
     }
     match &st.overlay {
-        Some(Overlay::Help { scroll }) => {
+        Some(Overlay::Help { scroll, .. }) => {
             overlay::view::help(&st.keymap, &st.errors, theme, f, *scroll)
         }
-        Some(Overlay::Outline { selected }) => {
-            overlay::view::outline(theme, f, paper::view::outline_items(&st.paper), *selected)
-        }
-        Some(Overlay::Metadata) => {
-            overlay::view::metadata(theme, f, paper::view::metadata_lines(&st.paper, theme))
-        }
-        Some(Overlay::Results {
-            query,
-            hits,
-            selected,
-            ..
-        }) => overlay::view::results(theme, f, query, hits.as_ref(), *selected),
-        Some(Overlay::Recent { selected }) => {
-            let items = st
-                .recent()
-                .into_iter()
-                .map(|(path, page)| {
-                    let title = st
-                        .browser()
-                        .entries()
-                        .iter()
-                        .find(|e| e.path == path)
-                        .map(|e| e.title.clone())
-                        .filter(|t| !t.is_empty())
-                        .unwrap_or(path);
-                    format!("{title} · p. {page}")
-                })
-                .collect();
-            overlay::view::recent(theme, f, items, *selected)
-        }
-        Some(Overlay::Annotations { selected }) => overlay::view::annotations(
-            theme,
-            f,
-            paper::view::annotation_items(&st.paper),
-            *selected,
-        ),
-        Some(Overlay::Threads { selected, filter }) => overlay::view::threads(
-            theme,
-            f,
-            chat::view::thread_items(&st.chat),
-            filter.as_ref(),
-            *selected,
-        ),
+        Some(Overlay::List(list)) => overlay::view::list(theme, f, list),
+        Some(Overlay::Text { title, lines, .. }) => overlay::view::text(theme, f, title, lines),
         Some(Overlay::Permission { request, .. }) => overlay::view::permission(theme, f, request),
         None => {}
     }

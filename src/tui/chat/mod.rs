@@ -2,6 +2,8 @@
 //! with its @-mention popup and context chips (the next turn's grant), the grant preview and
 //! the agent's state in the status line.
 
+mod lists;
+pub use lists::FindThreads;
 pub mod mention;
 mod turns;
 pub mod view;
@@ -57,6 +59,8 @@ pub enum ChatMsg {
     Promoted(Thread),
     /// The thread list's choice.
     ShowThread(usize),
+    /// The thread list's filter typed, kept or cleared.
+    FindThreads(FindThreads),
     /// The thread list's filter's choice: thread `thread` at its `turn`-th question (1-based),
     /// with the citation that matched selected when there is one.
     ShowThreadAt {
@@ -109,6 +113,10 @@ struct Running {
 
 pub struct Chat {
     threads: Vec<Thread>,
+    /// The threads indexed while the thread list's filter is typed.
+    thread_index: Option<crate::acp::threads::ThreadIndex>,
+    /// What the thread list's filter found, while the list shows it.
+    filter: Option<super::thread::find::ThreadFilter>,
     current: usize,
     input: TextArea<'static>,
     compose: Compose,
@@ -142,6 +150,8 @@ impl Chat {
             plan_seq: 0,
             agent,
             listing: Listing::default(),
+            thread_index: None,
+            filter: None,
         }
     }
 
@@ -200,6 +210,7 @@ impl Chat {
                 self.show(self.threads.len() - 1);
                 vec![Out::info(status), Out::Focus(Pane::Chat)]
             }
+            ChatMsg::FindThreads(find) => self.find_threads(find),
             ChatMsg::ShowThread(i) => {
                 if i < self.threads.len() {
                     self.show(i);
@@ -319,7 +330,9 @@ impl Chat {
                 out.extend(self.plan());
                 return out;
             }
-            Action::Threads => return vec![Out::Overlay(OverlayRequest::Threads(self.current))],
+            Action::Threads => {
+                return vec![Out::Overlay(OverlayRequest::List(self.open_thread_list()))];
+            }
             Action::NextThread => self.show((self.current + 1) % self.threads.len().max(1)),
             Action::PrevThread => {
                 let len = self.threads.len().max(1);

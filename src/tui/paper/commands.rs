@@ -48,9 +48,11 @@ impl Paper {
                     .iter()
                     .rposition(|s| s.page <= p.page)
                     .unwrap_or(0);
-                return vec![Out::Overlay(OverlayRequest::Outline(cur))];
+                return vec![Out::Overlay(OverlayRequest::List(super::lists::outline(
+                    p, cur,
+                )))];
             }
-            Action::Metadata => return vec![Out::Overlay(OverlayRequest::Metadata)],
+            Action::Metadata => return vec![Out::Overlay(super::lists::metadata(p))],
             Action::ToggleImage => return self.toggle_image(),
             Action::OpenViewer => {
                 if p.kind != EntryKind::Paper {

@@ -7,9 +7,9 @@ use super::doc::Doc;
 use super::pending::Pending;
 use super::{Paper, Viewport};
 use crate::context::quote;
-use crate::tui::effect::{Effect, Jump, Location, MarksEffect, Out, OverlayRequest, PromptKind};
+use crate::tui::effect::{Effect, MarksEffect, Out, OverlayRequest, PromptKind};
 use crate::vault::EntryKind;
-use crate::vault::annotations::{Annotation, AnnotationOrigin};
+use crate::vault::annotations::Annotation;
 use crate::vault::highlights::NewHighlight;
 
 impl Paper {
@@ -68,10 +68,13 @@ impl Paper {
 
     /// The annotations of `path` now (after a change, or read when it opened).
     pub(super) fn annotations_arrived(&mut self, path: &str, list: Vec<Annotation>) -> Vec<Out> {
-        if let Some(p) = self.doc.as_mut().filter(|p| p.path == path) {
-            p.info.annotations = list;
+        match self.doc.as_mut().filter(|p| p.path == path) {
+            Some(p) => {
+                p.info.annotations = list;
+                self.refill_annotations()
+            }
+            None => Vec::new(),
         }
-        Vec::new()
     }
 
     /// The open paper's annotations, in page order.
@@ -83,60 +86,12 @@ impl Paper {
     pub(super) fn list_annotations(&self) -> Vec<Out> {
         match self.doc.as_ref() {
             Some(p) if p.kind == EntryKind::Paper => {
-                vec![Out::Overlay(OverlayRequest::Annotations)]
+                vec![Out::Overlay(OverlayRequest::List(
+                    super::lists::annotations(p),
+                ))]
             }
             Some(_) => vec![Out::info("annotations are kept for PDFs")],
             None => vec![Out::info("no paper open")],
-        }
-    }
-
-    /// The annotation `i` of the list: its page, its text highlighted as a quote.
-    pub(super) fn annotation_jump(&mut self, i: usize, view: Viewport) -> Vec<Out> {
-        let Some(p) = self.doc.as_ref() else {
-            return Vec::new();
-        };
-        let Some(a) = p.info.annotations.get(i) else {
-            return Vec::new();
-        };
-        let jump = Jump {
-            to: Location {
-                path: p.path.clone(),
-                page: a.page,
-                row: 0,
-            },
-            quote: a.text.clone().filter(|t| !t.trim().is_empty()),
-            lines: None,
-        };
-        let kind = p.kind;
-        self.jump(jump, kind, view)
-    }
-
-    /// Deletes the annotation `i` of the list, when it is one of agentero's own.
-    pub(super) fn annotation_delete(&mut self, i: usize) -> Vec<Out> {
-        let Some(p) = self.doc.as_ref() else {
-            return Vec::new();
-        };
-        match p.info.annotations.get(i).map(|a| &a.origin) {
-            Some(AnnotationOrigin::Agentero { id }) => {
-                vec![Out::Run(Effect::Marks(MarksEffect::Delete {
-                    path: p.path.clone(),
-                    id: id.clone(),
-                }))]
-            }
-            Some(AnnotationOrigin::Zotero { .. }) => vec![Out::info(
-                "this annotation is Zotero's: delete it in Zotero (agentero never writes there)",
-            )],
-            None => Vec::new(),
-        }
-    }
-
-    /// Writes the paper's annotations as a markdown file in the state folder.
-    pub(super) fn annotations_export(&self) -> Vec<Out> {
-        match self.doc.as_ref() {
-            Some(p) => vec![Out::Run(Effect::Marks(MarksEffect::ExportHighlights {
-                path: p.path.clone(),
-            }))],
-            None => Vec::new(),
         }
     }
 }

@@ -8,6 +8,7 @@ mod doc;
 pub mod image;
 mod image_view;
 mod jumps;
+mod lists;
 mod marks;
 mod motion;
 mod pending;
@@ -78,12 +79,6 @@ pub enum PaperMsg {
         path: String,
         list: Vec<crate::vault::annotations::Annotation>,
     },
-    /// Go to the annotation `i` of the list.
-    AnnotationJump(usize),
-    /// Delete the annotation `i` of the list (one of agentero's own).
-    AnnotationDelete(usize),
-    /// Write the paper's annotations as markdown.
-    AnnotationsExport,
 }
 
 #[derive(Debug, Default)]
@@ -129,9 +124,6 @@ impl Paper {
             } => self.list_annotations(),
             PaperMsg::Comment(text) => self.comment(text),
             PaperMsg::Annotations { path, list } => self.annotations_arrived(&path, list),
-            PaperMsg::AnnotationJump(i) => self.annotation_jump(i, view),
-            PaperMsg::AnnotationDelete(i) => self.annotation_delete(i),
-            PaperMsg::AnnotationsExport => self.annotations_export(),
             PaperMsg::Opened { req, result } => self.opened(req, result),
             PaperMsg::Pages { req, pages } => {
                 self.pages(req, pages, view);
