@@ -194,3 +194,6 @@ fn answer(turn: u64, request: &PermissionRequest, action: Action) -> Choice {
         option,
     }
 }
+
+#[cfg(test)]
+mod tests;
