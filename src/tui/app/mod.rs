@@ -9,7 +9,8 @@ pub mod mouse;
 mod reading;
 pub mod view;
 
-pub use reading::RECENT;
+/// How many documents the recently opened list shows.
+pub const RECENT: usize = 30;
 
 use std::sync::Arc;
 

@@ -2,12 +2,9 @@
 //! from a list goes back there), when it was opened (the browser's sort, the recent list),
 //! the paper's session, and saving it.
 
-use super::{AppState, Effect, Jump};
+use super::{AppState, Effect, Jump, RECENT};
 use crate::tui::browser::BrowserMsg;
 use crate::vault::reading;
-
-/// How many documents the recently opened list shows.
-pub const RECENT: usize = 30;
 
 impl AppState {
     /// Where opening `path` from a list goes: where it is when it is the open document, else

@@ -1,22 +1,11 @@
 //! The thread list (`space t`): one row a thread, enter shows it, `b`/`c` write the
 //! bibliography it cited; `/` finds turns by what they cited or said, one row a turn.
 
-use super::Chat;
+use super::{Chat, FindThreads};
 use crate::acp::cited::Format;
 use crate::tui::action::Action;
 use crate::tui::effect::{Effect, List, MarksEffect, Out, OverlayKind, PromptKind, Row};
 use crate::tui::thread::find::{self, ThreadFilter};
-
-/// What the thread list's filter prompt did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FindThreads {
-    /// The filter's text now.
-    Typed(String),
-    /// Enter: what it found stays listed.
-    Kept,
-    /// Esc: every thread is listed again.
-    Cleared,
-}
 
 impl Chat {
     /// What the thread list's filter found, while it shows it.

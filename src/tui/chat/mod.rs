@@ -3,7 +3,6 @@
 //! the agent's state in the status line.
 
 mod lists;
-pub use lists::FindThreads;
 pub mod mention;
 mod turns;
 pub mod view;
@@ -22,6 +21,17 @@ use super::thread::cells::step_selection;
 use super::thread::scroll::Scroll;
 use super::thread::{ChatEvent, Item, ItemKind, SourceRef, Thread};
 use super::widgets::{WHEEL_ROWS, new_input};
+
+/// What the thread list's filter prompt did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FindThreads {
+    /// The filter's text now.
+    Typed(String),
+    /// Enter: what it found stays listed.
+    Kept,
+    /// Esc: every thread is listed again.
+    Cleared,
+}
 
 /// What the chat pane is told.
 #[derive(Debug)]

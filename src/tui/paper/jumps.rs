@@ -2,40 +2,10 @@
 //! sections, and the session that keeps them across a restart.
 
 use super::doc::Doc;
-use super::{Paper, Viewport};
-use crate::tui::effect::Effect;
-use crate::tui::effect::{Awaiting, Jump, Location, Out, Pane};
+use super::{Paper, Spot, Viewport};
+use crate::tui::effect::{Awaiting, Effect, Jump, Out, Pane};
 use crate::vault::EntryKind;
 use crate::vault::reading;
-
-/// A place in the jump list or a mark, with the kind of its document.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Spot {
-    pub(super) at: Location,
-    pub(super) kind: EntryKind,
-}
-
-impl Spot {
-    fn stored(self) -> reading::Spot {
-        reading::Spot {
-            path: self.at.path,
-            kind: self.kind,
-            page: self.at.page,
-            row: self.at.row,
-        }
-    }
-
-    fn from_stored(s: reading::Spot) -> Spot {
-        Spot {
-            at: Location {
-                path: s.path,
-                page: s.page.max(1),
-                row: s.row,
-            },
-            kind: s.kind,
-        }
-    }
-}
 
 impl Paper {
     /// What survives a restart: the open document, the marks and the jump list.

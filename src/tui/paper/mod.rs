@@ -27,7 +27,6 @@ use super::effect::{Awaiting, Effect, Jump, Location, Out};
 use super::text;
 pub use doc::{Doc, DocInfo, Hit, Slot};
 use image::{PageProto, Shot, ShotKey};
-use jumps::Spot;
 
 /// The text area's size in cells (width, height): wrapping and scrolling depend on it.
 pub type Viewport = (usize, usize);
@@ -79,6 +78,35 @@ pub enum PaperMsg {
         path: String,
         list: Vec<crate::vault::annotations::Annotation>,
     },
+}
+
+/// A place in the jump list or a mark, with the kind of its document.
+#[derive(Debug, Clone, PartialEq)]
+struct Spot {
+    at: Location,
+    kind: EntryKind,
+}
+
+impl Spot {
+    fn stored(self) -> reading::Spot {
+        reading::Spot {
+            path: self.at.path,
+            kind: self.kind,
+            page: self.at.page,
+            row: self.at.row,
+        }
+    }
+
+    fn from_stored(s: reading::Spot) -> Spot {
+        Spot {
+            at: Location {
+                path: s.path,
+                page: s.page.max(1),
+                row: s.row,
+            },
+            kind: s.kind,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
