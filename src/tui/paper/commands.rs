@@ -26,15 +26,15 @@ impl Paper {
         let rows = p.rows(view.0);
         match action {
             Action::Search => {
-                return vec![Out::Prompt {
+                vec![Out::Prompt {
                     kind: PromptKind::Search,
                     text: String::new(),
-                }];
+                }]
             }
             Action::SearchNext | Action::SearchPrev => {
                 let out = self.step_search(action == Action::SearchNext, n, view);
                 self.land_on_evidence(view);
-                return out;
+                out
             }
             Action::Outline => {
                 if p.info.sections.is_empty() {
@@ -48,29 +48,29 @@ impl Paper {
                     .iter()
                     .rposition(|s| s.page <= p.page)
                     .unwrap_or(0);
-                return vec![Out::Overlay(OverlayRequest::List(super::lists::outline(
+                vec![Out::Overlay(OverlayRequest::List(super::lists::outline(
                     p, cur,
-                )))];
+                )))]
             }
-            Action::Metadata => return vec![Out::Overlay(super::lists::metadata(p))],
-            Action::ToggleImage => return self.toggle_image(),
+            Action::Metadata => vec![Out::Overlay(super::lists::metadata(p))],
+            Action::ToggleImage => self.toggle_image(),
             Action::OpenViewer => {
                 if p.kind != EntryKind::Paper {
                     return vec![Out::info(
                         "the PDF viewer opens papers; this document is text",
                     )];
                 }
-                return vec![Out::Run(Effect::OpenViewer {
+                vec![Out::Run(Effect::OpenViewer {
                     path: p.path.clone(),
                     page: p.page,
-                })];
+                })]
             }
             Action::YankCitation => {
                 let cite = match p.kind {
                     EntryKind::Paper => crate::vault::uri::page_uri(&p.path, p.page),
                     _ => crate::vault::uri::encode_path(&p.path),
                 };
-                return copy(format!("the citation {cite}"), cite);
+                copy(format!("the citation {cite}"), cite)
             }
             Action::YankBibtex => {
                 if p.kind != EntryKind::Paper {
@@ -92,30 +92,30 @@ impl Paper {
                     .and_then(|(_, rest)| rest.split_once(','))
                     .map_or("", |(k, _)| k)
                     .to_string();
-                return copy(format!("the BibTeX entry {key}"), entry);
+                copy(format!("the BibTeX entry {key}"), entry)
             }
             Action::Yank => {
                 let text = p.selected_text(&rows).filter(|t| !t.trim().is_empty());
                 p.visual = None;
-                return match text {
+                match text {
                     Some(t) => {
                         let n = t.chars().count();
                         copy(format!("the selection ({n} characters)"), t)
                     }
                     None => vec![Out::info("nothing selected to copy")],
-                };
+                }
             }
             Action::SetMark => {
-                return vec![
+                vec![
                     Out::Await(Awaiting::SetMark),
                     Out::info("mark: type a letter"),
-                ];
+                ]
             }
             Action::JumpMark => {
-                return vec![
+                vec![
                     Out::Await(Awaiting::JumpMark),
                     Out::info("jump to mark: type a letter"),
-                ];
+                ]
             }
             Action::VisualChar | Action::VisualLine => {
                 let lines = action == Action::VisualLine;
@@ -127,7 +127,7 @@ impl Paper {
                         p.visual = Some(Visual { lines, anchor });
                     }
                 }
-                return Vec::new();
+                Vec::new()
             }
             Action::QuickChat | Action::UseSelection => {
                 let text = p.selected_text(&rows).filter(|t| !t.trim().is_empty());
@@ -144,12 +144,12 @@ impl Paper {
                 }
                 let mut chips = vec![Chip::Reading { path, page }];
                 chips.extend(selection);
-                return vec![Out::QuickChat {
+                vec![Out::QuickChat {
                     chips,
                     fresh: false,
-                }];
+                }]
             }
-            _ => return Vec::new(),
+            _ => Vec::new(),
         }
     }
 }
