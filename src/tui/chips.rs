@@ -4,6 +4,8 @@
 
 use crate::context::{ContextRequest, CurrentPaper, Selection};
 
+use super::status::Status;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Chip {
     Mention(String),
@@ -89,7 +91,7 @@ pub enum AgentState {
 /// Whether a question can start a turn now: its id and where the agent runs, or why not (the
 /// status line says it). The app decides, since only one turn runs at a time across the chat
 /// and the Quick Chat.
-pub type Gate = Result<Ticket, String>;
+pub type Gate = Result<Ticket, Status>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ticket {
@@ -99,9 +101,9 @@ pub struct Ticket {
 
 /// A question admitted to start a turn: it has text and the gate is open. Otherwise what the
 /// status line says (in that order: an empty message first).
-pub fn admit(text: &str, gate: Gate) -> Result<Ticket, String> {
+pub fn admit(text: &str, gate: Gate) -> Result<Ticket, Status> {
     if text.trim().is_empty() {
-        return Err("nothing to send".into());
+        return Err(Status::info("nothing to send"));
     }
     gate
 }

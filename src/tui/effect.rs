@@ -6,7 +6,9 @@
 use crate::context::ContextRequest;
 use crate::vault::EntryKind;
 
+use super::action::Action;
 use super::chips::Chip;
+pub use super::status::{Level, Status};
 use super::thread::PermissionRequest;
 
 /// A signal the app is told about (the runtime listens for them while the terminal is ours).
@@ -93,23 +95,93 @@ pub enum Awaiting {
     JumpMark,
 }
 
+/// Which overlay is open, without its state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverlayKind {
+    Help,
+    Outline,
+    Metadata,
+    Threads,
+    Recent,
+    Annotations,
+    Results,
+    Permission,
+}
+
+/// A list overlay as the one who opens it builds it: its rows and what each key does. The
+/// overlay owns it while it is open; the app only opens, refills and closes it, and carries
+/// out the [`Out`]s of the key pressed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct List {
+    pub kind: OverlayKind,
+    /// Which request the list answers: a refill for another one is dropped.
+    pub tag: u64,
+    pub title: String,
+    pub rows: Vec<Row>,
+    /// The line shown when there are no rows.
+    pub empty: String,
+    /// Enter with no rows: close and do this (`None`: the list stays open).
+    pub empty_open: Option<Vec<Out>>,
+    pub selected: usize,
+    /// Keys that act on the whole list; it stays open.
+    pub keys: Vec<(Action, Vec<Out>)>,
+}
+
+/// One row of a list: its text, what enter does (the list closes first), and what other
+/// keys do with it (the list stays open).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Row {
+    pub text: String,
+    pub open: Vec<Out>,
+    pub keys: Vec<(Action, Vec<Out>)>,
+}
+
+impl Row {
+    pub fn new(text: String, open: Vec<Out>) -> Row {
+        Row {
+            text,
+            open,
+            keys: Vec::new(),
+        }
+    }
+}
+
+impl List {
+    /// A list of `kind` titled so, `empty` shown without rows (enter then closes it).
+    pub fn new(
+        kind: OverlayKind,
+        title: impl Into<String>,
+        rows: Vec<Row>,
+        empty: impl Into<String>,
+    ) -> List {
+        List {
+            kind,
+            tag: 0,
+            title: title.into(),
+            rows,
+            empty: empty.into(),
+            empty_open: Some(Vec::new()),
+            selected: 0,
+            keys: Vec::new(),
+        }
+    }
+}
+
+/// A text overlay's line: its text and the theme style it is drawn in (`None`: the
+/// overlay's own).
+pub type TextLine = (Option<&'static str>, String);
+
 /// An overlay a component asks for; the app owns the one that is open.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OverlayRequest {
     Help,
-    /// The paper's outline, with this section selected.
-    Outline(usize),
-    Metadata,
-    /// The thread list, with this thread selected.
-    Threads(usize),
-    /// The open paper's highlights and annotations.
-    Annotations,
-    /// The recently opened documents.
-    Recent,
-    /// The vault search's results for `query`, still to come.
-    Results {
-        seq: u64,
-        query: String,
+    /// A list: rows and what choosing one does.
+    List(List),
+    /// Lines of text (the paper's metadata).
+    Text {
+        kind: OverlayKind,
+        title: String,
+        lines: Vec<TextLine>,
     },
     Permission {
         turn: u64,
@@ -123,7 +195,7 @@ pub enum Out {
     /// Work for the runtime.
     Run(Effect),
     /// A message for the status bar (empty: clear it).
-    Status(String),
+    Status(Status),
     Focus(Pane),
     /// Open this document in the paper pane (or move in it), recorded in the jump list.
     Jump(Jump),
@@ -137,6 +209,19 @@ pub enum Out {
     },
     Await(Awaiting),
     Overlay(OverlayRequest),
+    /// The open list of this kind and tag gets these rows (nothing when it is not open),
+    /// its selection kept or the new list's.
+    Refill {
+        list: List,
+        keep_selection: bool,
+    },
+    /// The paper's outline section `i` (the paper jumps there, the cursor on its heading).
+    Section(usize),
+    /// The chat shows this thread, at this turn with these citations when given.
+    ShowThread {
+        thread: usize,
+        at: Option<(usize, Vec<String>)>,
+    },
     /// The permission question of this turn can no longer be answered: close it.
     ClosePermission {
         turn: u64,
@@ -156,15 +241,32 @@ pub enum Out {
     Quit,
 }
 
+impl Out {
+    /// A note for the status bar.
+    pub fn info(text: impl Into<String>) -> Out {
+        Out::Status(Status::info(text))
+    }
+
+    /// A failure for the status bar.
+    pub fn error(text: impl Into<String>) -> Out {
+        Out::Status(Status::error(text))
+    }
+
+    /// The status bar cleared.
+    pub fn clear_status() -> Out {
+        Out::Status(Status::default())
+    }
+}
+
 /// A URL opened with `$BROWSER`, or the status line says how to.
 pub fn open_url(url: String) -> Vec<Out> {
     if std::env::var_os("BROWSER").is_some() {
         vec![
-            Out::Status(format!("opening {url}")),
+            Out::info(format!("opening {url}")),
             Out::Run(Effect::OpenUrl(url)),
         ]
     } else {
-        vec![Out::Status(format!("{url} (set $BROWSER to open links)"))]
+        vec![Out::info(format!("{url} (set $BROWSER to open links)"))]
     }
 }
 

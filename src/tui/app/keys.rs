@@ -3,15 +3,15 @@
 
 use ratatui::crossterm::event::KeyEvent;
 
-use super::AppState;
+use super::{AppState, Status};
 use crate::tui::action::Action;
 use crate::tui::browser::BrowserMsg;
-use crate::tui::chat::{ChatMsg, Compose};
+use crate::tui::chat::{ChatMsg, Compose, FindThreads};
 use crate::tui::chips::{AgentState, Gate, Ticket};
 use crate::tui::effect::{Effect, Out, OverlayRequest, Pane, PromptKind};
 use crate::tui::input::Resolved;
 use crate::tui::keymap::Mode;
-use crate::tui::overlay::{Choice, Overlay};
+use crate::tui::overlay::{Choice, Overlay, OverlayKind, recent, results};
 use crate::tui::paper::PaperMsg;
 use crate::tui::quick::QuickMsg;
 
@@ -22,7 +22,7 @@ impl AppState {
         match &self.overlay {
             Some(Overlay::Permission { .. }) => return vec![Mode::Permission, Mode::Global],
             // The thread list's filter being typed.
-            Some(Overlay::Threads { .. }) if self.threads_prompt() => {
+            Some(o) if o.kind() == OverlayKind::Threads && self.threads_prompt() => {
                 return vec![Mode::Prompt, Mode::Global];
             }
             Some(_) => chain.push(Mode::List),
@@ -69,7 +69,7 @@ impl AppState {
 
     /// Whether typed characters are text for a field (the prompt, a message, a question).
     fn typing(&self) -> bool {
-        if matches!(self.overlay, Some(Overlay::Threads { .. })) && self.threads_prompt() {
+        if self.overlay().is_some_and(|k| k == OverlayKind::Threads) && self.threads_prompt() {
             return true;
         }
         if self.overlay.is_none()
@@ -94,7 +94,7 @@ impl AppState {
             Resolved::Text(ev) => self.type_key(ev),
             Resolved::Mark(wait, c) => self.send_paper(PaperMsg::Mark(wait, c)),
             Resolved::Unbound(why) => {
-                self.status = why;
+                self.status = Status::info(why);
                 Vec::new()
             }
         }
@@ -104,9 +104,8 @@ impl AppState {
     fn type_key(&mut self, ev: KeyEvent) -> Vec<Effect> {
         if let Some(p) = self.input.edit_prompt(ev) {
             if p.kind == PromptKind::Threads {
-                let text = p.text.clone();
-                self.filter_threads(Some(text));
-                return Vec::new();
+                let find = FindThreads::Typed(p.text.clone());
+                return self.send_chat(ChatMsg::FindThreads(find));
             }
             if p.kind == PromptKind::Filter {
                 let text = p.text.clone();
@@ -129,14 +128,18 @@ impl AppState {
     /// together); the ticket carries the turn's id.
     fn gate(&mut self) -> Gate {
         match self.chat.agent() {
-            AgentState::Unavailable(why) => Err(format!("agent unavailable: {why}")),
-            AgentState::Starting { name } => Err(format!("agent {name} is still starting")),
+            AgentState::Unavailable(why) => Err(Status::error(format!("agent unavailable: {why}"))),
+            AgentState::Starting { name } => {
+                Err(Status::info(format!("agent {name} is still starting")))
+            }
             AgentState::Ready { .. }
                 if self.chat.turn().is_some()
                     || self.quick.as_ref().is_some_and(|q| q.turn().is_some()) =>
             {
                 let key = self.keymap.hint(&[Mode::Global], Action::CancelTurn);
-                Err(format!("a turn is running ({key} cancels it)"))
+                Err(Status::info(format!(
+                    "a turn is running ({key} cancels it)"
+                )))
             }
             AgentState::Ready { remote, .. } => {
                 let remote = *remote;
@@ -146,26 +149,6 @@ impl AppState {
                     remote,
                 })
             }
-        }
-    }
-
-    /// The thread list shows the turns `text` finds (`None`: every thread again).
-    fn filter_threads(&mut self, text: Option<String>) {
-        use crate::tui::thread::find;
-        let current = self.chat.current();
-        let found = match text.filter(|t| !t.trim().is_empty()) {
-            Some(t) => {
-                let chat = &self.chat;
-                let index = self
-                    .thread_index
-                    .get_or_insert_with(|| find::index(chat.threads()));
-                Some(find::find_in(index, &t))
-            }
-            None => None,
-        };
-        if let Some(Overlay::Threads { selected, filter }) = self.overlay.as_mut() {
-            *selected = if found.is_some() { 0 } else { current };
-            *filter = found;
         }
     }
 
@@ -189,7 +172,7 @@ impl AppState {
                     count: None,
                 }),
             };
-            fx.extend(self.apply(vec![Out::Status(format!(
+            fx.extend(self.apply(vec![Out::info(format!(
                 "turn cancelled ({key} again quits)"
             ))]));
             return fx;
@@ -199,7 +182,7 @@ impl AppState {
         }
         self.interrupt_armed = true;
         let quit = self.keymap.hint(&[Mode::Global], Action::Quit);
-        self.status = format!("press {key} again to quit (or {quit})");
+        self.status = Status::info(format!("press {key} again to quit (or {quit})"));
         Vec::new()
     }
 
@@ -210,34 +193,16 @@ impl AppState {
         // The thread list's filter: enter keeps what it found, esc lists every thread again.
         if self.threads_prompt() && matches!(action, Action::Open | Action::Cancel) {
             self.input.take_prompt();
-            self.thread_index = None;
-            if action == Action::Cancel {
-                self.filter_threads(None);
-            }
-            return Vec::new();
+            let find = if action == Action::Cancel {
+                FindThreads::Cleared
+            } else {
+                FindThreads::Kept
+            };
+            return self.send_chat(ChatMsg::FindThreads(find));
         }
         // An overlay takes the keys first.
-        // The lists the app holds for an overlay: their lengths.
-        let recent = match &self.overlay {
-            Some(Overlay::Recent { .. }) => self.recent().len(),
-            Some(Overlay::Results {
-                hits: Some(Ok(h)), ..
-            }) => h.len(),
-            _ => 0,
-        };
         if let Some(overlay) = self.overlay.as_mut() {
-            let total = match overlay {
-                Overlay::Outline { .. } => self.paper.doc().map_or(0, |p| p.info().sections.len()),
-                Overlay::Threads {
-                    filter: Some(f), ..
-                } => f.found.len(),
-                Overlay::Threads { .. } => self.chat.threads().len(),
-                Overlay::Recent { .. } | Overlay::Results { .. } => recent,
-                Overlay::Annotations { .. } => self.paper.annotations().len(),
-                Overlay::Help { .. } => crate::tui::overlay::view::help_lines(&self.keymap).len(),
-                _ => 0,
-            };
-            let choice = overlay.update(action, count, total, self.size.1 as usize);
+            let choice = overlay.update(action, count, self.size.1 as usize);
             return self.choose(choice);
         }
         // The Quick Chat popup keeps every key but the global help, quit and suspend.
@@ -332,7 +297,10 @@ impl AppState {
             }
             Action::ToggleVaultMcp => vec![Effect::ToggleVaultMcp],
             Action::ReopenQuick => self.reopen_quick(),
-            Action::Recent => self.apply(vec![Out::Overlay(OverlayRequest::Recent)]),
+            Action::Recent => {
+                let list = recent::list(self.recent_titled());
+                self.apply(vec![Out::Overlay(OverlayRequest::List(list))])
+            }
             Action::VaultSearch => self.apply(vec![Out::Prompt {
                 kind: PromptKind::VaultSearch,
                 text: String::new(),
@@ -372,38 +340,16 @@ impl AppState {
         if query.trim().is_empty() {
             return Vec::new();
         }
-        self.next_search += 1;
-        let seq = self.next_search;
-        let mut fx = self.apply(vec![Out::Overlay(OverlayRequest::Results {
-            seq,
-            query: query.clone(),
-        })]);
+        let seq = self.search.0 + 1;
+        self.search = (seq, query.clone());
+        let list = results::searching(seq, &query);
+        let mut fx = self.apply(vec![Out::Overlay(OverlayRequest::List(list))]);
         fx.push(Effect::VaultSearch { seq, query });
         fx
     }
 
-    /// A search result opens at its best page, the first matched words highlighted there.
-    fn open_hit(&mut self, hit: crate::vault::PaperHit, query: &str) -> Vec<Effect> {
-        let best = hit.pages.first();
-        let page = best.and_then(|p| p.page).or(hit.card.page).unwrap_or(1);
-        let mut jump = crate::tui::effect::Jump::to(hit.card.path.clone(), page);
-        jump.lines = best.and_then(|p| p.lines).map(|[a, b]| (a, b));
-        // The excerpt's first **match**, else the query's words: found on the page, shown.
-        let matched = hit
-            .card
-            .excerpt
-            .split("**")
-            .nth(1)
-            .map(str::to_string)
-            .filter(|m| !m.trim().is_empty())
-            .unwrap_or_else(|| query.to_string());
-        if hit.card.kind == crate::vault::EntryKind::Paper {
-            jump.quote = Some(matched);
-        }
-        self.apply(vec![Out::Jump(jump)])
-    }
-
-    /// What a choice on an overlay means for the panes.
+    /// What a choice on an overlay comes to: the overlay closes, its row's outs are carried
+    /// out.
     fn choose(&mut self, choice: Choice) -> Vec<Effect> {
         match choice {
             Choice::Stay => Vec::new(),
@@ -411,58 +357,11 @@ impl AppState {
                 self.overlay = None;
                 Vec::new()
             }
-            Choice::Outline(i) => {
-                self.overlay = None;
-                self.send_paper(PaperMsg::Outline(i))
-            }
-            Choice::Thread(i) => {
-                self.overlay = None;
-                self.send_chat(ChatMsg::ShowThread(i))
-            }
-            Choice::ThreadAt {
-                thread,
-                turn,
-                cited,
-            } => {
-                self.overlay = None;
-                self.send_chat(ChatMsg::ShowThreadAt {
-                    thread,
-                    turn,
-                    cited,
-                })
-            }
-            Choice::FilterThreads => {
-                let text = match &self.overlay {
-                    Some(Overlay::Threads {
-                        filter: Some(f), ..
-                    }) => f.text.clone(),
-                    _ => String::new(),
-                };
-                // Indexed afresh for this filter (a turn may have ended since the last one).
-                self.thread_index = None;
-                self.input.open_prompt(PromptKind::Threads, text);
-                Vec::new()
-            }
-            Choice::Result(i) => {
-                let Some(Overlay::Results {
-                    query,
-                    hits: Some(Ok(hits)),
-                    ..
-                }) = self.overlay.take()
-                else {
-                    return Vec::new();
-                };
-                match hits.into_iter().nth(i) {
-                    Some(hit) => self.open_hit(hit, &query),
-                    None => Vec::new(),
+            Choice::Run { close, outs } => {
+                if close {
+                    self.overlay = None;
                 }
-            }
-            Choice::Recent(i) => {
-                self.overlay = None;
-                match self.recent().into_iter().nth(i) {
-                    Some((path, _)) => self.apply(vec![Out::OpenEntry { path }]),
-                    None => Vec::new(),
-                }
+                self.apply(outs)
             }
             Choice::Answer {
                 turn,
@@ -476,21 +375,6 @@ impl AppState {
                     option,
                 }]
             }
-            Choice::Annotation(i) => {
-                self.overlay = None;
-                self.send_paper(PaperMsg::AnnotationJump(i))
-            }
-            Choice::DeleteAnnotation(i) => self.send_paper(PaperMsg::AnnotationDelete(i)),
-            Choice::ExportAnnotations => self.send_paper(PaperMsg::AnnotationsExport),
-            Choice::ExportThread(i, format) => match self.chat.threads().get(i) {
-                Some(t) => vec![Effect::Marks(
-                    crate::tui::effect::MarksEffect::ExportThread {
-                        thread: t.id.clone(),
-                        format,
-                    },
-                )],
-                None => Vec::new(),
-            },
             Choice::Help => self.apply(vec![Out::Overlay(OverlayRequest::Help)]),
             Choice::Quit => self.apply(vec![Out::Quit]),
         }

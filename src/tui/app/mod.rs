@@ -6,7 +6,11 @@
 mod keys;
 pub mod layout;
 pub mod mouse;
+mod reading;
 pub mod view;
+
+/// How many documents the recently opened list shows.
+pub const RECENT: usize = 30;
 
 use std::sync::Arc;
 
@@ -16,19 +20,20 @@ use ratatui::layout::Rect;
 use crate::context::ContextRequest;
 use crate::vault::EntryKind;
 use crate::vault::indexer::Progress;
-use crate::vault::reading::{self, ReadingState};
+use crate::vault::reading::ReadingState;
 
 use super::browser::{Browser, BrowserMsg};
-use super::chat::{Chat, ChatMsg, Compose};
+use super::chat::{Chat, ChatMsg, Compose, FindThreads};
 pub use super::chips::{AgentState, Chip, PlanPreview};
 use super::effect::Out;
 pub use super::effect::{Effect, Jump, Location, Pane, Signal};
 use super::input::Input;
 use super::keymap::Keymap;
 use super::listing::Entry;
-use super::overlay::{Overlay, OverlayKind};
+use super::overlay::{Overlay, OverlayKind, results};
 use super::paper::{Doc, DocInfo, Paper, PaperMsg};
 use super::quick::{Quick, QuickMsg};
+pub use super::status::{Level, Status};
 use super::thread::{ChatEvent, Thread};
 
 /// Everything the runtime reports back to the state.
@@ -41,7 +46,7 @@ pub enum Msg {
     Resize(u16, u16),
     Scanned(Result<Vec<Entry>, String>),
     Index(Progress),
-    IndexDone(Result<String, String>),
+    IndexDone(Result<Status, String>),
     PaperOpened {
         req: u64,
         result: Result<(u32, DocInfo), String>,
@@ -68,7 +73,7 @@ pub enum Msg {
     Threads(Vec<Thread>),
     /// The Quick Chat became this thread on disk (or why it could not).
     Promoted(Result<Thread, String>),
-    Status(String),
+    Status(Status),
     /// The vault MCP server's address now (`None`: stopped), or why it could not start.
     VaultMcp(Result<Option<String>, String>),
     /// The status message numbered so has been shown long enough.
@@ -109,7 +114,7 @@ pub struct AppState {
     paper: Paper,
     chat: Chat,
     quick: Option<Quick>,
-    status: String,
+    status: Status,
     errors: Vec<String>,
     index: Option<(usize, usize)>,
     size: (u16, u16),
@@ -117,8 +122,6 @@ pub struct AppState {
     next_turn: u64,
     /// The vault MCP server's address while it runs (`space m`).
     vault_mcp: Option<String>,
-    /// The chat's threads indexed while the thread list's filter is typed.
-    thread_index: Option<crate::acp::threads::ThreadIndex>,
     /// A first ctrl-c with nothing running: the next one quits.
     interrupt_armed: bool,
     /// The Quick Chat closed last, kept to be reopened.
@@ -129,19 +132,16 @@ pub struct AppState {
     reading: Option<ReadingState>,
     /// The document whose place was recorded last (opening another one stamps its time).
     reading_doc: Option<String>,
-    /// Numbers the vault searches: a late answer to an older one is dropped.
-    next_search: u64,
+    /// The vault search asked for last, numbered: a late answer to an older one is dropped.
+    search: (u64, String),
 }
-
-/// How many documents the recently opened list shows.
-pub const RECENT: usize = 30;
 
 impl AppState {
     pub fn new(vault_name: String, keymap: Keymap, agent: AgentState) -> AppState {
         let errors = keymap.errors.clone();
         let status = match &agent {
-            AgentState::Unavailable(why) => format!("agent unavailable: {why}"),
-            AgentState::Starting { .. } | AgentState::Ready { .. } => String::new(),
+            AgentState::Unavailable(why) => Status::error(format!("agent unavailable: {why}")),
+            AgentState::Starting { .. } | AgentState::Ready { .. } => Status::default(),
         };
         AppState {
             vault_name,
@@ -160,13 +160,12 @@ impl AppState {
             quit: false,
             next_turn: 0,
             vault_mcp: None,
-            thread_index: None,
             interrupt_armed: false,
             closed_quick: None,
             status_seq: 0,
             reading: None,
             reading_doc: None,
-            next_search: 0,
+            search: (0, String::new()),
         }
     }
 
@@ -176,7 +175,7 @@ impl AppState {
         if let Some(n) = notice
             && self.status.is_empty()
         {
-            self.status = n;
+            self.status = Status::info(n);
         }
         self
     }
@@ -205,7 +204,7 @@ impl AppState {
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         if let Msg::StatusExpired(seq) = msg {
             if seq == self.status_seq {
-                self.status.clear();
+                self.status = Status::default();
             }
             return Vec::new();
         }
@@ -230,7 +229,7 @@ impl AppState {
         // longer); a newer one replaces the timer.
         if self.status != status && !self.status.is_empty() {
             self.status_seq += 1;
-            let secs = if is_error(&self.status) {
+            let secs = if self.status.is_error() {
                 STATUS_ERROR_SECS
             } else {
                 STATUS_SECS
@@ -284,7 +283,7 @@ impl AppState {
                 fx
             }
             Msg::Scanned(Err(e)) => {
-                self.status = format!("cannot scan the vault: {e}");
+                self.status = Status::error(format!("cannot scan the vault: {e}"));
                 Vec::new()
             }
             Msg::Index(Progress::Planned { to_process, .. }) => {
@@ -307,7 +306,7 @@ impl AppState {
                         vec![Effect::Scan]
                     }
                     Err(e) => {
-                        self.status = format!("indexing failed: {e}");
+                        self.status = Status::error(format!("indexing failed: {e}"));
                         Vec::new()
                     }
                 }
@@ -335,7 +334,7 @@ impl AppState {
             Msg::Threads(threads) => self.send_chat(ChatMsg::Threads(threads)),
             Msg::Promoted(Ok(thread)) => self.send_chat(ChatMsg::Promoted(thread)),
             Msg::Promoted(Err(e)) => {
-                self.status = format!("cannot promote the Quick Chat: {e}");
+                self.status = Status::error(format!("cannot promote the Quick Chat: {e}"));
                 Vec::new()
             }
             Msg::Status(s) => {
@@ -343,12 +342,12 @@ impl AppState {
                 Vec::new()
             }
             Msg::VaultMcp(Ok(addr)) => {
-                self.status = match &addr {
+                self.status = Status::info(match &addr {
                     Some(url) => format!(
                         "vault MCP serving {url} (bearer token: agentero serve --token; space m stops it)"
                     ),
                     None => "vault MCP stopped".into(),
-                };
+                });
                 self.vault_mcp = addr;
                 Vec::new()
             }
@@ -358,14 +357,16 @@ impl AppState {
                 self.send_paper(PaperMsg::Annotations { path, list })
             }
             Msg::VaultSearch { seq, result } => {
-                if let Some(Overlay::Results {
-                    seq: open, hits, ..
-                }) = self.overlay.as_mut()
-                    && *open == seq
-                {
-                    *hits = Some(result);
+                if seq != self.search.0 {
+                    return Vec::new();
                 }
-                Vec::new()
+                // The popup's inside (the list's width, less its borders).
+                let width = (self.size.0.saturating_sub(8).min(90) as usize).saturating_sub(2);
+                let list = results::found(seq, &self.search.1, result, width);
+                self.apply(vec![Out::Refill {
+                    list,
+                    keep_selection: true,
+                }])
             }
             Msg::Reading { state, problems } => {
                 let session = state.session.clone();
@@ -373,12 +374,12 @@ impl AppState {
                 self.reading_doc = None;
                 self.tell_browser_opened();
                 if !problems.is_empty() {
-                    self.status = problems.join("; ");
+                    self.status = Status::error(problems.join("; "));
                 }
                 self.send_paper(PaperMsg::Restore(session))
             }
             Msg::VaultMcp(Err(e)) => {
-                self.status = format!("vault MCP cannot start: {e}");
+                self.status = Status::error(format!("vault MCP cannot start: {e}"));
                 Vec::new()
             }
         }
@@ -407,10 +408,31 @@ impl AppState {
                     // Another overlay replaces the thread list: its filter prompt goes too.
                     if self.threads_prompt() {
                         self.input.take_prompt();
-                        self.thread_index = None;
+                        fx.extend(self.send_chat(ChatMsg::FindThreads(FindThreads::Kept)));
                     }
-                    self.overlay = Some(Overlay::open(request));
+                    let help = super::overlay::view::help_lines(&self.keymap).len();
+                    self.overlay = Some(Overlay::open(request, help));
                 }
+                Out::Refill {
+                    list,
+                    keep_selection,
+                } => {
+                    if let Some(o) = self.overlay.as_mut() {
+                        o.refill(list, keep_selection);
+                    }
+                }
+                Out::Section(i) => fx.extend(self.send_paper(PaperMsg::Outline(i))),
+                Out::ShowThread { thread, at: None } => {
+                    fx.extend(self.send_chat(ChatMsg::ShowThread(thread)))
+                }
+                Out::ShowThread {
+                    thread,
+                    at: Some((turn, cited)),
+                } => fx.extend(self.send_chat(ChatMsg::ShowThreadAt {
+                    thread,
+                    turn,
+                    cited,
+                })),
                 Out::ClosePermission { turn } => {
                     if self.overlay.as_ref().and_then(Overlay::permission_turn) == Some(turn) {
                         self.overlay = None;
@@ -450,7 +472,7 @@ impl AppState {
         match self.closed_quick.take() {
             Some(q) if !fresh && q.chips() == chips.as_slice() => {
                 self.quick = Some(q);
-                self.status = "Quick Chat reopened (space q in it starts over)".into();
+                self.status = Status::info("Quick Chat reopened (space q in it starts over)");
             }
             closed => {
                 fx.extend(closed.iter().flat_map(Quick::dropped));
@@ -468,87 +490,14 @@ impl AppState {
                 if let Some(old) = self.quick.replace(q) {
                     fx.extend(old.dropped());
                 }
-                self.status = "Quick Chat reopened".into();
+                self.status = Status::info("Quick Chat reopened");
                 fx
             }
             None => {
-                self.status = "no closed Quick Chat to reopen (space q asks one)".into();
+                self.status = Status::info("no closed Quick Chat to reopen (space q asks one)");
                 Vec::new()
             }
         }
-    }
-
-    /// Where opening `path` from a list goes: where it is when it is the open document, else
-    /// where it was left last time, else its start.
-    fn entry_place(&self, path: String) -> Jump {
-        if self.paper.doc().is_some_and(|d| d.path() == path) {
-            let page = self.paper.page_of(&path);
-            return Jump::to(path, page);
-        }
-        match self.reading.as_ref().and_then(|r| r.place(&path)) {
-            Some(place) => {
-                let mut jump = Jump::to(path, place.page);
-                jump.to.row = place.row;
-                jump
-            }
-            None => Jump::to(path, 1),
-        }
-    }
-
-    /// Records the open document's place and the paper's session in the reading state;
-    /// whether that changed it.
-    fn sync_reading(&mut self) -> bool {
-        let Some(r) = self.reading.as_mut() else {
-            return false;
-        };
-        let mut changed = false;
-        let mut newly_opened = false;
-        if let Some(at) = self.paper.location() {
-            let opened =
-                (self.reading_doc.as_deref() != Some(at.path.as_str())).then(reading::now_ms);
-            let before = r.place(&at.path).cloned();
-            r.set_place(&at.path, at.page, at.row, opened);
-            changed |= before.as_ref() != r.place(&at.path);
-            self.reading_doc = Some(at.path);
-            newly_opened = opened.is_some();
-        }
-        let session = self.paper.session();
-        if session != r.session {
-            r.session = session;
-            changed = true;
-        }
-        if newly_opened {
-            self.tell_browser_opened();
-        }
-        changed
-    }
-
-    /// When each document was last opened, for the browser's sort by recent.
-    fn tell_browser_opened(&mut self) {
-        let opened = self.reading.as_ref().map_or_else(Default::default, |r| {
-            r.places
-                .iter()
-                .map(|(p, place)| (p.clone(), place.opened_ms))
-                .collect()
-        });
-        self.browser.update(BrowserMsg::Opened(opened));
-    }
-
-    fn save_reading(&self, now: bool) -> Effect {
-        Effect::SaveReading {
-            state: Box::new(self.reading.clone().unwrap_or_default()),
-            now,
-        }
-    }
-
-    /// The recently opened documents, the latest first: path, and the page it was left at.
-    pub fn recent(&self) -> Vec<(String, u32)> {
-        self.reading.as_ref().map_or_else(Vec::new, |r| {
-            r.recent(RECENT)
-                .into_iter()
-                .map(|(path, place)| (path.to_string(), place.page))
-                .collect()
-        })
     }
 
     /// The kind of the document at `path`: as listed, else by its extension.
@@ -602,10 +551,10 @@ impl AppState {
 
     /// What the thread list's filter found, while the list is open with one.
     pub fn thread_filter(&self) -> Option<&crate::tui::thread::find::ThreadFilter> {
-        match &self.overlay {
-            Some(Overlay::Threads { filter, .. }) => filter.as_ref(),
-            _ => None,
-        }
+        self.overlay
+            .as_ref()
+            .filter(|o| o.kind() == OverlayKind::Threads)
+            .and(self.chat.thread_filter())
     }
 
     pub fn browser(&self) -> &Browser {
@@ -631,14 +580,19 @@ impl AppState {
         self.quick.as_ref()
     }
 
-    /// The status bar's message.
     /// The vault MCP server's address while it runs.
     pub fn vault_mcp(&self) -> Option<&str> {
         self.vault_mcp.as_deref()
     }
 
+    /// The status bar's message.
     pub fn status(&self) -> &str {
-        &self.status
+        &self.status.text
+    }
+
+    /// How the status bar's message reads (its colour, how long it stays).
+    pub fn status_level(&self) -> Level {
+        self.status.level
     }
 
     /// Load problems (keymap, theme), shown in the help.
@@ -668,47 +622,5 @@ impl AppState {
     }
 }
 
-/// Whether a status message reports a failure: "cannot …", "… failed: …", "agent
-/// unavailable", or a count of failures that is not zero ("indexed: 3 updated, 0 failed" is
-/// a success).
-pub fn is_error(msg: &str) -> bool {
-    let lower = msg.to_lowercase();
-    if lower.starts_with("agent unavailable")
-        || lower.contains("cannot ")
-        || lower.contains("can't ")
-        || lower.contains("error")
-    {
-        return true;
-    }
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '(' || c == ')')
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.iter().enumerate().any(|(i, w)| {
-        let w = w.trim_end_matches([':', '.']);
-        (w == "failed" || w == "fails")
-            && match i.checked_sub(1).and_then(|j| words.get(j)) {
-                Some(n) => n.parse::<u64>().map_or(true, |n| n > 0),
-                None => true,
-            }
-    })
-}
-
 #[cfg(test)]
-mod status_tests {
-    use super::is_error;
-
-    #[test]
-    fn zero_failures_are_not_an_error() {
-        assert!(!is_error("indexed: 3 updated, 12 unchanged, 0 failed"));
-        assert!(!is_error(
-            "rebuilt the index (schema changed); indexed: 1 updated, 0 failed"
-        ));
-        assert!(!is_error("mark b set"));
-        assert!(is_error("indexed: 3 updated, 2 failed"));
-        assert!(is_error("indexing failed: disk full"));
-        assert!(is_error("cannot open notes/x.md: not found"));
-        assert!(is_error("agent unavailable: no agent"));
-        assert!(is_error("the turn failed"));
-    }
-}
+mod tests;

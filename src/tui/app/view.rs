@@ -7,8 +7,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use super::AppState;
 use super::layout::layout;
+use super::{AppState, Level};
 use crate::tui::effect::{Pane, PromptKind};
 use crate::tui::key::chord_text;
 use crate::tui::keymap::Mode;
@@ -57,52 +57,11 @@ pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
         quick::view::view(q, &st.keymap, &st.mode_chain(), theme, &titles, f);
     }
     match &st.overlay {
-        Some(Overlay::Help { scroll }) => {
+        Some(Overlay::Help { scroll, .. }) => {
             overlay::view::help(&st.keymap, &st.errors, theme, f, *scroll)
         }
-        Some(Overlay::Outline { selected }) => {
-            overlay::view::outline(theme, f, paper::view::outline_items(&st.paper), *selected)
-        }
-        Some(Overlay::Metadata) => {
-            overlay::view::metadata(theme, f, paper::view::metadata_lines(&st.paper, theme))
-        }
-        Some(Overlay::Results {
-            query,
-            hits,
-            selected,
-            ..
-        }) => overlay::view::results(theme, f, query, hits.as_ref(), *selected),
-        Some(Overlay::Recent { selected }) => {
-            let items = st
-                .recent()
-                .into_iter()
-                .map(|(path, page)| {
-                    let title = st
-                        .browser()
-                        .entries()
-                        .iter()
-                        .find(|e| e.path == path)
-                        .map(|e| e.title.clone())
-                        .filter(|t| !t.is_empty())
-                        .unwrap_or(path);
-                    format!("{title} · p. {page}")
-                })
-                .collect();
-            overlay::view::recent(theme, f, items, *selected)
-        }
-        Some(Overlay::Annotations { selected }) => overlay::view::annotations(
-            theme,
-            f,
-            paper::view::annotation_items(&st.paper),
-            *selected,
-        ),
-        Some(Overlay::Threads { selected, filter }) => overlay::view::threads(
-            theme,
-            f,
-            chat::view::thread_items(&st.chat),
-            filter.as_ref(),
-            *selected,
-        ),
+        Some(Overlay::List(list)) => overlay::view::list(theme, f, list),
+        Some(Overlay::Text { title, lines, .. }) => overlay::view::text(theme, f, title, lines),
         Some(Overlay::Permission { request, .. }) => overlay::view::permission(theme, f, request),
         None => {}
     }
@@ -141,11 +100,11 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
             theme.style("ui.status.progress"),
         )
     } else if !st.status.is_empty() {
-        let err = super::is_error(&st.status);
-        (
-            st.status.clone(),
-            theme.style(if err { "ui.status.error" } else { "ui.status" }),
-        )
+        let style = match st.status.level {
+            Level::Error => "ui.status.error",
+            Level::Info => "ui.status",
+        };
+        (st.status.text.clone(), theme.style(style))
     } else if let Some(e) = st.errors.first() {
         (
             format!("{e} (+{} more, see ?)", st.errors.len() - 1),

@@ -142,16 +142,13 @@ impl Browser {
             Action::Cancel if !self.filter.is_empty() => {
                 self.filter.clear();
                 self.refilter();
-                return vec![Out::Status("filter cleared".into())];
+                return vec![Out::info("filter cleared")];
             }
             Action::TogglePaths => self.show_paths = !self.show_paths,
             Action::CycleSort => {
                 self.sort = self.sort.next();
                 self.resort();
-                return vec![Out::Status(format!(
-                    "papers sorted by {}",
-                    self.sort.name()
-                ))];
+                return vec![Out::info(format!("papers sorted by {}", self.sort.name()))];
             }
             Action::Rescan => return vec![Out::Run(Effect::Scan), Out::Run(Effect::Index)],
             Action::Open => return self.open(),
@@ -168,7 +165,7 @@ impl Browser {
         if e.kind == EntryKind::Directory {
             self.filter = format!("{}/", e.path);
             self.refilter();
-            return vec![Out::Status(format!(
+            return vec![Out::info(format!(
                 "showing {}/ (esc then f to change the filter)",
                 e.path
             ))];
@@ -370,7 +367,7 @@ mod tests {
     fn a_folder_narrows_the_list_and_a_paper_opens() {
         let mut b = browser();
         let out = act(&mut b, Action::Open);
-        assert!(matches!(&out[..], [Out::Status(s)] if s.starts_with("showing notes/")));
+        assert!(matches!(&out[..], [Out::Status(s)] if s.text.starts_with("showing notes/")));
         assert_eq!(b.filter(), "notes/");
         let shown: Vec<&str> = b.visible().map(|e| e.path.as_str()).collect();
         assert_eq!(shown, vec!["notes/ideas.md"]);
@@ -457,7 +454,7 @@ mod tests {
         );
         act(&mut br, Action::GotoPage);
         let out = act(&mut br, Action::CycleSort);
-        assert!(matches!(&out[..], [Out::Status(s)] if s == "papers sorted by title"));
+        assert!(matches!(&out[..], [Out::Status(s)] if s.text == "papers sorted by title"));
         assert_eq!(
             br.current().unwrap().path,
             "readme.md",

@@ -2,6 +2,7 @@
 //! with its @-mention popup and context chips (the next turn's grant), the grant preview and
 //! the agent's state in the status line.
 
+mod lists;
 pub mod mention;
 mod turns;
 pub mod view;
@@ -20,6 +21,17 @@ use super::thread::cells::step_selection;
 use super::thread::scroll::Scroll;
 use super::thread::{ChatEvent, Item, ItemKind, SourceRef, Thread};
 use super::widgets::{WHEEL_ROWS, new_input};
+
+/// What the thread list's filter prompt did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FindThreads {
+    /// The filter's text now.
+    Typed(String),
+    /// Enter: what it found stays listed.
+    Kept,
+    /// Esc: every thread is listed again.
+    Cleared,
+}
 
 /// What the chat pane is told.
 #[derive(Debug)]
@@ -57,6 +69,8 @@ pub enum ChatMsg {
     Promoted(Thread),
     /// The thread list's choice.
     ShowThread(usize),
+    /// The thread list's filter typed, kept or cleared.
+    FindThreads(FindThreads),
     /// The thread list's filter's choice: thread `thread` at its `turn`-th question (1-based),
     /// with the citation that matched selected when there is one.
     ShowThreadAt {
@@ -109,6 +123,10 @@ struct Running {
 
 pub struct Chat {
     threads: Vec<Thread>,
+    /// The threads indexed while the thread list's filter is typed.
+    thread_index: Option<crate::acp::threads::ThreadIndex>,
+    /// What the thread list's filter found, while the list shows it.
+    filter: Option<super::thread::find::ThreadFilter>,
     current: usize,
     input: TextArea<'static>,
     compose: Compose,
@@ -142,6 +160,8 @@ impl Chat {
             plan_seq: 0,
             agent,
             listing: Listing::default(),
+            thread_index: None,
+            filter: None,
         }
     }
 
@@ -183,7 +203,7 @@ impl Chat {
                 // replacing the app's status message (e.g. the indexer's summary) for.
                 let mut out = Vec::new();
                 if let AgentState::Unavailable(why) = &state {
-                    out.push(Out::Status(format!("agent unavailable: {why}")));
+                    out.push(Out::error(format!("agent unavailable: {why}")));
                 }
                 self.agent = state;
                 // Locality (remote agents) changes the plan: refresh the grant preview.
@@ -198,8 +218,9 @@ impl Chat {
                 let status = format!("Quick Chat promoted to the thread \"{}\"", thread.title);
                 self.threads.push(thread);
                 self.show(self.threads.len() - 1);
-                vec![Out::Status(status), Out::Focus(Pane::Chat)]
+                vec![Out::info(status), Out::Focus(Pane::Chat)]
             }
+            ChatMsg::FindThreads(find) => self.find_threads(find),
             ChatMsg::ShowThread(i) => {
                 if i < self.threads.len() {
                     self.show(i);
@@ -212,14 +233,14 @@ impl Chat {
                 cited,
             } => {
                 let Some(t) = self.threads.get(thread) else {
-                    return vec![Out::Status("that thread is gone".into())];
+                    return vec![Out::info("that thread is gone")];
                 };
                 let at = super::thread::find::item_at(t, turn, &cited);
                 let status = format!("thread \"{}\", turn {turn}", t.title);
                 self.show(thread);
                 self.selected = at;
                 self.scroll.reveal();
-                vec![Out::Focus(Pane::Chat), Out::Status(status)]
+                vec![Out::Focus(Pane::Chat), Out::info(status)]
             }
             ChatMsg::Reading(reading) => {
                 self.set_reading(reading);
@@ -230,7 +251,7 @@ impl Chat {
                 if let Some(chip) = chip {
                     self.chips.retain(|c| !matches!(c, Chip::Selection { .. }));
                     self.chips.push(chip);
-                    out.push(Out::Status("selection added to the next question".into()));
+                    out.push(Out::info("selection added to the next question"));
                 }
                 if self.compose == Compose::Off {
                     self.compose = Compose::On;
@@ -287,7 +308,7 @@ impl Chat {
                     if let Chip::Mention(path) = &c {
                         self.unmention(path);
                     }
-                    let mut out = vec![Out::Status(format!("removed {}", c.label()))];
+                    let mut out = vec![Out::info(format!("removed {}", c.label()))];
                     out.extend(self.plan());
                     return out;
                 }
@@ -319,7 +340,9 @@ impl Chat {
                 out.extend(self.plan());
                 return out;
             }
-            Action::Threads => return vec![Out::Overlay(OverlayRequest::Threads(self.current))],
+            Action::Threads => {
+                return vec![Out::Overlay(OverlayRequest::List(self.open_thread_list()))];
+            }
             Action::NextThread => self.show((self.current + 1) % self.threads.len().max(1)),
             Action::PrevThread => {
                 let len = self.threads.len().max(1);
@@ -340,7 +363,7 @@ impl Chat {
                         Out::Run(Effect::CancelTurn { turn }),
                     ];
                 }
-                None => return vec![Out::Status("no turn is running".into())],
+                None => return vec![Out::info("no turn is running")],
             },
             Action::MoveDown | Action::MoveUp | Action::GotoTop | Action::GotoPage => {
                 if let Some(t) = self.threads.get(self.current) {
@@ -371,8 +394,8 @@ impl Chat {
             Action::Open => return self.open_item(false),
             Action::OpenExternal => return self.open_item(true),
             Action::Promote => {
-                return vec![Out::Status(
-                    "no Quick Chat to promote: space q on the paper asks one".into(),
+                return vec![Out::info(
+                    "no Quick Chat to promote: space q on the paper asks one",
                 )];
             }
             _ => {}
@@ -382,7 +405,7 @@ impl Chat {
 
     fn open_item(&mut self, external: bool) -> Vec<Out> {
         let Some(i) = self.selected else {
-            return vec![Out::Status("select a source with j/k first".into())];
+            return vec![Out::info("select a source with j/k first")];
         };
         let Some(item) = self.thread().and_then(|t| t.items.get(i)) else {
             return Vec::new();
@@ -401,15 +424,15 @@ impl Chat {
                         lines,
                     })]
                 }
-                Some(Target::Vault { .. }) => vec![Out::Status(
-                    "this source is in the vault: enter opens it".into(),
-                )],
-                None => vec![Out::Status(format!("cannot open {u}"))],
+                Some(Target::Vault { .. }) => {
+                    vec![Out::info("this source is in the vault: enter opens it")]
+                }
+                None => vec![Out::error(format!("cannot open {u}"))],
             },
             ItemKind::Citation { check: c, .. } if !external => {
                 match Jump::at_uri(super::thread::verdicts::opens(c), c.quote.clone()) {
                     Some(jump) => vec![Out::Jump(jump)],
-                    None => vec![Out::Status(format!("cannot open {}", c.uri))],
+                    None => vec![Out::error(format!("cannot open {}", c.uri))],
                 }
             }
             ItemKind::Tool { .. } | ItemKind::Thought { .. } | ItemKind::Consulted(_) => {
@@ -546,6 +569,7 @@ mod tests {
     use super::*;
     use crate::tui::key::Key;
     use crate::tui::listing::Entry;
+    use crate::tui::status::Status;
     use crate::vault::EntryKind;
 
     fn typed(c: &mut Chat, text: &str) {
@@ -612,8 +636,8 @@ mod tests {
         c.update(ChatMsg::Cancel);
         assert_eq!(*c.compose(), Compose::Off);
         // Without a ticket nothing is sent, and the message stays.
-        let out = c.update(ChatMsg::Send(Err("agent unavailable: none".into())));
-        assert_eq!(out, vec![Out::Status("agent unavailable: none".into())]);
+        let out = c.update(ChatMsg::Send(Err(Status::error("agent unavailable: none"))));
+        assert_eq!(out, vec![Out::error("agent unavailable: none")]);
         assert!(c.thread().unwrap().items.is_empty());
     }
 }

@@ -51,9 +51,7 @@ impl Chat {
                 .iter()
                 .any(|i| matches!(i.kind, ItemKind::User { .. }))
         }) {
-            return vec![Out::Status(
-                "handoff: this thread has no conversation yet".into(),
-            )];
+            return vec![Out::info("handoff: this thread has no conversation yet")];
         }
         let turn = match gate {
             Ok(t) => t.turn,
@@ -74,7 +72,7 @@ impl Chat {
             thread: Some(thread.clone()),
         });
         vec![
-            Out::Status("handoff: the agent is writing the summary…".into()),
+            Out::info("handoff: the agent is writing the summary…"),
             Out::Run(Effect::Handoff { turn, thread }),
         ]
     }

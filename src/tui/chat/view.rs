@@ -221,11 +221,3 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
         );
     }
 }
-
-/// The thread list overlay's lines.
-pub fn thread_items(c: &Chat) -> Vec<String> {
-    c.threads
-        .iter()
-        .map(|t| format!("{} · {} items", t.title, t.items.len()))
-        .collect()
-}

@@ -37,14 +37,11 @@ impl Paper {
 
     pub(super) fn toggle_maximised(&mut self) -> Vec<Out> {
         self.maximised = !self.maximised;
-        vec![Out::Status(
-            if self.maximised {
-                "paper pane maximised (Z again for the other panes)"
-            } else {
-                "the other panes are back"
-            }
-            .into(),
-        )]
+        vec![Out::info(if self.maximised {
+            "paper pane maximised (Z again for the other panes)"
+        } else {
+            "the other panes are back"
+        })]
     }
 
     /// A key in the image view; `None` leaves it to the text view's handling (page changes,
@@ -91,7 +88,7 @@ impl Paper {
                     // Past the edge: the next page's top, the previous page's bottom.
                     let (page, count) = (p.page, p.page_count());
                     if (down && page >= count) || (!down && page <= 1) {
-                        return Some(vec![Out::Status(self.where_label(pane))]);
+                        return Some(vec![Out::info(self.where_label(pane))]);
                     }
                     let step = if down {
                         Action::NextPage
@@ -117,13 +114,13 @@ impl Paper {
         };
         if !moved {
             let fits = matches!(self.zoom.fit, Fit::Page);
-            return Some(vec![Out::Status(if fits {
+            return Some(vec![Out::info(if fits {
                 "the whole page is on screen (w: fit width, +: zoom in)".into()
             } else {
                 format!("{} (at the edge)", self.where_label(pane))
             })]);
         }
-        Some(vec![Out::Status(self.where_label(pane))])
+        Some(vec![Out::info(self.where_label(pane))])
     }
 
     /// `z h`/`z l` in the text view: the long code lines scroll across.
@@ -148,7 +145,7 @@ impl Paper {
         });
         p.shift = p.shift.min(longest);
         p.cursor_row = p.cursor_row.min(p.rows(view.0).len().saturating_sub(1));
-        vec![Out::Status(if p.shift == 0 {
+        vec![Out::info(if p.shift == 0 {
             "code lines from their start".into()
         } else {
             format!("code lines scrolled {} columns across (z h back)", p.shift)

@@ -7,28 +7,28 @@ use super::doc::Doc;
 use super::pending::Pending;
 use super::{Paper, Viewport};
 use crate::context::quote;
-use crate::tui::effect::{Effect, Jump, Location, MarksEffect, Out, OverlayRequest, PromptKind};
+use crate::tui::effect::{Effect, MarksEffect, Out, OverlayRequest, PromptKind};
 use crate::vault::EntryKind;
-use crate::vault::annotations::{Annotation, AnnotationOrigin};
+use crate::vault::annotations::Annotation;
 use crate::vault::highlights::NewHighlight;
 
 impl Paper {
     /// `H`: the visual selection becomes a highlight once its comment is typed.
     pub(super) fn start_highlight(&mut self, view: Viewport) -> Vec<Out> {
         let Some(p) = self.doc.as_mut() else {
-            return vec![Out::Status("no paper open: nothing to highlight".into())];
+            return vec![Out::info("no paper open: nothing to highlight")];
         };
         if p.kind != EntryKind::Paper {
-            return vec![Out::Status(
-                "highlights are kept for PDFs; this document is text".into(),
+            return vec![Out::info(
+                "highlights are kept for PDFs; this document is text",
             )];
         }
         let rows = p.rows(view.0);
         let sel = p.selection(&rows);
         let text = p.selected_text(&rows).filter(|t| !t.trim().is_empty());
         let (Some((start, end)), Some(text)) = (sel, text) else {
-            return vec![Out::Status(
-                "select the text to highlight first (v or V, then H)".into(),
+            return vec![Out::info(
+                "select the text to highlight first (v or V, then H)",
             )];
         };
         p.visual = None;
@@ -47,7 +47,7 @@ impl Paper {
                 kind: PromptKind::Comment,
                 text: String::new(),
             },
-            Out::Status("comment on the highlight (optional): enter saves, esc cancels".into()),
+            Out::info("comment on the highlight (optional): enter saves, esc cancels"),
         ]
     }
 
@@ -57,21 +57,24 @@ impl Paper {
             return Vec::new();
         };
         let Some(text) = text else {
-            return vec![Out::Status("highlight cancelled".into())];
+            return vec![Out::info("highlight cancelled")];
         };
         new.comment = Some(text).filter(|c| !c.trim().is_empty());
         vec![
             Out::Run(Effect::Marks(MarksEffect::Add { path, new })),
-            Out::Status("saving the highlight…".into()),
+            Out::info("saving the highlight…"),
         ]
     }
 
     /// The annotations of `path` now (after a change, or read when it opened).
     pub(super) fn annotations_arrived(&mut self, path: &str, list: Vec<Annotation>) -> Vec<Out> {
-        if let Some(p) = self.doc.as_mut().filter(|p| p.path == path) {
-            p.info.annotations = list;
+        match self.doc.as_mut().filter(|p| p.path == path) {
+            Some(p) => {
+                p.info.annotations = list;
+                self.refill_annotations()
+            }
+            None => Vec::new(),
         }
-        Vec::new()
     }
 
     /// The open paper's annotations, in page order.
@@ -83,61 +86,12 @@ impl Paper {
     pub(super) fn list_annotations(&self) -> Vec<Out> {
         match self.doc.as_ref() {
             Some(p) if p.kind == EntryKind::Paper => {
-                vec![Out::Overlay(OverlayRequest::Annotations)]
+                vec![Out::Overlay(OverlayRequest::List(
+                    super::lists::annotations(p),
+                ))]
             }
-            Some(_) => vec![Out::Status("annotations are kept for PDFs".into())],
-            None => vec![Out::Status("no paper open".into())],
-        }
-    }
-
-    /// The annotation `i` of the list: its page, its text highlighted as a quote.
-    pub(super) fn annotation_jump(&mut self, i: usize, view: Viewport) -> Vec<Out> {
-        let Some(p) = self.doc.as_ref() else {
-            return Vec::new();
-        };
-        let Some(a) = p.info.annotations.get(i) else {
-            return Vec::new();
-        };
-        let jump = Jump {
-            to: Location {
-                path: p.path.clone(),
-                page: a.page,
-                row: 0,
-            },
-            quote: a.text.clone().filter(|t| !t.trim().is_empty()),
-            lines: None,
-        };
-        let kind = p.kind;
-        self.jump(jump, kind, view)
-    }
-
-    /// Deletes the annotation `i` of the list, when it is one of agentero's own.
-    pub(super) fn annotation_delete(&mut self, i: usize) -> Vec<Out> {
-        let Some(p) = self.doc.as_ref() else {
-            return Vec::new();
-        };
-        match p.info.annotations.get(i).map(|a| &a.origin) {
-            Some(AnnotationOrigin::Agentero { id }) => {
-                vec![Out::Run(Effect::Marks(MarksEffect::Delete {
-                    path: p.path.clone(),
-                    id: id.clone(),
-                }))]
-            }
-            Some(AnnotationOrigin::Zotero { .. }) => vec![Out::Status(
-                "this annotation is Zotero's: delete it in Zotero (agentero never writes there)"
-                    .into(),
-            )],
-            None => Vec::new(),
-        }
-    }
-
-    /// Writes the paper's annotations as a markdown file in the state folder.
-    pub(super) fn annotations_export(&self) -> Vec<Out> {
-        match self.doc.as_ref() {
-            Some(p) => vec![Out::Run(Effect::Marks(MarksEffect::ExportHighlights {
-                path: p.path.clone(),
-            }))],
-            None => Vec::new(),
+            Some(_) => vec![Out::info("annotations are kept for PDFs")],
+            None => vec![Out::info("no paper open")],
         }
     }
 }

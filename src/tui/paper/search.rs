@@ -16,7 +16,7 @@ impl Paper {
                 .pages
                 .iter()
                 .any(|s| matches!(s, Slot::Loading | Slot::Missing));
-            return vec![Out::Status(if loading {
+            return vec![Out::info(if loading {
                 format!("no match for {query:?} yet (pages still loading)")
             } else {
                 format!("no match for {query:?}")
@@ -31,7 +31,7 @@ impl Paper {
         };
         let hits = &p.search.hits;
         if hits.is_empty() {
-            return vec![Out::Status(if p.search.query.is_empty() {
+            return vec![Out::info(if p.search.query.is_empty() {
                 "no search: / to search".into()
             } else {
                 format!("no match for {:?}", p.search.query)
@@ -76,6 +76,6 @@ impl Paper {
         let rows = p.rows(view.0);
         p.cursor_to_offset(&rows, hit.start);
         self.follow(view);
-        vec![Out::Status(status)]
+        vec![Out::info(status)]
     }
 }

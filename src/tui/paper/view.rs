@@ -14,7 +14,6 @@ use crate::tui::text::Row;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{pane_block, truncate};
 use crate::vault::EntryKind;
-use crate::vault::annotations::AnnotationOrigin;
 
 /// The pane: the document's title, a header (page, label, section, visual mode) and the page;
 /// `text_area` is where the page goes (the app's layout computes it, the mouse uses it too).
@@ -247,100 +246,4 @@ pub fn page_lines(
         out.push(Line::from(spans));
     }
     out
-}
-
-/// The highlights overlay's lines: `p. 3 · highlight · “text” — comment`.
-pub fn annotation_items(paper: &Paper) -> Vec<String> {
-    let one = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    paper
-        .annotations()
-        .iter()
-        .map(|a| {
-            let mut line = format!("p. {} · {}", a.page, a.kind.as_str());
-            if let Some(t) = a.text.as_deref().filter(|t| !t.trim().is_empty()) {
-                line.push_str(&format!(" · “{}”", truncate(&one(t), 60)));
-            }
-            if let Some(c) = a.comment.as_deref().filter(|c| !c.trim().is_empty()) {
-                line.push_str(&format!(" — {}", one(c)));
-            }
-            if matches!(a.origin, AnnotationOrigin::Zotero { .. }) {
-                line.push_str(" (Zotero)");
-            }
-            line
-        })
-        .collect()
-}
-
-/// The outline overlay's lines: one section each, indented by level, with its page.
-pub fn outline_items(paper: &Paper) -> Vec<String> {
-    let Some(p) = paper.doc() else {
-        return Vec::new();
-    };
-    p.info
-        .sections
-        .iter()
-        .map(|s| {
-            let ind = "  ".repeat(s.level.saturating_sub(1).min(4) as usize);
-            let num = s
-                .number
-                .as_deref()
-                .map(|n| format!("{n} "))
-                .unwrap_or_default();
-            format!("{ind}{num}{}  · p. {}", s.title, s.page)
-        })
-        .collect()
-}
-
-/// The metadata overlay's lines (none without a document).
-pub fn metadata_lines(paper: &Paper, theme: &Theme) -> Vec<Line<'static>> {
-    let Some(p) = paper.doc() else {
-        return Vec::new();
-    };
-    let i = &p.info;
-    let mut lines = vec![
-        Line::styled(i.title.clone(), theme.style("ui.title")),
-        Line::raw(format!("path     {}", p.path)),
-    ];
-    if !i.authors.is_empty() {
-        lines.push(Line::raw(format!("authors  {}", i.authors.join(", "))));
-    }
-    if let Some(y) = i.year {
-        lines.push(Line::raw(format!("year     {y}")));
-    }
-    if let Some(d) = &i.doi {
-        lines.push(Line::raw(format!("doi      {d}")));
-    }
-    if let Some(a) = &i.arxiv {
-        lines.push(Line::raw(format!("arXiv    {a}")));
-    }
-    lines.push(Line::raw(format!("pages    {}", p.page_count())));
-    if !i.pages_without_text.is_empty() {
-        lines.push(Line::raw(format!(
-            "no text  pages {:?}",
-            i.pages_without_text
-        )));
-    }
-    if !i.pages_undecodable.is_empty() {
-        lines.push(Line::styled(
-            format!(
-                "text not decodable on {} page{} {:?} (fonts without a usable encoding)",
-                i.pages_undecodable.len(),
-                if i.pages_undecodable.len() == 1 {
-                    ""
-                } else {
-                    "s"
-                },
-                i.pages_undecodable
-            ),
-            theme.style("ui.status.error"),
-        ));
-    }
-    if let Some(n) = &i.note {
-        lines.push(Line::styled(n.clone(), theme.style("ui.dim")));
-    }
-    if let Some(a) = &i.abstract_text {
-        lines.push(Line::default());
-        lines.push(Line::raw(a.clone()));
-    }
-    lines
 }

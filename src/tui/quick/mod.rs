@@ -153,7 +153,7 @@ impl Quick {
         let n = count.unwrap_or(1).max(1) as usize;
         match action {
             Action::Cancel => {
-                let mut out = vec![Out::Status(String::new())];
+                let mut out = vec![Out::clear_status()];
                 out.extend(self.close());
                 out
             }
@@ -181,10 +181,10 @@ impl Quick {
                     ]
                 }
                 _ if action == Action::RemoveChip => match self.chips.pop() {
-                    Some(c) => vec![Out::Status(format!("removed {}", c.label()))],
+                    Some(c) => vec![Out::info(format!("removed {}", c.label()))],
                     None => Vec::new(),
                 },
-                _ => vec![Out::Status("no turn is running".into())],
+                _ => vec![Out::info("no turn is running")],
             },
             Action::MoveDown | Action::MoveUp | Action::GotoTop | Action::GotoPage => {
                 self.selected = step_selection(&self.thread, self.selected, action, n);
@@ -212,14 +212,14 @@ impl Quick {
             Action::Promote => match self.phase {
                 Phase::Answered { turn } => vec![
                     Out::RemoveQuick,
-                    Out::Status("promoting the Quick Chat to a thread…".into()),
+                    Out::info("promoting the Quick Chat to a thread…"),
                     Out::Run(Effect::Promote { turn }),
                 ],
-                Phase::Answering { .. } => vec![Out::Status(
-                    "the answer is still streaming (ctrl-x cancels it)".into(),
+                Phase::Answering { .. } => vec![Out::info(
+                    "the answer is still streaming (ctrl-x cancels it)",
                 )],
                 Phase::Composing => {
-                    vec![Out::Status("ask a question first (enter sends it)".into())]
+                    vec![Out::info("ask a question first (enter sends it)")]
                 }
             },
             // A second `space q` from the popup starts over on the same chips.
@@ -262,7 +262,7 @@ impl Quick {
     /// external one opens with $BROWSER and the popup stays.
     fn open_source(&mut self) -> Vec<Out> {
         let Some(i) = self.selected else {
-            return vec![Out::Status("select a source with j/k first".into())];
+            return vec![Out::info("select a source with j/k first")];
         };
         if let Some(ItemKind::Citation { check: c, .. }) =
             self.thread.items.get(i).map(|it| &it.kind)
@@ -274,7 +274,7 @@ impl Quick {
                     out.push(Out::Jump(jump));
                     out
                 }
-                None => vec![Out::Status(format!("cannot open {}", c.uri))],
+                None => vec![Out::error(format!("cannot open {}", c.uri))],
             };
         }
         let Some(ItemKind::Source(SourceRef { uri: u, quote })) =
@@ -299,7 +299,7 @@ impl Quick {
                 out.push(Out::Jump(jump));
                 out
             }
-            None => vec![Out::Status(format!("cannot open {u}"))],
+            None => vec![Out::error(format!("cannot open {u}"))],
         }
     }
 
@@ -369,6 +369,7 @@ mod tests {
     use super::*;
     use crate::tui::chips::Ticket;
     use crate::tui::key::Key;
+    use crate::tui::status::Status;
 
     fn typed(q: &mut Quick, text: &str) {
         for c in text.chars() {
@@ -393,12 +394,14 @@ mod tests {
         };
         assert_eq!(
             q.update(QuickMsg::Send(gate())),
-            vec![Out::Status("nothing to send".into())]
+            vec![Out::info("nothing to send")]
         );
         typed(&mut q, "why?");
         assert_eq!(
-            q.update(QuickMsg::Send(Err("agent unavailable: none".into()))),
-            vec![Out::Status("agent unavailable: none".into())]
+            q.update(QuickMsg::Send(Err(Status::error(
+                "agent unavailable: none"
+            )))),
+            vec![Out::error("agent unavailable: none")]
         );
         assert!(q.composing());
         let out = q.update(QuickMsg::Send(gate()));
@@ -412,7 +415,7 @@ mod tests {
             action: promote,
             count: None,
         });
-        assert!(matches!(&out[..], [Out::Status(s)] if s.contains("still streaming")));
+        assert!(matches!(&out[..], [Out::Status(s)] if s.text.contains("still streaming")));
         // A late event of another turn is not this one's.
         q.update(QuickMsg::Event {
             turn: 6,

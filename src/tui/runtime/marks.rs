@@ -4,7 +4,7 @@
 use super::Runner;
 use crate::acp::cited;
 use crate::acp::threads::ThreadIndex;
-use crate::tui::app::Msg;
+use crate::tui::app::{Msg, Status};
 use crate::tui::effect::MarksEffect;
 use crate::vault::highlights;
 use crate::vault::visible::visible;
@@ -15,23 +15,23 @@ impl Runner {
             MarksEffect::Add { path, new } => {
                 let page = new.page;
                 let s = match highlights::add(&self.vault, &path, new) {
-                    Ok(h) => format!(
+                    Ok(h) => Ok(format!(
                         "highlighted on page {page}{} (A lists the paper's highlights)",
                         if h.comment.is_some() {
                             ", with the comment"
                         } else {
                             ""
                         }
-                    ),
-                    Err(e) => format!("cannot save the highlight: {e}"),
+                    )),
+                    Err(e) => Err(format!("cannot save the highlight: {e}")),
                 };
                 self.send_annotations(&path);
                 s
             }
             MarksEffect::Delete { path, id } => {
                 let s = match highlights::delete(&self.vault, &path, &id) {
-                    Ok(h) => format!("deleted the highlight on page {}", h.page),
-                    Err(e) => format!("cannot delete the highlight: {e}"),
+                    Ok(h) => Ok(format!("deleted the highlight on page {}", h.page)),
+                    Err(e) => Err(format!("cannot delete the highlight: {e}")),
                 };
                 self.send_annotations(&path);
                 s
@@ -49,18 +49,20 @@ impl Runner {
                 match cited::export(&self.vault, &index, &thread, format)
                     .and_then(|e| Ok((cited::write_to_state(&self.vault, &e, format)?, e)))
                 {
-                    Ok((file, e)) => format!(
+                    Ok((file, e)) => Ok(format!(
                         "{} of the {} paper{} this thread cited written to {}",
                         format.name(),
                         e.sources.len(),
                         if e.sources.len() == 1 { "" } else { "s" },
                         file.display()
-                    ),
-                    Err(e) => format!("cannot export the thread: {e}"),
+                    )),
+                    Err(e) => Err(format!("cannot export the thread: {e}")),
                 }
             }
         };
-        let _ = self.tx.send(Msg::Status(visible(&status).into_owned()));
+        let _ = self
+            .tx
+            .send(Msg::Status(Status::of(status.map(shown).map_err(shown))));
     }
 
     fn send_annotations(&self, path: &str) {
@@ -70,7 +72,7 @@ impl Runner {
         });
     }
 
-    fn export_highlights(&self, path: &str) -> String {
+    fn export_highlights(&self, path: &str) -> Result<String, String> {
         let all = self.vault.annotations(path);
         let md = highlights::markdown(&self.vault, path, &all);
         let name: String = path
@@ -95,13 +97,18 @@ impl Runner {
                 crate::vault::statefs::atomic_write(&file, md.as_bytes()).map_err(|e| e.to_string())
             });
         match written {
-            Ok(()) => format!(
+            Ok(()) => Ok(format!(
                 "{} highlight{} written to {}",
                 all.len(),
                 if all.len() == 1 { "" } else { "s" },
                 file.display()
-            ),
-            Err(e) => format!("cannot export the highlights: {e}"),
+            )),
+            Err(e) => Err(format!("cannot export the highlights: {e}")),
         }
     }
+}
+
+/// A status line's text as the terminal may show it (control characters escaped).
+fn shown(text: String) -> String {
+    visible(&text).into_owned()
 }

@@ -31,7 +31,7 @@ use ratatui_image::picker::Picker;
 
 use crate::vault::{SearchIndex, Vault};
 
-use super::app::{Effect, Msg, PlanPreview};
+use super::app::{Effect, Level, Msg, PlanPreview, Status};
 
 /// Pages sent per message while a paper loads in the background.
 const PAGE_BATCH: usize = 16;
@@ -191,10 +191,10 @@ impl Runner {
 
     fn copy(&self, text: String) {
         if text.len() > OSC52_MAX_BYTES {
-            let _ = self.tx.send(Msg::Status(format!(
+            let _ = self.tx.send(Msg::Status(Status::error(format!(
                 "not copied: {} kB is more than terminals take through OSC 52",
                 text.len() / 1000
-            )));
+            ))));
             return;
         }
         if self.osc52.load(Ordering::SeqCst) {
@@ -205,9 +205,9 @@ impl Runner {
             let mut out = std::io::stdout().lock();
             let written = write!(out, "\x1b]52;c;{b64}\x07").and_then(|_| out.flush());
             if let Err(e) = written {
-                let _ = self.tx.send(Msg::Status(format!(
+                let _ = self.tx.send(Msg::Status(Status::error(format!(
                     "cannot copy through the terminal: {e}"
-                )));
+                ))));
             }
         }
         if let Ok(mut g) = self.copied.lock() {
@@ -394,6 +394,11 @@ impl Runner {
                 let _ = r.tx.send(Msg::IndexDone(
                     result
                         .map(|s| {
+                            let level = if s.failed.is_empty() {
+                                Level::Info
+                            } else {
+                                Level::Error
+                            };
                             let done = format!(
                                 "indexed: {} updated, {} unchanged, {} failed",
                                 s.updated,
@@ -401,10 +406,11 @@ impl Runner {
                                 s.failed.len()
                             );
                             // A damaged index was rebuilt: say so (once, here).
-                            match &s.rebuilt {
+                            let text = match &s.rebuilt {
                                 Some(why) => format!("rebuilt the index ({why}); {done}"),
                                 None => done,
-                            }
+                            };
+                            Status { text, level }
                         })
                         .map_err(|e| e.to_string()),
                 ));
@@ -504,9 +510,9 @@ impl Runner {
                         .stderr(std::process::Stdio::null())
                         .spawn();
                     if let Err(e) = spawned {
-                        let _ = self
-                            .tx
-                            .send(Msg::Status(format!("cannot start $BROWSER: {e}")));
+                        let _ = self.tx.send(Msg::Status(Status::error(format!(
+                            "cannot start $BROWSER: {e}"
+                        ))));
                     }
                 }
             }
@@ -551,8 +557,8 @@ impl Runner {
                 let _ = r.tx.send(Msg::VaultSearch { seq, result });
             }),
             Effect::OpenViewer { path, page } => self.blocking(move |r| {
-                let msg = r.open_viewer(&path, page).unwrap_or_else(|e| e);
-                let _ = r.tx.send(Msg::Status(msg));
+                let _ =
+                    r.tx.send(Msg::Status(Status::of(r.open_viewer(&path, page))));
             }),
             Effect::RenderPage { key, path } => self.blocking(move |r| {
                 let result = r.page_image(&path, &key);
@@ -595,7 +601,9 @@ impl Runner {
                     tokio::time::sleep(READING_SAVE_DELAY).await;
                     let saved = tokio::task::spawn_blocking(save).await;
                     if let Ok(Err(e)) = saved {
-                        let _ = tx.send(Msg::Status(format!("cannot save the reading state: {e}")));
+                        let _ = tx.send(Msg::Status(Status::error(format!(
+                            "cannot save the reading state: {e}"
+                        ))));
                     }
                 });
                 if let Ok(mut g) = self.reading_save.lock() {

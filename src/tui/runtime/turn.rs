@@ -14,7 +14,7 @@ use crate::acp::turn::{
     TurnSpec, run_turn,
 };
 use crate::context::ContextRequest;
-use crate::tui::app::Msg;
+use crate::tui::app::{Msg, Status};
 use crate::tui::chips::AgentState;
 use crate::tui::thread::{
     self as chat, ChatEvent, PermissionKind, PermissionOption, PermissionRequest, SessionInfo,
@@ -239,9 +239,9 @@ impl Runner {
                     send(ChatEvent::Notice(format!(
                         "handoff written to {file}: the next question starts a fresh session seeded from it"
                     )));
-                    let _ = self
-                        .tx
-                        .send(Msg::Status(format!("handoff written to {file}")));
+                    let _ = self.tx.send(Msg::Status(Status::info(format!(
+                        "handoff written to {file}"
+                    ))));
                 }
                 send(ChatEvent::TurnEnded {
                     stop_reason: o.stop_reason,
@@ -250,10 +250,10 @@ impl Runner {
             Err(e) => {
                 send(ChatEvent::TurnFailed(e.to_string()));
                 if exited {
-                    let _ = self.tx.send(Msg::Status(format!(
+                    let _ = self.tx.send(Msg::Status(Status::info(format!(
                         "agent {} stopped; it starts again with the next question",
                         setup.def.name
-                    )));
+                    ))));
                 }
             }
         }
