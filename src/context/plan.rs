@@ -195,6 +195,35 @@ impl ContextPlan {
     pub fn to_json_pretty(&self) -> String {
         canonical::to_pretty(&serde_json::to_value(self).unwrap_or_default())
     }
+
+    /// What the grant will be, in short: the chat's status line shows it before the turn.
+    pub fn preview(&self) -> PlanPreview {
+        let duplicates = self
+            .omitted
+            .iter()
+            .filter(|o| o.reason == DUPLICATE)
+            .count();
+        PlanPreview {
+            mode: self.mode.as_str().to_string(),
+            sources: self.sources.len(),
+            omitted: self.omitted.len() - duplicates,
+            duplicates,
+            fingerprint: self.fingerprint.clone(),
+        }
+    }
+}
+
+/// A plan in short ([`ContextPlan::preview`]): its mode, how many sources it grants, how many
+/// mentions it leaves out, its fingerprint.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlanPreview {
+    pub mode: String,
+    pub sources: usize,
+    /// Mentions not granted (not found, outside the vault, …).
+    pub omitted: usize,
+    /// Mentions of a source that another chip grants already (harmless).
+    pub duplicates: usize,
+    pub fingerprint: String,
 }
 
 /// The fingerprint of a grant: sha256 of the canonical JSON of
@@ -245,149 +274,18 @@ fn coverage_of(vault: &Vault, v: &Verified) -> mention::Coverage {
 /// Computes the plan with an already loaded catalog.
 pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> ContextPlan {
     let budget = req.budget.sanitized();
-    let mut candidates = Vec::new();
-    if let Some(s) = &req.selection {
-        candidates.push(Candidate {
-            raw: &s.path,
-            origin: Origin::Selection,
-        });
+    let mut granted = Granted::default();
+    for c in candidates(req) {
+        granted.verify(vault, catalog, c);
     }
-    if let Some(c) = &req.current {
-        candidates.push(Candidate {
-            raw: &c.path,
-            origin: Origin::Current,
-        });
-    }
-    for m in &req.mentions {
-        candidates.push(Candidate {
-            raw: m,
-            origin: Origin::Mention,
-        });
-    }
-
-    let mut sources: Vec<Source> = Vec::new();
-    let mut seen: Vec<(Origin, Option<Verified>)> = Vec::new();
-    let mut omitted = Vec::new();
-    let mut manifest = Vec::new();
-    for c in candidates {
-        let outcome = mention::verify(vault, Some(catalog), c.raw);
-        seen.push((c.origin, outcome.clone().ok()));
-        let outcome = match outcome {
-            Ok(v) if sources.iter().any(|s| s.path == v.path) => Err((DUPLICATE, Some(v))),
-            Ok(v) => Ok(v),
-            Err(reason) => Err((reason, None)),
-        };
-        match outcome {
-            Ok(v) => {
-                manifest.push(ManifestEntry {
-                    path: v.path.clone(),
-                    origin: c.origin,
-                    status: "allowed".into(),
-                    kind: Some(v.kind),
-                    reason: None,
-                    sha256: Some(v.sha256.clone()),
-                    size: (v.kind != EntryKind::Directory).then_some(v.size),
-                    entries: (v.kind == EntryKind::Directory).then_some(v.size),
-                    covers: (v.kind == EntryKind::Directory).then(|| {
-                        let c = coverage_of(vault, &v);
-                        Covers {
-                            papers: c.papers() as u64,
-                            files: c.files() as u64,
-                            sha256: c.sha256(),
-                            truncated: c.truncated,
-                        }
-                    }),
-                });
-                sources.push(Source {
-                    kind: v.kind,
-                    path: v.path.clone(),
-                    sha256: v.sha256.clone(),
-                });
-                // A Zotero collection's papers live in storage/, not under its folder: each
-                // is granted by name.
-                for p in vault.collection_papers(&v.path).unwrap_or_default() {
-                    if sources.iter().any(|s| s.path == p) {
-                        continue;
-                    }
-                    if let Ok(pv) = mention::verify(vault, Some(catalog), &p) {
-                        sources.push(Source {
-                            kind: pv.kind,
-                            path: pv.path,
-                            sha256: pv.sha256,
-                        });
-                    }
-                }
-            }
-            Err((reason, dup)) => {
-                omitted.push(Omitted {
-                    mention: c.raw.to_string(),
-                    origin: c.origin,
-                    reason: reason.to_string(),
-                });
-                manifest.push(ManifestEntry {
-                    path: dup
-                        .as_ref()
-                        .map_or_else(|| c.raw.to_string(), |v| v.path.clone()),
-                    origin: c.origin,
-                    status: "omitted".into(),
-                    kind: dup.as_ref().map(|v| v.kind),
-                    reason: Some(reason.to_string()),
-                    sha256: dup.as_ref().map(|v| v.sha256.clone()),
-                    size: None,
-                    entries: None,
-                    covers: None,
-                });
-            }
-        }
-    }
-    sources.sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
-    omitted.sort_by(|a: &Omitted, b: &Omitted| {
-        (a.origin, &a.mention, &a.reason).cmp(&(b.origin, &b.mention, &b.reason))
-    });
-    manifest.sort_by(|a, b| {
-        (a.path.as_str(), a.origin, a.status.as_str()).cmp(&(
-            b.path.as_str(),
-            b.origin,
-            b.status.as_str(),
-        ))
-    });
-
-    let mut evidence = Vec::new();
-    // The verified source behind the selection and the current paper, duplicates included.
-    let of_origin = |origin: Origin| {
-        seen.iter()
-            .find(|(o, _)| *o == origin)
-            .and_then(|(_, v)| v.as_ref())
-            .filter(|v| v.kind != EntryKind::Directory)
-    };
-    if let (Some(sel), Some(v)) = (&req.selection, of_origin(Origin::Selection)) {
-        evidence.push(evidence_item(
-            vault,
-            catalog,
-            v,
-            sel.page,
-            Some(&sel.text),
-            &budget,
-            Origin::Selection,
-        ));
-    }
-    if let (Some(cur), Some(v)) = (&req.current, of_origin(Origin::Current)) {
-        // A selection on the same page already points the agent there: no second item.
-        let covered = evidence.first().is_some_and(|e| {
-            e.path == v.path && req.selection.as_ref().is_some_and(|s| s.page == cur.page)
-        });
-        if !covered {
-            evidence.push(evidence_item(
-                vault,
-                catalog,
-                v,
-                cur.page,
-                None,
-                &budget,
-                Origin::Current,
-            ));
-        }
-    }
+    granted.sort();
+    let Granted {
+        sources,
+        seen,
+        omitted,
+        manifest,
+    } = granted;
+    let evidence = request_evidence(vault, catalog, req, &seen, &budget);
 
     // By path, so that the order of the mentions does not change the plan.
     let mut mentioned: Vec<&Verified> = seen
@@ -422,6 +320,180 @@ pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> Cont
         manifest,
         fingerprint,
     }
+}
+
+/// What the request names, in the order it is granted: the selection, the current paper, the
+/// @-mentions.
+fn candidates(req: &ContextRequest) -> Vec<Candidate<'_>> {
+    let mut candidates = Vec::new();
+    if let Some(s) = &req.selection {
+        candidates.push(Candidate {
+            raw: &s.path,
+            origin: Origin::Selection,
+        });
+    }
+    if let Some(c) = &req.current {
+        candidates.push(Candidate {
+            raw: &c.path,
+            origin: Origin::Current,
+        });
+    }
+    for m in &req.mentions {
+        candidates.push(Candidate {
+            raw: m,
+            origin: Origin::Mention,
+        });
+    }
+    candidates
+}
+
+/// The candidates as verified: the granted sources, the omitted mentions and the manifest of
+/// both, and each candidate's verified source (duplicates included) by origin.
+#[derive(Default)]
+struct Granted {
+    sources: Vec<Source>,
+    seen: Vec<(Origin, Option<Verified>)>,
+    omitted: Vec<Omitted>,
+    manifest: Vec<ManifestEntry>,
+}
+
+impl Granted {
+    fn verify(&mut self, vault: &Vault, catalog: &Catalog, c: Candidate<'_>) {
+        let outcome = mention::verify(vault, Some(catalog), c.raw);
+        self.seen.push((c.origin, outcome.clone().ok()));
+        match outcome {
+            Ok(v) if self.sources.iter().any(|s| s.path == v.path) => {
+                self.omit(&c, DUPLICATE, Some(v))
+            }
+            Ok(v) => self.allow(vault, catalog, c.origin, v),
+            Err(reason) => self.omit(&c, reason, None),
+        }
+    }
+
+    fn allow(&mut self, vault: &Vault, catalog: &Catalog, origin: Origin, v: Verified) {
+        self.manifest.push(ManifestEntry {
+            path: v.path.clone(),
+            origin,
+            status: "allowed".into(),
+            kind: Some(v.kind),
+            reason: None,
+            sha256: Some(v.sha256.clone()),
+            size: (v.kind != EntryKind::Directory).then_some(v.size),
+            entries: (v.kind == EntryKind::Directory).then_some(v.size),
+            covers: (v.kind == EntryKind::Directory).then(|| {
+                let c = coverage_of(vault, &v);
+                Covers {
+                    papers: c.papers() as u64,
+                    files: c.files() as u64,
+                    sha256: c.sha256(),
+                    truncated: c.truncated,
+                }
+            }),
+        });
+        self.sources.push(Source {
+            kind: v.kind,
+            path: v.path.clone(),
+            sha256: v.sha256.clone(),
+        });
+        // A Zotero collection's papers live in storage/, not under its folder: each is
+        // granted by name.
+        for p in vault.collection_papers(&v.path).unwrap_or_default() {
+            if self.sources.iter().any(|s| s.path == p) {
+                continue;
+            }
+            if let Ok(pv) = mention::verify(vault, Some(catalog), &p) {
+                self.sources.push(Source {
+                    kind: pv.kind,
+                    path: pv.path,
+                    sha256: pv.sha256,
+                });
+            }
+        }
+    }
+
+    fn omit(&mut self, c: &Candidate<'_>, reason: &str, dup: Option<Verified>) {
+        self.omitted.push(Omitted {
+            mention: c.raw.to_string(),
+            origin: c.origin,
+            reason: reason.to_string(),
+        });
+        self.manifest.push(ManifestEntry {
+            path: dup
+                .as_ref()
+                .map_or_else(|| c.raw.to_string(), |v| v.path.clone()),
+            origin: c.origin,
+            status: "omitted".into(),
+            kind: dup.as_ref().map(|v| v.kind),
+            reason: Some(reason.to_string()),
+            sha256: dup.as_ref().map(|v| v.sha256.clone()),
+            size: None,
+            entries: None,
+            covers: None,
+        });
+    }
+
+    /// Sources by path, omissions and the manifest in a fixed order.
+    fn sort(&mut self) {
+        self.sources
+            .sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
+        self.omitted.sort_by(|a: &Omitted, b: &Omitted| {
+            (a.origin, &a.mention, &a.reason).cmp(&(b.origin, &b.mention, &b.reason))
+        });
+        self.manifest.sort_by(|a, b| {
+            (a.path.as_str(), a.origin, a.status.as_str()).cmp(&(
+                b.path.as_str(),
+                b.origin,
+                b.status.as_str(),
+            ))
+        });
+    }
+}
+
+/// The evidence of the selection and of the current paper (their verified sources, duplicates
+/// included).
+fn request_evidence(
+    vault: &Vault,
+    catalog: &Catalog,
+    req: &ContextRequest,
+    seen: &[(Origin, Option<Verified>)],
+    budget: &Budget,
+) -> Vec<Evidence> {
+    let mut evidence = Vec::new();
+    let of_origin = |origin: Origin| {
+        seen.iter()
+            .find(|(o, _)| *o == origin)
+            .and_then(|(_, v)| v.as_ref())
+            .filter(|v| v.kind != EntryKind::Directory)
+    };
+    if let (Some(sel), Some(v)) = (&req.selection, of_origin(Origin::Selection)) {
+        evidence.push(evidence_item(
+            vault,
+            catalog,
+            v,
+            sel.page,
+            Some(&sel.text),
+            budget,
+            Origin::Selection,
+        ));
+    }
+    if let (Some(cur), Some(v)) = (&req.current, of_origin(Origin::Current)) {
+        // A selection on the same page already points the agent there: no second item.
+        let covered = evidence.first().is_some_and(|e| {
+            e.path == v.path && req.selection.as_ref().is_some_and(|s| s.page == cur.page)
+        });
+        if !covered {
+            evidence.push(evidence_item(
+                vault,
+                catalog,
+                v,
+                cur.page,
+                None,
+                budget,
+                Origin::Current,
+            ));
+        }
+    }
+    evidence
 }
 
 /// The record of an indexed paper whose catalog entry matches the verified hash.
@@ -773,6 +845,26 @@ mod tests {
         assert!(p.evidence[1].quote.is_none());
         let json = p.to_json_pretty();
         assert!(!json.contains("abstract"), "no abstracts in a plan");
+    }
+
+    /// The preview counts a mention of a source granted already apart from the refused ones.
+    #[test]
+    fn the_preview_counts_refusals_and_duplicates_apart() {
+        let (_d, vault) = demo();
+        let p = plan(&vault, &request());
+        let preview = p.preview();
+        assert_eq!(
+            preview,
+            PlanPreview {
+                mode: "mcp".into(),
+                sources: 3,
+                // `@../outside` and `@notes/%2e%2e/README.md`.
+                omitted: 2,
+                // The current paper and the mention of the selection's paper.
+                duplicates: 2,
+                fingerprint: p.fingerprint.clone(),
+            }
+        );
     }
 
     #[test]
