@@ -44,7 +44,7 @@ enum Cmd {
     /// A paper opened off the async threads.
     Opened {
         req: u64,
-        result: Result<(u32, DocInfo), String>,
+        result: Box<Result<(u32, DocInfo), String>>,
         extracted: Option<Extracted>,
         held: Held,
     },
@@ -193,6 +193,7 @@ impl Service {
                 if let Some(e) = extracted {
                     self.extracted = Some(Arc::new(e));
                 }
+                let result = *result;
                 let _ = self.ui.send(Msg::PaperOpened { req, result });
                 drop(held);
             }
@@ -247,7 +248,7 @@ impl Service {
             if let Some(me) = me.upgrade() {
                 let _ = me.send(Cmd::Opened {
                     req,
-                    result,
+                    result: Box::new(result),
                     extracted,
                     held,
                 });

@@ -88,7 +88,7 @@ pub(super) enum Cmd {
     /// From a turn or the agent's start: the agent, lent as soon as no one else has it.
     Borrow(oneshot::Sender<Loan>),
     /// The agent back from its borrower (`None`: it was never started or failed to start).
-    Return(Option<AgentProcess>),
+    Return(Option<Box<AgentProcess>>),
     /// From a turn: it ended; its thread goes back to memory.
     Finished {
         turn: u64,
@@ -115,7 +115,7 @@ pub(super) struct Loan {
 
 impl Drop for Loan {
     fn drop(&mut self) {
-        let _ = self.home.send(Cmd::Return(self.agent.take()));
+        let _ = self.home.send(Cmd::Return(self.agent.take().map(Box::new)));
     }
 }
 
@@ -241,7 +241,7 @@ impl Service {
                 self.lend();
             }
             Cmd::Return(agent) => {
-                self.agent = agent;
+                self.agent = agent.map(|a| *a);
                 self.lent = false;
                 self.lend();
             }
