@@ -16,17 +16,15 @@ pub mod termquery;
 mod threads;
 mod turn;
 mod turns;
+mod turns_cmd;
 mod vault_mcp;
 mod work;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::time::Duration;
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use crate::config::AgentDef;
-use crate::context::Budget;
 use crate::tui::effect::MarksEffect;
 use crate::vault::Vault;
 use ratatui_image::picker::Picker;
@@ -36,19 +34,11 @@ use clipboard::Clipboard;
 use documents::Documents;
 use images::Images;
 use reading::Reading;
-use turns::{Cmd as TurnCmd, TurnKind, Turns};
+use turns::Turns;
+pub use turns_cmd::AgentSetup;
+use turns_cmd::{Cmd as TurnCmd, TurnKind};
 use vault_mcp::VaultMcpService;
 use work::Busy;
-
-/// The agent the chat talks to and how turns run (from the config).
-#[derive(Debug, Clone)]
-pub struct AgentSetup {
-    pub def: AgentDef,
-    /// The executable that serves `--agentero-context-mcp` (normally the current one).
-    pub host_exe: PathBuf,
-    pub budget: Budget,
-    pub timeout: Duration,
-}
 
 /// Routes effects to the services; shares no locked state with them (each service owns its
 /// own, behind its channel).
@@ -268,6 +258,8 @@ fn open_viewer(vault: &Vault, spec: Option<&str>, path: &str, page: u32) -> Resu
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     /// Opening another paper aborts the page loads of the one before: none of its pages

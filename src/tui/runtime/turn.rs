@@ -9,9 +9,8 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::{Notify, oneshot};
 
-use super::AgentSetup;
 use super::threads;
-use super::turns::{self, Cmd, TurnKind};
+use super::turns_cmd::{self as turns, AgentSetup, Cmd, TurnKind};
 use super::work::Held;
 use crate::acp::client::AgentProcess;
 use crate::acp::permission::Remembered;
