@@ -135,3 +135,57 @@ async fn write(vault: &Vault, state: Box<ReadingState>) -> std::io::Result<()> {
         .await
         .unwrap_or_else(|e| Err(std::io::Error::other(e)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vault::reading::Place;
+
+    fn at(page: u32) -> Box<ReadingState> {
+        let mut s = ReadingState::default();
+        let place = Place {
+            page,
+            row: 0,
+            opened_ms: 1,
+        };
+        s.places.insert("a.md".into(), place);
+        Box::new(s)
+    }
+
+    /// A burst of saves ends on disk as its last; a save at quit is on disk when it returns,
+    /// and the save it replaced is never written after it.
+    #[test]
+    fn the_last_save_wins_and_quitting_writes_at_once() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "one page").unwrap();
+        let vault = Vault::open(dir.path()).unwrap();
+        let _g = rt.enter();
+        let (ui, mut rx) = unbounded_channel();
+        let reading = Reading::start(vault.clone(), ui, Busy::default());
+        let store = ReadingStore::new(&vault);
+        let page = || store.load().0.places.get("a.md").map(|p| p.page);
+        for p in 1..=5 {
+            reading.save(at(p), false);
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while page() != Some(5) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(page(), Some(5));
+        reading.save(at(6), false);
+        reading.save(at(7), true);
+        assert_eq!(page(), Some(7));
+        std::thread::sleep(SAVE_DELAY * 2);
+        assert_eq!(
+            page(),
+            Some(7),
+            "a replaced save was written after the quit's"
+        );
+        assert!(rx.try_recv().is_err(), "no save failed");
+    }
+}
