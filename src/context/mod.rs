@@ -25,7 +25,7 @@ pub use budget::Budget;
 pub use grant::{Grant, GrantFiles};
 pub use plan::{
     ContextPlan, ContextRequest, CurrentPaper, Evidence, Locality, ManifestEntry, Mode, Omitted,
-    Selection, Source, Surface, plan,
+    PlanPreview, Selection, Source, Surface, plan,
 };
 
 /// Names of the three context tools, sorted (the order the fingerprint uses).

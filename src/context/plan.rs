@@ -13,6 +13,10 @@ use crate::vault::catalog::Catalog;
 use crate::vault::scan::EntryKind;
 use crate::vault::{PaperRecord, Vault, meta, textfile, uri};
 
+mod evidence;
+pub use evidence::{INLINE_CHARS, cap_quote};
+use evidence::{inline_evidence, request_evidence};
+
 /// Bumped when the plan's shape changes.
 pub const PLAN_VERSION: u32 = 1;
 
@@ -195,6 +199,35 @@ impl ContextPlan {
     pub fn to_json_pretty(&self) -> String {
         canonical::to_pretty(&serde_json::to_value(self).unwrap_or_default())
     }
+
+    /// What the grant will be, in short: the chat's status line shows it before the turn.
+    pub fn preview(&self) -> PlanPreview {
+        let duplicates = self
+            .omitted
+            .iter()
+            .filter(|o| o.reason == DUPLICATE)
+            .count();
+        PlanPreview {
+            mode: self.mode.as_str().to_string(),
+            sources: self.sources.len(),
+            omitted: self.omitted.len() - duplicates,
+            duplicates,
+            fingerprint: self.fingerprint.clone(),
+        }
+    }
+}
+
+/// A plan in short ([`ContextPlan::preview`]): its mode, how many sources it grants, how many
+/// mentions it leaves out, its fingerprint.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlanPreview {
+    pub mode: String,
+    pub sources: usize,
+    /// Mentions not granted (not found, outside the vault, …).
+    pub omitted: usize,
+    /// Mentions of a source that another chip grants already (harmless).
+    pub duplicates: usize,
+    pub fingerprint: String,
 }
 
 /// The fingerprint of a grant: sha256 of the canonical JSON of
@@ -245,149 +278,18 @@ fn coverage_of(vault: &Vault, v: &Verified) -> mention::Coverage {
 /// Computes the plan with an already loaded catalog.
 pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> ContextPlan {
     let budget = req.budget.sanitized();
-    let mut candidates = Vec::new();
-    if let Some(s) = &req.selection {
-        candidates.push(Candidate {
-            raw: &s.path,
-            origin: Origin::Selection,
-        });
+    let mut granted = Granted::default();
+    for c in candidates(req) {
+        granted.verify(vault, catalog, c);
     }
-    if let Some(c) = &req.current {
-        candidates.push(Candidate {
-            raw: &c.path,
-            origin: Origin::Current,
-        });
-    }
-    for m in &req.mentions {
-        candidates.push(Candidate {
-            raw: m,
-            origin: Origin::Mention,
-        });
-    }
-
-    let mut sources: Vec<Source> = Vec::new();
-    let mut seen: Vec<(Origin, Option<Verified>)> = Vec::new();
-    let mut omitted = Vec::new();
-    let mut manifest = Vec::new();
-    for c in candidates {
-        let outcome = mention::verify(vault, Some(catalog), c.raw);
-        seen.push((c.origin, outcome.clone().ok()));
-        let outcome = match outcome {
-            Ok(v) if sources.iter().any(|s| s.path == v.path) => Err((DUPLICATE, Some(v))),
-            Ok(v) => Ok(v),
-            Err(reason) => Err((reason, None)),
-        };
-        match outcome {
-            Ok(v) => {
-                manifest.push(ManifestEntry {
-                    path: v.path.clone(),
-                    origin: c.origin,
-                    status: "allowed".into(),
-                    kind: Some(v.kind),
-                    reason: None,
-                    sha256: Some(v.sha256.clone()),
-                    size: (v.kind != EntryKind::Directory).then_some(v.size),
-                    entries: (v.kind == EntryKind::Directory).then_some(v.size),
-                    covers: (v.kind == EntryKind::Directory).then(|| {
-                        let c = coverage_of(vault, &v);
-                        Covers {
-                            papers: c.papers() as u64,
-                            files: c.files() as u64,
-                            sha256: c.sha256(),
-                            truncated: c.truncated,
-                        }
-                    }),
-                });
-                sources.push(Source {
-                    kind: v.kind,
-                    path: v.path.clone(),
-                    sha256: v.sha256.clone(),
-                });
-                // A Zotero collection's papers live in storage/, not under its folder: each
-                // is granted by name.
-                for p in vault.collection_papers(&v.path).unwrap_or_default() {
-                    if sources.iter().any(|s| s.path == p) {
-                        continue;
-                    }
-                    if let Ok(pv) = mention::verify(vault, Some(catalog), &p) {
-                        sources.push(Source {
-                            kind: pv.kind,
-                            path: pv.path,
-                            sha256: pv.sha256,
-                        });
-                    }
-                }
-            }
-            Err((reason, dup)) => {
-                omitted.push(Omitted {
-                    mention: c.raw.to_string(),
-                    origin: c.origin,
-                    reason: reason.to_string(),
-                });
-                manifest.push(ManifestEntry {
-                    path: dup
-                        .as_ref()
-                        .map_or_else(|| c.raw.to_string(), |v| v.path.clone()),
-                    origin: c.origin,
-                    status: "omitted".into(),
-                    kind: dup.as_ref().map(|v| v.kind),
-                    reason: Some(reason.to_string()),
-                    sha256: dup.as_ref().map(|v| v.sha256.clone()),
-                    size: None,
-                    entries: None,
-                    covers: None,
-                });
-            }
-        }
-    }
-    sources.sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
-    omitted.sort_by(|a: &Omitted, b: &Omitted| {
-        (a.origin, &a.mention, &a.reason).cmp(&(b.origin, &b.mention, &b.reason))
-    });
-    manifest.sort_by(|a, b| {
-        (a.path.as_str(), a.origin, a.status.as_str()).cmp(&(
-            b.path.as_str(),
-            b.origin,
-            b.status.as_str(),
-        ))
-    });
-
-    let mut evidence = Vec::new();
-    // The verified source behind the selection and the current paper, duplicates included.
-    let of_origin = |origin: Origin| {
-        seen.iter()
-            .find(|(o, _)| *o == origin)
-            .and_then(|(_, v)| v.as_ref())
-            .filter(|v| v.kind != EntryKind::Directory)
-    };
-    if let (Some(sel), Some(v)) = (&req.selection, of_origin(Origin::Selection)) {
-        evidence.push(evidence_item(
-            vault,
-            catalog,
-            v,
-            sel.page,
-            Some(&sel.text),
-            &budget,
-            Origin::Selection,
-        ));
-    }
-    if let (Some(cur), Some(v)) = (&req.current, of_origin(Origin::Current)) {
-        // A selection on the same page already points the agent there: no second item.
-        let covered = evidence.first().is_some_and(|e| {
-            e.path == v.path && req.selection.as_ref().is_some_and(|s| s.page == cur.page)
-        });
-        if !covered {
-            evidence.push(evidence_item(
-                vault,
-                catalog,
-                v,
-                cur.page,
-                None,
-                &budget,
-                Origin::Current,
-            ));
-        }
-    }
+    granted.sort();
+    let Granted {
+        sources,
+        seen,
+        omitted,
+        manifest,
+    } = granted;
+    let evidence = request_evidence(vault, catalog, req, &seen, &budget);
 
     // By path, so that the order of the mentions does not change the plan.
     let mut mentioned: Vec<&Verified> = seen
@@ -424,256 +326,131 @@ pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> Cont
     }
 }
 
-/// The record of an indexed paper whose catalog entry matches the verified hash.
-fn record_of(vault: &Vault, catalog: &Catalog, v: &Verified) -> Option<PaperRecord> {
-    let entry = catalog.entries.get(&v.path)?;
-    (entry.sha256 == v.sha256)
-        .then(|| vault.record(&v.sha256))
-        .flatten()
-}
-
-fn title_of(
-    vault: &Vault,
-    catalog: &Catalog,
-    v: &Verified,
-    record: Option<&PaperRecord>,
-) -> String {
-    if let Some(e) = catalog
-        .entries
-        .get(&v.path)
-        .filter(|e| e.sha256 == v.sha256 && !e.title.is_empty())
-    {
-        return e.title.clone();
+/// What the request names, in the order it is granted: the selection, the current paper, the
+/// @-mentions.
+fn candidates(req: &ContextRequest) -> Vec<Candidate<'_>> {
+    let mut candidates = Vec::new();
+    if let Some(s) = &req.selection {
+        candidates.push(Candidate {
+            raw: &s.path,
+            origin: Origin::Selection,
+        });
     }
-    if let Some(r) = record.filter(|r| !r.meta.title.is_empty()) {
-        return r.meta.title.clone();
+    if let Some(c) = &req.current {
+        candidates.push(Candidate {
+            raw: &c.path,
+            origin: Origin::Current,
+        });
     }
-    if v.kind == EntryKind::File
-        && let Ok(text) = std::fs::read_to_string(vault.abs_path(&v.path))
-    {
-        return textfile::title(&v.path, &text);
-    }
-    meta::file_title(&v.path)
-}
-
-/// Cuts `text` at `cap` characters; returns the text and whether it was cut.
-pub fn cap_quote(text: &str, cap: usize) -> (String, bool) {
-    let text = text.trim();
-    if text.chars().count() <= cap {
-        return (text.to_string(), false);
-    }
-    (text.chars().take(cap).collect(), true)
-}
-
-fn evidence_item(
-    vault: &Vault,
-    catalog: &Catalog,
-    v: &Verified,
-    page: Option<u32>,
-    quote_text: Option<&str>,
-    budget: &Budget,
-    origin: Origin,
-) -> Evidence {
-    let record = match v.kind {
-        EntryKind::Paper => record_of(vault, catalog, v),
-        _ => None,
-    };
-    let title = title_of(vault, catalog, v, record.as_ref());
-    let quote_text = quote_text.map(str::trim).filter(|q| !q.is_empty());
-    let (quote, truncated) = match quote_text {
-        Some(q) => {
-            let (q, t) = cap_quote(q, budget.quote_cap);
-            (Some(q), t)
-        }
-        None => (None, false),
-    };
-    match v.kind {
-        EntryKind::Paper => {
-            // A page beyond the paper's end (stale UI state) is dropped rather than cited.
-            let page = page.filter(|p| *p >= 1 && record.as_ref().is_none_or(|r| *p <= r.pages));
-            let section = page.and_then(|p| {
-                record.as_ref().and_then(|r| {
-                    r.sections
-                        .iter()
-                        .rfind(|s| s.page <= p)
-                        .map(|s| match &s.number {
-                            Some(n) => format!("{n} {}", s.title),
-                            None => s.title.clone(),
-                        })
-                })
-            });
-            let page_label =
-                page.and_then(|p| record.as_ref().and_then(|r| r.label(p).map(str::to_string)));
-            Evidence {
-                path: v.path.clone(),
-                kind: v.kind,
-                title,
-                page,
-                page_label,
-                lines: None,
-                section,
-                quote,
-                truncated,
-                citation_uri: match page {
-                    Some(p) => uri::page_uri(&v.path, p),
-                    None => uri::encode_path(&v.path),
-                },
-                origin,
-            }
-        }
-        _ => {
-            // In a text file the quote's place is its line range.
-            let lines = quote_text.and_then(|q| {
-                let text = std::fs::read_to_string(&v.abs).ok()?;
-                let range = quote::find(&text, q)?.range;
-                let first = text[..range.start].matches('\n').count() as u32 + 1;
-                let last = first + text[range.start..range.end].matches('\n').count() as u32;
-                Some([first, last])
-            });
-            Evidence {
-                path: v.path.clone(),
-                kind: v.kind,
-                title,
-                page: None,
-                page_label: None,
-                lines,
-                section: None,
-                quote,
-                truncated,
-                citation_uri: match lines {
-                    Some([a, b]) => uri::lines_uri(&v.path, a, b),
-                    None => uri::encode_path(&v.path),
-                },
-                origin,
-            }
-        }
-    }
-}
-
-/// Characters of inlined mention evidence one prompt carries at most (each item is also cut at
-/// the quote cap).
-pub const INLINE_CHARS: usize = 4 * super::budget::QUOTE_CAP;
-
-/// The evidence of mentioned sources (sorted by path), each cut at the quote cap and all
-/// together at [`INLINE_CHARS`]: a file's first lines, a paper's first page (from the index,
-/// when it holds the paper as it is; else only its title and citation), what a folder covers.
-/// Sources the selection or current page already quote are skipped; a mention named twice
-/// counts once.
-fn inline_evidence(
-    vault: &Vault,
-    catalog: &Catalog,
-    mentioned: &[&Verified],
-    evidence: &[Evidence],
-    budget: &Budget,
-) -> Vec<Evidence> {
-    let mut out: Vec<Evidence> = Vec::new();
-    let mut left = INLINE_CHARS;
-    let mut index: Option<Option<crate::vault::SearchIndex>> = None;
-    for v in mentioned {
-        if out.iter().any(|e| e.path == v.path) || evidence.iter().any(|e| e.path == v.path) {
-            continue;
-        }
-        let cap = budget.quote_cap.min(left);
-        let record = match v.kind {
-            EntryKind::Paper => record_of(vault, catalog, v),
-            _ => None,
-        };
-        let title = title_of(vault, catalog, v, record.as_ref());
-        let mut item = Evidence {
-            path: v.path.clone(),
-            kind: v.kind,
-            title,
-            page: None,
-            page_label: None,
-            lines: None,
-            section: None,
-            quote: None,
-            truncated: false,
-            citation_uri: uri::encode_path(&v.path),
+    for m in &req.mentions {
+        candidates.push(Candidate {
+            raw: m,
             origin: Origin::Mention,
-        };
-        if cap > 0 {
-            match v.kind {
-                EntryKind::File => {
-                    if let Ok(text) = std::fs::read_to_string(&v.abs) {
-                        let (quote, last, cut) = first_lines(&text, cap);
-                        if !quote.is_empty() {
-                            item.lines = Some([1, last]);
-                            item.citation_uri = uri::lines_uri(&v.path, 1, last);
-                            item.quote = Some(quote);
-                            item.truncated = cut;
-                        }
-                    }
-                }
-                EntryKind::Paper => {
-                    let index = index.get_or_insert_with(|| vault.open_index().ok());
-                    let page = index
-                        .as_ref()
-                        .and_then(|i| i.page(&v.path, 1).ok().flatten())
-                        .filter(|d| d.sha256 == v.sha256 && !d.text.trim().is_empty());
-                    item.page = Some(1);
-                    item.page_label = record.as_ref().and_then(|r| r.label(1).map(str::to_string));
-                    item.citation_uri = uri::page_uri(&v.path, 1);
-                    if let Some(d) = page {
-                        let flat = d.text.split_whitespace().collect::<Vec<_>>().join(" ");
-                        let (q, t) = cap_quote(&flat, cap);
-                        item.quote = Some(q);
-                        item.truncated = t;
-                    }
-                }
-                EntryKind::Directory => {
-                    let c = coverage_of(vault, v);
-                    let listing: String = c
-                        .entries
-                        .iter()
-                        .map(|(p, k)| format!("{} {p}\n", k.as_str()))
-                        .collect();
-                    // A folder is named, not cited: its path with a slash, never a source.
-                    item.citation_uri = format!("{}/", uri::encode_path(&v.path));
-                    if !listing.is_empty() {
-                        let (q, t) = cap_quote(&listing, cap);
-                        // Whole lines only: a path cut in the middle names nothing.
-                        let q = if t {
-                            q.rsplit_once('\n')
-                                .map_or(q.clone(), |(a, _)| a.to_string())
-                        } else {
-                            q
-                        };
-                        item.quote = Some(q);
-                        item.truncated = t || c.truncated;
-                    }
-                }
-            }
-        }
-        left = left.saturating_sub(item.quote.as_ref().map_or(0, |q| q.chars().count()));
-        out.push(item);
+        });
     }
-    out
+    candidates
 }
 
-/// The first lines of `text` within `cap` characters: the quote, its last line number and
-/// whether the text goes on.
-fn first_lines(text: &str, cap: usize) -> (String, u32, bool) {
-    let mut quote = String::new();
-    let mut last = 0u32;
-    for (i, line) in text.lines().enumerate() {
-        let add = line.chars().count() + usize::from(!quote.is_empty());
-        if quote.chars().count() + add > cap {
-            if quote.is_empty() {
-                // One long first line: its start.
-                quote = line.chars().take(cap).collect();
-                last = 1;
+/// The candidates as verified: the granted sources, the omitted mentions and the manifest of
+/// both, and each candidate's verified source (duplicates included) by origin.
+#[derive(Default)]
+struct Granted {
+    sources: Vec<Source>,
+    seen: Vec<(Origin, Option<Verified>)>,
+    omitted: Vec<Omitted>,
+    manifest: Vec<ManifestEntry>,
+}
+
+impl Granted {
+    fn verify(&mut self, vault: &Vault, catalog: &Catalog, c: Candidate<'_>) {
+        let outcome = mention::verify(vault, Some(catalog), c.raw);
+        self.seen.push((c.origin, outcome.clone().ok()));
+        match outcome {
+            Ok(v) if self.sources.iter().any(|s| s.path == v.path) => {
+                self.omit(&c, DUPLICATE, Some(v))
             }
-            return (quote, last, true);
+            Ok(v) => self.allow(vault, catalog, c.origin, v),
+            Err(reason) => self.omit(&c, reason, None),
         }
-        if !quote.is_empty() {
-            quote.push('\n');
-        }
-        quote.push_str(line);
-        last = i as u32 + 1;
     }
-    let trimmed = quote.trim_end().to_string();
-    (trimmed, last.max(1), false)
+
+    fn allow(&mut self, vault: &Vault, catalog: &Catalog, origin: Origin, v: Verified) {
+        self.manifest.push(ManifestEntry {
+            path: v.path.clone(),
+            origin,
+            status: "allowed".into(),
+            kind: Some(v.kind),
+            reason: None,
+            sha256: Some(v.sha256.clone()),
+            size: (v.kind != EntryKind::Directory).then_some(v.size),
+            entries: (v.kind == EntryKind::Directory).then_some(v.size),
+            covers: (v.kind == EntryKind::Directory).then(|| {
+                let c = coverage_of(vault, &v);
+                Covers {
+                    papers: c.papers() as u64,
+                    files: c.files() as u64,
+                    sha256: c.sha256(),
+                    truncated: c.truncated,
+                }
+            }),
+        });
+        self.sources.push(Source {
+            kind: v.kind,
+            path: v.path.clone(),
+            sha256: v.sha256.clone(),
+        });
+        // A Zotero collection's papers live in storage/, not under its folder: each is
+        // granted by name.
+        for p in vault.collection_papers(&v.path).unwrap_or_default() {
+            if self.sources.iter().any(|s| s.path == p) {
+                continue;
+            }
+            if let Ok(pv) = mention::verify(vault, Some(catalog), &p) {
+                self.sources.push(Source {
+                    kind: pv.kind,
+                    path: pv.path,
+                    sha256: pv.sha256,
+                });
+            }
+        }
+    }
+
+    fn omit(&mut self, c: &Candidate<'_>, reason: &str, dup: Option<Verified>) {
+        self.omitted.push(Omitted {
+            mention: c.raw.to_string(),
+            origin: c.origin,
+            reason: reason.to_string(),
+        });
+        self.manifest.push(ManifestEntry {
+            path: dup
+                .as_ref()
+                .map_or_else(|| c.raw.to_string(), |v| v.path.clone()),
+            origin: c.origin,
+            status: "omitted".into(),
+            kind: dup.as_ref().map(|v| v.kind),
+            reason: Some(reason.to_string()),
+            sha256: dup.as_ref().map(|v| v.sha256.clone()),
+            size: None,
+            entries: None,
+            covers: None,
+        });
+    }
+
+    /// Sources by path, omissions and the manifest in a fixed order.
+    fn sort(&mut self) {
+        self.sources
+            .sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
+        self.omitted.sort_by(|a: &Omitted, b: &Omitted| {
+            (a.origin, &a.mention, &a.reason).cmp(&(b.origin, &b.mention, &b.reason))
+        });
+        self.manifest.sort_by(|a, b| {
+            (a.path.as_str(), a.origin, a.status.as_str()).cmp(&(
+                b.path.as_str(),
+                b.origin,
+                b.status.as_str(),
+            ))
+        });
+    }
 }
 
 #[cfg(test)]
@@ -773,6 +550,26 @@ mod tests {
         assert!(p.evidence[1].quote.is_none());
         let json = p.to_json_pretty();
         assert!(!json.contains("abstract"), "no abstracts in a plan");
+    }
+
+    /// The preview counts a mention of a source granted already apart from the refused ones.
+    #[test]
+    fn the_preview_counts_refusals_and_duplicates_apart() {
+        let (_d, vault) = demo();
+        let p = plan(&vault, &request());
+        let preview = p.preview();
+        assert_eq!(
+            preview,
+            PlanPreview {
+                mode: "mcp".into(),
+                sources: 3,
+                // `@../outside` and `@notes/%2e%2e/README.md`.
+                omitted: 2,
+                // The current paper and the mention of the selection's paper.
+                duplicates: 2,
+                fingerprint: p.fingerprint.clone(),
+            }
+        );
     }
 
     #[test]

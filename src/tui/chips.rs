@@ -62,17 +62,8 @@ pub fn add_chips(req: &mut ContextRequest, chips: &[Chip]) {
     }
 }
 
-/// The grant preview shown in the chat status line.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct PlanPreview {
-    pub mode: String,
-    pub sources: usize,
-    /// Mentions not granted (not found, outside the vault, …).
-    pub omitted: usize,
-    /// Mentions of a source that another chip grants already (harmless).
-    pub duplicates: usize,
-    pub fingerprint: String,
-}
+/// The grant preview shown in the chat status line (the plan's own short form).
+pub use crate::context::PlanPreview;
 
 /// Where the agent process is.
 #[derive(Debug, Clone, PartialEq)]

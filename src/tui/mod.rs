@@ -119,7 +119,10 @@ pub fn run(vault_path: &Path) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let (runner, rx) = runtime::Runner::new(vault);
+    let (runner, rx) = {
+        let _services = rt.enter();
+        runtime::Runner::new(vault)
+    };
     if let Ok(a) = agent {
         runner.set_agent(a);
     }

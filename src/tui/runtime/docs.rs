@@ -3,119 +3,128 @@
 
 use std::time::{Duration, Instant};
 
-use super::Runner;
 use crate::tui::paper::DocInfo;
-use crate::vault::EntryKind;
 use crate::vault::pdf::{self, Limits};
+use crate::vault::{EntryKind, SearchIndex, Vault};
 
-impl Runner {
-    /// Page count and metadata: from the index's record, else straight from the PDF.
-    pub(super) fn open(&self, path: &str, kind: EntryKind) -> Result<(u32, DocInfo), String> {
-        if kind != EntryKind::Paper {
-            let text = std::fs::read_to_string(self.vault.abs_path(path))
-                .map_err(|e| format!("cannot read {path}: {e}"))?;
-            if let Ok(mut g) = self.extracted.lock() {
-                *g = Some((path.to_string(), vec![text]));
-            }
-            let title = path.rsplit('/').next().unwrap_or(path).to_string();
-            return Ok((
-                1,
-                DocInfo {
-                    title,
-                    ..DocInfo::default()
-                },
-            ));
-        }
-        if let Some(rec) = self.vault.record_for(path)
-            && self.search_index().is_some()
-        {
-            let m = rec.meta;
-            return Ok((
-                rec.pages,
-                DocInfo {
-                    title: m.title,
-                    authors: m.authors,
-                    year: m.year,
-                    doi: m.doi,
-                    arxiv: m.arxiv,
-                    abstract_text: m.abstract_text,
-                    labels: rec.page_labels,
-                    sections: rec.sections,
-                    pages_without_text: rec.pages_without_text,
-                    pages_undecodable: rec.pages_undecodable,
-                    note: None,
-                    annotations: self.vault.annotations(path),
-                },
-            ));
-        }
-        // Not indexed yet: extract the PDF in this task (isolated from parser panics).
-        let bytes = std::fs::read(self.vault.abs_path(path))
+/// Page texts of a paper read straight from its file (not indexed yet): (path, pages).
+pub(super) type Extracted = (String, Vec<String>);
+
+/// A paper as opened: its page count, its metadata, and its page texts when they were read
+/// from the file rather than the index.
+pub(super) type Opened = (u32, DocInfo, Option<Extracted>);
+
+/// Page count and metadata: from the index's record (when the vault has an index), else
+/// straight from the file.
+pub(super) fn open(
+    vault: &Vault,
+    index: Option<&SearchIndex>,
+    path: &str,
+    kind: EntryKind,
+) -> Result<Opened, String> {
+    if kind != EntryKind::Paper {
+        let text = std::fs::read_to_string(vault.abs_path(path))
             .map_err(|e| format!("cannot read {path}: {e}"))?;
-        let limit = Duration::from_secs(60);
-        let doc = crate::vault::extract::isolated(limit, move || {
-            pdf::extract(
-                &bytes,
-                Limits {
-                    deadline: Instant::now() + limit,
-                },
-            )
-        })
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
-        let pages: Vec<String> = doc.pages.iter().map(|p| p.text.clone()).collect();
+        let title = path.rsplit('/').next().unwrap_or(path).to_string();
         let info = DocInfo {
-            title: doc
-                .title_hint
-                .clone()
-                .or(doc.info.title.clone())
-                .unwrap_or_else(|| path.to_string()),
-            labels: doc.pages.iter().map(|p| p.label.clone()).collect(),
-            sections: doc
-                .outline
-                .iter()
-                .filter_map(|o| {
-                    Some(crate::vault::Section {
-                        number: None,
-                        title: o.title.clone(),
-                        level: o.level + 1,
-                        page: o.page?,
-                    })
-                })
-                .collect(),
-            pages_without_text: doc
-                .pages
-                .iter()
-                .filter(|p| p.text.trim().is_empty())
-                .map(|p| p.number)
-                .collect(),
-            pages_undecodable: doc.undecodable_pages.clone(),
-            note: Some("not indexed yet: text read from the PDF directly".into()),
-            annotations: self.vault.annotations(path),
+            title,
             ..DocInfo::default()
         };
-        let n = pages.len() as u32;
-        if let Ok(mut g) = self.extracted.lock() {
-            *g = Some((path.to_string(), pages));
-        }
-        Ok((n, info))
+        return Ok((1, info, Some((path.to_string(), vec![text]))));
     }
+    if let Some(rec) = vault.record_for(path)
+        && index.is_some()
+    {
+        let m = rec.meta;
+        return Ok((
+            rec.pages,
+            DocInfo {
+                title: m.title,
+                authors: m.authors,
+                year: m.year,
+                doi: m.doi,
+                arxiv: m.arxiv,
+                abstract_text: m.abstract_text,
+                labels: rec.page_labels,
+                sections: rec.sections,
+                pages_without_text: rec.pages_without_text,
+                pages_undecodable: rec.pages_undecodable,
+                note: None,
+                annotations: vault.annotations(path),
+            },
+            None,
+        ));
+    }
+    // Not indexed yet: extract the PDF in this task (isolated from parser panics).
+    let bytes =
+        std::fs::read(vault.abs_path(path)).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let limit = Duration::from_secs(60);
+    let doc = crate::vault::extract::isolated(limit, move || {
+        pdf::extract(
+            &bytes,
+            Limits {
+                deadline: Instant::now() + limit,
+            },
+        )
+    })
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
+    let pages: Vec<String> = doc.pages.iter().map(|p| p.text.clone()).collect();
+    let info = DocInfo {
+        title: doc
+            .title_hint
+            .clone()
+            .or(doc.info.title.clone())
+            .unwrap_or_else(|| path.to_string()),
+        labels: doc.pages.iter().map(|p| p.label.clone()).collect(),
+        sections: doc
+            .outline
+            .iter()
+            .filter_map(|o| {
+                Some(crate::vault::Section {
+                    number: None,
+                    title: o.title.clone(),
+                    level: o.level + 1,
+                    page: o.page?,
+                })
+            })
+            .collect(),
+        pages_without_text: doc
+            .pages
+            .iter()
+            .filter(|p| p.text.trim().is_empty())
+            .map(|p| p.number)
+            .collect(),
+        pages_undecodable: doc.undecodable_pages.clone(),
+        note: Some("not indexed yet: text read from the PDF directly".into()),
+        annotations: vault.annotations(path),
+        ..DocInfo::default()
+    };
+    let n = pages.len() as u32;
+    Ok((n, info, Some((path.to_string(), pages))))
+}
 
-    pub(super) fn page_text(&self, path: &str, n: u32) -> Result<String, String> {
-        if let Ok(g) = self.extracted.lock()
-            && let Some((p, pages)) = g.as_ref()
-            && p == path
-        {
-            return pages
-                .get(n as usize - 1)
-                .cloned()
-                .ok_or_else(|| format!("no page {n}"));
-        }
-        let index = self.search_index().ok_or("the index is not available")?;
-        match index.page(path, n) {
-            Ok(Some(doc)) => Ok(doc.text),
-            // Pages without text are not stored: an empty page says so on screen.
-            Ok(None) => Ok(String::new()),
-            Err(e) => Err(e.to_string()),
-        }
+/// Page `n` of the paper at `path`: from the pages read from its file when they are that
+/// paper's, else from the index.
+pub(super) fn page_text(
+    extracted: Option<&Extracted>,
+    index: Option<&SearchIndex>,
+    path: &str,
+    n: u32,
+) -> Result<String, String> {
+    if let Some((p, pages)) = extracted
+        && p == path
+    {
+        return pages
+            .get(n as usize - 1)
+            .cloned()
+            .ok_or_else(|| format!("no page {n}"));
+    }
+    let index = index.ok_or("the index is not available")?;
+    match index.page(path, n) {
+        Ok(Some(doc)) => Ok(doc.text),
+        // Pages without text are not stored: an empty page says so on screen.
+        Ok(None) => Ok(String::new()),
+        Err(e) => Err(e.to_string()),
     }
 }

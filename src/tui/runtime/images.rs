@@ -4,13 +4,17 @@
 //! highlighted where the text layer places it, encoded for the terminal.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ratatui_image::picker::{Picker, ProtocolType};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use super::Runner;
+use super::work::{Busy, Held};
+use crate::tui::app::Msg;
 use crate::tui::paper::image::{PageProto, ShotKey};
 use crate::tui::paper::zoom::Shape;
+use crate::vault::Vault;
 use crate::vault::render::{Bounds, PageCache, PageImage, Region, Renderer, locate_paper};
 
 /// Quote boxes found before, by (content hash, page, quote): panning a highlighted page does
@@ -18,6 +22,12 @@ use crate::vault::render::{Bounds, PageCache, PageImage, Region, Renderer, locat
 type Boxes = HashMap<(String, u32, String), Option<Vec<[f32; 4]>>>;
 static QUOTE_BOXES: OnceLock<Mutex<Boxes>> = OnceLock::new();
 const QUOTE_BOXES_MAX: usize = 64;
+
+/// A page image: the paper's content hash, the page, the resolution.
+type PageSlot = (String, u32, Region);
+
+/// Pages refused for a bound this session, with the reason.
+type Refused = HashMap<PageSlot, String>;
 
 /// The pixels of one cell for `picker`: a half-block cell is one pixel wide and two high.
 pub fn cell_pixels(picker: &Picker) -> (u32, u32) {
@@ -29,18 +39,123 @@ pub fn cell_pixels(picker: &Picker) -> (u32, u32) {
     }
 }
 
-impl Runner {
+enum Cmd {
+    Picker(Box<Picker>),
+    RenderExe(PathBuf),
+    Render {
+        key: ShotKey,
+        path: String,
+        held: Held,
+    },
+    /// A page the render child refused for a bound.
+    Refused(PageSlot, String),
+}
+
+/// The door to the page images service. It owns how images reach the terminal (half-blocks
+/// until the terminal was asked), the executable whose render child draws them, and the pages
+/// refused for a bound this session: `I` on them again says why at once instead of starting
+/// the child again.
+pub(super) struct Images {
+    tx: UnboundedSender<Cmd>,
+    busy: Busy,
+}
+
+impl Images {
+    pub(super) fn start(vault: Vault, ui: UnboundedSender<Msg>, busy: Busy) -> Images {
+        let (tx, rx) = unbounded_channel();
+        let service = Service {
+            vault,
+            ui,
+            me: tx.downgrade(),
+            picker: super::termquery::halfblocks(),
+            exe: std::env::current_exe().unwrap_or_default(),
+            refused: Arc::default(),
+        };
+        tokio::spawn(service.serve(rx));
+        Images { tx, busy }
+    }
+
+    /// How page images are drawn: what the terminal answered when asked (kitty, sixel,
+    /// iTerm2 or half-blocks) and its font size.
+    pub(super) fn set_picker(&self, picker: Picker) {
+        let _ = self.tx.send(Cmd::Picker(Box::new(picker)));
+    }
+
+    /// The agentero executable page images are rendered by (`--render-page`).
+    pub(super) fn set_render_exe(&self, exe: PathBuf) {
+        let _ = self.tx.send(Cmd::RenderExe(exe));
+    }
+
+    pub(super) fn render(&self, key: ShotKey, path: String) {
+        let held = self.busy.hold();
+        let _ = self.tx.send(Cmd::Render { key, path, held });
+    }
+}
+
+struct Service {
+    vault: Vault,
+    ui: UnboundedSender<Msg>,
+    me: tokio::sync::mpsc::WeakUnboundedSender<Cmd>,
+    picker: Picker,
+    exe: PathBuf,
+    /// Shared with the render jobs as they start (a snapshot each; changed only here).
+    refused: Arc<Refused>,
+}
+
+/// What a render job needs from the service.
+struct Render {
+    vault: Vault,
+    picker: Picker,
+    exe: PathBuf,
+    refused: Arc<Refused>,
+}
+
+impl Service {
+    async fn serve(mut self, mut rx: UnboundedReceiver<Cmd>) {
+        while let Some(cmd) = rx.recv().await {
+            match cmd {
+                Cmd::Picker(p) => self.picker = *p,
+                Cmd::RenderExe(exe) => self.exe = exe,
+                Cmd::Refused(slot, why) => {
+                    Arc::make_mut(&mut self.refused).insert(slot, why);
+                }
+                Cmd::Render { key, path, held } => {
+                    let job = Render {
+                        vault: self.vault.clone(),
+                        picker: self.picker.clone(),
+                        exe: self.exe.clone(),
+                        refused: Arc::clone(&self.refused),
+                    };
+                    let (ui, me) = (self.ui.clone(), self.me.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let result = job.page_image(&path, &key, &mut |slot, why| {
+                            if let Some(me) = me.upgrade() {
+                                let _ = me.send(Cmd::Refused(slot, why));
+                            }
+                        });
+                        let _ = ui.send(Msg::PageImage { key, result });
+                        drop(held);
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Render {
     /// The window `key.window` of page `key.page` of the paper at `path`, for the terminal.
-    /// The error is the status line's reason.
-    pub(super) fn page_image(&self, path: &str, key: &ShotKey) -> Result<PageProto, String> {
+    /// The error is the status line's reason; a refusal for a bound is also told to
+    /// `refused`.
+    fn page_image(
+        &self,
+        path: &str,
+        key: &ShotKey,
+        refused: &mut dyn FnMut(PageSlot, String),
+    ) -> Result<PageProto, String> {
         let cannot =
             |e: &dyn std::fmt::Display| format!("cannot show page {} as an image ({e})", key.page);
-        let picker = self
-            .picker
-            .lock()
-            .map(|p| p.clone())
-            .unwrap_or_else(|_| super::termquery::halfblocks());
-        let (cw, ch) = cell_pixels(&picker);
+        let picker = &self.picker;
+        let (cw, ch) = cell_pixels(picker);
         let cells = key.window.cells;
         let region = Region {
             frac: key.window.frac,
@@ -48,15 +163,13 @@ impl Runner {
         };
         let (pdf, sha) = locate_paper(&self.vault, path).map_err(|e| cannot(&e))?;
         let slot = (sha.clone(), key.page, region);
-        if let Some(why) = self.refused.lock().ok().and_then(|r| r.get(&slot).cloned()) {
-            return Err(why);
+        if let Some(why) = self.refused.get(&slot) {
+            return Err(why.clone());
         }
-        let exe = self
-            .render_exe
-            .lock()
-            .map(|e| e.clone())
-            .unwrap_or_default();
-        let renderer = Renderer::new(exe, Bounds::from_env().map_err(|e| cannot(&e))?);
+        let renderer = Renderer::new(
+            self.exe.clone(),
+            Bounds::from_env().map_err(|e| cannot(&e))?,
+        );
         let (mut shot, _) = PageCache::new(&self.vault)
             .get_or_render_region(&renderer, &pdf, &sha, key.page, region)
             .map_err(|e| {
@@ -64,9 +177,7 @@ impl Runner {
                     return cannot(&e);
                 }
                 let why = e.to_string();
-                if let Ok(mut r) = self.refused.lock() {
-                    r.insert(slot, why.clone());
-                }
+                refused(slot, why.clone());
                 why
             })?;
         let mut quote_at = None;

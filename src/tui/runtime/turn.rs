@@ -1,289 +1,329 @@
-//! Turns on the agent: its process started on demand, one turn at a time, events streamed into
-//! the chat as `ChatEvent`s, permission questions put to the user through the modal.
+//! One turn on the agent, in a task of its own: the context planned off the async threads, the
+//! agent borrowed from the turns service (started again if it died), events streamed into the
+//! chat as `ChatEvent`s, permission questions put to the user through the modal, the thread
+//! handed back to the service at the end.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
+use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::{Notify, oneshot};
 
-use super::{AgentSetup, QUICK_DIR, Runner, TurnKind};
+use super::threads;
+use super::turns_cmd::{self as turns, AgentSetup, Cmd, TurnKind};
+use super::work::Held;
 use crate::acp::client::AgentProcess;
+use crate::acp::permission::Remembered;
 use crate::acp::transcript::Thread as Transcript;
 use crate::acp::turn::{
     PermissionAsk, PermissionAsker, PermissionDecision, TurnError, TurnEvent, TurnOutcome,
     TurnSpec, run_turn,
 };
-use crate::context::ContextRequest;
+use crate::context::{ContextPlan, ContextRequest};
 use crate::tui::app::{Msg, Status};
 use crate::tui::chips::AgentState;
 use crate::tui::thread::{
     self as chat, ChatEvent, PermissionKind, PermissionOption, PermissionRequest, SessionInfo,
     SourceRef,
 };
+use crate::vault::Vault;
 
-impl Runner {
-    /// Starts the agent process; the chat's status line follows (starting → ready/failed).
-    pub(super) async fn start_agent(&self) {
-        let Some(setup) = self.agent_setup() else {
-            let _ = self.tx.send(Msg::Agent(AgentState::Unavailable(
-                "no agent is configured".into(),
-            )));
-            return;
-        };
-        let mut slot = self.agent.lock().await;
-        let state = match self.spawn_agent(&setup).await {
-            Ok(a) => {
-                *slot = Some(a);
-                AgentState::Ready {
-                    name: setup.def.name.clone(),
-                    remote: setup.def.remote,
-                }
-            }
-            Err(why) => AgentState::Unavailable(why),
-        };
-        let _ = self.tx.send(Msg::Agent(state));
+/// A turn as the turns service hands it over.
+pub(super) struct TurnJob {
+    pub(super) turn: u64,
+    /// The chat pane's id of the thread.
+    pub(super) thread_id: String,
+    /// The thread when the service had it in memory.
+    pub(super) thread: Option<Transcript>,
+    pub(super) request: ContextRequest,
+    pub(super) kind: TurnKind,
+    pub(super) setup: AgentSetup,
+    pub(super) cancel: Arc<Notify>,
+    pub(super) remembered: Arc<Mutex<Remembered>>,
+}
+
+/// Where a turn reports: the app's channel and the turns service's.
+struct Reports {
+    turn: u64,
+    ui: UnboundedSender<Msg>,
+    home: UnboundedSender<Cmd>,
+}
+
+impl Reports {
+    fn chat(&self, event: ChatEvent) {
+        let _ = self.ui.send(Msg::Chat {
+            turn: self.turn,
+            event,
+        });
     }
 
-    pub(super) async fn spawn_agent(&self, setup: &AgentSetup) -> Result<AgentProcess, String> {
-        match AgentProcess::start(&setup.def, &self.vault.state_dir()).await {
-            Ok(a) => {
-                if setup.def.remote && setup.def.warm_pool > 0 {
-                    let dir = self
-                        .vault
-                        .state_dir()
-                        .join(crate::context::grant::SESSIONS_DIR);
-                    a.fill_pool(&dir, setup.def.warm_pool).await;
-                }
-                Ok(a)
+    /// The turn is over: its thread goes back to the service, which tells the app.
+    fn finish(&self, job: &TurnJob, thread: Transcript, held: Held) {
+        let _ = self.home.send(Cmd::Finished {
+            turn: self.turn,
+            thread_id: job.thread_id.clone(),
+            thread: Box::new(thread),
+            kind: job.kind,
+            held,
+        });
+    }
+}
+
+/// Starts the agent process (replacing the one the service had); the chat's status line
+/// follows (starting → ready/failed).
+pub(super) async fn start_agent(
+    vault: &Vault,
+    ui: &UnboundedSender<Msg>,
+    home: &UnboundedSender<Cmd>,
+    setup: &AgentSetup,
+) {
+    let Some(mut loan) = turns::borrow(home).await else {
+        return;
+    };
+    let state = match spawn_agent(vault, setup).await {
+        Ok(a) => {
+            loan.agent = Some(a);
+            AgentState::Ready {
+                name: setup.def.name.clone(),
+                remote: setup.def.remote,
             }
-            Err(e) => Err(format!("{} failed to start: {e}", setup.def.name)),
         }
-    }
+        Err(why) => AgentState::Unavailable(why),
+    };
+    drop(loan);
+    let _ = ui.send(Msg::Agent(state));
+}
 
-    /// Who answers the questions the permission rules leave open: the modal. The future only
-    /// waits on a oneshot, so the ACP dispatch loop is never blocked; an unanswered question
-    /// (turn cancelled, app quit) is rejected.
-    pub(super) fn ui_asker(&self, turn: u64) -> PermissionAsker {
-        let tx = self.tx.clone();
-        let answers = self.answers.clone();
-        let next = Arc::new(AtomicUsize::new(0));
-        Arc::new(move |ask: &PermissionAsk| {
-            let id = format!("{turn}-{}", next.fetch_add(1, Ordering::SeqCst));
-            let request = permission_request(&id, ask);
-            let (answer_tx, answer_rx) = oneshot::channel();
-            if let Ok(mut m) = answers.lock() {
-                m.insert(id.clone(), answer_tx);
+async fn spawn_agent(vault: &Vault, setup: &AgentSetup) -> Result<AgentProcess, String> {
+    match AgentProcess::start(&setup.def, &vault.state_dir()).await {
+        Ok(a) => {
+            if setup.def.remote && setup.def.warm_pool > 0 {
+                let dir = vault.state_dir().join(crate::context::grant::SESSIONS_DIR);
+                a.fill_pool(&dir, setup.def.warm_pool).await;
             }
-            let shown = tx
+            Ok(a)
+        }
+        Err(e) => Err(format!("{} failed to start: {e}", setup.def.name)),
+    }
+}
+
+/// Who answers the questions the permission rules leave open: the modal. The future only
+/// waits on a oneshot, so the ACP dispatch loop is never blocked; an unanswered question
+/// (turn cancelled, app quit) is rejected.
+pub(super) fn ui_asker(
+    ui: UnboundedSender<Msg>,
+    home: UnboundedSender<Cmd>,
+    turn: u64,
+) -> PermissionAsker {
+    let next = Arc::new(AtomicUsize::new(0));
+    Arc::new(move |ask: &PermissionAsk| {
+        let id = format!("{turn}-{}", next.fetch_add(1, Ordering::SeqCst));
+        let request = permission_request(&id, ask);
+        let (answer, answer_rx) = oneshot::channel();
+        let asked = home
+            .send(Cmd::Ask {
+                id: id.clone(),
+                answer,
+            })
+            .is_ok();
+        let shown = asked
+            && ui
                 .send(Msg::Chat {
                     turn,
                     event: ChatEvent::Permission(request.clone()),
                 })
                 .is_ok();
-            let answers = answers.clone();
-            Box::pin(async move {
-                let chosen = if shown {
-                    answer_rx.await.ok().flatten()
-                } else {
-                    None
-                };
-                if let Ok(mut m) = answers.lock() {
-                    m.remove(&id);
-                }
-                decision_for(&request, chosen.as_deref())
-            })
+        let home = home.clone();
+        Box::pin(async move {
+            let chosen = if shown {
+                answer_rx.await.ok().flatten()
+            } else {
+                None
+            };
+            let _ = home.send(Cmd::Asked { id });
+            decision_for(&request, chosen.as_deref())
         })
-    }
+    })
+}
 
-    /// One turn (or the handoff turn) on the agent, streamed into the chat as `ChatEvent`s.
-    pub(super) async fn turn(
-        &self,
-        turn: u64,
-        thread_id: String,
-        mut request: ContextRequest,
-        kind: TurnKind,
-    ) {
-        let handoff = kind == TurnKind::Handoff;
-        let send = {
-            let tx = self.tx.clone();
-            move |event: ChatEvent| {
-                let _ = tx.send(Msg::Chat { turn, event });
-            }
-        };
-        let Some(setup) = self.agent_setup() else {
-            send(ChatEvent::TurnFailed("no agent is configured".into()));
-            let _ = self.tx.send(Msg::TurnDone { turn });
+/// One turn (or the handoff turn) on the agent, streamed into the chat as `ChatEvent`s.
+pub(super) async fn run(
+    vault: Vault,
+    ui: UnboundedSender<Msg>,
+    home: UnboundedSender<Cmd>,
+    mut job: TurnJob,
+    held: Held,
+) {
+    let reports = Reports {
+        turn: job.turn,
+        ui,
+        home,
+    };
+    let mut thread = match (job.kind, job.thread.take()) {
+        (TurnKind::Quick, _) => threads::scratch(&vault),
+        (_, Some(t)) => t,
+        (_, None) => threads::open_or_create(&vault, &job.thread_id),
+    };
+    let request = request_for(&job, &thread);
+    let plan = match plan_off_thread(&vault, &request).await {
+        Ok(p) => p,
+        Err(e) => {
+            reports.chat(ChatEvent::TurnFailed(format!(
+                "cannot plan the context: {e}"
+            )));
+            reports.finish(&job, thread, held);
             return;
-        };
-        let cancel = Arc::new(Notify::new());
-        if let Ok(mut m) = self.cancels.lock() {
-            m.insert(turn, cancel.clone());
         }
-        let mut thread = if kind == TurnKind::Quick {
-            let mut t = Transcript::create(&self.vault);
-            t.dir = self.vault.state_dir().join(QUICK_DIR).join(&t.id);
-            t
-        } else {
-            self.take_thread(&thread_id)
-        };
-        if handoff {
-            let locality = request.locality;
-            request = crate::acp::handoff::handoff_request(&thread);
-            request.locality = locality;
-            if setup.def.remote {
-                request.locality = crate::context::Locality::Remote;
+    };
+    let result = drive(&vault, &reports, &job, &mut thread, request, &plan).await;
+    match result {
+        Ok(done) => report_outcome(&reports, &job.setup, &plan, done),
+        Err((e, exited)) => {
+            reports.chat(ChatEvent::TurnFailed(e));
+            if exited {
+                let _ = reports.ui.send(Msg::Status(Status::error(format!(
+                    "agent {} stopped; it starts again with the next question",
+                    job.setup.def.name
+                ))));
             }
         }
-        request.budget = setup.budget;
-        // The host's side of the context tools (the citing-scan cache) and the grant's sources,
-        // off the async threads: both read the vault.
-        let (vault, req) = (self.vault.clone(), request.clone());
-        let planned = tokio::task::spawn_blocking(move || {
-            if let Err(e) = crate::context::library::ensure_cache(&vault, &vault.catalog()) {
-                tracing::warn!(error = %e, "cannot write the citing-scan cache");
-            }
-            crate::context::plan(&vault, &req)
-        })
-        .await;
-        let plan = match planned {
-            Ok(p) => p,
-            Err(e) => {
-                send(ChatEvent::TurnFailed(format!(
-                    "cannot plan the context: {e}"
-                )));
-                self.finish(turn, thread_id, thread, kind);
-                return;
-            }
-        };
-        let mut slot = self.agent.lock().await;
-        // An agent that was killed (time limit, crash) is started again for this turn.
-        if slot.as_ref().is_none_or(|a| a.has_exited()) {
-            *slot = None;
-            match self.spawn_agent(&setup).await {
-                Ok(a) => *slot = Some(a),
-                Err(why) => {
-                    let _ = self
-                        .tx
-                        .send(Msg::Agent(AgentState::Unavailable(why.clone())));
-                    send(ChatEvent::TurnFailed(why));
-                    drop(slot);
-                    self.finish(turn, thread_id, thread, kind);
-                    return;
-                }
-            }
-        }
-        let agent = slot.as_mut().expect("started above");
-        let spec = TurnSpec {
-            request,
-            plan: plan.clone(),
-            host_exe: setup.host_exe.clone(),
-            timeout: setup.timeout,
-            cancel,
-            asker: Some(self.ui_asker(turn)),
-            remembered: self.remembered.clone(),
-        };
-        let mut on_event = {
-            let send = send.clone();
-            move |e: &TurnEvent| {
-                for ev in chat_event(e).into_iter().chain(tool_detail(e)) {
-                    send(ev);
-                }
-            }
-        };
-        let result: Result<(TurnOutcome, Option<String>), TurnError> = if handoff {
-            crate::acp::handoff::run_handoff(&self.vault, agent, &mut thread, spec, &mut on_event)
-                .await
-                .map(|(_, o)| {
-                    let path = thread.handoff_path();
-                    let shown = path
-                        .strip_prefix(self.vault.root())
-                        .unwrap_or(&path)
-                        .display()
-                        .to_string();
-                    (o, Some(shown))
-                })
-        } else {
-            run_turn(&self.vault, agent, &mut thread, spec, &mut on_event)
-                .await
-                .map(|o| (o, None))
-        };
-        let exited = agent.has_exited();
-        drop(slot);
-        match result {
-            Ok((o, handoff_file)) => {
-                send(ChatEvent::Session(SessionInfo {
-                    agent: setup.def.name.clone(),
-                    mode: o.mode.as_str().to_string(),
-                    grant_sources: plan.sources.len(),
-                    fingerprint: o.fingerprint.clone(),
-                    tools_attached: o.attached == Some(true),
-                    session: session_name(o.session).into(),
-                }));
-                send(ChatEvent::Citations(o.citations.clone()));
-                let (cited, consulted): (Vec<SourceRef>, Vec<SourceRef>) = o
-                    .sources
-                    .iter()
-                    .map(|uri| SourceRef {
-                        uri: uri.clone(),
-                        quote: plan
-                            .evidence
-                            .iter()
-                            .find(|e| &e.citation_uri == uri)
-                            .and_then(|e| e.quote.clone())
-                            .or_else(|| chat::quote_for(&o.answer, uri)),
-                    })
-                    .partition(|s| !o.consulted.contains(&s.uri));
-                send(ChatEvent::Sources(cited));
-                send(ChatEvent::Consulted(consulted));
-                if let Some(file) = handoff_file {
-                    send(ChatEvent::Notice(format!(
-                        "handoff written to {file}: the next question starts a fresh session seeded from it"
-                    )));
-                    let _ = self.tx.send(Msg::Status(Status::info(format!(
-                        "handoff written to {file}"
-                    ))));
-                }
-                send(ChatEvent::TurnEnded {
-                    stop_reason: o.stop_reason,
-                });
-            }
-            Err(e) => {
-                send(ChatEvent::TurnFailed(e.to_string()));
-                if exited {
-                    let _ = self.tx.send(Msg::Status(Status::info(format!(
-                        "agent {} stopped; it starts again with the next question",
-                        setup.def.name
-                    ))));
-                }
-            }
-        }
-        self.finish(turn, thread_id, thread, kind);
     }
+    reports.finish(&job, thread, held);
+}
 
-    pub(super) fn finish(&self, turn: u64, thread_id: String, thread: Transcript, kind: TurnKind) {
-        if kind == TurnKind::Quick {
-            // One Quick Chat at a time: the one before it was closed or promoted already.
-            let old = self
-                .quick
-                .lock()
-                .ok()
-                .and_then(|mut q| q.replace((turn, thread)));
-            if let Some((_, old)) = old {
-                let _ = std::fs::remove_dir_all(&old.dir);
-            }
-        } else if let Ok(mut m) = self.threads.lock() {
-            m.insert(thread_id, thread);
+/// The request the turn sends: the handoff's own for a handoff, with the agent's budget.
+fn request_for(job: &TurnJob, thread: &Transcript) -> ContextRequest {
+    let mut request = job.request.clone();
+    if job.kind == TurnKind::Handoff {
+        let locality = request.locality;
+        request = crate::acp::handoff::handoff_request(thread);
+        request.locality = locality;
+        if job.setup.def.remote {
+            request.locality = crate::context::Locality::Remote;
         }
-        if let Ok(mut m) = self.cancels.lock() {
-            m.remove(&turn);
-        }
-        // Questions of this turn that ended unanswered (the turn answered them `cancelled`).
-        if let Ok(mut m) = self.answers.lock() {
-            let prefix = format!("{turn}-");
-            m.retain(|id, _| !id.starts_with(&prefix));
-        }
-        let _ = self.tx.send(Msg::TurnDone { turn });
     }
+    request.budget = job.setup.budget;
+    request
+}
+
+/// The host's side of the context tools (the citing-scan cache) and the grant's sources, off
+/// the async threads: both read the vault.
+async fn plan_off_thread(
+    vault: &Vault,
+    request: &ContextRequest,
+) -> Result<ContextPlan, tokio::task::JoinError> {
+    let (vault, req) = (vault.clone(), request.clone());
+    tokio::task::spawn_blocking(move || {
+        if let Err(e) = crate::context::library::ensure_cache(&vault, &vault.catalog()) {
+            tracing::warn!(error = %e, "cannot write the citing-scan cache");
+        }
+        crate::context::plan(&vault, &req)
+    })
+    .await
+}
+
+/// A turn's outcome and, for a handoff, the handoff file as shown.
+type Done = (TurnOutcome, Option<String>);
+
+/// Runs the turn on the borrowed agent (started again when it was killed: time limit,
+/// crash). The error says why, and whether the agent exited.
+async fn drive(
+    vault: &Vault,
+    reports: &Reports,
+    job: &TurnJob,
+    thread: &mut Transcript,
+    request: ContextRequest,
+    plan: &ContextPlan,
+) -> Result<Done, (String, bool)> {
+    let gone = || ("the agent is no longer available".to_string(), false);
+    let mut loan = turns::borrow(&reports.home).await.ok_or_else(gone)?;
+    if loan.agent.as_ref().is_none_or(|a| a.has_exited()) {
+        loan.agent = None;
+        match spawn_agent(vault, &job.setup).await {
+            Ok(a) => loan.agent = Some(a),
+            Err(why) => {
+                let _ = reports
+                    .ui
+                    .send(Msg::Agent(AgentState::Unavailable(why.clone())));
+                return Err((why, false));
+            }
+        }
+    }
+    let agent = loan.agent.as_mut().expect("started above");
+    let spec = TurnSpec {
+        request,
+        plan: plan.clone(),
+        host_exe: job.setup.host_exe.clone(),
+        timeout: job.setup.timeout,
+        cancel: job.cancel.clone(),
+        asker: Some(ui_asker(reports.ui.clone(), reports.home.clone(), job.turn)),
+        remembered: job.remembered.clone(),
+    };
+    let mut on_event = |e: &TurnEvent| {
+        for ev in chat_event(e).into_iter().chain(tool_detail(e)) {
+            reports.chat(ev);
+        }
+    };
+    let result: Result<Done, TurnError> = if job.kind == TurnKind::Handoff {
+        crate::acp::handoff::run_handoff(vault, agent, thread, spec, &mut on_event)
+            .await
+            .map(|(_, o)| {
+                let path = thread.handoff_path();
+                let shown = path
+                    .strip_prefix(vault.root())
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                (o, Some(shown))
+            })
+    } else {
+        run_turn(vault, agent, thread, spec, &mut on_event)
+            .await
+            .map(|o| (o, None))
+    };
+    let exited = agent.has_exited();
+    result.map_err(|e| (e.to_string(), exited))
+}
+
+/// What the chat shows of a finished turn: the session, the citations, the sources cited and
+/// consulted, the handoff file, the end.
+fn report_outcome(reports: &Reports, setup: &AgentSetup, plan: &ContextPlan, done: Done) {
+    let (o, handoff_file) = done;
+    reports.chat(ChatEvent::Session(SessionInfo {
+        agent: setup.def.name.clone(),
+        mode: o.mode.as_str().to_string(),
+        grant_sources: plan.sources.len(),
+        fingerprint: o.fingerprint.clone(),
+        tools_attached: o.attached == Some(true),
+        session: session_name(o.session).into(),
+    }));
+    reports.chat(ChatEvent::Citations(o.citations.clone()));
+    let (cited, consulted): (Vec<SourceRef>, Vec<SourceRef>) = o
+        .sources
+        .iter()
+        .map(|uri| SourceRef {
+            uri: uri.clone(),
+            quote: plan
+                .evidence
+                .iter()
+                .find(|e| &e.citation_uri == uri)
+                .and_then(|e| e.quote.clone())
+                .or_else(|| chat::quote_for(&o.answer, uri)),
+        })
+        .partition(|s| !o.consulted.contains(&s.uri));
+    reports.chat(ChatEvent::Sources(cited));
+    reports.chat(ChatEvent::Consulted(consulted));
+    if let Some(file) = handoff_file {
+        reports.chat(ChatEvent::Notice(format!(
+            "handoff written to {file}: the next question starts a fresh session seeded from it"
+        )));
+        let _ = reports.ui.send(Msg::Status(Status::info(format!(
+            "handoff written to {file}"
+        ))));
+    }
+    reports.chat(ChatEvent::TurnEnded {
+        stop_reason: o.stop_reason,
+    });
 }
 
 fn session_name(o: crate::acp::session::Opening) -> &'static str {
@@ -405,6 +445,7 @@ mod tests {
     use crate::acp::events::ToolStatus;
     use crate::acp::permission::{PermissionChoice, ToolIdentity};
     use crate::tui::app::Effect;
+    use crate::tui::runtime::Runner;
     use crate::vault::Vault;
 
     /// A question as the acp layer hands it over (its own type, not the protocol's).
@@ -446,7 +487,7 @@ mod tests {
         let root = vault.root().to_path_buf();
         let _g = rt.enter();
         let (runner, mut rx) = Runner::new(vault);
-        let asker = runner.ui_asker(7);
+        let asker = ui_asker(runner.sender(), runner.turns.home(), 7);
 
         let write = ask(&root, "papers/a/paper.pdf");
         let pending = asker(&write);
@@ -493,7 +534,14 @@ mod tests {
         let d = rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), pending).await });
         assert_eq!(d.unwrap(), PermissionDecision::RejectOnce);
         let pending = asker(&write);
-        runner.answers.lock().unwrap().clear();
+        // The turn ends with the question still open: the service forgets it.
+        let _ = runner.turns.home().send(Cmd::Finished {
+            turn: 7,
+            thread_id: "t".into(),
+            thread: Box::new(Transcript::create(&runner.vault)),
+            kind: TurnKind::Chat,
+            held: runner.busy.hold(),
+        });
         let d = rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), pending).await });
         assert_eq!(d.unwrap(), PermissionDecision::RejectOnce);
     }

@@ -1,0 +1,333 @@
+//! The turns service: the agent, its turns and the chat threads. It owns the agent process
+//! (lent to one turn at a time), the threads in memory by the chat pane's id, the last Quick
+//! Chat's scratch transcript, the cancel switch of each running turn and the permission
+//! questions waiting for the user. Turns run in tasks of their own ([`super::turn`]) and talk
+//! back on the service's channel.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc::{
+    UnboundedReceiver, UnboundedSender, WeakUnboundedSender, unbounded_channel,
+};
+use tokio::sync::{Notify, oneshot};
+
+use super::threads;
+use super::turn::{self, TurnJob};
+use super::turns_cmd::{AgentSetup, Cmd, Loan, TurnKind};
+use super::work::{Busy, Held};
+use crate::acp::client::AgentProcess;
+use crate::acp::permission::Remembered;
+use crate::acp::transcript::Thread as Transcript;
+use crate::context::ContextRequest;
+use crate::tui::app::Msg;
+use crate::tui::chips::AgentState;
+use crate::tui::thread::ChatEvent;
+use crate::vault::Vault;
+
+/// The door to the turns service.
+pub(super) struct Turns {
+    tx: UnboundedSender<Cmd>,
+    busy: Busy,
+}
+
+impl Turns {
+    pub(super) fn start(vault: Vault, ui: UnboundedSender<Msg>, busy: Busy) -> Turns {
+        let (tx, rx) = unbounded_channel();
+        let remembered = Arc::new(Mutex::new(Remembered::load(&vault.state_dir())));
+        let service = Service {
+            vault,
+            ui,
+            busy: busy.clone(),
+            me: tx.downgrade(),
+            setup: None,
+            remembered,
+            agent: None,
+            lent: false,
+            borrowers: VecDeque::new(),
+            threads: HashMap::new(),
+            quick: None,
+            cancels: HashMap::new(),
+            answers: HashMap::new(),
+        };
+        tokio::spawn(service.serve(rx));
+        Turns { tx, busy }
+    }
+
+    /// Sends `cmd` built around a count of busy work (it ends when the service is done).
+    pub(super) fn counted(&self, cmd: impl FnOnce(Held) -> Cmd) {
+        let _ = self.tx.send(cmd(self.busy.hold()));
+    }
+
+    pub(super) fn send(&self, cmd: Cmd) {
+        let _ = self.tx.send(cmd);
+    }
+
+    /// The channel turns report on (for [`turn::ui_asker`] in tests).
+    #[cfg(test)]
+    pub(super) fn home(&self) -> UnboundedSender<Cmd> {
+        self.tx.clone()
+    }
+}
+
+struct Service {
+    vault: Vault,
+    ui: UnboundedSender<Msg>,
+    busy: Busy,
+    /// Its own channel, for the tasks it starts (weak: the service ends with the runner).
+    me: WeakUnboundedSender<Cmd>,
+    setup: Option<AgentSetup>,
+    /// The "always" permission answers of this vault (`.agentero/permissions.json`), shared
+    /// with the turn running (the acp layer records new ones in it).
+    remembered: Arc<Mutex<Remembered>>,
+    /// The agent process while no one borrows it.
+    agent: Option<AgentProcess>,
+    lent: bool,
+    /// Who waits for the agent, first come first served.
+    borrowers: VecDeque<oneshot::Sender<Loan>>,
+    /// Threads by the chat pane's id (new threads have a local id until their first turn).
+    threads: HashMap<String, Transcript>,
+    /// The last Quick Chat's scratch transcript, by turn, kept for `Effect::Promote`.
+    quick: Option<(u64, Transcript)>,
+    cancels: HashMap<u64, Arc<Notify>>,
+    /// Answers for permission questions on screen, by question id.
+    answers: HashMap<String, oneshot::Sender<Option<String>>>,
+}
+
+impl Service {
+    async fn serve(mut self, mut rx: UnboundedReceiver<Cmd>) {
+        while let Some(cmd) = rx.recv().await {
+            self.handle(cmd);
+        }
+    }
+
+    fn handle(&mut self, cmd: Cmd) {
+        match cmd {
+            Cmd::Setup(s) => self.setup = Some(*s),
+            Cmd::StartAgent { held } => self.start_agent(held),
+            Cmd::Turn {
+                turn,
+                thread,
+                request,
+                kind,
+                held,
+            } => self.turn(turn, thread, *request, kind, held),
+            Cmd::Cancel { turn } => {
+                if let Some(c) = self.cancels.get(&turn) {
+                    // notify_one keeps the permit if the driver is not waiting yet.
+                    c.notify_one();
+                }
+            }
+            Cmd::Answer { request, option } => {
+                if let Some(tx) = self.answers.remove(&request) {
+                    let _ = tx.send(option);
+                }
+            }
+            Cmd::Plan { seq, request, held } => self.plan(seq, *request, held),
+            Cmd::ThreadId { id, reply } => {
+                let known = self.threads.get(&id).map(|t| t.id.clone());
+                let _ = reply.send(known.unwrap_or(id));
+            }
+            Cmd::Ask { id, answer } => {
+                self.answers.insert(id, answer);
+            }
+            Cmd::Asked { id } => {
+                self.answers.remove(&id);
+            }
+            Cmd::Borrow(borrower) => {
+                self.borrowers.push_back(borrower);
+                self.lend();
+            }
+            Cmd::Return(agent) => {
+                self.agent = agent.map(|a| *a);
+                self.lent = false;
+                self.lend();
+            }
+            Cmd::Finished {
+                turn,
+                thread_id,
+                thread,
+                kind,
+                held,
+            } => self.finished(turn, thread_id, *thread, kind, held),
+            other => self.threads_cmd(other),
+        }
+    }
+
+    /// The commands on the threads in memory and on disk.
+    fn threads_cmd(&mut self, cmd: Cmd) {
+        match cmd {
+            Cmd::LoadThreads { held } => {
+                let (vault, me) = (self.vault.clone(), self.me.clone());
+                tokio::task::spawn_blocking(move || {
+                    // Quick Chats of an earlier run that were never promoted or closed (the
+                    // app quit with the popup open): nothing refers to them any more.
+                    let _ = crate::vault::statefs::remove_dir_all(
+                        &vault.state_dir().join(threads::QUICK_DIR),
+                    );
+                    let found = threads::load(&vault);
+                    if let Some(me) = me.upgrade() {
+                        let _ = me.send(Cmd::ThreadsLoaded { found, held });
+                    }
+                });
+            }
+            Cmd::ThreadsLoaded { found, held } => {
+                let _ = self.ui.send(Msg::Threads(threads::shown(&found)));
+                for t in found {
+                    self.threads.entry(t.id.clone()).or_insert(t);
+                }
+                drop(held);
+            }
+            Cmd::Promote { turn, held } => {
+                let Some((_, quick)) = self.quick.take_if(|(t, _)| *t == turn) else {
+                    let gone = "this Quick Chat is gone (it was closed or replaced)";
+                    let _ = self.ui.send(Msg::Promoted(Err(gone.into())));
+                    return;
+                };
+                let (vault, me) = (self.vault.clone(), self.me.clone());
+                tokio::task::spawn_blocking(move || {
+                    let result = threads::promote(&vault, quick).map(Box::new);
+                    if let Some(me) = me.upgrade() {
+                        let _ = me.send(Cmd::Promoted { result, held });
+                    }
+                });
+            }
+            Cmd::Promoted { result, held } => {
+                let shown = result.map(|thread| {
+                    let shown = crate::tui::thread::from_transcript(&thread);
+                    self.threads.insert(thread.id.clone(), *thread);
+                    shown
+                });
+                let _ = self.ui.send(Msg::Promoted(shown));
+                drop(held);
+            }
+            Cmd::DropQuick { turn, held } => {
+                if let Some((_, q)) = self.quick.take_if(|(t, _)| *t == turn) {
+                    tokio::task::spawn_blocking(move || {
+                        let _ = crate::vault::statefs::remove_dir_all(&q.dir);
+                        drop(held);
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Lends the agent to the first borrower still waiting, if no one has it.
+    fn lend(&mut self) {
+        while !self.lent {
+            let Some(borrower) = self.borrowers.pop_front() else {
+                return;
+            };
+            let Some(home) = self.me.upgrade() else {
+                return;
+            };
+            self.lent = true;
+            let loan = Loan {
+                agent: self.agent.take(),
+                home,
+            };
+            // A borrower gone meanwhile drops the loan, which comes back as a Return.
+            let _ = borrower.send(loan);
+        }
+    }
+
+    fn start_agent(&mut self, held: Held) {
+        let Some(setup) = self.setup.clone() else {
+            let _ = self.ui.send(Msg::Agent(AgentState::Unavailable(
+                "no agent is configured".into(),
+            )));
+            return;
+        };
+        let (vault, ui) = (self.vault.clone(), self.ui.clone());
+        let Some(home) = self.me.upgrade() else {
+            return;
+        };
+        self.busy.task(async move {
+            let _held = held;
+            turn::start_agent(&vault, &ui, &home, &setup).await;
+        });
+    }
+
+    fn turn(
+        &mut self,
+        turn: u64,
+        thread_id: String,
+        request: ContextRequest,
+        kind: TurnKind,
+        held: Held,
+    ) {
+        let Some(setup) = self.setup.clone() else {
+            let failed = ChatEvent::TurnFailed("no agent is configured".into());
+            let _ = self.ui.send(Msg::Chat {
+                turn,
+                event: failed,
+            });
+            let _ = self.ui.send(Msg::TurnDone { turn });
+            return;
+        };
+        let Some(home) = self.me.upgrade() else {
+            return;
+        };
+        let cancel = Arc::new(Notify::new());
+        self.cancels.insert(turn, cancel.clone());
+        let thread = match kind {
+            TurnKind::Quick => None,
+            _ => self.threads.remove(&thread_id),
+        };
+        let job = TurnJob {
+            turn,
+            thread_id,
+            thread,
+            request,
+            kind,
+            setup,
+            cancel,
+            remembered: self.remembered.clone(),
+        };
+        let (vault, ui) = (self.vault.clone(), self.ui.clone());
+        self.busy
+            .task(async move { turn::run(vault, ui, home, job, held).await });
+    }
+
+    fn finished(
+        &mut self,
+        turn: u64,
+        thread_id: String,
+        thread: Transcript,
+        kind: TurnKind,
+        held: Held,
+    ) {
+        if kind == TurnKind::Quick {
+            // One Quick Chat at a time: the one before it was closed or promoted already.
+            if let Some((_, old)) = self.quick.replace((turn, thread)) {
+                let gone = held.again();
+                tokio::task::spawn_blocking(move || {
+                    let _ = std::fs::remove_dir_all(&old.dir);
+                    drop(gone);
+                });
+            }
+        } else {
+            self.threads.insert(thread_id, thread);
+        }
+        self.cancels.remove(&turn);
+        // Questions of this turn that ended unanswered (the turn answered them `cancelled`).
+        let prefix = format!("{turn}-");
+        self.answers.retain(|id, _| !id.starts_with(&prefix));
+        let _ = self.ui.send(Msg::TurnDone { turn });
+        drop(held);
+    }
+
+    /// The preview of the grant a turn would get (with the budget the turn will use).
+    fn plan(&self, seq: u64, mut request: ContextRequest, held: Held) {
+        if let Some(s) = &self.setup {
+            request.budget = s.budget;
+        }
+        let (vault, ui) = (self.vault.clone(), self.ui.clone());
+        tokio::task::spawn_blocking(move || {
+            let preview = crate::context::plan(&vault, &request).preview();
+            let _ = ui.send(Msg::Plan { seq, preview });
+            drop(held);
+        });
+    }
+}
