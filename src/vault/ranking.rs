@@ -26,7 +26,7 @@ use tantivy::{
 };
 
 use super::ids;
-use super::index::Fields;
+use super::index::schema::Fields;
 
 /// Field boosts of the words of a query (BM25 over each field, summed).
 pub const TITLE_BOOST: Score = 3.0;
