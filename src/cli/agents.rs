@@ -1,0 +1,67 @@
+//! `agentero agents`: the doctor's report.
+
+use super::*;
+
+/// `agentero agents`: the doctor's report, one agent at a time.
+pub(super) fn agents(
+    vault: &Vault,
+    config: Option<&Path>,
+    npx: bool,
+    json: bool,
+    names: &[String],
+) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("cannot locate the agentero executable")?;
+    let config = crate::config::Config::load(config, &exe)?;
+    let defs: Vec<crate::config::AgentDef> = if names.is_empty() {
+        config.agents.values().cloned().collect()
+    } else {
+        names
+            .iter()
+            .map(|n| config.agent(Some(n)).cloned())
+            .collect::<Result<_, _>>()?
+    };
+    vault.ensure_state_dir()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let mut reports = Vec::new();
+    let mut out = std::io::stdout().lock();
+    for def in &defs {
+        let r = runtime.block_on(async {
+            tokio::time::timeout(
+                crate::acp::doctor::CHECK_TIMEOUT,
+                crate::acp::doctor::check(def, vault, npx),
+            )
+            .await
+        });
+        let r = r.unwrap_or_else(|_| {
+            crate::acp::doctor::AgentReport::timed_out(
+                def,
+                crate::acp::doctor::CHECK_TIMEOUT.as_secs(),
+            )
+        });
+        if !json {
+            // Agent names, versions and error tails come from other programs.
+            write!(
+                out,
+                "{}",
+                visible(&crate::acp::doctor::render(std::slice::from_ref(&r)))
+            )?;
+            out.flush()?;
+        }
+        reports.push(r);
+    }
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    if json {
+        writeln!(out, "{}", crate::vault::visible::to_json_pretty(&reports)?)?;
+    }
+    if reports.iter().any(|r| !r.ok) {
+        bail!(
+            "{} of {} agents failed a check",
+            reports.iter().filter(|r| !r.ok).count(),
+            reports.len()
+        );
+    }
+    Ok(())
+}
