@@ -1,5 +1,5 @@
 //! The user's configuration: `~/.config/agentero/config.toml` (`$XDG_CONFIG_HOME` honoured;
-//! `--config FILE` overrides), SPEC Appendix B.
+//! `--config FILE` overrides).
 //!
 //! ```toml
 //! default_agent = "builtin"

@@ -35,7 +35,7 @@ use crate::context::grant::new_id;
 pub const INIT_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long opening a session may take.
 pub const OPEN_TIMEOUT: Duration = Duration::from_secs(60);
-/// The MCP server every local session gets (SPEC §5).
+/// The MCP server every local session gets.
 pub const CONTEXT_SERVER_NAME: &str = "agentero-context";
 
 #[derive(Debug, thiserror::Error)]

@@ -1,4 +1,4 @@
-//! Handoff (SPEC §7): the agent is asked for a summary of the thread (goal, findings, open
+//! Handoff: the agent is asked for a summary of the thread (goal, findings, open
 //! questions, sources); it becomes the thread's `HANDOFF.md`, and the thread's session is
 //! forgotten so that the next turn opens a fresh session seeded from the file (the session
 //! machine's `Seed::Handoff`), which is removed once that session has it.

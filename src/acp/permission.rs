@@ -1,5 +1,5 @@
 //! Permission requests from an agent, in the `acp` layer's own types (the UI never sees the
-//! protocol structs), and the policy that answers them (SPEC §6).
+//! protocol structs), and the policy that answers them.
 //!
 //! A request is a call of our server's tools only when its structure says so: the adapter's
 //! own encoding of an MCP call ([`adapters::mcp_call`]: Claude Code's SDK tool name, Gemini

@@ -1,4 +1,4 @@
-//! Which agent session a turn runs in (SPEC §6), as a pure state machine in atuin's `fsm`
+//! Which agent session a turn runs in, as a pure state machine in atuin's `fsm`
 //! style: `handle(event) -> effects`. No IO here: the turn driver performs the effects (ACP
 //! requests, file writes) and feeds the outcomes back as events, so every rule below is unit
 //! tested without a process.

@@ -1,4 +1,4 @@
-//! Threads on disk (SPEC §7): `{vault}/.agentero/chats/<thread-id>/` holds an append-only
+//! Threads on disk: `{vault}/.agentero/chats/<thread-id>/` holds an append-only
 //! `transcript.jsonl`, a small `state.json` and, on request, `HANDOFF.md`.
 //!
 //! Every transcript line is written with one `write` on a file opened with `O_APPEND`, so a

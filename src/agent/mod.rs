@@ -1,4 +1,4 @@
-//! The built-in offline ACP agent (`agentero --builtin-agent`, SPEC §8).
+//! The built-in offline ACP agent (`agentero --builtin-agent`).
 //!
 //! A real ACP agent over stdio: `initialize` (advertising `loadSession`,
 //! `sessionCapabilities.resume` and stdio MCP), `session/new`, `session/load` (replays the

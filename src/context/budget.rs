@@ -1,9 +1,9 @@
 //! What one turn may read. The keys are snake_case so the plan output shows exactly the names of
-//! the `[budget]` table of the config file (SPEC Appendix B).
+//! the `[budget]` table of the config file.
 
 use serde::{Deserialize, Serialize};
 
-/// Quotes in the prompt are cut at this many characters (SPEC §4).
+/// Quotes in the prompt are cut at this many characters.
 pub const QUOTE_CAP: usize = 1200;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

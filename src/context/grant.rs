@@ -1,4 +1,4 @@
-//! The per-turn grant (SPEC §5): `{vault}/.agentero/context-sessions/{runtime-id}/grant.json`
+//! The per-turn grant: `{vault}/.agentero/context-sessions/{runtime-id}/grant.json`
 //! with the manifest beside it, `usage.jsonl` (one line per successful tool call) and
 //! `attached.json` (when a client initialized the server and listed its tools).
 
@@ -243,7 +243,7 @@ impl UsageMeter {
     }
 }
 
-/// The attachment record (SPEC §6 "Attachment check").
+/// The attachment record.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {

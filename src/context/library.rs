@@ -280,7 +280,7 @@ pub fn ensure_cache(vault: &Vault, catalog: &Catalog) -> std::io::Result<Library
 }
 
 /// The URI to open an in-library paper, or an external one by DOI/arXiv; `None` when nothing
-/// can be opened (no dead links, SPEC §3).
+/// can be opened (no dead links).
 pub fn openable_uri(
     paper_path: Option<&str>,
     doi: Option<&str>,

@@ -1,4 +1,4 @@
-//! `ContextRequest → ContextPlan` (SPEC §4): a pure function of the request and the vault's
+//! `ContextRequest → ContextPlan`: a pure function of the request and the vault's
 //! bytes. Nothing here depends on time, randomness or hash-map order, so the same request over
 //! the same vault gives a byte-identical plan.
 
@@ -78,7 +78,7 @@ pub struct Selection {
     pub text: String,
 }
 
-/// One turn's request for context (SPEC §4). The vault is the one the plan is computed over.
+/// One turn's request for context. The vault is the one the plan is computed over.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ContextRequest {
@@ -232,7 +232,7 @@ pub struct PlanPreview {
 
 /// The fingerprint of a grant: sha256 of the canonical JSON of
 /// `{tools (sorted), sources (sorted {kind,path}), budget, mode}` — no quotes, no prompt text,
-/// no content hashes, so editing a quote never changes it (SPEC §4.5).
+/// no content hashes, so editing a quote never changes it.
 pub fn fingerprint(tools: &[String], sources: &[Source], budget: &Budget, mode: Mode) -> String {
     let mut tools: Vec<&str> = tools.iter().map(String::as_str).collect();
     tools.sort_unstable();

@@ -1,4 +1,4 @@
-//! The context block handed to the agent with the user's text (SPEC §4 "Prompt rendering").
+//! The context block handed to the agent with the user's text.
 //! It is derived from the plan but is not part of its fingerprint: rewording it never forces a
 //! new agent session.
 
@@ -16,7 +16,7 @@ pub fn render(plan: &ContextPlan, user_text: &str) -> String {
     out
 }
 
-/// Why a turn is prompt-only: the wording differs (SPEC §4, §6).
+/// Why a turn is prompt-only: the wording differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptOnlyReason {
     /// The agent is remote: it never gets the context server.
@@ -209,7 +209,7 @@ pub fn context_block(plan: &ContextPlan) -> String {
     o
 }
 
-/// What the agent is asked for a handoff (SPEC §7). The headings are what
+/// What the agent is asked for a handoff. The headings are what
 /// [`handoff_sections`] looks for; an agent that ignores them still gets its text kept as the
 /// findings.
 pub const HANDOFF_PROMPT: &str = "Hand this conversation off to a fresh session. Summarize it \

@@ -1,4 +1,4 @@
-//! What the next question will be granted, one chip each (SPEC §4: mentions, the current paper,
+//! What the next question will be granted, one chip each (mentions, the current paper,
 //! the selection), the grant preview the chat's status line shows for them, and the agent the
 //! question goes to.
 

@@ -1,6 +1,6 @@
 //! The terminal UI: the only module that touches the terminal (ratatui, crossterm, textarea).
 //!
-//! House style (DESIGN.md): a small [`app::AppState`] owns the focus and routes each message to
+//! House style: a small [`app::AppState`] owns the focus and routes each message to
 //! one component per pane or surface — [`browser`], [`paper`], [`chat`], [`quick`] (the Quick
 //! Chat), [`overlay`] and [`input`] (keys in progress, the prompt) — each with its own state,
 //! `update(msg) -> Vec<Out>` and pure `view`. A component never names another; what one asks

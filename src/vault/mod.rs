@@ -64,7 +64,7 @@ pub enum VaultError {
 /// What kind of folder a vault is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VaultKind {
-    /// A folder of PDFs and notes (SPEC §2).
+    /// A folder of PDFs and notes.
     Folder,
     /// A Zotero data directory (`zotero.sqlite` + `storage/`), read from its database and
     /// never written.

@@ -1,4 +1,4 @@
-//! Walking a vault (SPEC §2): every PDF is a paper, text files (and extensionless UTF-8 files)
+//! Walking a vault: every PDF is a paper, text files (and extensionless UTF-8 files)
 //! are files, folders are directories. Hidden entries and `.agentero/` are skipped; a symlink
 //! whose target leaves the vault is not followed.
 

@@ -1,4 +1,4 @@
-//! Citation URIs (SPEC §3): `papers/x/paper.pdf#page=3` (RFC 8118) and `notes/a.md#line=10,20`
+//! Citation URIs: `papers/x/paper.pdf#page=3` (RFC 8118) and `notes/a.md#line=10,20`
 //! (RFC 5147); vault-relative, `/`-separated, percent-encoded where needed.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};

@@ -1,5 +1,5 @@
 //! `agentero plan` through the real binary: JSON on stdout, byte-identical across runs, bad
-//! mentions omitted with reasons, and `--grant` writing the grant where SPEC §5 says.
+//! mentions omitted with reasons, and `--grant` writing the grant where the grant lives.
 
 use crate::common;
 

@@ -1,4 +1,4 @@
-//! A damaged index is never fatal (SPEC §2): every way of breaking it on disk — a truncated
+//! A damaged index is never fatal: every way of breaking it on disk — a truncated
 //! segment, an overwritten or scrambled `.store`, bytes flipped in each kind of segment file, a
 //! deleted segment file, garbage `meta.json`, a corrupt catalog — is detected; the real
 //! `agentero search` rebuilds it with progress and says so once, the context server (which only

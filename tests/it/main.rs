@@ -1,7 +1,9 @@
 //! The integration tests of agentero, in one test binary (one link instead of thirty): each
-//! module is one suite; `common` holds the helpers they share. `tests/tui_keys.rs` is its own
-//! binary: it sets a process environment variable (the vault MCP port) that every child
-//! process of the other suites would inherit.
+//! module is one suite; `common` holds the helpers they share. Two suites are binaries of their
+//! own: `tests/tui_keys.rs` sets a process environment variable (the vault MCP port) that every
+//! child process of the other suites would inherit, and `tests/page_render.rs` bounds the peak
+//! memory of its render children through the process's children's rusage, which the agents and
+//! servers of the other suites would raise.
 
 mod acp_builtin;
 mod acp_failures;
@@ -26,7 +28,6 @@ mod mcp_attacks;
 mod mcp_hardening;
 mod mcp_security;
 mod mcp_server;
-mod page_render;
 mod page_text_fixtures;
 mod pdf_text;
 mod real_agents;

@@ -1,4 +1,4 @@
-//! The three context tools as plain functions over a grant (SPEC §5). A [`ToolSession`] holds
+//! The three context tools as plain functions over a grant. A [`ToolSession`] holds
 //! what one server process caches between calls: the grant (re-read whenever its file
 //! changes), the catalog, a read-only index reader, papers extracted on demand and the
 //! library's citing-scan. Every call is checked against the grant of the moment and, when

@@ -1,4 +1,4 @@
-//! The tools' names, descriptions and input schemas (SPEC Appendix A). Plain JSON so that any
+//! The tools' names, descriptions and input schemas. Plain JSON so that any
 //! adapter (the MCP server, the built-in agent's docs) can hand them out unchanged.
 
 use serde_json::{Value, json};

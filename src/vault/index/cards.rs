@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::vault::scan::EntryKind;
 
-/// A search result (SPEC Appendix A field names in JSON).
+/// A search result (the field names of its JSON).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Card {

@@ -2,7 +2,8 @@
 //! same pages, and the text layer's character boxes checked against the ink they should cover
 //! (a quote's highlight box lands on the quote).
 
-use crate::common;
+#[path = "it/common/mod.rs"]
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
