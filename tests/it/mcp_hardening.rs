@@ -12,38 +12,14 @@ use agentero::context::grant;
 use agentero::context::{ContextRequest, Locality, plan};
 use agentero::vault::Vault;
 use agentero::vault::indexer::{IndexOptions, index_vault};
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 
 const SECRET: &str = "TOPSECRET-UNGRANTED-4e1d";
 const DENSE: &str = "papers/dense-vs-sparse/paper.pdf";
 const LAYOUT: &str = "papers/layoutflow/paper.pdf";
 
-type Client = RunningService<RoleClient, ()>;
-
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    client
-        .call_tool(
-            CallToolRequestParams::new(tool.to_string())
-                .with_arguments(args.as_object().cloned().unwrap()),
-        )
-        .await
-        .expect("a tool result")
-}
-
-fn text(r: &CallToolResult) -> String {
-    let mut t: String = r
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .map(|t| t.text.clone())
-        .collect();
-    if let Some(s) = &r.structured_content {
-        t.push_str(&s.to_string());
-    }
-    t
-}
+use common::{call_tool as call, tool_text as text};
+use rmcp::model::CallToolRequestParams;
 
 fn grant_for(vault: &Vault, mentions: &[&str], locality: Locality) -> std::path::PathBuf {
     let req = ContextRequest {

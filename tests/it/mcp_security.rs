@@ -14,41 +14,16 @@ use agentero::context::grant;
 use agentero::context::{ContextRequest, plan};
 use agentero::vault::Vault;
 use agentero::vault::indexer::{IndexOptions, index_vault};
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 
 const SECRET_OUT: &str = "TOPSECRET-OUTSIDE-7f3a";
 const SECRET_IN: &str = "TOPSECRET-INSIDE-91bc";
 const SECRET_HIDDEN: &str = "TOPSECRET-HIDDEN-55d0";
 
-type Client = RunningService<RoleClient, ()>;
+use common::{McpClient as Client, call_tool as call, tool_text as text};
 
 async fn connect(grant_path: &Path) -> Client {
     common::mcp_client(grant_path).await
-}
-
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    client
-        .call_tool(
-            CallToolRequestParams::new(tool.to_string())
-                .with_arguments(args.as_object().cloned().unwrap()),
-        )
-        .await
-        .expect("a tool result")
-}
-
-fn text(r: &CallToolResult) -> String {
-    let mut t: String = r
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .map(|t| t.text.clone())
-        .collect();
-    if let Some(s) = &r.structured_content {
-        t.push_str(&s.to_string());
-    }
-    t
 }
 
 #[tokio::test]

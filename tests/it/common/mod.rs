@@ -196,3 +196,35 @@ pub fn reduce(s: &str) -> String {
         .flat_map(char::to_lowercase)
         .collect()
 }
+
+/// A client of the real context server (see [`mcp_client`]).
+pub type McpClient = rmcp::service::RunningService<rmcp::service::RoleClient, ()>;
+
+/// Calls `tool` with the JSON object `args`; a protocol error fails the test.
+pub async fn call_tool(
+    client: &McpClient,
+    tool: &str,
+    args: serde_json::Value,
+) -> rmcp::model::CallToolResult {
+    client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new(tool.to_string())
+                .with_arguments(args.as_object().cloned().unwrap()),
+        )
+        .await
+        .expect("a tool result")
+}
+
+/// A tool result's text blocks, then its structured content as JSON.
+pub fn tool_text(r: &rmcp::model::CallToolResult) -> String {
+    let mut t: String = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .collect();
+    if let Some(s) = &r.structured_content {
+        t.push_str(&s.to_string());
+    }
+    t
+}
