@@ -21,9 +21,11 @@ use super::statefs;
 
 mod declared;
 mod isolated;
+mod marks;
 mod region;
 
 pub use isolated::{Bounds, RENDER_FLAG, Renderer, child_main};
+pub use marks::{MarkStyle, PageMark};
 pub use region::{Region, RegionImage, render_region};
 
 /// The resolution of `agentero page` when none is given.

@@ -600,3 +600,128 @@ fn a_zoomed_caption_in_half_blocks_is_the_page_itself() {
     assert!(line_off > best.0 * 2.0, "{line_off:.1} vs {:.1}", best.0);
     keys(&target, &["q"]);
 }
+
+/// The page on screen with its white margins: the cells of the rows that are page (half-blocks,
+/// or blanks on its white paper) from the first to the last, two pixels a cell high.
+fn whole_page(grid: &[Vec<Cell>]) -> image::RgbImage {
+    let page =
+        |c: &Cell| matches!(c.ch, '▀' | '▄') || (c.ch == ' ' && c.bg == Some([255, 255, 255]));
+    let rows: Vec<usize> = (0..grid.len())
+        .filter(|&r| grid[r].iter().filter(|c| page(c)).count() >= 10)
+        .collect();
+    let (Some(&r0), Some(&r1)) = (rows.first(), rows.last()) else {
+        return image::RgbImage::new(1, 1);
+    };
+    let c0 = rows
+        .iter()
+        .filter_map(|&r| grid[r].iter().position(page))
+        .min()
+        .unwrap();
+    let c1 = rows
+        .iter()
+        .filter_map(|&r| grid[r].iter().rposition(page))
+        .max()
+        .unwrap();
+    let (w, h) = ((c1 - c0 + 1) as u32, ((r1 - r0 + 1) * 2) as u32);
+    let mut img = image::RgbImage::from_pixel(w, h, image::Rgb([255, 255, 255]));
+    for (r, row) in grid.iter().enumerate().take(r1 + 1).skip(r0) {
+        for c in c0..=c1 {
+            if let Some((up, low)) = row.get(c).and_then(pixels) {
+                let (x, y) = ((c - c0) as u32, ((r - r0) * 2) as u32);
+                img.put_pixel(x, y, image::Rgb(up));
+                img.put_pixel(x, y + 1, image::Rgb(low));
+            }
+        }
+    }
+    img
+}
+
+/// A Zotero library's annotations on the page image: a green highlight across the top of page
+/// one tints the text under it in green, a blue sticky note is a blue square at the right
+/// margin, and both sit where Zotero placed them on the page (the library is held open under
+/// an exclusive lock, its annotations only in the -wal, as a running Zotero holds it).
+#[test]
+fn zotero_annotations_are_drawn_in_their_colours_on_the_page_image_in_tmux() {
+    use crate::zotero::library::{create, put, schema_dir};
+    if !available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let Some(schema) = schema_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let demo = crate::common::demo_vault();
+    let pdf = std::fs::read(demo.path().join("papers/dense-vs-sparse/paper.pdf")).unwrap();
+    let zdir = dir.path().join("Zotero");
+    std::fs::create_dir_all(zdir.join("storage")).unwrap();
+    let z = create(&zdir, &schema);
+    let item = z.item("conferencePaper", "DENSE001");
+    z.set(item, "title", "Dense or Sparse? Retrieving Passages");
+    let att = z.attachment(Some(item), "ATTDENSE", 1, "storage:dense.pdf");
+    put(&zdir.join("storage/ATTDENSE/dense.pdf"), &pdf);
+    // Page one is 612 × 792 pt: the highlight spans x 72–540 near the top (y 700–730), the
+    // note sits in the right margin lower down.
+    let high = r#"{"pageIndex":0,"rects":[[72,700,540,730]]}"#;
+    z.annotation(att, "ANNGREEN", 1, Some("a line"), None, "1", high);
+    let note = r#"{"pageIndex":0,"rects":[[560,380,600,420]]}"#;
+    z.annotation(att, "ANNBLUE1", 2, None, Some("see here"), "1", note);
+    for (key, colour) in [("ANNGREEN", "#5fb236"), ("ANNBLUE1", "#2ea8e5")] {
+        z.conn
+            .execute(
+                "UPDATE itemAnnotations SET color = ?1 WHERE itemID = (SELECT itemID FROM items WHERE key = ?2)",
+                [colour, key],
+            )
+            .unwrap();
+    }
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let name = format!("agentero-zannot-{}", std::process::id());
+    let (_session, target) = start(&name, &zdir, &home);
+    open_by_title(&target, "dense", "Lena Fischbach");
+    keys(&target, &["Z", "I"]);
+    let screen = wait(&target, 30, |s| {
+        s.contains('▀') && s.contains("fit page") && !s.contains("Vault")
+    });
+    assert!(screen.contains("· image · fit page"), "{screen}");
+    let green = |p: &image::Rgb<u8>| i32::from(p[1]) - i32::from(p[0]).max(i32::from(p[2])) > 25;
+    let blue = |p: &image::Rgb<u8>| i32::from(p[2]) - i32::from(p[0]) > 120 && p[1] > 120;
+    // The maximised pane's own image, once the screen holds still (the smaller image of the
+    // pane before `Z` stays on screen while this one renders).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let grid = loop {
+        let g = cells(&target);
+        std::thread::sleep(Duration::from_millis(400));
+        let img = whole_page(&g);
+        let done = g == cells(&target) && img.pixels().any(green) && img.pixels().any(blue);
+        if done || Instant::now() > deadline {
+            break g;
+        }
+    };
+    let img = whole_page(&grid);
+    let (w, h) = (img.width() as f32, img.height() as f32);
+    let spots = |is: &dyn Fn(&image::Rgb<u8>) -> bool| -> Vec<(f32, f32)> {
+        img.enumerate_pixels()
+            .filter(|(_, _, p)| is(p))
+            .map(|(x, y, _)| (x as f32 / w, y as f32 / h))
+            .collect()
+    };
+    let (g, b) = (spots(&green), spots(&blue));
+    assert!(g.len() >= 20, "{} green pixels on a {w}x{h} page", g.len());
+    assert!(!b.is_empty(), "no blue note on the page");
+    // Where Zotero put them: y 730→700 pt is 7.8%–11.6% from the top, x 72→540 pt 12%–88%;
+    // the note is x 91.5%–98%, y 47%–52% (one pixel of slack for the half-block grid).
+    let (py, px) = (2.0 / h, 2.0 / w);
+    assert!(
+        g.iter()
+            .all(|&(x, y)| (0.078 - py..=0.116 + py).contains(&y)
+                && (0.117 - px..=0.883 + px).contains(&x)),
+        "green outside the highlight: {g:?}"
+    );
+    assert!(
+        b.iter()
+            .all(|&(x, y)| (0.915 - px..=0.981 + px).contains(&x)
+                && (0.47 - py..=0.52 + py).contains(&y)),
+        "blue outside the note: {b:?}"
+    );
+    keys(&target, &["q"]);
+    drop(z);
+}

@@ -12,7 +12,7 @@
 //! pass, except under `CI`, where they fail.
 
 use crate::common;
-mod library;
+pub(crate) mod library;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,8 @@
 //! The page image view (`I`): the window of the page on screen (fit page, fit width, zoomed
 //! and panned: `zoom.rs`) rendered by the runtime in a task at the pixels the pane shows
-//! (through the page cache, the cited quote highlighted) and drawn with ratatui-image — kitty,
-//! sixel or iTerm2 graphics where the terminal has them, unicode half-blocks everywhere else.
+//! (through the page cache, its annotations drawn in their colours, the cited quote highlighted
+//! over them) and drawn with ratatui-image — kitty, sixel or iTerm2 graphics where the terminal
+//! has them, unicode half-blocks everywhere else.
 //! The text view stays the default, and the fallback when a page cannot be rendered.
 
 use std::sync::Arc;
@@ -25,7 +26,8 @@ impl std::fmt::Debug for PageProto {
 }
 
 /// What an image is of: the document request, the page, the text area's size in cells, the
-/// window of the page on screen (and its size in cells) and the quote highlighted on it.
+/// window of the page on screen (and its size in cells), the quote highlighted on it and the
+/// page's annotations drawn under the quote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShotKey {
     pub req: u64,
@@ -33,6 +35,7 @@ pub struct ShotKey {
     pub cells: (u16, u16),
     pub window: Window,
     pub quote: Option<String>,
+    pub marks: Vec<crate::vault::render::PageMark>,
 }
 
 #[derive(Debug, Clone)]

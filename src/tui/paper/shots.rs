@@ -57,6 +57,7 @@ impl Paper {
             cells,
             window: self.zoom.window(cells, self.shape),
             quote,
+            marks: crate::vault::render::PageMark::on_page(&p.info.annotations, p.page),
         })
     }
 

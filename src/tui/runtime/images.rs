@@ -1,7 +1,8 @@
 //! Page images for the paper pane: the window of the page on screen, rendered at the pixels
 //! the terminal shows in that many cells (one per column and two per row for half-blocks, the
-//! font's cell for graphics), from the page cache or a bounded render child, the quote
-//! highlighted where the text layer places it, encoded for the terminal.
+//! font's cell for graphics), from the page cache or a bounded render child, the page's
+//! annotations drawn in their colours and the quote highlighted over them where the text layer
+//! places it, encoded for the terminal.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -180,6 +181,9 @@ impl Render {
                 refused(slot, why.clone());
                 why
             })?;
+        for mark in &key.marks {
+            shot.image.mark(mark);
+        }
         let mut quote_at = None;
         if let Some(q) = &key.quote
             && let Some(rects) = quote_boxes(&pdf, &sha, key.page, q)
