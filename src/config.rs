@@ -39,66 +39,23 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use crate::context::budget::Budget;
 
+mod lines;
 pub mod local;
+mod presets;
 mod recover;
 
+use lines::{find_agent_line, find_key_line, line_of, spans_of, split_sections};
+pub use lines::{toml_error_line, toml_key_line};
 pub use local::{LOCAL_AGENT, LocalModel};
+pub use presets::{Adapter, Preset, preset_of, presets, presets_toml};
 
 pub const BUILTIN_AGENT: &str = "builtin";
 /// The flag that makes this executable the built-in ACP agent.
 pub const BUILTIN_AGENT_FLAG: &str = "--builtin-agent";
 pub const DEFAULT_TURN_TIMEOUT_SECS: u64 = 300;
 pub const DEFAULT_WARM_POOL: usize = 1;
-
-/// Which ACP adapter an agent is: what agentero knows about its switches and its wire habits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Adapter {
-    Builtin,
-    Claude,
-    Gemini,
-    Codex,
-    Other,
-}
-
-impl Adapter {
-    /// The adapter a command line runs (by the adapters' executable and package names).
-    pub fn detect(command: &Path, args: &[String]) -> Adapter {
-        let name = |s: &str| {
-            Path::new(s)
-                .file_name()
-                .map(|f| f.to_string_lossy().to_string())
-                .unwrap_or_default()
-        };
-        let words: Vec<String> = std::iter::once(name(&command.to_string_lossy()))
-            .chain(args.iter().map(|a| a.to_string()))
-            .collect();
-        let has = |needle: &str| words.iter().any(|w| w.contains(needle));
-        if has("claude-agent-acp") || has("claude-code-acp") {
-            Adapter::Claude
-        } else if has("codex-acp") {
-            Adapter::Codex
-        } else if has("gemini-cli") || words.first().is_some_and(|w| w == "gemini") {
-            Adapter::Gemini
-        } else {
-            Adapter::Other
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Adapter::Builtin => "builtin",
-            Adapter::Claude => "claude",
-            Adapter::Gemini => "gemini",
-            Adapter::Codex => "codex",
-            Adapter::Other => "other",
-        }
-    }
-}
 
 /// One agent the app can start.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,111 +135,6 @@ impl AgentDef {
         }
         s
     }
-}
-
-/// A documented preset for a real ACP agent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Preset {
-    pub name: &'static str,
-    pub description: &'static str,
-    /// The adapter's executable when installed (`npm install -g <package>`).
-    pub command: &'static str,
-    pub args: &'static [&'static str],
-    /// The npm package, run with `npx -y` when `command` is not installed.
-    pub package: &'static str,
-    pub install: &'static str,
-    pub adapter: Adapter,
-    /// What to do when the agent says it needs a login, per method.
-    pub login: &'static str,
-}
-
-/// The presets: defined unless the config file redefines their names.
-pub fn presets() -> &'static [Preset] {
-    &[
-        Preset {
-            name: "claude",
-            description: "Claude Code through Zed's ACP adapter",
-            command: "claude-agent-acp",
-            args: &[],
-            package: "@zed-industries/claude-agent-acp",
-            install: "Node.js (npx) and a Claude login or ANTHROPIC_API_KEY",
-            adapter: Adapter::Claude,
-            login: "run `claude /login` (Claude Code's own login; `npm install -g \
-                    @anthropic-ai/claude-code` if `claude` is missing), or set ANTHROPIC_API_KEY",
-        },
-        Preset {
-            name: "gemini",
-            description: "Gemini CLI in its ACP mode",
-            command: "gemini",
-            args: &["--acp"],
-            package: "@google/gemini-cli",
-            install: "Node.js (npx) and a Google login or GEMINI_API_KEY",
-            adapter: Adapter::Gemini,
-            login: "set GEMINI_API_KEY (a key from https://aistudio.google.com/apikey), or run \
-                    `gemini` once and choose \"Login with Google\"",
-        },
-        Preset {
-            name: "codex",
-            description: "Codex through Zed's ACP adapter",
-            command: "codex-acp",
-            args: &[],
-            package: "@zed-industries/codex-acp",
-            install: "Node.js (npx) and a ChatGPT login, CODEX_API_KEY or OPENAI_API_KEY",
-            adapter: Adapter::Codex,
-            login: "set CODEX_API_KEY (or OPENAI_API_KEY), or run `codex login` for a ChatGPT \
-                    login",
-        },
-        Preset {
-            name: LOCAL_AGENT,
-            description: "Codex with a local model served by Ollama (papers stay on this machine)",
-            command: "codex-acp",
-            args: &[],
-            package: "@zed-industries/codex-acp",
-            install: "Ollama (https://ollama.com) running with the model pulled (`ollama pull \
-                      MODEL`), and Node.js (npx) for codex-acp",
-            adapter: Adapter::Codex,
-            login: "none is needed for the local model; check that Ollama runs and has the \
-                    model with `agentero agents local`",
-        },
-    ]
-}
-
-/// The preset `def` comes from: the one of its name when that runs the same adapter, else the
-/// first preset of its adapter.
-pub fn preset_of(def: &AgentDef) -> Option<&'static Preset> {
-    presets()
-        .iter()
-        .find(|p| p.name == def.name && p.adapter == def.adapter)
-        .or_else(|| presets().iter().find(|p| p.adapter == def.adapter))
-}
-
-/// A config.toml snippet that defines every preset (for error messages and the README).
-pub fn presets_toml() -> String {
-    let mut s = String::new();
-    for p in presets() {
-        if p.name == LOCAL_AGENT {
-            s.push_str(&format!(
-                "# {} (needs {}): always defined; choose its model under [local]\n\
-                 [local]\nmodel = {:?}\n\n",
-                p.description,
-                p.install,
-                local::DEFAULT_LOCAL_MODEL
-            ));
-            continue;
-        }
-        let args: Vec<String> = p.args.iter().map(|a| format!("{a:?}")).collect();
-        s.push_str(&format!(
-            "# {} (needs {}; without `{}` installed: npx -y {})\n[agents.{}]\ncommand = {:?}\nargs = [{}]\n\n",
-            p.description,
-            p.install,
-            p.command,
-            p.package,
-            p.name,
-            p.command,
-            args.join(", ")
-        ));
-    }
-    s
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -586,125 +438,6 @@ fn agent_def(name: String, a: RawAgent) -> AgentDef {
         }
     }
     def
-}
-
-/// The document cut at its `[header]` lines: (lines before the section, section text).
-fn split_sections(text: &str) -> Vec<(usize, String)> {
-    let mut out: Vec<(usize, String)> = vec![(0, String::new())];
-    for (n, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with('[') && n > 0 {
-            out.push((n, String::new()));
-        }
-        let last = out.last_mut().expect("one section at least");
-        last.1.push_str(line);
-        last.1.push('\n');
-    }
-    out
-}
-
-/// The keys of table `table` (or of `table.sub`) in `text` with where their values are.
-fn spans_of(
-    text: &str,
-    table: &str,
-    sub: Option<&str>,
-) -> BTreeMap<String, toml::Spanned<toml::Value>> {
-    type Keys = BTreeMap<String, toml::Spanned<toml::Value>>;
-    let found = match sub {
-        None => toml::from_str::<BTreeMap<String, Keys>>(&only_table(text, table))
-            .ok()
-            .and_then(|mut m| m.remove(table)),
-        Some(sub) => {
-            toml::from_str::<BTreeMap<String, BTreeMap<String, Keys>>>(&only_table(text, table))
-                .ok()
-                .and_then(|mut m| m.remove(table))
-                .and_then(|mut m| m.remove(sub))
-        }
-    };
-    found.unwrap_or_default()
-}
-
-/// `text` with every line outside `[table…]` sections blanked (line numbers and byte offsets
-/// unchanged), so that it parses as tables of tables.
-fn only_table(text: &str, table: &str) -> String {
-    let mut inside = false;
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let t = line.trim_start();
-        if t.starts_with('[') {
-            let name: String = t
-                .chars()
-                .filter(|c| !c.is_whitespace() && *c != '[')
-                .collect();
-            inside =
-                name.starts_with(&format!("{table}]")) || name.starts_with(&format!("{table}."));
-        }
-        if inside {
-            out.push_str(line);
-        } else {
-            out.extend(line.chars().map(|c| if c == '\n' { c } else { ' ' }));
-        }
-    }
-    out
-}
-
-/// The 1-based line of the first `key =` at the start of a line.
-fn find_key_line(text: &str, key: &str) -> Option<usize> {
-    text.lines().enumerate().find_map(|(n, l)| {
-        let rest = l.trim_start().strip_prefix(key)?;
-        rest.trim_start().starts_with('=').then_some(n + 1)
-    })
-}
-
-/// The 1-based line of `[agents.NAME]` (or of the first `NAME = …` under `[agents]`).
-fn find_agent_line(text: &str, name: &str) -> Option<usize> {
-    let headers = [format!("[agents.{name}]"), format!("[agents.\"{name}\"]")];
-    text.lines()
-        .position(|l| {
-            let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
-            headers.iter().any(|h| l.starts_with(h.as_str()))
-        })
-        .map(|n| n + 1)
-        .or_else(|| find_key_line(text, &format!("agents.{name}")))
-        .or_else(|| find_key_line(text, name))
-}
-
-/// The 1-based line a TOML parse error points at (for `file:line:` messages of the user's
-/// keymap and theme files too).
-pub fn toml_error_line(text: &str, e: &toml::de::Error) -> usize {
-    e.span().map_or(1, |s| line_of(text, s.start))
-}
-
-/// The 1-based line of `key = …` (bare, "quoted" or 'quoted') inside `[table]` (or at the top
-/// when `table` is `None`) of a TOML text.
-pub fn toml_key_line(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
-    let mut inside = table.is_none();
-    for (n, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.starts_with('[') {
-            let name = t.trim_start_matches('[').trim_end_matches(']').trim();
-            inside = table.is_some_and(|want| name == want || name == format!("\"{want}\""));
-            continue;
-        }
-        if !inside {
-            continue;
-        }
-        for quoted in [key.to_string(), format!("\"{key}\""), format!("'{key}'")] {
-            if let Some(rest) = t.strip_prefix(&quoted)
-                && rest.trim_start().starts_with('=')
-            {
-                return Some(n + 1);
-            }
-        }
-    }
-    None
-}
-
-fn line_of(text: &str, byte: usize) -> usize {
-    text.as_bytes()[..byte.min(text.len())]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
 }
 
 #[cfg(test)]
