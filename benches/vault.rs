@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use agentero::vault::indexer::{IndexOptions, index_vault};
 use agentero::vault::pdf::{Limits, extract};
 use agentero::vault::{SearchOptions, Vault};
-use common::{copy_tree, corpus, dir_size};
+use common::{copy_tree, corpus, cpu_of, dir_size, run_measured, run_measured_cpu};
 
 fn corpus_pdfs(corpus: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(corpus.join("papers"))
@@ -48,12 +48,6 @@ fn best_of<T>(n: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     (best, last.expect("n > 0"))
 }
 
-/// CPU time (user + system) in a rusage.
-fn cpu_of(usage: &libc::rusage) -> Duration {
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(usage.ru_utime) + tv(usage.ru_stime)
-}
-
 /// CPU time this thread has used so far.
 fn thread_cpu() -> Duration {
     // SAFETY: rusage is plain data; getrusage fills it for the calling thread.
@@ -64,22 +58,8 @@ fn thread_cpu() -> Duration {
 
 /// Wall time, CPU time and success of a child process run to its end (output discarded).
 fn child_cpu(cmd: &mut Command) -> (Duration, Duration, bool) {
-    let t = Instant::now();
-    let Ok(child) = cmd
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-    else {
-        return (Duration::ZERO, Duration::ZERO, false);
-    };
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    std::mem::forget(child);
-    let ok = rc == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    (t.elapsed(), cpu_of(&usage), ok)
+    let (wall, cpu, _rss, ok) = run_measured_cpu(cmd);
+    (wall, cpu, ok)
 }
 
 /// The least wall and the least CPU time of `n` runs (each a (wall, cpu, ok)).
@@ -95,35 +75,6 @@ fn best_cpu_of(
         ok &= k;
     }
     (wall, cpu, ok)
-}
-
-/// Peak RSS (kB) of a child process, via wait4's rusage.
-fn run_measured(cmd: &mut Command) -> (Duration, i64, bool) {
-    let (wall, _cpu, rss, ok) = run_measured_cpu(cmd);
-    (wall, rss, ok)
-}
-
-/// Wall time, CPU time, peak RSS (kB) and success of a child process.
-fn run_measured_cpu(cmd: &mut Command) -> (Duration, Duration, i64, bool) {
-    let t = Instant::now();
-    let child = cmd
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(rc, pid);
-    std::mem::forget(child);
-    (
-        t.elapsed(),
-        cpu_of(&usage),
-        usage.ru_maxrss,
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-    )
 }
 
 fn main() {
@@ -201,13 +152,11 @@ fn main() {
                 page_times.push(t.elapsed());
             }
         }
+        // Totals over the files all three read, so the ratios compare the same work.
         if mupdf_ok || !have_mutool {
             ours_cpu_total += ours_cpu;
             theirs_cpu_total += theirs_cpu;
             mupdf_cpu_total += mupdf_cpu;
-        }
-        // Totals over the files all three read, so the ratios compare the same work.
-        if mupdf_ok || !have_mutool {
             ours_total += ours;
             theirs_total += theirs;
             mupdf_total += mupdf;

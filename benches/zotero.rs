@@ -15,28 +15,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use agentero::vault::{SearchOptions, Vault};
-use common::{PAPERS, build_vault, report};
-
-fn run_measured(cmd: &mut Command) -> (Duration, i64, bool) {
-    let t = Instant::now();
-    let child = cmd
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(rc, pid);
-    std::mem::forget(child);
-    (
-        t.elapsed(),
-        usage.ru_maxrss,
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-    )
-}
+use common::{PAPERS, build_vault, report, run_measured};
 
 fn pdfs_of(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

@@ -1,8 +1,10 @@
 //! What the benchmarks share: the 1,000-paper vault built from the demo vault's PDFs, the
-//! p50/p99 report line, the real corpus and folder helpers.
+//! p50/p99 report line, the real corpus and folder helpers, a child process measured (wall,
+//! CPU, peak RSS).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use agentero::vault::Vault;
@@ -110,4 +112,41 @@ pub fn dir_size(dir: &Path) -> u64 {
                 .sum()
         })
         .unwrap_or(0)
+}
+
+/// CPU time (user + system) in a rusage.
+pub fn cpu_of(usage: &libc::rusage) -> Duration {
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// Peak RSS (kB) of a child process, via wait4's rusage.
+pub fn run_measured(cmd: &mut Command) -> (Duration, i64, bool) {
+    let (wall, _cpu, rss, ok) = run_measured_cpu(cmd);
+    (wall, rss, ok)
+}
+
+/// Wall time, CPU time, peak RSS (kB) and success of a child process (not started: failed).
+pub fn run_measured_cpu(cmd: &mut Command) -> (Duration, Duration, i64, bool) {
+    let t = Instant::now();
+    let Ok(child) = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    else {
+        return (Duration::ZERO, Duration::ZERO, 0, false);
+    };
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(rc, pid);
+    std::mem::forget(child);
+    (
+        t.elapsed(),
+        cpu_of(&usage),
+        usage.ru_maxrss,
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+    )
 }
