@@ -344,7 +344,7 @@ pub enum Effect {
     },
     /// Render a paper's page as an image for the terminal (reports `Msg::PageImage`).
     RenderPage {
-        key: crate::tui::paper::image::ShotKey,
+        key: crate::tui::shot::ShotKey,
         path: String,
     },
     /// Read the reading state of `.agentero/state/` (reports `Msg::Reading`).

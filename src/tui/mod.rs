@@ -25,6 +25,7 @@ pub mod overlay;
 pub mod paper;
 pub mod quick;
 pub mod runtime;
+pub mod shot;
 pub mod status;
 pub mod text;
 pub mod theme;

@@ -477,9 +477,9 @@ const OVER_FILE: &[(&str, usize)] = &[
     ("src/agent/rank.rs", 787),
     ("src/context/tools/read.rs", 742),
 ];
-/// Shared tui modules that still name a component (issue 22): the shot key an effect carries
-/// belongs in a shared module.
-const KNOWN_SHARED: &[(&str, &str)] = &[("tui::effect", "tui::paper::image")];
+/// Shared tui modules that may name a component: none (the shot key an effect carries lives in
+/// `tui::shot`). An entry here is debt, listed with the module it names.
+const KNOWN_SHARED: &[(&str, &str)] = &[];
 /// Circles still to open (issue 22), each as its sorted modules.
 const KNOWN_CIRCLES: &[&[&str]] = &[
     &["acp::adapters", "acp::client", "acp::permission"],

@@ -85,8 +85,8 @@ pub enum Msg {
     },
     /// A page image asked for by the paper pane.
     PageImage {
-        key: crate::tui::paper::image::ShotKey,
-        result: Result<crate::tui::paper::image::PageProto, String>,
+        key: crate::tui::shot::ShotKey,
+        result: Result<crate::tui::shot::PageProto, String>,
     },
     /// The annotations of a paper as they are now (after a highlight was saved or deleted).
     Annotations {

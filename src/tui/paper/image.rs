@@ -7,36 +7,7 @@
 
 use std::sync::Arc;
 
-use super::zoom::{Shape, Window};
-
-/// A window of a page encoded for the terminal at one size in cells, and what it says about
-/// the page's shape and the quote's place.
-pub struct PageProto {
-    pub proto: ratatui_image::protocol::Protocol,
-    /// The page's and a cell's shapes, for the next window.
-    pub shape: Shape,
-    /// The highlighted quote's box: left, top, right, bottom as parts of the page.
-    pub quote_at: Option<[f32; 4]>,
-}
-
-impl std::fmt::Debug for PageProto {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PageProto")
-    }
-}
-
-/// What an image is of: the document request, the page, the text area's size in cells, the
-/// window of the page on screen (and its size in cells), the quote highlighted on it and the
-/// page's annotations drawn under the quote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShotKey {
-    pub req: u64,
-    pub page: u32,
-    pub cells: (u16, u16),
-    pub window: Window,
-    pub quote: Option<String>,
-    pub marks: Vec<crate::vault::render::PageMark>,
-}
+pub use crate::tui::shot::{PageProto, ShotKey};
 
 #[derive(Debug, Clone)]
 pub enum ShotState {

@@ -18,34 +18,7 @@ pub const MAX_ZOOM: f32 = 6.0;
 /// One `+` or `-`.
 pub const STEP: f32 = 1.25;
 
-/// The page's and the cells' shapes.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Shape {
-    /// The page's height over its width.
-    pub page: f32,
-    /// A cell's height over its width, in the image's pixels.
-    pub cell: f32,
-}
-
-impl Default for Shape {
-    /// US Letter in half-blocks, until an image says otherwise.
-    fn default() -> Shape {
-        Shape {
-            page: 792.0 / 612.0,
-            cell: 2.0,
-        }
-    }
-}
-
-/// What is on screen: the window of the page (parts of its width and height in 1/10000),
-/// its size in cells and where it goes in the pane.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
-    pub frac: [u16; 4],
-    pub cells: (u16, u16),
-    /// Columns and rows from the pane's top-left corner.
-    pub offset: (u16, u16),
-}
+pub use crate::tui::shot::{Shape, Window};
 
 /// The fit and where the window's top-left corner is (parts of the page's width and height).
 #[derive(Debug, Clone, Copy, PartialEq)]

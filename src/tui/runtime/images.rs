@@ -13,8 +13,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::work::{Busy, Held};
 use crate::tui::app::Msg;
-use crate::tui::paper::image::{PageProto, ShotKey};
-use crate::tui::paper::zoom::Shape;
+use crate::tui::shot::Shape;
+use crate::tui::shot::{PageProto, ShotKey};
 use crate::vault::Vault;
 use crate::vault::render::{Bounds, PageCache, PageImage, Region, Renderer, locate_paper};
 
