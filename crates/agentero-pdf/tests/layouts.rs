@@ -145,6 +145,99 @@ fn elsevier_sidebar_is_its_own_block_after_the_abstract() {
     assert!(at("full texts.") < at("2. Data"), "{text}");
 }
 
+/// The abstract of an Elsevier cas-dc first page: one paragraph whose sentences run on from line
+/// to line, the LaTeX logo's E set a little below the line.
+const CAS_ABSTRACT: [&str; 3] = [
+    "This template helps you to create a properly formatted LATEX manuscript.",
+    "The abstract and the keywords are set in the same font and size, on the same baselines, as the column beside them.",
+    "Each keyword shall be separated by a separator command.",
+];
+const CAS_KEYWORDS: [&str; 5] = [
+    "Keywords:",
+    "quadrupole exciton",
+    "polariton",
+    "whispering gallery",
+    "condensate",
+];
+
+/// A cas-dc first page: "ARTICLE INFO" and "ABSTRACT" over a keyword column and the abstract,
+/// both in one font and size and on shared baselines (no font of its own tells the column from
+/// the abstract, as on a real cas-dc page), then "1. Introduction" and a two-column body.
+fn cas_dc_page() -> Vec<u8> {
+    let mut p = PageBuilder::new();
+    p.font("F1", Font::Std14("Times-Roman"));
+    p.font("F2", Font::Std14("Times-Bold"));
+    p.show("F2", 16.0, 42.0, 780.0, b"A specimen title");
+    p.show("F2", 7.0, 42.0, 740.0, b"ARTICLE INFO");
+    p.show("F2", 7.0, 200.0, 740.0, b"ABSTRACT");
+    let pitch = 9.46;
+    for (i, line) in CAS_KEYWORDS.iter().enumerate() {
+        p.show("F1", 8.0, 42.0, 722.0 - pitch * i as f32, line.as_bytes());
+    }
+    // The first line ends in the logo: "LAT", a lowered "E", then "X manuscript." on the line.
+    let y = |i: usize| 722.0 - pitch * i as f32;
+    p.show(
+        "F1",
+        8.0,
+        200.0,
+        y(0),
+        b"This template helps you to create a properly formatted LAT",
+    );
+    p.show("F1", 8.0, 390.6, y(0) - 1.9, b"E");
+    p.show("F1", 8.0, 394.9, y(0), b"X manuscript.");
+    let rest = format!("{} {}", CAS_ABSTRACT[1], CAS_ABSTRACT[2]);
+    for (i, line) in wrap(&rest, 70).iter().enumerate() {
+        p.show("F1", 8.0, 200.0, y(i + 1), line.as_bytes());
+    }
+    p.rule(42.0, 553.0, 660.0);
+    p.show("F2", 9.5, 42.0, 640.0, b"1. Introduction");
+    let mut y = 626.0;
+    for line in wrap(LEFT_BODY, 50) {
+        p.show("F1", 9.5, 42.0, y, line.as_bytes());
+        y -= 11.5;
+    }
+    p.show("F2", 9.5, 307.0, 640.0, b"2. Data");
+    let mut y = 626.0;
+    for line in wrap(RIGHT_BODY, 50) {
+        p.show("F1", 9.5, 307.0, y, line.as_bytes());
+        y -= 11.5;
+    }
+    p.finish()
+}
+
+#[test]
+fn a_keyword_column_in_the_abstracts_font_is_its_own_block() {
+    let doc = read(&cas_dc_page());
+    let text = &doc.pages[0].text;
+    let page = flat(text);
+    for sentence in CAS_ABSTRACT {
+        assert!(
+            page.contains(sentence),
+            "sentence spliced: {sentence:?}\n{text}"
+        );
+    }
+    let from = text
+        .find("Keywords:")
+        .unwrap_or_else(|| panic!("no keyword column:\n{text}"));
+    assert!(text[from..].starts_with(&CAS_KEYWORDS.join("\n")), "{text}");
+    let at = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s:?} missing:\n{text}"))
+    };
+    assert!(at("separator command.") < at("Keywords:"), "{text}");
+    assert!(at("condensate") < at("1. Introduction"), "{text}");
+    assert!(at("1. Introduction") < at("Counting citations"), "{text}");
+    for s in LEFT_BODY
+        .split_inclusive(". ")
+        .chain(RIGHT_BODY.split_inclusive(". "))
+    {
+        assert!(
+            page.contains(s.trim()),
+            "body sentence spliced: {s:?}\n{text}"
+        );
+    }
+}
+
 /// Five columns of vertical text, right to left, with vertical punctuation.
 const TATEGAKI: [&str; 5] = [
     "官報は政府の公告を載せる。",

@@ -156,6 +156,56 @@ fn set_lines(frags: &[Frag], set: &[usize], em: f32) -> Vec<(f32, f32, f32)> {
     lines
 }
 
+/// The width of the empty strip between the aside's lines and the lines beside them.
+fn clear_strip(aside: &[(f32, f32, f32)], beside: &[(f32, f32, f32)], left: bool) -> f32 {
+    if left {
+        let inner = aside.iter().map(|l| l.2).fold(f32::NEG_INFINITY, f32::max);
+        beside.iter().map(|l| l.1).fold(f32::INFINITY, f32::min) - inner
+    } else {
+        let inner = aside.iter().map(|l| l.1).fold(f32::INFINITY, f32::min);
+        inner - beside.iter().map(|l| l.2).fold(f32::NEG_INFINITY, f32::max)
+    }
+}
+
+/// Whether, of a set's lines (top first), one ends inside a sentence — on a letter, a comma or a
+/// hyphen — and the next begins in lower case, both lines at heights `paired` accepts.
+fn runs_on_beside(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &[Frag],
+    set: &[usize],
+    em: f32,
+    paired: impl Fn(f32) -> bool,
+) -> bool {
+    // Each line as (baseline, its leftmost fragment, its rightmost fragment).
+    let mut order = set.to_vec();
+    order.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
+    let mut lines: Vec<(f32, usize, usize)> = Vec::new();
+    for i in order {
+        let f = &frags[i];
+        match lines.last_mut() {
+            Some(l) if (l.0 - f.y).abs() < 0.3 * em => {
+                if f.x0 < frags[l.1].x0 {
+                    l.1 = i;
+                }
+                if f.x1 > frags[l.2].x1 {
+                    l.2 = i;
+                }
+            }
+            _ => lines.push((f.y, i, i)),
+        }
+    }
+    lines.windows(2).any(|w| {
+        let ends_open = frag_text(page, gs, &frags[w[0].2])
+            .and_then(|t| t.trim_end().chars().last())
+            .is_some_and(|c| c.is_alphabetic() || c == ',' || c == '-');
+        let starts_low = frag_text(page, gs, &frags[w[1].1])
+            .and_then(|t| t.trim_start().chars().next())
+            .is_some_and(char::is_lowercase);
+        ends_open && starts_low && paired(w[0].0) && paired(w[1].0)
+    })
+}
+
 /// Mean width of the lines a set of fragments makes.
 fn mean_line_width(frags: &[Frag], set: &[usize], em: f32) -> f32 {
     let lines = set_lines(frags, set, em);
@@ -257,14 +307,22 @@ pub(super) fn find_banded_aside(
             sizes[sizes.len() / 2]
         };
         let (aside_size, beside_size) = (median(aside), median(beside));
-        if (aside_size - beside_size).abs() < 0.08 * beside_size {
-            return;
-        }
+        let own_font = (aside_size - beside_size).abs() >= 0.08 * beside_size;
+        let level_with =
+            |y: f32, lines: &[(f32, f32, f32)]| lines.iter().any(|l| (l.0 - y).abs() < 0.15 * em);
         let in_step = aside_lines
             .iter()
-            .filter(|a| beside_lines.iter().any(|b| (a.0 - b.0).abs() < 0.15 * em))
+            .filter(|a| level_with(a.0, &beside_lines))
             .count();
-        if in_step * 2 >= aside_lines.len() {
+        let own_baselines = in_step * 2 < aside_lines.len();
+        // A sidebar in the body's own font and on its baselines (Elsevier's cas-dc "Keywords"
+        // column) is told from a table by the prose beside it: a sentence runs on from one
+        // line to the next where both lines have a line of the aside level with them — the
+        // cells of a table's row do not run on into the next row.
+        let in_its_own_font = own_font && own_baselines;
+        let beside_prose = clear_strip(&aside_lines, &beside_lines, left) >= 4.0 * em
+            && runs_on_beside(page, gs, frags, beside, em, |y| level_with(y, &aside_lines));
+        if !(in_its_own_font || beside_prose) {
             return;
         }
         // Level with each other: most aside lines within the height of the text beside.
@@ -332,21 +390,68 @@ fn judge_runs(
         if !split {
             continue;
         }
-        let run = &aside[start..k];
+        let whole = &aside[start..k];
         start = k;
-        let top = run
-            .iter()
-            .map(|&i| frags[i].y)
-            .fold(f32::NEG_INFINITY, f32::max);
-        let bottom = run
-            .iter()
-            .map(|&i| frags[i].y)
-            .fold(f32::INFINITY, f32::min);
-        let level: Vec<usize> = beside
-            .iter()
-            .copied()
-            .filter(|&i| frags[i].y <= top + em && frags[i].y >= bottom - em)
-            .collect();
-        judge(run, &level);
+        judge_run(frags, trim_set_apart(frags, whole, em), beside, em, judge);
     }
+}
+
+/// A run of aside lines (top first) without a single line set apart at its top or bottom by a
+/// gap much wider than the run's line pitch: a heading above or below the sidebar
+/// ("ARTICLE INFO" over a cas-dc keyword column, the body's "1. Introduction" under it) is not
+/// part of it. A group of lines after a wider gap (the sidebar's "Keywords:" and its words)
+/// stays.
+fn trim_set_apart<'a>(frags: &[Frag], run: &'a [usize], em: f32) -> &'a [usize] {
+    // Where each line starts in `run`, and its baseline.
+    let mut starts: Vec<(usize, f32)> = Vec::new();
+    for (k, &i) in run.iter().enumerate() {
+        let y = frags[i].y;
+        if starts
+            .last()
+            .is_none_or(|&(_, ly)| (ly - y).abs() >= 0.3 * em)
+        {
+            starts.push((k, y));
+        }
+    }
+    let gaps: Vec<f32> = starts.windows(2).map(|w| w[0].1 - w[1].1).collect();
+    if gaps.len() < 3 {
+        return run;
+    }
+    let mut sorted = gaps.clone();
+    sorted.sort_by(f32::total_cmp);
+    let apart = 1.6 * sorted[sorted.len() / 2];
+    // Lines `lo..hi` stay; at least three of them.
+    let (mut lo, mut hi) = (0, starts.len());
+    while hi - lo > 3 && gaps[lo] > apart {
+        lo += 1;
+    }
+    while hi - lo > 3 && gaps[hi - 2] > apart {
+        hi -= 1;
+    }
+    let end = starts.get(hi).map_or(run.len(), |s| s.0);
+    &run[starts[lo].0..end]
+}
+
+/// Judges one run of aside lines with the text beside it at its height.
+fn judge_run(
+    frags: &[Frag],
+    run: &[usize],
+    beside: &[usize],
+    em: f32,
+    judge: &mut impl FnMut(&[usize], &[usize]),
+) {
+    let top = run
+        .iter()
+        .map(|&i| frags[i].y)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let bottom = run
+        .iter()
+        .map(|&i| frags[i].y)
+        .fold(f32::INFINITY, f32::min);
+    let level: Vec<usize> = beside
+        .iter()
+        .copied()
+        .filter(|&i| frags[i].y <= top + em && frags[i].y >= bottom - em)
+        .collect();
+    judge(run, &level);
 }

@@ -202,6 +202,8 @@ fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<
     let mut bands: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)> =
         vec![(Vec::new(), Vec::new(), Vec::new())];
     let mut cuts: Vec<f32> = Vec::new();
+    // Each spanning fragment's band.
+    let mut band_of: Vec<(usize, usize)> = Vec::with_capacity(spanning.len());
     for &s in &spanning {
         let y = frags[s].y;
         let tol = 0.5 * frags[s].size;
@@ -215,13 +217,29 @@ fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<
         if let Some(b) = bands.last_mut() {
             b.0.push(s);
         }
+        band_of.push((s, bands.len() - 1));
     }
+    // The band of the spanning line a column fragment runs on from: on its baseline or a
+    // little off it (the lowered E of a LaTeX logo), and starting where the line ends.
+    let runs_on = |f: &Frag| {
+        band_of.iter().find_map(|&(s, k)| {
+            let sf = &frags[s];
+            let em = sf.size.max(f.size);
+            let rise = f.y - sf.y;
+            (rise.abs() < 0.3 * em && f.x0 >= sf.x1 - 0.2 * em && f.x0 - sf.x1 < 1.5 * em)
+                .then_some(k)
+        })
+    };
     // Band k (k ≥ 1) starts with the k-th cut; column text goes to the band above which it sits.
     let tails = paragraph_tails(frags, &all, &spanning, mid);
     for i in all {
         let f = &frags[i];
         let sd = side(f);
         if sd == 0 {
+            continue;
+        }
+        if let Some(k) = runs_on(f) {
+            bands[k].0.push(i);
             continue;
         }
         let k = cuts.iter().take_while(|&&c| c > f.y + 0.3 * f.size).count();
