@@ -31,6 +31,7 @@ mod mcp_server;
 mod page_text_fixtures;
 mod pdf_text;
 mod real_agents;
+mod real_pages;
 mod search_ranking;
 mod state_files;
 mod threads;
