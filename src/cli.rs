@@ -281,53 +281,40 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             let path = crate::paths::choose_vault(cli.vault.as_deref())?;
             crate::tui::run(&path)
         }
-        Some(Command::Index { vault, time_limit }) => {
-            let vault = open_vault(vault.as_deref())?;
-            let opts = IndexOptions {
-                time_limit: std::time::Duration::from_secs(time_limit.max(1)),
-                ..IndexOptions::default()
-            };
-            let summary = index_with_progress(&vault, &opts)?;
-            print_summary(&vault, &summary);
-            Ok(())
-        }
-        Some(Command::Search {
+        Some(command) => dispatch(command),
+    }
+}
+
+/// Each subcommand to its own function.
+fn dispatch(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Index { vault, time_limit } => run_index(vault.as_deref(), time_limit),
+        Command::Search {
             vault,
             limit,
             json,
             query,
-        }) => {
+        } => {
             let vault = open_vault(vault.as_deref())?;
             let query = query.join(" ");
             search(&vault, &query, limit, json)
         }
-        Some(Command::Plan {
+        Command::Plan {
             vault,
-            reading:
-                Reading {
-                    paper,
-                    page,
-                    selection,
-                },
+            reading,
             remote,
             grant,
             config,
             mentions,
-        }) => {
-            let vault = open_vault(vault.as_deref())?;
-            let exe = std::env::current_exe().unwrap_or_default();
-            let config = crate::config::Config::load(config.as_deref(), &exe)?;
-            for p in &config.problems {
-                eprintln!("warning: {}", visible(p));
-            }
-            let reading = Reading {
-                paper,
-                page,
-                selection,
-            };
-            plan(&vault, reading, config.budget, remote, grant, mentions)
-        }
-        Some(Command::Ask {
+        } => run_plan(
+            vault.as_deref(),
+            reading,
+            remote,
+            grant,
+            config.as_deref(),
+            mentions,
+        ),
+        Command::Ask {
             vault,
             agent,
             thread,
@@ -344,8 +331,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             timeout,
             handoff,
             question,
-        }) => {
-            let vault = open_vault(vault.as_deref())?;
+        } => {
             let opts = crate::acp::ask::AskOptions {
                 agent,
                 thread,
@@ -360,19 +346,19 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 handoff,
                 question: question.join(" "),
             };
-            crate::acp::ask::run(&vault, opts)
+            run_ask(vault.as_deref(), opts)
         }
-        Some(Command::Agents {
+        Command::Agents {
             vault,
             config,
             npx,
             json,
             names,
-        }) => {
+        } => {
             let vault = open_vault(vault.as_deref())?;
             agents(&vault, config.as_deref(), npx, json, &names)
         }
-        Some(Command::Serve {
+        Command::Serve {
             vault,
             port,
             stdio,
@@ -382,22 +368,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             read_chars,
             refresh,
             limits,
-        }) => {
-            let path = crate::paths::choose_vault(vault.as_deref())?;
-            let vault = Vault::open(&path)?;
-            if token || rotate_token {
-                vault.ensure_state_dir()?;
-                let t = if rotate_token {
-                    crate::mcp::http::rotate_token(&vault)?
-                } else {
-                    crate::mcp::http::ensure_token(&vault)?
-                };
-                println!("{t}");
-                return Ok(());
-            }
-            if read_chars < 1000 {
-                bail!("--read-chars must be at least 1000");
-            }
+        } => {
             let opts = crate::mcp::serve::ServeOptions {
                 stdio,
                 http: crate::mcp::http::HttpOptions {
@@ -411,9 +382,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 },
                 refresh: (refresh > 0).then(|| std::time::Duration::from_secs(refresh)),
             };
-            crate::mcp::serve::run(vault, opts)
+            run_serve(vault.as_deref(), token, rotate_token, opts)
         }
-        Some(Command::Threads {
+        Command::Threads {
             vault,
             cites,
             search,
@@ -422,7 +393,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             export,
             output,
             thread,
-        }) => {
+        } => {
             let vault = open_vault(vault.as_deref())?;
             match (export, thread) {
                 (Some(format), Some(id)) => {
@@ -431,14 +402,14 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 _ => threads(&vault, cites, search, json, limit),
             }
         }
-        Some(Command::Highlights {
+        Command::Highlights {
             vault,
             paper,
             export,
             output,
             delete,
             json,
-        }) => {
+        } => {
             let vault = open_vault(vault.as_deref())?;
             let what = match (export, delete) {
                 (Some(_), _) => marks::HighlightsDo::Export(output),
@@ -447,7 +418,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             };
             marks::highlights(&vault, &paper, what)
         }
-        Some(Command::Page {
+        Command::Page {
             vault,
             paper,
             page,
@@ -455,23 +426,86 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             dpi,
             quote,
             fresh,
-        }) => {
+        } => {
             let vault = open_vault(vault.as_deref())?;
             let opts = PageOptions { dpi, quote, fresh };
             page_png(&vault, &paper, page, &png, &opts)
         }
-        Some(Command::Demo { dir }) => {
-            let dir = match dir {
-                Some(d) => {
-                    crate::vault::demo::write_demo_vault(&d).with_context(|| {
-                        format!("cannot write the demo vault to {}", d.display())
-                    })?;
-                    d
-                }
-                None => crate::paths::demo_vault()?,
-            };
-            println!("{}", visible(&dir.display().to_string()));
-            Ok(())
-        }
+        Command::Demo { dir } => run_demo(dir),
     }
+}
+
+/// `agentero index`.
+fn run_index(vault: Option<&Path>, time_limit: u64) -> anyhow::Result<()> {
+    let vault = open_vault(vault)?;
+    let opts = IndexOptions {
+        time_limit: std::time::Duration::from_secs(time_limit.max(1)),
+        ..IndexOptions::default()
+    };
+    let summary = index_with_progress(&vault, &opts)?;
+    print_summary(&vault, &summary);
+    Ok(())
+}
+
+/// `agentero plan`: the config's budget (its problems said), then the plan.
+fn run_plan(
+    vault: Option<&Path>,
+    reading: Reading,
+    remote: bool,
+    grant: bool,
+    config: Option<&Path>,
+    mentions: Vec<String>,
+) -> anyhow::Result<()> {
+    let vault = open_vault(vault)?;
+    let exe = std::env::current_exe().unwrap_or_default();
+    let config = crate::config::Config::load(config, &exe)?;
+    for p in &config.problems {
+        eprintln!("warning: {}", visible(p));
+    }
+    plan(&vault, reading, config.budget, remote, grant, mentions)
+}
+
+/// `agentero ask`.
+fn run_ask(vault: Option<&Path>, opts: crate::acp::ask::AskOptions) -> anyhow::Result<()> {
+    let vault = open_vault(vault)?;
+    crate::acp::ask::run(&vault, opts)
+}
+
+/// `agentero serve`: print (or rotate) the token, or serve the vault.
+fn run_serve(
+    vault: Option<&Path>,
+    token: bool,
+    rotate_token: bool,
+    opts: crate::mcp::serve::ServeOptions,
+) -> anyhow::Result<()> {
+    let path = crate::paths::choose_vault(vault)?;
+    let vault = Vault::open(&path)?;
+    if token || rotate_token {
+        vault.ensure_state_dir()?;
+        let t = if rotate_token {
+            crate::mcp::http::rotate_token(&vault)?
+        } else {
+            crate::mcp::http::ensure_token(&vault)?
+        };
+        println!("{t}");
+        return Ok(());
+    }
+    if opts.http.limits.read_chars < 1000 {
+        bail!("--read-chars must be at least 1000");
+    }
+    crate::mcp::serve::run(vault, opts)
+}
+
+/// `agentero demo`: write the demo vault (to `dir`, or the app's data folder) and print where.
+fn run_demo(dir: Option<PathBuf>) -> anyhow::Result<()> {
+    let dir = match dir {
+        Some(d) => {
+            crate::vault::demo::write_demo_vault(&d)
+                .with_context(|| format!("cannot write the demo vault to {}", d.display()))?;
+            d
+        }
+        None => crate::paths::demo_vault()?,
+    };
+    println!("{}", visible(&dir.display().to_string()));
+    Ok(())
 }

@@ -19,9 +19,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::client::CONTEXT_SERVER_NAME;
 use crate::config::{Adapter, AgentDef};
 use crate::context::TOOL_NAMES;
+
+/// The MCP server every local session gets. Its name is spelled into each adapter's tool names
+/// below (Claude's `mcp__<server>__<tool>`, Gemini's policy, Codex's approvals), so this table
+/// is its one owner.
+pub const CONTEXT_SERVER_NAME: &str = "agentero-context";
 
 /// The folder under `.agentero/` for files agentero writes for its agents.
 pub const AGENTS_DIR: &str = "agents";

@@ -49,9 +49,10 @@ use serde_json::json;
 
 use super::client::AgentProcess;
 use super::handoff::{handoff_request, run_handoff};
-use super::transcript::Thread;
-use super::turn::{ToolStatus, TurnEvent, TurnSpec, run_turn};
+use super::transcript::{Handoff, Thread};
+use super::turn::{ToolStatus, TurnEvent, TurnOutcome, TurnSpec, run_turn};
 use crate::config::Config;
+use crate::context::budget::Budget;
 use crate::context::grant::SESSIONS_DIR;
 use crate::context::{ContextRequest, CurrentPaper, Locality, Mode, Selection};
 use crate::vault::Vault;
@@ -111,7 +112,7 @@ pub async fn ask(
     opts: &AskOptions,
     exe: &std::path::Path,
     out: &mut (dyn Write + Send),
-) -> anyhow::Result<super::turn::TurnOutcome> {
+) -> anyhow::Result<TurnOutcome> {
     let config = Config::load(opts.config.as_deref(), exe)?;
     for p in &config.problems {
         eprintln!("warning: {}", visible(p));
@@ -124,61 +125,9 @@ pub async fn ask(
         anyhow::bail!("the question is empty");
     }
     ensure_index(vault)?;
-    let mut thread = match (&opts.thread, opts.new) {
-        (Some(id), false) => {
-            Thread::open(vault, id).with_context(|| format!("cannot open thread {id}"))?
-        }
-        (Some(_), true) => anyhow::bail!("--thread and --new exclude each other"),
-        (None, _) => Thread::create(vault),
-    };
-    for w in &thread.warnings {
-        eprintln!("warning: {}", visible(w));
-    }
-    let cut = thread.interrupted_turns(None).len();
-    if cut > 0 {
-        eprintln!(
-            "note: {cut} earlier turn(s) of this thread were interrupted; what had streamed is kept"
-        );
-    }
-    if !opts.json {
-        eprintln!("thread: {}", thread.id);
-    }
+    let mut thread = open_thread(vault, opts)?;
     let remote = opts.remote || def.remote;
-    let request = if opts.handoff {
-        ContextRequest {
-            locality: if remote {
-                Locality::Remote
-            } else {
-                Locality::Local
-            },
-            budget: config.budget,
-            ..handoff_request(&thread)
-        }
-    } else {
-        ContextRequest {
-            text: opts.question.clone(),
-            mentions: mentions_of(&opts.question),
-            current: opts.paper.clone().map(|path| CurrentPaper {
-                path,
-                page: opts.page,
-            }),
-            selection: match (&opts.paper, &opts.selection) {
-                (Some(p), Some(text)) => Some(Selection {
-                    path: p.clone(),
-                    page: opts.page,
-                    text: text.clone(),
-                }),
-                _ => None,
-            },
-            locality: if remote {
-                Locality::Remote
-            } else {
-                Locality::Local
-            },
-            budget: config.budget,
-            ..ContextRequest::default()
-        }
-    };
+    let request = request_of(opts, &thread, remote, config.budget);
     let timeout = Duration::from_secs(opts.timeout_secs.unwrap_or(config.turn_timeout_secs).max(1));
     let t_plan = std::time::Instant::now();
     let spec = TurnSpec::planned(vault, request, exe.to_path_buf(), timeout);
@@ -201,22 +150,8 @@ pub async fn ask(
     });
     let json_mode = opts.json;
     let mut printer = |e: &TurnEvent| {
-        if json_mode {
-            return;
-        }
-        let mut o = std::io::stdout();
-        // The agent's text and titles: never raw control characters on the terminal.
-        match e {
-            TurnEvent::MessageChunk(t) => {
-                let _ = write!(o, "{}", visible(t));
-                let _ = o.flush();
-            }
-            TurnEvent::ToolCall(t) => eprintln!("· {}", visible(&t.title)),
-            TurnEvent::ToolUpdate(u) if u.status == Some(ToolStatus::Failed) => {
-                eprintln!("· {} failed", visible(&u.id))
-            }
-            TurnEvent::Notice(n) => eprintln!("note: {}", visible(n)),
-            _ => {}
+        if !json_mode {
+            print_event(e);
         }
     };
     let (result, handoff) = if opts.handoff {
@@ -241,19 +176,7 @@ pub async fn ask(
         }
     })?;
     if let Some(h) = handoff {
-        if opts.json {
-            let mut doc = serde_json::to_value(&outcome)?;
-            doc["agent"] = json!(def.name);
-            doc["handoff"] = json!(h.to_markdown());
-            writeln!(out, "{}", crate::vault::visible::to_json_pretty(&doc)?)?;
-        } else {
-            writeln!(out, "\n")?;
-            write!(out, "{}", visible(&h.to_markdown()))?;
-            eprintln!(
-                "handoff: {}",
-                visible(&thread.handoff_path().display().to_string())
-            );
-        }
+        print_handoff(out, opts.json, &def.name, &outcome, &h, &thread)?;
         return Ok(outcome);
     }
     if opts.json {
@@ -263,34 +186,144 @@ pub async fn ask(
         doc["timing"]["agentStartMs"] = json!(start_ms);
         writeln!(out, "{}", crate::vault::visible::to_json_pretty(&doc)?)?;
     } else {
-        writeln!(out)?;
-        if outcome.mode == Mode::PromptOnly {
-            writeln!(
-                out,
-                "\n(prompt only: the agent could not read the vault beyond the evidence)"
-            )?;
-        }
-        if !outcome.citations.is_empty() {
-            writeln!(out, "\nCitations:")?;
-            for c in &outcome.citations {
-                writeln!(out, "  {}", visible(&c.line()))?;
-            }
-        }
-        writeln!(out, "\nSources:")?;
-        if outcome.sources.is_empty() {
-            writeln!(out, "  (none)")?;
-        }
-        for s in &outcome.cited {
-            writeln!(out, "  cited      {}", visible(s))?;
-        }
-        for s in &outcome.consulted {
-            writeln!(out, "  consulted  {}", visible(s))?;
-        }
+        print_answer(out, &outcome)?;
     }
     if outcome.stop_reason == "cancelled" {
         anyhow::bail!("the turn was cancelled (thread {})", thread.id);
     }
     Ok(outcome)
+}
+
+/// The thread of this turn: the one `--thread` names, else a new one; its warnings and
+/// interrupted turns said on stderr, and its id too (text mode).
+fn open_thread(vault: &Vault, opts: &AskOptions) -> anyhow::Result<Thread> {
+    let thread = match (&opts.thread, opts.new) {
+        (Some(id), false) => {
+            Thread::open(vault, id).with_context(|| format!("cannot open thread {id}"))?
+        }
+        (Some(_), true) => anyhow::bail!("--thread and --new exclude each other"),
+        (None, _) => Thread::create(vault),
+    };
+    for w in &thread.warnings {
+        eprintln!("warning: {}", visible(w));
+    }
+    let cut = thread.interrupted_turns(None).len();
+    if cut > 0 {
+        eprintln!(
+            "note: {cut} earlier turn(s) of this thread were interrupted; what had streamed is kept"
+        );
+    }
+    if !opts.json {
+        eprintln!("thread: {}", thread.id);
+    }
+    Ok(thread)
+}
+
+/// What the turn plans from: the thread's handoff request, or the question with its mentions
+/// and the reading place.
+fn request_of(opts: &AskOptions, thread: &Thread, remote: bool, budget: Budget) -> ContextRequest {
+    let locality = if remote {
+        Locality::Remote
+    } else {
+        Locality::Local
+    };
+    if opts.handoff {
+        return ContextRequest {
+            locality,
+            budget,
+            ..handoff_request(thread)
+        };
+    }
+    ContextRequest {
+        text: opts.question.clone(),
+        mentions: mentions_of(&opts.question),
+        current: opts.paper.clone().map(|path| CurrentPaper {
+            path,
+            page: opts.page,
+        }),
+        selection: match (&opts.paper, &opts.selection) {
+            (Some(p), Some(text)) => Some(Selection {
+                path: p.clone(),
+                page: opts.page,
+                text: text.clone(),
+            }),
+            _ => None,
+        },
+        locality,
+        budget,
+        ..ContextRequest::default()
+    }
+}
+
+/// One streamed event in text mode: the answer on stdout, tool calls and notices on stderr.
+fn print_event(e: &TurnEvent) {
+    let mut o = std::io::stdout();
+    // The agent's text and titles: never raw control characters on the terminal.
+    match e {
+        TurnEvent::MessageChunk(t) => {
+            let _ = write!(o, "{}", visible(t));
+            let _ = o.flush();
+        }
+        TurnEvent::ToolCall(t) => eprintln!("· {}", visible(&t.title)),
+        TurnEvent::ToolUpdate(u) if u.status == Some(ToolStatus::Failed) => {
+            eprintln!("· {} failed", visible(&u.id))
+        }
+        TurnEvent::Notice(n) => eprintln!("note: {}", visible(n)),
+        _ => {}
+    }
+}
+
+/// The end of a handoff: the summary (in the JSON object, or printed) and where it was written.
+fn print_handoff(
+    out: &mut (dyn Write + Send),
+    json_mode: bool,
+    agent: &str,
+    outcome: &TurnOutcome,
+    h: &Handoff,
+    thread: &Thread,
+) -> anyhow::Result<()> {
+    if json_mode {
+        let mut doc = serde_json::to_value(outcome)?;
+        doc["agent"] = json!(agent);
+        doc["handoff"] = json!(h.to_markdown());
+        writeln!(out, "{}", crate::vault::visible::to_json_pretty(&doc)?)?;
+    } else {
+        writeln!(out, "\n")?;
+        write!(out, "{}", visible(&h.to_markdown()))?;
+        eprintln!(
+            "handoff: {}",
+            visible(&thread.handoff_path().display().to_string())
+        );
+    }
+    Ok(())
+}
+
+/// The end of an answer in text mode: the prompt-only note, the citations and the sources.
+fn print_answer(out: &mut (dyn Write + Send), outcome: &TurnOutcome) -> anyhow::Result<()> {
+    writeln!(out)?;
+    if outcome.mode == Mode::PromptOnly {
+        writeln!(
+            out,
+            "\n(prompt only: the agent could not read the vault beyond the evidence)"
+        )?;
+    }
+    if !outcome.citations.is_empty() {
+        writeln!(out, "\nCitations:")?;
+        for c in &outcome.citations {
+            writeln!(out, "  {}", visible(&c.line()))?;
+        }
+    }
+    writeln!(out, "\nSources:")?;
+    if outcome.sources.is_empty() {
+        writeln!(out, "  (none)")?;
+    }
+    for s in &outcome.cited {
+        writeln!(out, "  cited      {}", visible(s))?;
+    }
+    for s in &outcome.consulted {
+        writeln!(out, "  consulted  {}", visible(s))?;
+    }
+    Ok(())
 }
 
 /// The context tools read the index: build it when it is missing, and the citing-scan cache

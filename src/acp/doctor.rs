@@ -18,6 +18,8 @@ use crate::context::grant::{self, new_id};
 use crate::context::{ContextRequest, plan};
 use crate::vault::Vault;
 
+pub use super::ollama::Check;
+
 /// The outcome of one step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -65,13 +67,6 @@ impl Step {
     fn passes(&self) -> bool {
         !matches!(self.state, State::Failed | State::Refused)
     }
-}
-
-/// A check that passes or not, with what it found (Ollama's, for the `local` preset).
-#[derive(Debug, Clone, Serialize)]
-pub struct Check {
-    pub ok: bool,
-    pub detail: String,
 }
 
 /// The report of one agent (`--json` prints these fields).

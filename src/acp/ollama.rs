@@ -5,10 +5,18 @@
 
 use std::time::Duration;
 
+use serde::Serialize;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::doctor::Check;
 use crate::config::LocalModel;
+
+/// A check that passes or not, with what it found (Ollama's, for the `local` preset; the
+/// doctor's report carries it).
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub ok: bool,
+    pub detail: String,
+}
 
 /// The first Ollama with `/v1/responses` (the only wire API of Codex's model providers).
 pub const MIN_VERSION: (u64, u64, u64) = (0, 13, 3);

@@ -34,8 +34,7 @@ use agent_client_protocol::v1::schema::{
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::adapters::{self, CallFields};
-use super::client::CONTEXT_SERVER_NAME;
+use super::adapters::{self, CONTEXT_SERVER_NAME, CallFields};
 use crate::config::Adapter;
 use crate::context::TOOL_NAMES;
 use crate::context::tools::takes_arguments;

@@ -464,14 +464,11 @@ const MAX_FN_LINES: usize = 150;
 const OVER_FN: &[(&str, &str, usize)] = &[
     ("src/acp/turn.rs", "run_turn", 479),
     ("src/context/tools/read.rs", "read_paper", 239),
-    ("src/cli.rs", "run", 209),
-    ("src/acp/ask.rs", "ask", 186),
     ("src/agent/respond.rs", "answer_with_tools", 156),
     ("src/agent/mod.rs", "serve", 153),
 ];
 const OVER_FILE: &[(&str, usize)] = &[
     ("src/acp/turn.rs", 895),
-    ("src/acp/client.rs", 864),
     ("src/context/tools/vault.rs", 854),
     ("src/agent/mod.rs", 838),
     ("src/agent/rank.rs", 787),
@@ -481,11 +478,7 @@ const OVER_FILE: &[(&str, usize)] = &[
 /// `tui::shot`). An entry here is debt, listed with the module it names.
 const KNOWN_SHARED: &[(&str, &str)] = &[];
 /// Circles still to open (issue 22), each as its sorted modules.
-const KNOWN_CIRCLES: &[&[&str]] = &[
-    &["acp::adapters", "acp::client", "acp::permission"],
-    &["acp::doctor", "acp::ollama"],
-    &["agent::choose", "agent::rank", "agent::shape"],
-];
+const KNOWN_CIRCLES: &[&[&str]] = &[&["agent::choose", "agent::rank", "agent::shape"]];
 const MAX_FILE_LINES: usize = 700;
 
 /// Strings, characters and comments blanked out (each keeps its lines), so braces and `fn`
