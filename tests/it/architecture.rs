@@ -462,7 +462,6 @@ const MAX_FN_LINES: usize = 150;
 /// What is still over the limits, at its size today: issue 22 splits these next. A listed one
 /// may only shrink; one that fits the limits must leave the list; nothing new may join it.
 const OVER_FN: &[(&str, &str, usize)] = &[
-    ("src/acp/turn.rs", "run_turn", 479),
     ("src/context/tools/read.rs", "read_paper", 239),
     ("src/cli.rs", "run", 209),
     ("src/acp/ask.rs", "ask", 186),
@@ -470,7 +469,6 @@ const OVER_FN: &[(&str, &str, usize)] = &[
     ("src/agent/mod.rs", "serve", 153),
 ];
 const OVER_FILE: &[(&str, usize)] = &[
-    ("src/acp/turn.rs", 895),
     ("src/acp/client.rs", 864),
     ("src/context/tools/vault.rs", 854),
     ("src/agent/mod.rs", 838),
