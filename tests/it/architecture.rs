@@ -462,13 +462,11 @@ const MAX_FN_LINES: usize = 150;
 /// What is still over the limits, at its size today: issue 22 splits these next. A listed one
 /// may only shrink; one that fits the limits must leave the list; nothing new may join it.
 const OVER_FN: &[(&str, &str, usize)] = &[
-    ("src/acp/turn.rs", "run_turn", 479),
     ("src/context/tools/read.rs", "read_paper", 239),
     ("src/agent/respond.rs", "answer_with_tools", 156),
     ("src/agent/mod.rs", "serve", 153),
 ];
 const OVER_FILE: &[(&str, usize)] = &[
-    ("src/acp/turn.rs", 895),
     ("src/context/tools/vault.rs", 854),
     ("src/agent/mod.rs", 838),
     ("src/agent/rank.rs", 787),
