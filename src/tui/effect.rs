@@ -53,16 +53,29 @@ impl Jump {
     /// with the quote to highlight there; `None` for anything else.
     pub fn at_uri(u: &str, quote: Option<String>) -> Option<Jump> {
         match crate::vault::uri::parse(u) {
-            Some(crate::vault::uri::Target::Vault { path, page, lines }) => Some(Jump {
-                to: Location {
-                    path,
-                    page: page.unwrap_or(1),
-                    row: 0,
-                },
-                quote,
-                lines,
-            }),
+            Some(crate::vault::uri::Target::Vault { path, page, lines }) => {
+                Some(Jump::at_place(path, page, lines, quote))
+            }
             _ => None,
+        }
+    }
+
+    /// A jump to the place of the vault a parsed citation URI names (page 1 when it names
+    /// none), with the quote to highlight there: the one way from a URI to a jump.
+    pub fn at_place(
+        path: String,
+        page: Option<u32>,
+        lines: Option<(u32, u32)>,
+        quote: Option<String>,
+    ) -> Jump {
+        Jump {
+            to: Location {
+                path,
+                page: page.unwrap_or(1),
+                row: 0,
+            },
+            quote,
+            lines,
         }
     }
 

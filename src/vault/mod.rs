@@ -15,6 +15,7 @@ pub mod highlights;
 pub mod ids;
 pub mod index;
 pub mod indexer;
+pub mod marked;
 pub mod meta;
 pub mod paths;
 pub mod pdf;

@@ -581,16 +581,14 @@ pub fn takes_arguments(tool: &str, args: &Value) -> bool {
     }
 }
 
-/// Cuts `s` to at most `max` characters, marking the cut with `…` and keeping `**` marks
-/// balanced.
+/// Cuts `s` to at most `max` characters, marking the cut with `…` and keeping the excerpt
+/// markup's marks balanced.
 pub fn cap_chars(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
     }
     let mut cut: String = s.chars().take(max.saturating_sub(3)).collect();
-    if cut.matches("**").count() % 2 == 1 {
-        cut.push_str("**");
-    }
+    crate::vault::marked::Marked::close_cut(&mut cut);
     cut.push('…');
     cut
 }

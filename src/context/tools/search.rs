@@ -463,9 +463,7 @@ fn score_text(text: &str, words: &[String], max: usize) -> Option<(f32, String)>
             continue;
         }
         out.push_str(&window[pos..a]);
-        out.push_str("**");
-        out.push_str(&window[a..b]);
-        out.push_str("**");
+        crate::vault::marked::Marked::push_match(&mut out, &window[a..b]);
         pos = b;
     }
     out.push_str(&window[pos..]);

@@ -414,15 +414,7 @@ impl Chat {
             ItemKind::Source(SourceRef { uri: u, quote }) => match uri::parse(u) {
                 Some(Target::External(url)) => open_url(url),
                 Some(Target::Vault { path, page, lines }) if !external => {
-                    vec![Out::Jump(Jump {
-                        to: Location {
-                            path,
-                            page: page.unwrap_or(1),
-                            row: 0,
-                        },
-                        quote: quote.clone(),
-                        lines,
-                    })]
+                    vec![Out::Jump(Jump::at_place(path, page, lines, quote.clone()))]
                 }
                 Some(Target::Vault { .. }) => {
                     vec![Out::info("this source is in the vault: enter opens it")]

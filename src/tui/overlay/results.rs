@@ -3,6 +3,7 @@
 
 use crate::tui::effect::{Jump, List, OverlayKind, Row};
 use crate::tui::widgets::truncate;
+use crate::vault::marked::Marked;
 use crate::vault::{EntryKind, PaperHit};
 
 /// The list while search `seq` for `query` runs.
@@ -46,11 +47,8 @@ fn open_hit(hit: PaperHit, query: &str) -> crate::tui::effect::Out {
     let mut jump = Jump::to(hit.card.path.clone(), page);
     jump.lines = best.and_then(|p| p.lines).map(|[a, b]| (a, b));
     // The excerpt's first **match**, else the query's words: found on the page, shown.
-    let matched = hit
-        .card
-        .excerpt
-        .split("**")
-        .nth(1)
+    let matched = Marked(&hit.card.excerpt)
+        .first_match()
         .map(str::to_string)
         .filter(|m| !m.trim().is_empty())
         .unwrap_or_else(|| query.to_string());
@@ -76,14 +74,8 @@ fn result_line(hit: &crate::vault::PaperHit, width: usize) -> String {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    // `**word**` marks a match: ‹word›.
-    let mut marked = String::new();
-    for (i, part) in excerpt.split("**").enumerate() {
-        if i > 0 {
-            marked.push(if i % 2 == 1 { '‹' } else { '›' });
-        }
-        marked.push_str(part);
-    }
+    // A match is shown ‹word›.
+    let marked = Marked(&excerpt).with_marks('‹', '›');
     // Start a few words before the first match, so it shows.
     let excerpt = match marked.find('‹') {
         Some(at) => {

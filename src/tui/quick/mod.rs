@@ -286,15 +286,7 @@ impl Quick {
         match uri::parse(u) {
             Some(Target::External(url)) => open_url(url),
             Some(Target::Vault { path, page, lines }) => {
-                let jump = Jump {
-                    to: Location {
-                        path,
-                        page: page.unwrap_or(1),
-                        row: 0,
-                    },
-                    quote: quote.clone(),
-                    lines,
-                };
+                let jump = Jump::at_place(path, page, lines, quote.clone());
                 let mut out = self.close();
                 out.push(Out::Jump(jump));
                 out

@@ -83,7 +83,7 @@ pub(super) fn word_highlights(
     merged
 }
 
-/// Wraps the highlighted ranges of `fragment` in `**` and folds whitespace.
+/// Marks the highlighted ranges of `fragment` (`vault::marked`) and folds whitespace.
 pub(super) fn mark(fragment: &str, ranges: &[std::ops::Range<usize>]) -> String {
     let mut out = String::with_capacity(fragment.len() + ranges.len() * 4);
     let mut pos = 0;
@@ -92,9 +92,7 @@ pub(super) fn mark(fragment: &str, ranges: &[std::ops::Range<usize>]) -> String 
             continue;
         }
         out.push_str(&fragment[pos..r.start]);
-        out.push_str("**");
-        out.push_str(&fragment[r.start..r.end]);
-        out.push_str("**");
+        crate::vault::marked::Marked::push_match(&mut out, &fragment[r.start..r.end]);
         pos = r.end;
     }
     out.push_str(&fragment[pos..]);
