@@ -471,7 +471,6 @@ const OVER_FN: &[(&str, &str, usize)] = &[
 const OVER_FILE: &[(&str, usize)] = &[
     ("src/acp/turn.rs", 895),
     ("src/acp/client.rs", 864),
-    ("src/context/tools/vault.rs", 854),
     ("src/agent/mod.rs", 838),
     ("src/agent/rank.rs", 787),
 ];
