@@ -192,10 +192,11 @@ fn default_mode(target: &Target) -> Mode {
     }
 }
 
-/// The result of `read_at(limit)` with the largest text limit, up to `per_call`, whose whole
-/// result fits what is left of the turn's budget. The call's cap is on the text read; the
-/// whole result (the JSON the model receives, envelope and escaping included) must fit the
-/// budget, so the text is cut further when it would not.
+/// The first `read_at(limit)` whose whole result fits what is left of the turn's budget, the
+/// text limit starting at `per_call` and shrinking by at least an eighth each try (eight tries
+/// at most). The call's cap is on the text read; the whole result (the JSON the model
+/// receives, envelope and escaping included) must fit the budget, so the text is cut further
+/// when it would not.
 fn fit_to_budget(
     ctx: &Ctx,
     per_call: usize,
