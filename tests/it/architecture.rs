@@ -462,15 +462,12 @@ const MAX_FN_LINES: usize = 150;
 /// What is still over the limits, at its size today: issue 22 splits these next. A listed one
 /// may only shrink; one that fits the limits must leave the list; nothing new may join it.
 const OVER_FN: &[(&str, &str, usize)] = &[
-    ("src/context/tools/read.rs", "read_paper", 239),
     ("src/agent/respond.rs", "answer_with_tools", 156),
     ("src/agent/mod.rs", "serve", 153),
 ];
 const OVER_FILE: &[(&str, usize)] = &[
-    ("src/context/tools/vault.rs", 854),
     ("src/agent/mod.rs", 838),
     ("src/agent/rank.rs", 787),
-    ("src/context/tools/read.rs", 742),
 ];
 /// Shared tui modules that may name a component: none (the shot key an effect carries lives in
 /// `tui::shot`). An entry here is debt, listed with the module it names.

@@ -5,6 +5,7 @@
 //! it succeeds, recorded in `usage.jsonl`.
 
 mod access;
+mod fit;
 mod read;
 mod relations;
 mod search;
