@@ -1,6 +1,6 @@
 //! The built-in agent's reading of the prompt the host sends (context block, prior
 //! conversation, handoff, the user's words) and its slash commands. Choosing what to quote is
-//! [`super::rank`]'s job.
+//! [`super::choose`]'s job.
 
 /// A prompt split into its parts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
-use super::rank::{Candidate, Kind, Pick, Question, cut, stems};
+use super::candidate::{Candidate, Kind, Pick, Question};
 use super::shape::{self, Shape};
+use super::text::{cut, starts_with_unit, stems};
 
 /// A quotable unit of a candidate page.
 struct Sent<'a> {
@@ -114,86 +115,6 @@ const LIMITATION_CUES: &[&str] = &[
     "fail",
     "precondition",
 ];
-
-const UNITS: &[&str] = &[
-    "pt",
-    "mm",
-    "cm",
-    "in",
-    "%",
-    "word",
-    "character",
-    "page",
-    "line",
-    "dpi",
-    "px",
-    "kb",
-    "mb",
-    "times",
-    "point",
-    "author",
-    "referee",
-    "figure",
-    "keyword",
-    "column",
-    "level",
-    "byte",
-    "second",
-    "ms",
-    "hz",
-    "khz",
-    "ghz",
-    "kg",
-    "em",
-    "ex",
-    "bp",
-    "year",
-    "day",
-    "volume",
-    "vote",
-    "people",
-    "user",
-    // Counters and units written after a number in Chinese, Japanese and Korean text.
-    "页",
-    "頁",
-    "个",
-    "個",
-    "年",
-    "月",
-    "种",
-    "種",
-    "卷",
-    "层",
-    "名",
-    "元",
-    "字",
-    "行",
-    "次",
-    "倍",
-    "位",
-    "件",
-    "人",
-    "部分",
-    "ページ",
-    "文字",
-    "장",
-    "개",
-    "번",
-    "쪽",
-];
-
-/// Whether `rest` (what follows a number) starts with a unit ("pt", "words", "页").
-pub fn starts_with_unit(rest: &str) -> bool {
-    let lower = rest.to_lowercase();
-    UNITS.iter().any(|u| {
-        let Some(after) = lower.strip_prefix(u) else {
-            return false;
-        };
-        let word_ends = |t: &str| t.chars().next().is_none_or(|c| !c.is_alphabetic());
-        // "4 in", "14 pt", "3 points", "10pt"; not "2 institutions".
-        !u.is_ascii() || word_ends(after) || after.strip_prefix('s').is_some_and(word_ends)
-    })
-}
 
 const NUMBER_WORDS: &[&str] = &[
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",

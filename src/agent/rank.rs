@@ -1,48 +1,17 @@
-//! Choosing the sentences that answer a question, as pure functions over text: the question's
-//! kind and key terms, sentences of the candidate pages, BM25 over those sentences (each
-//! sentence a document, the terms stemmed like the index's), and cues for the kind of question
-//! — numbers for "how many / what size", "we propose / this paper" for contributions, "dataset /
-//! corpus" for data, "limitation / unfortunately / bug" for limitations. No model: every quote is
-//! a sentence copied from a page, so it is really on the page it cites.
+//! Reading a question, as pure functions over its text: what kind of answer it asks for (each
+//! kind has its cues — numbers for "how many / what size", "we propose / this paper" for
+//! contributions, "dataset / corpus" for data, "limitation / unfortunately / bug" for
+//! limitations), its key terms stemmed like the index's, the selection's words that expand it,
+//! and the search query made of them. Choosing the sentences that answer it is `choose`'s job
+//! (BM25 over the sentences of the candidate pages, no model: every quote is a sentence copied
+//! from a page, so it is really on the page it cites).
 
-use tantivy::tokenizer::TokenStream;
+use super::shape;
 
+// The ranking's vocabulary, the choice and the text leaves, at the paths they have always had.
+pub use super::candidate::{Candidate, Kind, Pick, Question};
 pub use super::choose::choose;
-use super::shape::{self, Asks};
-
-/// What kind of answer the question asks for (each has its cues).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// How many, how much, what size, which version: a number answers it.
-    Number,
-    /// The contribution, purpose or topic of a paper.
-    Contribution,
-    /// The data a paper uses.
-    Dataset,
-    /// Limitations, known bugs, future work.
-    Limitation,
-    Other,
-}
-
-/// A question, read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Question {
-    pub kind: Kind,
-    /// The key words as typed (lowercase), for messages.
-    pub words: Vec<String>,
-    /// The key words stemmed: what sentences are scored with.
-    pub terms: Vec<String>,
-    /// Stemmed words of the anchor (the selection), weighted lower.
-    pub expansion: Vec<String>,
-    /// The question points at the anchor ("this selection", "what does this mean?").
-    pub deictic: bool,
-    /// The question asks about the current page itself ("this page").
-    pub this_page: bool,
-    /// The question asks for a setting ("what window size is used?", "the default …").
-    pub setting: bool,
-    /// What the question names (a figure, a footnote, a reference), so those are not ranked down.
-    pub asks: Asks,
-}
+pub use super::text::{MAX_QUOTE, cut, sentences, stems};
 
 impl Question {
     /// The search query: the key words, then the anchor's (the index's parser ORs them and
@@ -601,188 +570,6 @@ fn unique(mut v: Vec<String>) -> Vec<String> {
         }
     });
     v
-}
-
-/// Lower-cased, stemmed tokens of `text`, as the search index makes them.
-pub fn stems(text: &str) -> Vec<String> {
-    let mut analyzer = crate::vault::tokenizer::analyzer();
-    let mut stream = analyzer.token_stream(text);
-    let mut out = Vec::new();
-    while stream.advance() {
-        out.push(stream.token().text.clone());
-    }
-    out
-}
-
-/// Abbreviations after which a full stop does not end a sentence.
-const ABBREVIATIONS: &[&str] = &[
-    "e.g", "i.e", "cf", "fig", "figs", "eq", "eqs", "ref", "refs", "sec", "no", "vol", "pp", "vs",
-    "al", "etc", "approx", "ca", "resp", "dr", "prof", "mr", "ms", "st", "ch", "tab",
-];
-
-/// Sentences of `text` with whitespace collapsed (so a quote is a substring of the text with
-/// its whitespace collapsed). A sentence ends at `.`, `?` or `!` followed by a space and a
-/// capital, digit or bracket (not after an abbreviation or an initial), at a bullet, and at a
-/// paragraph break: a title, an author block or a heading is never glued to the next sentence.
-pub fn sentences(text: &str) -> Vec<String> {
-    text.split("\n\n")
-        .flat_map(split_headings)
-        .flat_map(|b| block_sentences(&b))
-        .collect()
-}
-
-/// Cuts a block after each heading-like line ("Abstract", "2.1 Scoring"): a short line without
-/// closing punctuation followed by a line that starts a new sentence.
-fn split_headings(block: &str) -> Vec<String> {
-    let lines: Vec<&str> = block.lines().collect();
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for (i, line) in lines.iter().enumerate() {
-        cur.push_str(line);
-        cur.push('\n');
-        let t = line.trim();
-        let next_starts = lines
-            .get(i + 1)
-            .and_then(|n| n.trim().chars().next())
-            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit() || c == '•');
-        let heading = !t.is_empty()
-            && t.split_whitespace().count() <= 6
-            && !t.ends_with(['.', ',', ';', ':', '-', '?', '!'])
-            && next_starts;
-        if heading {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    if !cur.trim().is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-fn ends_sentence(flat: &str, i: usize) -> bool {
-    let bytes = flat.as_bytes();
-    if !matches!(bytes[i], b'.' | b'?' | b'!') {
-        return false;
-    }
-    if i + 1 == bytes.len() {
-        return true;
-    }
-    if bytes[i + 1] != b' ' {
-        return false;
-    }
-    let next = flat[i + 2..].chars().next();
-    let starts = next.is_some_and(|c| {
-        c.is_uppercase() || c.is_ascii_digit() || matches!(c, '(' | '[' | '"' | '“' | '‘' | '•')
-    });
-    if !starts {
-        return false;
-    }
-    if bytes[i] != b'.' {
-        return true;
-    }
-    // The word before the stop: an abbreviation or an initial does not end a sentence.
-    let before = &flat[..i];
-    let word = before
-        .rsplit(|c: char| c.is_whitespace() || c == '(')
-        .next()
-        .unwrap_or("");
-    let lw = word.to_lowercase();
-    let lw = lw.trim_start_matches(['(', '[', '"', '“']);
-    if ABBREVIATIONS.contains(&lw) {
-        return false;
-    }
-    let letters: Vec<char> = lw.chars().filter(|c| c.is_alphabetic()).collect();
-    !(letters.len() == 1 && word.chars().count() <= 2)
-}
-
-fn block_sentences(block: &str) -> Vec<String> {
-    let flat = block.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out = Vec::new();
-    let mut start = 0;
-    let push = |s: &str, out: &mut Vec<String>| {
-        let s = s.trim();
-        if !s.is_empty() {
-            out.push(s.to_string());
-        }
-    };
-    let mut i = 0;
-    while i < flat.len() {
-        if !flat.is_char_boundary(i) {
-            i += 1;
-            continue;
-        }
-        if flat[i..].starts_with(" • ") && i > start {
-            push(&flat[start..i], &mut out);
-            start = i + 1;
-        } else if let Some(c) = flat[i..].chars().next()
-            && matches!(c, '。' | '！' | '？')
-        {
-            // A full-width stop ends a Chinese or Japanese sentence, space or not.
-            let end = i + c.len_utf8();
-            push(&flat[start..end], &mut out);
-            start = end;
-            i = end;
-            continue;
-        } else if ends_sentence(&flat, i) {
-            push(&flat[start..=i], &mut out);
-            start = i + 1;
-        }
-        i += 1;
-    }
-    push(&flat[start..], &mut out);
-    out
-}
-
-/// Longest quote an answer carries; longer sentences are cut at a word boundary (the cut is
-/// still a verbatim substring of the source).
-pub const MAX_QUOTE: usize = 320;
-
-pub fn cut(sentence: &str) -> String {
-    if sentence.chars().count() <= MAX_QUOTE {
-        return sentence.to_string();
-    }
-    let mut out = String::new();
-    for w in sentence.split(' ') {
-        if out.chars().count() + w.chars().count() + 1 > MAX_QUOTE {
-            if out.chars().count() < MAX_QUOTE / 2 {
-                // A long run without spaces (Chinese, Japanese): cut it by characters.
-                if !out.is_empty() {
-                    out.push(' ');
-                }
-                let room = MAX_QUOTE.saturating_sub(out.chars().count());
-                out.extend(w.chars().take(room));
-            }
-            break;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(w);
-    }
-    out
-}
-
-/// A page (or file region) the answer may quote from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
-    pub uri: String,
-    /// The source's title (a sentence that is just the title says nothing).
-    pub title: String,
-    pub text: String,
-    /// Where the search ranked it (0 = best); `None` for a page read for another reason.
-    pub rank: Option<usize>,
-    /// The page the user is reading or selected on.
-    pub anchor: bool,
-    /// The first page of a paper (abstract, introduction).
-    pub first_page: bool,
-}
-
-/// A sentence chosen for the answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Pick {
-    pub text: String,
-    pub uri: String,
-    pub score: f64,
 }
 
 #[cfg(test)]

@@ -1,18 +1,22 @@
 //! How the built-in agent answers: the selection and the current page anchor the question;
 //! it searches the grant for the question's key words (expanded with the selection's), reads
 //! the anchor page and the best cards' pages through `context_read`, and quotes the 2–4
-//! sentences [`rank::choose`] ranks highest (the selection's own sentences that match the
+//! sentences [`choose::choose`] ranks highest (the selection's own sentences that match the
 //! question first), each with its citation URI. Without tools (a
 //! prompt-only turn) the same ranking runs over the evidence in the prompt. A handoff request
 //! is answered from the session's own record, never searched for.
+
+use std::ops::ControlFlow;
 
 use agent_client_protocol::Error as AcpError;
 use agent_client_protocol::v1::schema::{StopReason, ToolKind};
 use serde_json::{Value, json};
 
 use super::answer::{Origin, Prompt, quote_line};
-use super::rank::{self, Candidate, Kind, Pick};
-use super::{Fault, McpClient, Reply, call_tool, card_place};
+use super::candidate::{Candidate, Kind, Pick};
+use super::tools::{call_tool, card_place};
+use super::{Fault, McpClient, Reply};
+use super::{choose, rank, text};
 use crate::vault::uri::{self, Target};
 
 /// Pages read for one answer at most (besides the anchor page).
@@ -100,6 +104,77 @@ impl Reading {
         let args = json!({"path": path, "mode": "page", "page": page});
         self.read(reply, client, format!("{path} p. {page}"), args, how)
             .await
+    }
+
+    /// Searches the grant for `query` and reads the places of the best cards (at most
+    /// [`MAX_READS`], none twice). How many cards the search found, or the end of the turn:
+    /// the search failed before anything was read, or the turn was cancelled.
+    async fn search(
+        &mut self,
+        reply: &mut Reply<'_>,
+        client: &McpClient,
+        query: &str,
+    ) -> Result<ControlFlow<StopReason, usize>, AcpError> {
+        let (cx, session) = (reply.cx, reply.session);
+        let found_cards = call_tool(
+            cx,
+            session,
+            client,
+            "context_search",
+            format!("context_search {query:?}"),
+            ToolKind::Search,
+            json!({"query": query}),
+        )
+        .await?;
+        let cards = match found_cards {
+            Ok(v) => v
+                .get("cards")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            Err(msg) => {
+                if self.cands.is_empty() {
+                    reply.say(&format!("I could not search the granted sources: {msg}"))?;
+                    return Ok(ControlFlow::Break(StopReason::EndTurn));
+                }
+                Vec::new()
+            }
+        };
+        let searched = cards.len();
+        let mut reads = 0;
+        for (rank, card) in cards.iter().enumerate() {
+            if reads >= MAX_READS {
+                break;
+            }
+            if reply.session.is_cancelled() {
+                return Ok(ControlFlow::Break(StopReason::Cancelled));
+            }
+            let Some(path) = card.get("path").and_then(Value::as_str) else {
+                continue;
+            };
+            let place = format!("{path}{}", card_place(card));
+            if self.places.contains(&place) {
+                continue;
+            }
+            reads += 1;
+            let page = card.get("page").and_then(Value::as_u64);
+            let args = if let Some(p) = page {
+                json!({"path": path, "mode": "page", "page": p})
+            } else if let Some(l) = card.get("lines").and_then(Value::as_array) {
+                json!({"path": path, "mode": "region", "start": l.first(), "end": l.get(1)})
+            } else {
+                json!({"path": path, "mode": "full"})
+            };
+            self.read(
+                reply,
+                client,
+                place,
+                args,
+                found(Some(rank), false, page == Some(1)),
+            )
+            .await?;
+        }
+        Ok(ControlFlow::Continue(searched))
     }
 
     /// The lead-in of an answer, said once the first page is read (where the test hooks fire).
@@ -207,64 +282,9 @@ pub(super) async fn answer_with_tools(
     let query = q.query(&anchor_words);
     let mut searched = 0;
     if !about_page_only && !about_paper_only && !query.is_empty() {
-        let (cx, session) = (reply.cx, reply.session);
-        let found_cards = call_tool(
-            cx,
-            session,
-            client,
-            "context_search",
-            format!("context_search {query:?}"),
-            ToolKind::Search,
-            json!({"query": query}),
-        )
-        .await?;
-        let cards = match found_cards {
-            Ok(v) => v
-                .get("cards")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            Err(msg) => {
-                if r.cands.is_empty() {
-                    reply.say(&format!("I could not search the granted sources: {msg}"))?;
-                    return Ok(StopReason::EndTurn);
-                }
-                Vec::new()
-            }
-        };
-        searched = cards.len();
-        let mut reads = 0;
-        for (rank, card) in cards.iter().enumerate() {
-            if reads >= MAX_READS {
-                break;
-            }
-            if reply.session.is_cancelled() {
-                return Ok(StopReason::Cancelled);
-            }
-            let Some(path) = card.get("path").and_then(Value::as_str) else {
-                continue;
-            };
-            let place = format!("{path}{}", card_place(card));
-            if r.places.contains(&place) {
-                continue;
-            }
-            reads += 1;
-            let page = card.get("page").and_then(Value::as_u64);
-            let args = if let Some(p) = page {
-                json!({"path": path, "mode": "page", "page": p})
-            } else if let Some(l) = card.get("lines").and_then(Value::as_array) {
-                json!({"path": path, "mode": "region", "start": l.first(), "end": l.get(1)})
-            } else {
-                json!({"path": path, "mode": "full"})
-            };
-            r.read(
-                reply,
-                client,
-                place,
-                args,
-                found(Some(rank), false, page == Some(1)),
-            )
-            .await?;
+        match r.search(reply, client, &query).await? {
+            ControlFlow::Continue(cards) => searched = cards,
+            ControlFlow::Break(stop) => return Ok(stop),
         }
     }
 
@@ -286,7 +306,7 @@ pub(super) async fn answer_with_tools(
             }
         }
     }
-    let picks = rank::choose(&q, &r.cands, selection.map(|s| s.text.as_str()));
+    let picks = choose::choose(&q, &r.cands, selection.map(|s| s.text.as_str()));
     if picks.is_empty() {
         let about = if q.words.is_empty() {
             "an answer to this".to_string()
@@ -335,17 +355,17 @@ pub(super) fn answer_from_prompt(
         )?;
         return Ok(StopReason::EndTurn);
     }
-    let mut picks = rank::choose(&q, &cands, selection.map(|s| s.text.as_str()));
+    let mut picks = choose::choose(&q, &cands, selection.map(|s| s.text.as_str()));
     if picks.is_empty()
         && let Some(s) = selection
     {
         // A selection is the user's own pick: quote its start even without a key word.
-        if let Some(first) = rank::sentences(&s.text)
+        if let Some(first) = text::sentences(&s.text)
             .into_iter()
             .find(|t| t.chars().count() >= 20)
         {
             picks.push(Pick {
-                text: rank::cut(&first),
+                text: text::cut(&first),
                 uri: s.uri.clone(),
                 score: 0.0,
             });

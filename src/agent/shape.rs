@@ -5,7 +5,7 @@
 //! (a row is where a table's number is). Pure functions over the page text the context server
 //! gives (lines in reading order, blocks parted by blank lines); no font sizes are in it.
 
-use super::rank::sentences;
+use super::text::{sentences, starts_with_unit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
@@ -168,7 +168,7 @@ fn starts_with_note_mark(line: &str) -> bool {
     // "1 When re-installing", "3 reinstallation of …", "4 2016 年以前…", "2 https://…"; not
     // "4 pt", "70 页" (a number with its unit is text).
     let rest_t = rest.trim_start();
-    rest.starts_with(' ') && rest_t.chars().count() >= 8 && !super::choose::starts_with_unit(rest_t)
+    rest.starts_with(' ') && rest_t.chars().count() >= 8 && !starts_with_unit(rest_t)
 }
 
 /// A reference-list heading.
