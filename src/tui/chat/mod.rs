@@ -15,7 +15,7 @@ use crate::vault::uri::{self, Target};
 
 use super::action::Action;
 use super::chips::{AgentState, Chip, Gate, PlanPreview, add_chips};
-use super::effect::{Effect, Jump, Location, Out, OverlayRequest, Pane, open_url};
+use super::effect::{Effect, Jump, Out, OverlayRequest, Pane, open_url};
 use super::listing::Listing;
 use super::thread::cells::step_selection;
 use super::thread::scroll::Scroll;

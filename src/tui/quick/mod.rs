@@ -12,7 +12,7 @@ use crate::vault::uri::{self, Target};
 
 use super::action::Action;
 use super::chips::{Chip, Gate, add_chips, admit};
-use super::effect::{Effect, Jump, Location, Out, OverlayRequest, open_url};
+use super::effect::{Effect, Jump, Out, OverlayRequest, open_url};
 use super::thread::cells::step_selection;
 use super::thread::scroll::Scroll;
 use super::thread::{ChatEvent, Item, ItemKind, SourceRef, Thread};
