@@ -4,11 +4,11 @@
 //!
 //! One file per adapter, each holding that adapter's row of the table ([`AdapterSpec`]): its
 //! switches, its session set-up, how it spells an MCP tool call, its hazards and its hints.
-//! - [`claude`]: Claude Code (`claude-agent-acp`): the built-in tools removed through
+//! - `claude.rs`: Claude Code (`claude-agent-acp`): the built-in tools removed through
 //!   `session/new`'s `_meta`, ours pre-approved.
-//! - [`gemini`]: Gemini CLI (`gemini --acp`): trusted for this process, a policy file that
+//! - `gemini.rs`: Gemini CLI (`gemini --acp`): trusted for this process, a policy file that
 //!   denies every built-in tool and allows ours.
-//! - [`codex`]: Codex (`codex-acp`): shell and web search off with `-c` overrides, its model
+//! - `codex.rs`: Codex (`codex-acp`): shell and web search off with `-c` overrides, its model
 //!   provider, the read-only mode.
 //!
 //! The built-in agent and unknown adapters get [`AdapterSpec::generic`]'s defaults. This file
@@ -148,7 +148,7 @@ pub fn spec(adapter: Adapter) -> &'static AdapterSpec {
 
 /// Why reopening (`session/load` or `session/resume`) a session of `adapter` that a process
 /// last created or reopened at `opened_at` (Unix seconds) would harm it at `now`, if it would
-/// (gemini-cli's recordings: see [`gemini`]).
+/// (gemini-cli's recordings: see `gemini.rs`).
 pub fn reopen_hazard(adapter: Adapter, opened_at: Option<u64>, now: u64) -> Option<String> {
     (spec(adapter).reopen_hazard)(opened_at, now)
 }
