@@ -12,7 +12,6 @@ pub mod adapters;
 pub mod ask;
 pub mod cited;
 pub mod client;
-mod codex_provider;
 pub mod doctor;
 pub mod events;
 pub mod handoff;

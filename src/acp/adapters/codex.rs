@@ -1,18 +1,96 @@
-//! The model provider agentero gives Codex on its command line: the `OPENAI_BASE_URL`
-//! provider, and no WebSocket retries for any provider the command line defines.
+//! Codex (`codex-acp`, measured against 0.16): its shell and web search are switched off with
+//! `-c` overrides (the read-only sandbox would otherwise let the shell read any file without
+//! asking), sessions switch to the `read-only` mode, and the model provider agentero gives it
+//! on its command line: the `OPENAI_BASE_URL` provider, and no WebSocket retries for any
+//! provider the command line defines. (An `env_var` auth method whose variables are set is
+//! sent as `authenticate` before sessions: see [`super::env_auth_method`].)
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
+use serde_json::Value;
+
+use super::{AdapterSpec, CallFields, Launch, McpCall};
+use crate::config::Adapter;
+
+/// Codex's row.
+pub(super) static SPEC: AdapterSpec = AdapterSpec {
+    switches,
+    wanted_mode: Some("read-only"),
+    mcp_call: Some(mcp_call),
+    attach_hint: |check| {
+        format!(
+            "Codex starts the servers a session is given; look for `[mcp_servers]` overrides in \
+             ~/.codex/config.toml. {check}."
+        )
+    },
+    ..AdapterSpec::generic(Adapter::Codex)
+};
+
+/// Codex's switches: no shell, no unified exec, no web search, and never an approval
+/// question. codex-acp offers a native edit (`apply_patch`) with approve/abort only, and the
+/// abort agentero must give ends the whole turn; with `approval_policy="never"` Codex's own
+/// read-only sandbox refuses the edit and the model carries on.
+const OVERRIDES: [&str; 4] = [
+    "features.shell_tool=false",
+    "features.unified_exec=false",
+    "web_search=\"disabled\"",
+    "approval_policy=\"never\"",
+];
+
+/// Codex's approval kind of an MCP tool call.
+const MCP_APPROVAL: &str = "mcp_tool_call";
+
+/// [`OVERRIDES`] the command line does not set itself, then the model provider's.
+fn switches(l: &mut Launch, _state_dir: &Path) -> std::io::Result<()> {
+    for o in OVERRIDES {
+        let key = o.split('=').next().unwrap_or(o);
+        let set = l
+            .args
+            .windows(2)
+            .any(|w| (w[0] == "-c" || w[0] == "--config") && w[1].starts_with(&format!("{key}=")));
+        if !set {
+            l.args.push("-c".into());
+            l.args.push(o.into());
+        }
+    }
+    let provider = provider_overrides(&l.args, &l.env, |k| std::env::var(k).ok());
+    l.args.extend(provider);
+    Ok(())
+}
+
+/// codex-acp 0.16: an MCP tool-call approval (`rawInput.request._meta.codex_approval_kind` =
+/// `mcp_tool_call`) of `rawInput.server_name`, whose message is `Allow the <server> MCP server
+/// to run tool "<tool>"?`. Arguments: `_meta.tool_params`.
+fn mcp_call(f: &CallFields) -> Option<McpCall> {
+    let input = f.raw_input?;
+    let request = input.get("request")?;
+    let meta = request.get("_meta")?;
+    if meta.get("codex_approval_kind")?.as_str()? != MCP_APPROVAL {
+        return None;
+    }
+    let server = input.get("server_name")?.as_str()?;
+    let tool = request
+        .get("message")?
+        .as_str()?
+        .strip_prefix(&format!("Allow the {server} MCP server to run tool \""))?
+        .strip_suffix("\"?")?;
+    Some(McpCall {
+        server: server.into(),
+        tool: tool.into(),
+        arguments: meta.get("tool_params").cloned().unwrap_or(Value::Null),
+    })
+}
 /// The Codex provider agentero defines when the user points Codex at another endpoint with
 /// `OPENAI_BASE_URL` (in the agent's `env` or agentero's environment), which Codex itself
 /// ignores when it logs in with an API key.
-pub const CODEX_PROVIDER: &str = "agentero";
+const PROVIDER: &str = "agentero";
 
 /// `-c` overrides for Codex's model provider: the `OPENAI_BASE_URL` provider (when set and the
 /// user chose no provider of their own), and `supports_websockets = false` for every provider
 /// the command line defines — Codex otherwise retries a WebSocket against a plain HTTP
 /// endpoint for 7–10 s before each first request goes out over HTTP.
-pub(super) fn codex_provider(
+fn provider_overrides(
     args: &[String],
     env: &BTreeMap<String, String>,
     lookup: impl Fn(&str) -> Option<String>,
@@ -39,9 +117,9 @@ pub(super) fn codex_provider(
                     .is_some_and(|v| !v.is_empty())
             })
             .unwrap_or("OPENAI_API_KEY");
-        let p = format!("model_providers.{CODEX_PROVIDER}");
+        let p = format!("model_providers.{PROVIDER}");
         for o in [
-            format!("model_provider={}", toml_str(CODEX_PROVIDER)),
+            format!("model_provider={}", toml_str(PROVIDER)),
             format!("{p}.name={}", toml_str("OpenAI (OPENAI_BASE_URL)")),
             format!("{p}.base_url={}", toml_str(url.trim())),
             format!("{p}.wire_api={}", toml_str("responses")),
@@ -86,20 +164,41 @@ fn toml_str(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
+    use super::super::tests::WireCall;
     use super::*;
+    use serde_json::json;
+
+    /// A call as codex-acp 0.16 asks for it: an MCP tool-call approval of the server, the
+    /// arguments in its `_meta`.
+    pub(crate) fn wire(call: &McpCall) -> WireCall {
+        let (server, tool) = (&call.server, &call.tool);
+        WireCall {
+            title: "Approve Read a granted source".into(),
+            raw_input: Some(
+                json!({"server_name": server, "id": "mcp_tool_call_approval_call_1",
+                "request": {"mode": "form",
+                    "_meta": {"codex_approval_kind": "mcp_tool_call", "tool_params": call.arguments},
+                    "message": format!("Allow the {server} MCP server to run tool \"{tool}\"?")}}),
+            ),
+            option_ids: ["allow_always", "allow", "reject"]
+                .map(String::from)
+                .to_vec(),
+            ..WireCall::default()
+        }
+    }
 
     #[test]
     fn codex_gets_a_provider_for_openai_base_url_without_websockets() {
         let none = BTreeMap::new();
-        assert!(codex_provider(&[], &none, |_| None).is_empty());
+        assert!(provider_overrides(&[], &none, |_| None).is_empty());
         let mut env = BTreeMap::new();
         env.insert(
             "OPENAI_BASE_URL".to_string(),
             "http://127.0.0.1:9/v1".to_string(),
         );
         env.insert("CODEX_API_KEY".to_string(), "k".to_string());
-        let got = codex_provider(&[], &env, |_| None);
+        let got = provider_overrides(&[], &env, |_| None);
         let overrides: Vec<&str> = got.iter().skip(1).step_by(2).map(String::as_str).collect();
         assert!(got.iter().step_by(2).all(|a| a == "-c"));
         assert_eq!(
@@ -124,7 +223,7 @@ mod tests {
         .map(String::from)
         .to_vec();
         assert_eq!(
-            codex_provider(&own, &env, |_| None),
+            provider_overrides(&own, &env, |_| None),
             ["-c", "model_providers.ollama.supports_websockets=false"]
         );
         let mut chosen = own.clone();
@@ -132,7 +231,7 @@ mod tests {
             "-c".into(),
             "model_providers.ollama.supports_websockets=true".into(),
         ]);
-        assert!(codex_provider(&chosen, &none, |_| None).is_empty());
+        assert!(provider_overrides(&chosen, &none, |_| None).is_empty());
         // A provider given as one inline table (the `local` preset's) is one provider, and
         // one that already says `supports_websockets` is left as it is.
         let table = |extra: &str| {
@@ -144,17 +243,19 @@ mod tests {
             ]
         };
         assert_eq!(
-            codex_provider(&table(""), &none, |_| None),
+            provider_overrides(&table(""), &none, |_| None),
             ["-c", "model_providers.my-ollama.supports_websockets=false"]
         );
-        assert!(codex_provider(&table(", supports_websockets=false"), &none, |_| None).is_empty());
+        assert!(
+            provider_overrides(&table(", supports_websockets=false"), &none, |_| None).is_empty()
+        );
         // The key variable agentero's own environment has.
         let mut url_only = BTreeMap::new();
         url_only.insert(
             "OPENAI_BASE_URL".to_string(),
             "https://gw.example/v1".to_string(),
         );
-        let got = codex_provider(&[], &url_only, |_| None);
+        let got = provider_overrides(&[], &url_only, |_| None);
         assert!(got.contains(&"model_providers.agentero.env_key=\"OPENAI_API_KEY\"".to_string()));
     }
 }
