@@ -714,7 +714,7 @@ fn the_doctor_tests_new_load_and_resume_of_each_real_agent() {
 
     // Claude Code as root without IS_SANDBOX=1 works in agentero's setup (it refuses root
     // only where it would skip its permission checks): no false alarm from the doctor, and a
-    // turn answers. (The advice for its "Query closed" error is unit tested in adapters.rs.)
+    // turn answers. (The advice for its "Query closed" error is unit tested in adapters/claude.rs.)
     let root_user = std::fs::metadata("/proc/self")
         .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
         .unwrap_or(false);
