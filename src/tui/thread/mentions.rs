@@ -153,6 +153,10 @@ mod tests {
         // A thread written before: the text without its mentions, the chips above it.
         let r = rows("Compare and", &["@papers/dense/paper.pdf"], 80);
         assert_eq!(plain(&r[1]), "  [@papers/dense/paper.pdf]");
+        // A folder's mention is not the start of a paper's under it.
+        let r = rows("Read @papers/x/paper.pdf.", &["@papers/"], 80);
+        assert_eq!(plain(&r[1]), "  [@papers/]");
+        assert!(r[2].iter().all(|(_, c)| !c));
     }
 
     #[test]
@@ -162,5 +166,7 @@ mod tests {
             "Compare @dense-vs-sparse and @ideas.md n"
         );
         assert_eq!(title("What about @papers/nlp/ ?"), "What about @nlp ?");
+        // The sentence's punctuation is not the path's.
+        assert_eq!(title("Is @papers/x/paper.pdf, or not?"), "Is @x, or not?");
     }
 }
