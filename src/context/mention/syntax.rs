@@ -189,11 +189,15 @@ mod tests {
         );
     }
 
+    fn ends(found: Vec<Range<usize>>) -> Vec<(usize, usize)> {
+        found.into_iter().map(|r| (r.start, r.end)).collect()
+    }
+
     #[test]
     fn find_and_remove_take_whole_mentions() {
         let text = "@papers/ and @papers/x/paper.pdf, then @papers/?";
-        assert_eq!(find(text, "papers/"), [0..8, 39..47]);
-        assert_eq!(find(text, "papers/x/paper.pdf"), [13..32]);
+        assert_eq!(ends(find(text, "papers/")), [(0, 8), (39, 47)]);
+        assert_eq!(ends(find(text, "papers/x/paper.pdf")), [(13, 32)]);
         assert!(find(text, "papers/x").is_empty());
         assert_eq!(remove(text, "papers/"), "and @papers/x/paper.pdf, then ?");
         assert_eq!(
@@ -203,7 +207,7 @@ mod tests {
         assert_eq!(remove("compare @a/x.pdf", "a/x.pdf"), "compare ");
         // A completion with spaces, as the chat inserts it.
         let spaced = "read @notes/my notes.md and";
-        assert_eq!(find(spaced, "notes/my notes.md"), [5..23]);
+        assert_eq!(ends(find(spaced, "notes/my notes.md")), [(5, 23)]);
         assert_eq!(remove(spaced, "notes/my notes.md"), "read and");
         assert_eq!(remove("nothing here", "a"), "nothing here");
     }
