@@ -54,6 +54,7 @@ use super::turn::{ToolStatus, TurnEvent, TurnOutcome, TurnSpec, run_turn};
 use crate::config::Config;
 use crate::context::budget::Budget;
 use crate::context::grant::SESSIONS_DIR;
+use crate::context::mention::syntax;
 use crate::context::{ContextRequest, CurrentPaper, Locality, Mode, Selection};
 use crate::vault::Vault;
 use crate::vault::visible::visible;
@@ -75,16 +76,12 @@ pub struct AskOptions {
     pub question: String,
 }
 
-/// `@path` tokens of the question, without the `@` and trailing punctuation.
+/// The question's mentions ([`syntax::mentions`]), each once.
 pub fn mentions_of(question: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for token in question.split_whitespace() {
-        if let Some(m) = token.strip_prefix('@') {
-            let m = m.trim_end_matches([',', ';', ':', '?', '!', ')', '"', '\'']);
-            let m = m.strip_suffix('.').unwrap_or(m);
-            if !m.is_empty() && !out.iter().any(|o| o == m) {
-                out.push(m.to_string());
-            }
+    for m in syntax::mentions(question) {
+        if !out.iter().any(|o| o == m.path) {
+            out.push(m.path.to_string());
         }
     }
     out

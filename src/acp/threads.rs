@@ -13,6 +13,7 @@ use super::transcript::{
 };
 use crate::context::citations;
 use crate::context::grant::valid_id;
+use crate::context::mention::syntax;
 use crate::vault::Vault;
 use crate::vault::uri::{self, Target};
 
@@ -70,11 +71,10 @@ impl ThreadQuery {
         let mut cites = None;
         let mut words = Vec::new();
         for w in line.split_whitespace() {
-            let place = w
-                .strip_prefix('@')
+            let place = syntax::strip(w)
                 .or_else(|| (w.contains("#page=") || w.contains("#line=")).then_some(w));
             match place {
-                Some(p) if cites.is_none() && !p.is_empty() => cites = Some(p.to_string()),
+                Some(p) if cites.is_none() => cites = Some(p.to_string()),
                 _ => words.push(w),
             }
         }
@@ -128,7 +128,7 @@ pub struct BadCites(pub String);
 fn place_of(cites: &str) -> Result<Place, BadCites> {
     // `@papers/x/paper.pdf` as a mention is written names the same place.
     let cites = cites.trim();
-    match uri::parse(cites.strip_prefix('@').unwrap_or(cites)) {
+    match uri::parse(syntax::clean(cites)) {
         Some(Target::Vault { path, page, lines }) if !path.trim_matches('/').is_empty() => {
             Ok((path.trim_matches('/').to_string(), page, lines))
         }

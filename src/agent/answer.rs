@@ -177,7 +177,7 @@ pub fn slash(question: &str) -> Option<Result<Slash, String>> {
     let q = question.trim();
     let rest = q.strip_prefix('/')?;
     let (name, arg) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    let arg = arg.trim().trim_start_matches('@');
+    let arg = crate::context::mention::syntax::clean(arg);
     let need = |what: &str| Err(format!("/{name} needs {what}"));
     Some(match name {
         "search" if arg.is_empty() => need("a query"),

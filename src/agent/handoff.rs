@@ -3,6 +3,7 @@
 //! conversation or handoff a new session was seeded with — in the four sections the host
 //! parses. The request itself is never searched for: it is an instruction, not a question.
 
+use crate::context::mention::syntax::without_mentions;
 use crate::context::prompt::HANDOFF_PROMPT;
 
 /// Whether the user's text is the handoff request.
@@ -77,7 +78,7 @@ pub fn summary(conversation: &[Said], seed: &str) -> String {
     let questions: Vec<String> = conv
         .iter()
         .filter(|m| m.role == "user")
-        .map(|m| strip_mentions(&m.text))
+        .map(|m| without_mentions(&m.text))
         .filter(|q| !q.is_empty())
         .collect();
     let (seeded, _) = crate::context::prompt::handoff_sections(seed);
@@ -116,7 +117,7 @@ pub fn summary(conversation: &[Said], seed: &str) -> String {
             if let Some(q) = last_q.take() {
                 open.push(q);
             }
-            last_q = Some(strip_mentions(&m.text));
+            last_q = Some(without_mentions(&m.text));
         } else if m.text.lines().any(|l| quote_of(l).is_some()) {
             last_q = None;
         }
@@ -136,13 +137,6 @@ pub fn summary(conversation: &[Said], seed: &str) -> String {
         list(&open),
         list(&sources)
     )
-}
-
-fn strip_mentions(text: &str) -> String {
-    text.split_whitespace()
-        .filter(|w| !w.starts_with('@'))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]

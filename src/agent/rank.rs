@@ -7,6 +7,7 @@
 //! from a page, so it is really on the page it cites).
 
 use super::shape;
+use crate::context::mention::syntax;
 
 // The ranking's vocabulary, the choice and the text leaves, at the paths they have always had.
 pub use super::candidate::{Candidate, Kind, Pick, Question};
@@ -417,7 +418,9 @@ pub fn keywords(question: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut previous = String::new();
     for token in question.split_whitespace() {
-        if token.starts_with('@') || token.starts_with('/') && out.is_empty() && token.len() > 1 {
+        if syntax::strip(token).is_some()
+            || token.starts_with('/') && out.is_empty() && token.len() > 1
+        {
             continue;
         }
         for typed in token.split(|c: char| !c.is_alphanumeric()) {

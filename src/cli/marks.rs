@@ -67,7 +67,7 @@ pub fn export_thread(
 
 pub fn highlights(vault: &Vault, paper: &str, what: HighlightsDo) -> anyhow::Result<()> {
     // A mention (`@papers/x.pdf`) or a citation URI (`papers/x.pdf#page=3`) names it too.
-    let paper = paper.trim().trim_start_matches('@');
+    let paper = crate::context::mention::syntax::clean(paper);
     let rel = match uri::parse(paper) {
         Some(uri::Target::Vault { path, .. }) => path,
         _ => paper.to_string(),

@@ -1,7 +1,9 @@
 //! Turning a mention (or any path from outside) into a verified source: kind, vault-relative
 //! path and content hash — or a machine-readable reason why not. Everything goes through the
 //! vault's escape policy ([`crate::vault::paths::unescape`], the same one the context tools
-//! apply) and then [`Vault::resolve`].
+//! apply) and then [`Vault::resolve`]. How a mention is written is [`syntax`]'s.
+
+pub mod syntax;
 
 use std::path::Path;
 
@@ -33,12 +35,6 @@ pub struct Verified {
     pub abs: std::path::PathBuf,
 }
 
-/// The mention as typed, without the `@` and surrounding whitespace.
-pub fn clean(raw: &str) -> &str {
-    let t = raw.trim();
-    t.strip_prefix('@').unwrap_or(t).trim()
-}
-
 /// Resolves a path safely and classifies it. `catalog` (when given) supplies content hashes for
 /// files whose size and mtime it already knows, so planning does not re-hash unchanged PDFs.
 pub fn verify(
@@ -46,7 +42,7 @@ pub fn verify(
     catalog: Option<&Catalog>,
     raw: &str,
 ) -> Result<Verified, &'static str> {
-    let rel = paths::unescape(clean(raw)).map_err(|r| r.as_str())?;
+    let rel = paths::unescape(syntax::clean(raw)).map_err(|r| r.as_str())?;
     let resolved = vault.resolve(&rel).map_err(|r| r.as_str())?;
     if resolved.rel.is_empty() {
         return Err(VAULT_ROOT);
@@ -214,11 +210,6 @@ pub fn coverage(rel: &str, abs: &Path, limit: usize) -> Coverage {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mentions_are_cleaned() {
-        assert_eq!(clean("  @notes/a.md "), "notes/a.md");
-    }
 
     #[test]
     fn verify_refuses_and_classifies() {

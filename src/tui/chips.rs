@@ -23,7 +23,7 @@ pub enum Chip {
 impl Chip {
     pub fn label(&self) -> String {
         match self {
-            Chip::Mention(p) => format!("@{p}"),
+            Chip::Mention(p) => crate::context::mention::syntax::format(p),
             Chip::Reading { path, page } => match page {
                 Some(p) => format!("reading {path} p.{p}"),
                 None => format!("reading {path}"),

@@ -6,6 +6,7 @@ use nucleo_matcher::{Config, Matcher};
 use ratatui::crossterm::event::KeyEvent;
 
 use super::{Chat, Compose, MentionPopup};
+use crate::context::mention::syntax;
 use crate::tui::chips::Chip;
 use crate::tui::effect::Out;
 use crate::tui::key::Key;
@@ -58,25 +59,19 @@ impl Chat {
     /// A mention chip removed: its "@path" leaves the message too (what the message names is
     /// what the chips grant).
     pub(super) fn unmention(&mut self, path: &str) {
-        let token = format!("@{path}");
-        let lines = self.input.lines();
-        if !lines.iter().any(|l| l.contains(&token)) {
+        let text = self.input.lines().join("\n");
+        if syntax::find(&text, path).is_empty() {
             return;
         }
-        let text = lines
-            .iter()
-            .map(|l| l.replace(&format!("{token} "), "").replace(&token, ""))
-            .collect::<Vec<_>>()
-            .join("\n");
         self.input = crate::tui::widgets::new_input();
-        self.input.insert_str(text);
+        self.input.insert_str(syntax::remove(&text, path));
     }
 
     /// A key that is text: into the message; `@` opens the mention popup.
     pub(super) fn type_key(&mut self, ev: KeyEvent) {
         let c = Key::from_event(&ev).and_then(|k| k.char());
         self.input.input(ev);
-        if c == Some('@') && self.compose == Compose::On {
+        if c == Some(syntax::SIGIL) && self.compose == Compose::On {
             self.compose = Compose::Mention(MentionPopup {
                 query: String::new(),
                 items: Vec::new(),
@@ -86,25 +81,21 @@ impl Chat {
         self.refresh_mention();
     }
 
-    /// The text after the last `@` before the cursor drives the popup; no `@` closes it.
+    /// The mention at the cursor ([`syntax::at_cursor`]) drives the popup; none closes it.
     fn refresh_mention(&mut self) {
         if !matches!(self.compose, Compose::Mention(_)) {
             return;
         }
         let ratatui_textarea::DataCursor(row, col) = self.input.cursor();
         let line = self.input.lines().get(row).cloned().unwrap_or_default();
-        let before: String = line.chars().take(col).collect();
-        let query = match before.rfind('@') {
-            Some(at) => before[at + 1..].to_string(),
-            None => {
-                self.compose = Compose::On;
-                return;
-            }
-        };
-        if query.contains(char::is_whitespace) {
+        let cursor = line
+            .char_indices()
+            .nth(col)
+            .map_or(line.len(), |(at, _)| at);
+        let Some(query) = syntax::at_cursor(&line, cursor).map(str::to_string) else {
             self.compose = Compose::On;
             return;
-        }
+        };
         let items = complete(&self.listing, &query, 50);
         if let Compose::Mention(m) = &mut self.compose {
             m.query = query;
@@ -122,10 +113,10 @@ impl Chat {
         };
         // The typed "@query" becomes the whole "@path": the message keeps its mentions where
         // they were written (drawn as chips in the thread), and the chip grants it.
-        for _ in 0..m.query.chars().count() + 1 {
+        for _ in 0..syntax::format(&m.query).chars().count() {
             self.input.delete_char();
         }
-        self.input.insert_str(format!("@{path} "));
+        self.input.insert_str(format!("{} ", syntax::format(&path)));
         if !self.chips.contains(&Chip::Mention(path.clone())) {
             self.chips.push(Chip::Mention(path));
         }

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
 use super::{Chat, Compose};
+use crate::context::mention::syntax;
 use crate::tui::action::Action;
 use crate::tui::chips::AgentState;
 use crate::tui::keymap::{Keymap, Mode};
@@ -215,7 +216,7 @@ pub fn view(c: &Chat, keymap: &Keymap, focused: bool, theme: &Theme, f: &mut Fra
             Paragraph::new(lines).block(
                 Block::bordered()
                     .border_style(theme.style("ui.border.focus"))
-                    .title(format!(" @{} ", m.query)),
+                    .title(format!(" {} ", syntax::format(&m.query))),
             ),
             popup,
         );

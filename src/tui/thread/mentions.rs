@@ -6,44 +6,45 @@
 use ratatui::style::Style;
 use ratatui::text::Line;
 
+use crate::context::mention::syntax;
 use crate::tui::markdown;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::truncate;
 
-/// The mentions among a question's chips (`@path` labels) that its text names.
+/// The mentions among a question's chips (`@path` labels) that its text names whole
+/// ([`syntax::find`]).
 fn inline<'a>(text: &str, chips: &'a [String]) -> Vec<&'a str> {
-    let mut out: Vec<&str> = chips
+    chips
         .iter()
-        .filter(|c| c.starts_with('@') && c.len() > 1 && text.contains(c.as_str()))
         .map(String::as_str)
-        .collect();
-    // Longest first, so `@papers/a/` never takes the start of `@papers/a/paper.pdf`.
-    out.sort_by_key(|c| std::cmp::Reverse(c.len()));
-    out
+        .filter(|c| syntax::strip(c).is_some_and(|p| !syntax::find(text, p).is_empty()))
+        .collect()
 }
 
 /// One line of the text cut into plain and chip segments.
 fn segments(line: &str, mentions: &[&str], plain: Style, chip: Style) -> Vec<(String, Style)> {
+    // Where each mention is written; at one place the longest (a path with spaces may start
+    // with another mention's path), and never two over each other.
+    let mut at: Vec<std::ops::Range<usize>> = mentions
+        .iter()
+        .filter_map(|m| syntax::strip(m))
+        .flat_map(|p| syntax::find(line, p))
+        .collect();
+    at.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
     let mut out = Vec::new();
-    let mut rest = line;
-    while !rest.is_empty() {
-        let next = mentions
-            .iter()
-            .filter_map(|m| rest.find(m).map(|at| (at, *m)))
-            .min_by_key(|(at, m)| (*at, std::cmp::Reverse(m.len())));
-        match next {
-            Some((at, m)) => {
-                if at > 0 {
-                    out.push((rest[..at].to_string(), plain));
-                }
-                out.push((m.to_string(), chip));
-                rest = &rest[at + m.len()..];
-            }
-            None => {
-                out.push((rest.to_string(), plain));
-                break;
-            }
+    let mut pos = 0;
+    for r in at {
+        if r.start < pos {
+            continue;
         }
+        if r.start > pos {
+            out.push((line[pos..r.start].to_string(), plain));
+        }
+        out.push((line[r.clone()].to_string(), chip));
+        pos = r.end;
+    }
+    if pos < line.len() {
+        out.push((line[pos..].to_string(), plain));
     }
     out
 }
@@ -83,15 +84,16 @@ pub fn title(text: &str) -> String {
     let first = text.lines().next().unwrap_or("");
     let words: Vec<String> = first
         .split_whitespace()
-        .map(|w| match w.strip_prefix('@') {
-            Some(path) if path.contains('/') => {
-                let path = path.trim_end_matches('/');
+        .map(|w| match syntax::mentions(w).first() {
+            Some(m) if m.path.contains('/') => {
+                let path = m.path.trim_end_matches('/');
                 let short = match path.rsplit_once('/') {
                     Some((dir, "paper.pdf")) => dir.rsplit('/').next().unwrap_or(dir),
                     Some((_, name)) => name,
                     None => path,
                 };
-                format!("@{short}")
+                // The sentence's punctuation after the mention stays.
+                format!("{}{}", syntax::format(short), &w[m.range.end..])
             }
             _ => w.to_string(),
         })
@@ -151,6 +153,10 @@ mod tests {
         // A thread written before: the text without its mentions, the chips above it.
         let r = rows("Compare and", &["@papers/dense/paper.pdf"], 80);
         assert_eq!(plain(&r[1]), "  [@papers/dense/paper.pdf]");
+        // A folder's mention is not the start of a paper's under it.
+        let r = rows("Read @papers/x/paper.pdf.", &["@papers/"], 80);
+        assert_eq!(plain(&r[1]), "  [@papers/]");
+        assert!(r[2].iter().all(|(_, c)| !c));
     }
 
     #[test]
@@ -160,5 +166,7 @@ mod tests {
             "Compare @dense-vs-sparse and @ideas.md n"
         );
         assert_eq!(title("What about @papers/nlp/ ?"), "What about @nlp ?");
+        // The sentence's punctuation is not the path's.
+        assert_eq!(title("Is @papers/x/paper.pdf, or not?"), "Is @x, or not?");
     }
 }

@@ -5,6 +5,8 @@ use std::cell::RefCell;
 
 use ratatui::text::Line;
 
+use crate::context::mention::syntax;
+
 /// What a turn driver reports while a turn runs (mirrors ACP `session/update` plus the turn's
 /// end and its sources).
 #[derive(Debug, Clone, PartialEq)]
@@ -401,7 +403,7 @@ pub fn from_transcript(t: &crate::acp::transcript::Thread) -> Thread {
                 answer.clear();
                 out.items.push(Item::new(ItemKind::User {
                     text: text.clone(),
-                    chips: mentions.iter().map(|m| format!("@{m}")).collect(),
+                    chips: mentions.iter().map(|m| syntax::format(m)).collect(),
                 }));
                 continue;
             }
