@@ -1,7 +1,12 @@
-//! The tools' names, descriptions and input schemas. Plain JSON so that any
-//! adapter (the MCP server, the built-in agent's docs) can hand them out unchanged.
+//! The tools' names, titles and descriptions, and their input schemas, derived from the
+//! argument types the tools parse ([`input_schema`]). Plain JSON so that any adapter (the MCP
+//! server, the built-in agent's docs) can hand them out unchanged.
 
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::Value;
+
+use super::{read, relations, search};
 
 #[derive(Debug, Clone)]
 pub struct ToolSpec {
@@ -25,25 +30,7 @@ evidence cards (path, title, page or line range, a short excerpt with matches in
 score), never whole texts, with no one document taking every card while others match. Card count and excerpt \
 length are capped by the turn's budget. Use context_read on a card's path or citation URI \
 to read more, and cite with the citationUri.",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "query": {
-                    "type": "string",
-                    "description": "Words or a \"quoted phrase\" to look for; title:word and -word work too."
-                },
-                "limit": {
-                    "type": "integer", "minimum": 1,
-                    "description": "Maximum number of cards (capped by the budget's search_cards)."
-                },
-                "paths": {
-                    "type": "array", "items": {"type": "string"},
-                    "description": "Restrict the search to these granted vault paths (papers, files or directories). A path that is not granted is an error."
-                }
-            },
-            "required": ["query"],
-            "additionalProperties": false
-        }),
+        input_schema: input_schema::<search::Args>(),
     }
 }
 
@@ -61,25 +48,7 @@ when you need it; cut at the budget), `annotations` (the reader's highlights and
 text, comment, colour and the page's citation URI; `page` keeps one page's). Long results come back with `truncated: true` and `next`, the arguments \
 to continue. A directory returns its entry names (one level); to read a paper or file in it (at any depth), name it. \
 Papers that are only known from relation cards are not readable.",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "A granted vault path or a citation URI pointing into the vault."},
-                "mode": {
-                    "type": "string",
-                    "enum": ["metadata", "excerpt", "section", "page", "region", "full", "annotations"],
-                    "description": "What to read (default metadata)."
-                },
-                "quote": {"type": "string", "description": "excerpt: the passage to locate (at least a few words)."},
-                "section": {"type": "string", "description": "section: the section's title or number, e.g. \"2.1\" or \"Method\"."},
-                "page": {"type": "integer", "minimum": 1, "description": "page/region: the 1-based physical page; full: the page to start from; annotations: only this page's."},
-                "start": {"type": "integer", "minimum": 0, "description": "region: first character of the page (0-based) or first line of a file (1-based); page/full/section/metadata/directory listings: where to continue (from `next`)."},
-                "end": {"type": "integer", "minimum": 0, "description": "region: end character of the page (exclusive) or last line of a file (inclusive)."},
-                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the budget's read_chars; a value below 200 is raised to 200)."}
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        }),
+        input_schema: input_schema::<read::Args>(),
     }
 }
 
@@ -92,19 +61,74 @@ sidecar or extracted from the PDF), `cited_by` (papers in the library whose refe
 and `related` (library papers sharing references or cited together with it). A card has `paperPath` only when the \
 paper is in the library, `inGrant` tells whether context_read may open it, and `citationUri` is present only when \
 it can be opened (a vault path, https://doi.org/… or https://arxiv.org/abs/…).",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "A granted paper's vault path."},
-                "kinds": {
-                    "type": "array",
-                    "items": {"type": "string", "enum": ["cites", "cited_by", "related"]},
-                    "description": "Which relations to list (default all three)."
-                },
-                "limit": {"type": "integer", "minimum": 1, "description": "Maximum cards per relation (default 20, at most 50)."}
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        }),
+        input_schema: input_schema::<relations::Args>(),
+    }
+}
+
+/// The input schema of a tool whose arguments are `T`: the JSON Schema derived from the type
+/// (field doc comments are the descriptions; `#[serde(deny_unknown_fields)]` is
+/// `additionalProperties: false`), inlined, without `$schema` and the type's title, and in the
+/// portable subset every client's function calling takes ([`portable`]).
+pub(super) fn input_schema<T: JsonSchema>() -> Value {
+    let schema = SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut v = schema.to_value();
+    if let Value::Object(root) = &mut v {
+        // The type's name and its doc comment are the code's, not the tool's.
+        root.remove("title");
+        root.remove("description");
+    }
+    portable(&mut v);
+    v
+}
+
+/// One `type` per schema and no `format`: an optional argument's `null` (which the parser
+/// takes as the argument left out) is dropped from its `type`, `enum`, `anyOf` and `default`,
+/// and integer formats (`uint64`, `int32`: no standard format) are dropped. A description's
+/// lines (a doc comment wrapped at the code's width) are joined into one.
+fn portable(v: &mut Value) {
+    let Value::Object(m) = v else { return };
+    m.remove("format");
+    if m.get("default").is_some_and(Value::is_null) {
+        m.remove("default");
+    }
+    if let Some(Value::String(d)) = m.get_mut("description") {
+        *d = d.split('\n').map(str::trim).collect::<Vec<_>>().join(" ");
+    }
+    if let Some(Value::Array(types)) = m.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let t = types.remove(0);
+            m.insert("type".into(), t);
+        }
+    }
+    if let Some(Value::Array(values)) = m.get_mut("enum") {
+        values.retain(|x| !x.is_null());
+    }
+    if let Some(Value::Array(branches)) = m.get_mut("anyOf") {
+        branches.retain(|b| b.get("type") != Some(&Value::from("null")));
+        if branches.len() == 1
+            && let Value::Object(only) = branches.remove(0)
+        {
+            m.remove("anyOf");
+            for (k, x) in only {
+                m.entry(k).or_insert(x);
+            }
+        }
+    }
+    for (k, x) in m.iter_mut() {
+        match (k.as_str(), x) {
+            ("properties", Value::Object(props)) => props.values_mut().for_each(portable),
+            ("items" | "additionalProperties", x) => portable(x),
+            ("anyOf" | "oneOf" | "allOf", Value::Array(branches)) => {
+                branches.iter_mut().for_each(portable)
+            }
+            _ => {}
+        }
     }
 }

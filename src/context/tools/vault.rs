@@ -19,9 +19,14 @@ use super::{Access, Ctx, ToolError, ToolOutput, VaultReader, relations};
 use crate::context::budget::{Budget, QUOTE_CAP};
 use crate::vault::Vault;
 
+pub(super) use file_read::FileReadArgs;
+pub(super) use locate_quote::LocateArgs;
+pub(super) use paper_list::ListArgs;
 pub use paper_list::PaperSummary;
+pub(super) use paper_read::PaperReadArgs;
 pub use resources::{RESOURCE_PREFIX, resource_uri};
 pub use usage::{UsageEntry, arg_paths, usage_log_path};
+pub(super) use vault_search::SearchArgs;
 pub use vault_spec::{VaultToolSpec, specs};
 
 /// The vault MCP's tools, in the order `tools/list` shows them.
@@ -33,6 +38,10 @@ pub const TOOL_NAMES: [&str; 6] = [
     "file_read",
     "locate_quote",
 ];
+
+/// The most cards a search returns with the default [`Limits`] (`vault_search`'s schema says
+/// so).
+pub const MAX_CARDS: usize = 50;
 
 /// What one call may return.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +61,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             search_cards: 10,
-            max_cards: 50,
+            max_cards: MAX_CARDS,
             excerpt_chars: 400,
             read_chars: 20_000,
             list_page: 50,
