@@ -132,3 +132,141 @@ fn portable(v: &mut Value) {
         }
     }
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use serde_json::{Map, Value, json};
+
+    use super::super::{parse_args, read, relations, search};
+
+    /// A tool's parser, as the server runs it: `Ok` when the arguments parse, else the message.
+    pub(in crate::context::tools) type Parse = fn(Value) -> Result<(), String>;
+
+    pub(in crate::context::tools) fn parses<T: serde::de::DeserializeOwned>(
+        v: Value,
+    ) -> Result<(), String> {
+        parse_args::<T>(v).map(drop).map_err(|e| e.message)
+    }
+
+    /// A value the schema `p` of one property accepts.
+    fn sample(p: &Value) -> Value {
+        if let Some(first) = p["enum"].as_array().and_then(|e| e.first()) {
+            return first.clone();
+        }
+        match p["type"].as_str() {
+            Some("string") => json!("x"),
+            Some("integer") => p.get("minimum").cloned().unwrap_or(json!(1)),
+            Some("array") => json!([sample(&p["items"])]),
+            other => panic!("no sample for type {other:?} in {p}"),
+        }
+    }
+
+    /// The field names a parser accepts, from its error on an unknown one ("unknown field
+    /// `…`, expected one of `a`, `b`").
+    fn accepted_fields(parse: Parse, required: &Map<String, Value>) -> Vec<String> {
+        let mut args = required.clone();
+        args.insert("notAnArgument".into(), json!(1));
+        let e = parse(Value::Object(args)).expect_err("an unknown field is refused");
+        let expected = e.split_once("expected").expect("serde names the fields").1;
+        let mut names: Vec<String> = expected
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(String::from)
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The schema derived for `tool` says what its parser takes: the same argument names
+    /// (but `refused`, which the parser takes only to refuse them with a pointer to what to use
+    /// instead), the same required ones, every listed enum value, and the length caps.
+    pub(in crate::context::tools) fn schema_matches_parser(
+        tool: &str,
+        schema: &Value,
+        parse: Parse,
+        refused: &[&str],
+    ) {
+        assert_eq!(schema["type"], "object", "{tool}");
+        assert_eq!(schema["additionalProperties"], false, "{tool}");
+        assert!(schema.get("$schema").is_none() && schema.get("title").is_none());
+        let props = schema["properties"].as_object().expect("properties");
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map_or(Vec::new(), |r| r.iter().filter_map(Value::as_str).collect());
+        let minimal: Map<String, Value> = required
+            .iter()
+            .map(|r| (r.to_string(), sample(&props[*r])))
+            .collect();
+        // Names.
+        let mut names: Vec<String> = props.keys().cloned().collect();
+        names.extend(refused.iter().map(|r| r.to_string()));
+        names.sort();
+        assert_eq!(
+            accepted_fields(parse, &minimal),
+            names,
+            "{tool}: argument names"
+        );
+        // Required: these alone parse; without any one of them, the parser names it.
+        parse(Value::Object(minimal.clone())).unwrap_or_else(|e| panic!("{tool}: {e}"));
+        for r in &required {
+            let mut without = minimal.clone();
+            without.remove(*r);
+            let e = parse(Value::Object(without)).expect_err(r);
+            assert!(e.contains(&format!("missing field `{r}`")), "{tool}: {e}");
+        }
+        for (name, p) in props {
+            let with = |v: Value| {
+                let mut args = minimal.clone();
+                args.insert(name.clone(), v);
+                parse(Value::Object(args))
+            };
+            assert!(p["description"].as_str().is_some_and(|d| !d.contains('\n')));
+            assert!(
+                p.get("format").is_none() && p["type"].is_string(),
+                "{tool}.{name}"
+            );
+            with(sample(p)).unwrap_or_else(|e| panic!("{tool}.{name}: {e}"));
+            for v in p["enum"].as_array().into_iter().flatten() {
+                with(v.clone()).unwrap_or_else(|e| panic!("{tool}.{name}={v}: {e}"));
+            }
+            let (string, cap) = match (p.get("maxLength"), p.get("maxItems")) {
+                (Some(n), _) => (true, n.as_u64().unwrap() as usize),
+                (None, Some(n)) => (false, n.as_u64().unwrap() as usize),
+                (None, None) => continue,
+            };
+            let of = |n: usize| match string {
+                true => json!("é".repeat(n)),
+                false => Value::Array(vec![sample(&p["items"]); n]),
+            };
+            with(of(cap)).unwrap_or_else(|e| panic!("{tool}.{name} at its cap: {e}"));
+            with(of(cap + 1)).expect_err(&format!("{tool}.{name} over its cap"));
+            if let Some(n) = p["items"].get("maxLength").and_then(Value::as_u64) {
+                with(json!(["é".repeat(n as usize + 1)])).expect_err(name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_schema_is_its_argument_types() {
+        let specs = super::specs();
+        let parsers: [(&str, Parse, &[&str]); 3] = [
+            ("context_search", parses::<search::Args>, &[]),
+            // Refused after parsing: context_read has no `pages` mode.
+            ("context_read", parses::<read::Args>, &["endPage"]),
+            ("paper_relations", parses::<relations::Args>, &[]),
+        ];
+        assert_eq!(specs.len(), parsers.len());
+        for (spec, (name, parse, refused)) in specs.iter().zip(parsers) {
+            assert_eq!(spec.name, name);
+            schema_matches_parser(name, &spec.input_schema, parse, refused);
+        }
+        // context_read's schema leaves out the mode it refuses.
+        let read = &specs[1].input_schema["properties"]["mode"]["enum"];
+        assert!(
+            !read.as_array().unwrap().contains(&json!("pages")),
+            "{read}"
+        );
+    }
+}

@@ -249,3 +249,32 @@ dashes. Searches the whole vault, or only `paper` when given. `found: false` whe
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::spec::tests::{Parse, parses, schema_matches_parser};
+    use super::*;
+
+    #[test]
+    fn every_schema_is_its_argument_types() {
+        let parsers: [(&str, Parse); 6] = [
+            ("vault_search", parses::<SearchArgs>),
+            ("paper_list", parses::<ListArgs>),
+            ("paper_read", parses::<PaperReadArgs>),
+            ("paper_relations", parses::<relations::Args>),
+            ("file_read", parses::<FileReadArgs>),
+            ("locate_quote", parses::<LocateArgs>),
+        ];
+        let specs = specs();
+        assert_eq!(specs.len(), parsers.len());
+        for (spec, (name, parse)) in specs.iter().zip(parsers) {
+            assert_eq!(spec.name, name);
+            schema_matches_parser(name, &spec.input_schema, parse, &[]);
+        }
+        // file_read lists the modes a text file is read in.
+        let modes = &specs[4].input_schema["properties"]["mode"]["enum"];
+        assert_eq!(modes, &json!(["metadata", "excerpt", "region", "full"]));
+    }
+}
