@@ -1,13 +1,9 @@
-//! The vault MCP's tool names, titles, descriptions and output schemas, and their input
-//! schemas, derived from the argument types the tools parse (as in [`super::spec`]). Plain
-//! JSON; every result's `structuredContent` follows its output schema and the text content
-//! carries the same data.
+//! The vault MCP's tool names, titles, descriptions and output schemas. Plain JSON, like
+//! [`super::spec`]; the input schemas are the tools' argument types' (see
+//! [`super::vault::specs`]). Every result's `structuredContent` follows its output schema and
+//! the text content carries the same data.
 
 use serde_json::{Value, json};
-
-use super::relations;
-use super::spec::input_schema;
-use super::vault::{FileReadArgs, ListArgs, LocateArgs, PaperReadArgs, SearchArgs};
 
 #[derive(Debug, Clone)]
 pub struct VaultToolSpec {
@@ -18,15 +14,21 @@ pub struct VaultToolSpec {
     pub output_schema: Value,
 }
 
-pub fn specs() -> Vec<VaultToolSpec> {
-    vec![
+/// The tools in `tools/list` order, each with the input schema `input_schema` gives for its
+/// name.
+pub fn specs(input_schema: impl Fn(&str) -> Value) -> Vec<VaultToolSpec> {
+    let mut specs = vec![
         vault_search(),
         paper_list(),
         paper_read(),
         paper_relations(),
         file_read(),
         locate_quote(),
-    ]
+    ];
+    for s in &mut specs {
+        s.input_schema = input_schema(s.name);
+    }
+    specs
 }
 
 /// A field that may be `null` (as `anyOf`, which single-`type` schema dialects accept).
@@ -66,7 +68,7 @@ evidence cards: path, title, physical page and printed page label (papers) or li
 the matched words in **bold**, a citation URI and a score — never whole texts. Filter by `folder`, `kind` (paper or \
 file) and publication `year` (or `yearFrom`/`yearTo`). Read more with paper_read or file_read on a card's \
 citationUri; cite with the citationUri.",
-        input_schema: input_schema::<SearchArgs>(),
+        input_schema: Value::Null,
         output_schema: json!({
             "type": "object",
             "properties": {
@@ -89,7 +91,7 @@ fn paper_list() -> VaultToolSpec {
 arXiv id, page count, status (indexed, no_text for a scan without a text layer, failed) and a citation URI. \
 Filter by `folder`, `year` (or `yearFrom`/`yearTo`) and `query` (words of the title, an author or the path). \
 When more papers follow, `next` holds the arguments for the next page.",
-        input_schema: input_schema::<ListArgs>(),
+        input_schema: Value::Null,
         output_schema: json!({
             "type": "object",
             "properties": {
@@ -160,7 +162,7 @@ around `quote`; whitespace, hyphenation and ligatures may differ), `region` (cha
 `full` (the whole text from `page` on), `annotations` (the reader's highlights and notes: page, type, text, \
 comment, colour, citation URI). Every result is cut at a per-call budget of characters (`maxChars` lowers \
 it); when cut it says `truncated: true`, and `next` holds the exact arguments to continue.",
-        input_schema: input_schema::<PaperReadArgs>(),
+        input_schema: Value::Null,
         output_schema: read_output(),
     }
 }
@@ -174,7 +176,7 @@ citation sidecar or extracted from the PDF), `cited_by` (papers of the vault who
 arXiv id) and `related` (vault papers sharing references or cited together with it). A card has `paperPath` when \
 the paper is in the vault (then readable with paper_read) and `citationUri` only when it can be opened (a vault \
 path, https://doi.org/… or https://arxiv.org/abs/…).",
-        input_schema: input_schema::<relations::Args>(),
+        input_schema: Value::Null,
         output_schema: json!({
             "type": "object",
             "properties": {
@@ -211,7 +213,7 @@ names and kinds). `mode`: `full` (default: the text from line `start` on), `regi
 1-based inclusive; a #line= URI selects them too), `excerpt` (the lines around `quote`), `metadata` (line count \
 and size). Cut at a per-call budget of characters; when cut, `next` holds the arguments to continue. Hidden files \
 and the app's state folder are never readable.",
-        input_schema: input_schema::<FileReadArgs>(),
+        input_schema: Value::Null,
         output_schema: read_output(),
     }
 }
@@ -224,7 +226,7 @@ fn locate_quote() -> VaultToolSpec {
 find the paper and the page it occurs on: physical page, printed page label and a citation URI. Tolerant of \
 different whitespace and line breaks, hyphenation at line ends, ligatures (ﬁ/fi) and typographic quotes and \
 dashes. Searches the whole vault, or only `paper` when given. `found: false` when it occurs nowhere.",
-        input_schema: input_schema::<LocateArgs>(),
+        input_schema: Value::Null,
         output_schema: json!({
             "type": "object",
             "properties": {
@@ -247,34 +249,5 @@ dashes. Searches the whole vault, or only `paper` when given. `found: false` whe
             },
             "required": ["quote", "found", "matches"]
         }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::super::spec::tests::{Parse, parses, schema_matches_parser};
-    use super::*;
-
-    #[test]
-    fn every_schema_is_its_argument_types() {
-        let parsers: [(&str, Parse); 6] = [
-            ("vault_search", parses::<SearchArgs>),
-            ("paper_list", parses::<ListArgs>),
-            ("paper_read", parses::<PaperReadArgs>),
-            ("paper_relations", parses::<relations::Args>),
-            ("file_read", parses::<FileReadArgs>),
-            ("locate_quote", parses::<LocateArgs>),
-        ];
-        let specs = specs();
-        assert_eq!(specs.len(), parsers.len());
-        for (spec, (name, parse)) in specs.iter().zip(parsers) {
-            assert_eq!(spec.name, name);
-            schema_matches_parser(name, &spec.input_schema, parse, &[]);
-        }
-        // file_read lists the modes a text file is read in.
-        let modes = &specs[4].input_schema["properties"]["mode"]["enum"];
-        assert_eq!(modes, &json!(["metadata", "excerpt", "region", "full"]));
     }
 }

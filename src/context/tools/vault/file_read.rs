@@ -39,10 +39,10 @@ impl VaultTools {
 const FILE_MODES: [Mode; 4] = [Mode::Full, Mode::Region, Mode::Excerpt, Mode::Metadata];
 
 /// `file_read`'s arguments: no pages and no sections (refused before parsing, with a pointer to
-/// `paper_read`); they are its input schema too (see [`crate::context::tools::spec`]).
+/// `paper_read`); they are its input schema too (see [`super::specs`]).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(in crate::context::tools) struct FileReadArgs {
+pub(super) struct FileReadArgs {
     /// A vault path (papers/x/paper.pdf, notes/a.md) or a citation URI such as
     /// papers/x/paper.pdf#page=3 or notes/a.md#line=10,20.
     #[schemars(length(max = MAX_PATH_CHARS))]

@@ -176,11 +176,10 @@ fn render_matches(q: &str, matches: &[QuoteMatch]) -> ToolOutput {
     ToolOutput::new(v, matches.iter().map(|m| m.citation_uri.clone()).collect())
 }
 
-/// `locate_quote`'s arguments; they are its input schema too (see
-/// [`crate::context::tools::spec`]).
+/// `locate_quote`'s arguments; they are its input schema too (see [`super::specs`]).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(in crate::context::tools) struct LocateArgs {
+pub(super) struct LocateArgs {
     /// The passage to locate (at least a few words).
     #[schemars(length(max = MAX_QUOTE_CHARS))]
     quote: String,

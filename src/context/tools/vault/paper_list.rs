@@ -146,10 +146,10 @@ impl VaultTools {
     }
 }
 
-/// `paper_list`'s arguments; they are its input schema too (see [`crate::context::tools::spec`]).
+/// `paper_list`'s arguments; they are its input schema too (see [`super::specs`]).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(in crate::context::tools) struct ListArgs {
+pub(super) struct ListArgs {
     /// Only papers under this vault folder.
     #[serde(default)]
     #[schemars(length(max = MAX_PATH_CHARS))]

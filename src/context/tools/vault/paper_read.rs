@@ -55,11 +55,11 @@ impl VaultTools {
     }
 }
 
-/// `paper_read`'s arguments: every read mode and its fields; they are its input schema too (see
-/// [`crate::context::tools::spec`]).
+/// `paper_read`'s arguments: every read mode and its fields; they are its input schema too
+/// (see [`super::specs`]).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(in crate::context::tools) struct PaperReadArgs {
+pub(super) struct PaperReadArgs {
     /// A vault path (papers/x/paper.pdf, notes/a.md) or a citation URI such as
     /// papers/x/paper.pdf#page=3 or notes/a.md#line=10,20.
     #[schemars(length(max = MAX_PATH_CHARS))]

@@ -93,10 +93,10 @@ impl VaultTools {
     }
 }
 
-/// `vault_search`'s arguments; they are its input schema too (see [`crate::context::tools::spec`]).
+/// `vault_search`'s arguments; they are its input schema too (see [`super::specs`]).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(in crate::context::tools) struct SearchArgs {
+pub(super) struct SearchArgs {
     /// Words or a "quoted phrase"; title:word and -word work too.
     #[schemars(length(max = search::MAX_QUERY_CHARS))]
     query: String,
