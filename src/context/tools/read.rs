@@ -2,6 +2,7 @@
 //! source, each cut at the call's and the turn's budget with `truncated` and `next` (the
 //! arguments that continue where the text stopped). A directory returns one level of names.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -11,12 +12,15 @@ mod paper;
 
 use super::access::Target;
 use super::fit::fit;
-use super::{Ctx, ToolError, ToolOutput, VaultReader, byte_of_char, floor_boundary, parse_args};
+use super::{
+    Ctx, MAX_PATH_CHARS, ToolError, ToolOutput, VaultReader, byte_of_char, floor_boundary,
+    parse_args,
+};
 use crate::context::mention;
 use crate::vault::scan::EntryKind;
 use crate::vault::textfile;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(super) enum Mode {
     Metadata,
@@ -25,14 +29,14 @@ pub(super) enum Mode {
     Page,
     Region,
     Full,
-    /// Pages `page..=endPage` (the vault MCP's `paper_read`; not a `context_read` mode).
+    // Pages `page..=endPage` (the vault MCP's `paper_read`; not a `context_read` mode).
     Pages,
-    /// The paper's highlights and annotations (see `read/annotations.rs`).
+    // The paper's highlights and annotations (see `read/annotations.rs`).
     Annotations,
 }
 
 impl Mode {
-    fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Mode::Metadata => "metadata",
             Mode::Excerpt => "excerpt",
@@ -46,32 +50,77 @@ impl Mode {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// The modes `context_read` reads: all but `pages`.
+const CONTEXT_MODES: [Mode; 7] = [
+    Mode::Metadata,
+    Mode::Excerpt,
+    Mode::Section,
+    Mode::Page,
+    Mode::Region,
+    Mode::Full,
+    Mode::Annotations,
+];
+
+/// A transform of a `mode` argument's schema that lists only `modes`: for a tool that parses
+/// every [`Mode`] and refuses the others with a pointer to what to use instead.
+pub(super) fn only_modes(modes: &'static [Mode]) -> impl Fn(&mut schemars::Schema) {
+    move |schema| {
+        if let Some(Value::Array(values)) = schema.get_mut("enum") {
+            values.retain(|v| {
+                v.as_str()
+                    .is_none_or(|v| modes.iter().any(|m| m.as_str() == v))
+            });
+        }
+    }
+}
+
+/// `context_read`'s arguments (they are its input schema too, see [`super::spec`]), and what
+/// every read runs: `paper_read`'s and `file_read`'s arguments become these.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct Args {
+    /// A granted vault path or a citation URI pointing into the vault.
+    #[schemars(length(max = MAX_PATH_CHARS))]
     pub path: String,
+    /// What to read (default metadata).
     #[serde(default)]
+    #[schemars(transform = only_modes(&CONTEXT_MODES))]
     pub mode: Option<Mode>,
+    /// excerpt: the passage to locate (at least a few words).
     #[serde(default)]
-    quote: Option<String>,
-    /// One type (a string) so every client's function-calling subset accepts the schema; a
-    /// bare number is taken as its string (models send `2` for "2").
+    #[schemars(length(max = MAX_QUOTE_CHARS))]
+    pub quote: Option<String>,
+    /// section: the section's title or number, e.g. "2.1" or "Method".
+    // One type (a string) so every client's function-calling subset accepts the schema; a
+    // bare number is taken as its string (models send `2` for "2").
     #[serde(default, deserialize_with = "string_or_number")]
-    section: Option<String>,
+    #[schemars(length(max = MAX_QUOTE_CHARS))]
+    pub section: Option<String>,
+    /// page/region: the 1-based physical page; full: the page to start from; annotations: only
+    /// this page's.
     #[serde(default)]
-    page: Option<u32>,
-    /// The last page of `pages` mode (vault MCP only).
+    pub page: Option<u32>,
+    // The last page of `pages` mode (`paper_read`'s); `context_read` parses it to refuse it
+    // with a pointer to `full`, and its schema leaves it out.
     #[serde(default)]
-    end_page: Option<u32>,
+    #[schemars(skip)]
+    pub end_page: Option<u32>,
+    /// region: first character of the page (0-based) or first line of a file (1-based);
+    /// page/full/section/metadata/directory listings: where to continue (from `next`).
     #[serde(default)]
-    start: Option<u64>,
+    pub start: Option<u64>,
+    /// region: end character of the page (exclusive) or last line of a file (inclusive).
     #[serde(default)]
-    end: Option<u64>,
+    pub end: Option<u64>,
+    /// Return at most this many characters (capped by the budget's read_chars; a value below
+    /// 200 is raised to 200).
     #[serde(default)]
     pub max_chars: Option<u64>,
 }
 
-fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+pub(super) fn string_or_number<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<String>, D::Error> {
     Ok(match Option::<Value>::deserialize(d)? {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s),

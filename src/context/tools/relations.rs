@@ -3,14 +3,17 @@
 //! matched (never the asked-about paper's own path), carries a citation URI only when it can
 //! be opened, and says whether it is readable in this turn (`inGrant`).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Ctx, ToolError, ToolOutput, VaultReader, limit_arg, parse_args};
+use super::{
+    Ctx, MAX_ARRAY_ITEMS, MAX_PATH_CHARS, ToolError, ToolOutput, VaultReader, limit_arg, parse_args,
+};
 use crate::context::library::{self, openable_uri};
 use crate::vault::scan::EntryKind;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Kind {
     Cites,
@@ -18,13 +21,21 @@ enum Kind {
     Related,
 }
 
-#[derive(Debug, Deserialize)]
+/// `paper_relations`' arguments (the context tool's and the vault MCP's); they are its input
+/// schema too (see [`super::spec`]).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct Args {
+    /// A paper's vault path.
+    #[schemars(length(max = MAX_PATH_CHARS))]
     path: String,
+    /// Which relations to list (default all three).
     #[serde(default)]
+    #[schemars(length(max = MAX_ARRAY_ITEMS))]
     kinds: Option<Vec<Kind>>,
+    /// Maximum cards per relation (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
     limit: Option<u64>,
 }
 

@@ -5,11 +5,12 @@
 
 use std::collections::BTreeSet;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::access::{self, Access, Target};
-use super::{Ctx, ToolError, ToolOutput, VaultReader, cap_chars, parse_args};
+use super::{Ctx, MAX_PATH_CHARS, ToolError, ToolOutput, VaultReader, cap_chars, parse_args};
 use crate::context::mention;
 use crate::context::plan::COVERAGE_LIMIT;
 use crate::vault::catalog::{Catalog, Status};
@@ -18,13 +19,20 @@ use crate::vault::ranking::{per_document_cap, shown_score, spread};
 use crate::vault::scan::{self, EntryKind};
 use crate::vault::{Card, Scope, SearchOptions, Vault, textfile, uri};
 
-#[derive(Debug, Deserialize)]
+/// `context_search`'s arguments; they are its input schema too (see [`super::spec`]).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct Args {
+    /// Words or a "quoted phrase" to look for; title:word and -word work too.
+    #[schemars(length(max = MAX_QUERY_CHARS))]
     query: String,
+    /// Maximum number of cards (capped by the budget's search_cards; 0 counts as 1).
     #[serde(default)]
     limit: Option<u64>,
+    /// Restrict the search to these granted vault paths (papers, files or directories). A path
+    /// that is not granted is an error.
     #[serde(default)]
+    #[schemars(length(max = MAX_PATHS), inner(length(max = MAX_PATH_CHARS)))]
     paths: Option<Vec<String>>,
 }
 

@@ -14,6 +14,7 @@ mod vault_search;
 
 use serde_json::Value;
 
+use super::spec::input_schema;
 use super::vault_spec;
 use super::{Access, Ctx, ToolError, ToolOutput, VaultReader, relations};
 use crate::context::budget::{Budget, QUOTE_CAP};
@@ -22,7 +23,7 @@ use crate::vault::Vault;
 pub use paper_list::PaperSummary;
 pub use resources::{RESOURCE_PREFIX, resource_uri};
 pub use usage::{UsageEntry, arg_paths, usage_log_path};
-pub use vault_spec::{VaultToolSpec, specs};
+pub use vault_spec::VaultToolSpec;
 
 /// The vault MCP's tools, in the order `tools/list` shows them.
 pub const TOOL_NAMES: [&str; 6] = [
@@ -33,6 +34,24 @@ pub const TOOL_NAMES: [&str; 6] = [
     "file_read",
     "locate_quote",
 ];
+
+/// The most cards a search returns with the default [`Limits`] (`vault_search`'s schema says
+/// so).
+pub const MAX_CARDS: usize = 50;
+
+/// The tools, in the order `tools/list` shows them, with the input schemas of their argument
+/// types.
+pub fn specs() -> Vec<VaultToolSpec> {
+    vault_spec::specs(|tool| match tool {
+        "vault_search" => input_schema::<vault_search::SearchArgs>(),
+        "paper_list" => input_schema::<paper_list::ListArgs>(),
+        "paper_read" => input_schema::<paper_read::PaperReadArgs>(),
+        "paper_relations" => input_schema::<relations::Args>(),
+        "file_read" => input_schema::<file_read::FileReadArgs>(),
+        "locate_quote" => input_schema::<locate_quote::LocateArgs>(),
+        _ => Value::Null,
+    })
+}
 
 /// What one call may return.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +71,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             search_cards: 10,
-            max_cards: 50,
+            max_cards: MAX_CARDS,
             excerpt_chars: 400,
             read_chars: 20_000,
             list_page: 50,
@@ -115,5 +134,34 @@ impl VaultTools {
                 format!("no such tool; the tools are {}", TOOL_NAMES.join(", ")),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::spec::tests::{Parse, parses, schema_matches_parser};
+    use super::*;
+
+    #[test]
+    fn every_schema_is_its_argument_types() {
+        let parsers: [(&str, Parse); 6] = [
+            ("vault_search", parses::<vault_search::SearchArgs>),
+            ("paper_list", parses::<paper_list::ListArgs>),
+            ("paper_read", parses::<paper_read::PaperReadArgs>),
+            ("paper_relations", parses::<relations::Args>),
+            ("file_read", parses::<file_read::FileReadArgs>),
+            ("locate_quote", parses::<locate_quote::LocateArgs>),
+        ];
+        let specs = specs();
+        assert_eq!(specs.len(), parsers.len());
+        for (spec, (name, parse)) in specs.iter().zip(parsers) {
+            assert_eq!(spec.name, name);
+            schema_matches_parser(name, &spec.input_schema, parse, &[]);
+        }
+        // file_read lists the modes a text file is read in.
+        let modes = &specs[4].input_schema["properties"]["mode"]["enum"];
+        assert_eq!(modes, &json!(["metadata", "excerpt", "region", "full"]));
     }
 }

@@ -1,6 +1,7 @@
-//! The vault MCP's tool names, descriptions, input schemas and output schemas. Plain JSON, like
-//! [`super::spec`]; every result's `structuredContent` follows its output schema and the text
-//! content carries the same data.
+//! The vault MCP's tool names, titles, descriptions and output schemas. Plain JSON, like
+//! [`super::spec`]; the input schemas are the tools' argument types' (see
+//! [`super::vault::specs`]). Every result's `structuredContent` follows its output schema and
+//! the text content carries the same data.
 
 use serde_json::{Value, json};
 
@@ -13,19 +14,22 @@ pub struct VaultToolSpec {
     pub output_schema: Value,
 }
 
-pub fn specs() -> Vec<VaultToolSpec> {
-    vec![
+/// The tools in `tools/list` order, each with the input schema `input_schema` gives for its
+/// name.
+pub fn specs(input_schema: impl Fn(&str) -> Value) -> Vec<VaultToolSpec> {
+    let mut specs = vec![
         vault_search(),
         paper_list(),
         paper_read(),
         paper_relations(),
         file_read(),
         locate_quote(),
-    ]
+    ];
+    for s in &mut specs {
+        s.input_schema = input_schema(s.name);
+    }
+    specs
 }
-
-const PATH: &str = "A vault path (papers/x/paper.pdf, notes/a.md) or a citation URI such as \
-papers/x/paper.pdf#page=3 or notes/a.md#line=10,20.";
 
 /// A field that may be `null` (as `anyOf`, which single-`type` schema dialects accept).
 fn nullable(t: &str) -> Value {
@@ -64,20 +68,7 @@ evidence cards: path, title, physical page and printed page label (papers) or li
 the matched words in **bold**, a citation URI and a score — never whole texts. Filter by `folder`, `kind` (paper or \
 file) and publication `year` (or `yearFrom`/`yearTo`). Read more with paper_read or file_read on a card's \
 citationUri; cite with the citationUri.",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "maxLength": 4000, "description": "Words or a \"quoted phrase\"; title:word and -word work too."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Maximum number of cards (default 10)."},
-                "folder": {"type": "string", "maxLength": 2048, "description": "Only papers and files under this vault folder, e.g. papers/ml."},
-                "kind": {"type": "string", "enum": ["paper", "file"], "description": "Only papers (PDFs) or only text files."},
-                "year": {"type": "integer", "description": "Only papers published in this year."},
-                "yearFrom": {"type": "integer", "description": "Only papers published in or after this year."},
-                "yearTo": {"type": "integer", "description": "Only papers published in or before this year."}
-            },
-            "required": ["query"],
-            "additionalProperties": false
-        }),
+        input_schema: Value::Null,
         output_schema: json!({
             "type": "object",
             "properties": {
@@ -100,19 +91,7 @@ fn paper_list() -> VaultToolSpec {
 arXiv id, page count, status (indexed, no_text for a scan without a text layer, failed) and a citation URI. \
 Filter by `folder`, `year` (or `yearFrom`/`yearTo`) and `query` (words of the title, an author or the path). \
 When more papers follow, `next` holds the arguments for the next page.",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "folder": {"type": "string", "maxLength": 2048, "description": "Only papers under this vault folder."},
-                "query": {"type": "string", "maxLength": 4000, "description": "Only papers whose title, authors or path contain this text (any case)."},
-                "year": {"type": "integer"},
-                "yearFrom": {"type": "integer"},
-                "yearTo": {"type": "integer"},
-                "offset": {"type": "integer", "minimum": 0, "description": "Skip this many papers (from `next`)."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Papers per page (default 50)."}
-            },
-            "additionalProperties": false
-        }),
+        input_schema: Value::Null,
         output_schema: json!({
             "type": "object",
             "properties": {
@@ -183,22 +162,7 @@ around `quote`; whitespace, hyphenation and ligatures may differ), `region` (cha
 `full` (the whole text from `page` on), `annotations` (the reader's highlights and notes: page, type, text, \
 comment, colour, citation URI). Every result is cut at a per-call budget of characters (`maxChars` lowers \
 it); when cut it says `truncated: true`, and `next` holds the exact arguments to continue.",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "maxLength": 2048, "description": PATH},
-                "mode": {"type": "string", "enum": ["metadata", "page", "pages", "section", "excerpt", "region", "full", "annotations"], "description": "What to read (default metadata; page when the URI names a page)."},
-                "page": {"type": "integer", "minimum": 1, "description": "page/pages/region: the 1-based physical page; full: the page to start from; annotations: only this page's."},
-                "endPage": {"type": "integer", "minimum": 1, "description": "pages: the last page to read (inclusive)."},
-                "section": {"type": "string", "maxLength": 2000, "description": "section: the section's title or number, e.g. \"2.1\" or \"Method\"."},
-                "quote": {"type": "string", "maxLength": 2000, "description": "excerpt: the passage to locate (at least a few words)."},
-                "start": {"type": "integer", "minimum": 0, "description": "region: first character of the page; page/full/pages/section: where to continue (from `next`)."},
-                "end": {"type": "integer", "minimum": 0, "description": "region: end character of the page (exclusive)."},
-                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the server's per-call budget; a value below 200 is raised to 200)."}
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        }),
+        input_schema: Value::Null,
         output_schema: read_output(),
     }
 }
@@ -212,20 +176,7 @@ citation sidecar or extracted from the PDF), `cited_by` (papers of the vault who
 arXiv id) and `related` (vault papers sharing references or cited together with it). A card has `paperPath` when \
 the paper is in the vault (then readable with paper_read) and `citationUri` only when it can be opened (a vault \
 path, https://doi.org/… or https://arxiv.org/abs/…).",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "maxLength": 2048, "description": "A paper's vault path."},
-                "kinds": {
-                    "type": "array",
-                    "items": {"type": "string", "enum": ["cites", "cited_by", "related"]},
-                    "description": "Which relations to list (default all three)."
-                },
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Maximum cards per relation (default 20)."}
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        }),
+        input_schema: Value::Null,
         output_schema: json!({
             "type": "object",
             "properties": {
@@ -262,19 +213,7 @@ names and kinds). `mode`: `full` (default: the text from line `start` on), `regi
 1-based inclusive; a #line= URI selects them too), `excerpt` (the lines around `quote`), `metadata` (line count \
 and size). Cut at a per-call budget of characters; when cut, `next` holds the arguments to continue. Hidden files \
 and the app's state folder are never readable.",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "maxLength": 2048, "description": PATH},
-                "mode": {"type": "string", "enum": ["full", "region", "excerpt", "metadata"], "description": "What to read (default full)."},
-                "quote": {"type": "string", "maxLength": 2000, "description": "excerpt: the passage to locate."},
-                "start": {"type": "integer", "minimum": 1, "description": "region/full: the first line (1-based)."},
-                "end": {"type": "integer", "minimum": 1, "description": "region: the last line (inclusive)."},
-                "maxChars": {"type": "integer", "minimum": 1, "description": "Return at most this many characters (capped by the server's per-call budget; a value below 200 is raised to 200)."}
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        }),
+        input_schema: Value::Null,
         output_schema: read_output(),
     }
 }
@@ -287,16 +226,7 @@ fn locate_quote() -> VaultToolSpec {
 find the paper and the page it occurs on: physical page, printed page label and a citation URI. Tolerant of \
 different whitespace and line breaks, hyphenation at line ends, ligatures (ﬁ/fi) and typographic quotes and \
 dashes. Searches the whole vault, or only `paper` when given. `found: false` when it occurs nowhere.",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "quote": {"type": "string", "maxLength": 2000, "description": "The passage to locate (at least a few words)."},
-                "paper": {"type": "string", "maxLength": 2048, "description": "Only look in this paper (a vault path)."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 10, "description": "Maximum matches (default 1; more when a quote occurs in several papers)."}
-            },
-            "required": ["quote"],
-            "additionalProperties": false
-        }),
+        input_schema: Value::Null,
         output_schema: json!({
             "type": "object",
             "properties": {

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::VaultTools;
@@ -97,7 +98,7 @@ pub(super) fn no_index(vault: &Vault) -> ToolError {
     }
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(super) enum KindArg {
     Paper,

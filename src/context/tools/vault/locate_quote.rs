@@ -1,14 +1,16 @@
 //! `locate_quote`: where a quote occurs — in the named paper, or in the papers whose pages the
 //! index finds by the quote's words — verbatim or approximately, with the page to cite.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::VaultTools;
 use super::common::{no_index, target_of_kind};
 use crate::context::quote;
+use crate::context::tools::read::MAX_QUOTE_CHARS;
 use crate::context::tools::{
-    Ctx, PaperData, ToolError, ToolOutput, cap_chars, limit_arg, parse_args, search,
+    Ctx, MAX_PATH_CHARS, PaperData, ToolError, ToolOutput, cap_chars, limit_arg, parse_args, search,
 };
 use crate::vault::scan::EntryKind;
 use crate::vault::uri;
@@ -174,12 +176,19 @@ fn render_matches(q: &str, matches: &[QuoteMatch]) -> ToolOutput {
     ToolOutput::new(v, matches.iter().map(|m| m.citation_uri.clone()).collect())
 }
 
-#[derive(Debug, Deserialize)]
+/// `locate_quote`'s arguments; they are its input schema too (see [`super::specs`]).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct LocateArgs {
+pub(super) struct LocateArgs {
+    /// The passage to locate (at least a few words).
+    #[schemars(length(max = MAX_QUOTE_CHARS))]
     quote: String,
+    /// Only look in this paper (a vault path).
     #[serde(default)]
+    #[schemars(length(max = MAX_PATH_CHARS))]
     paper: Option<String>,
+    /// Maximum matches (default 1; more when a quote occurs in several papers).
     #[serde(default)]
+    #[schemars(range(min = 1, max = MAX_MATCHES))]
     limit: Option<u64>,
 }

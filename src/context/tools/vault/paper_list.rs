@@ -1,13 +1,16 @@
 //! `paper_list` (and `resources/list`): the vault's papers with their metadata, filtered by
 //! folder, year and words of the title, authors or path, a page at a time.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::VaultTools;
 use super::common::{Filter, YearArgs, by_path};
 use crate::context::tools::fit::fit;
-use crate::context::tools::{Ctx, ToolError, ToolOutput, limit_arg, parse_args};
+use crate::context::tools::{
+    Ctx, MAX_PATH_CHARS, ToolError, ToolOutput, limit_arg, parse_args, search,
+};
 use crate::vault::catalog::Status;
 use crate::vault::scan::EntryKind;
 use crate::vault::uri;
@@ -143,21 +146,32 @@ impl VaultTools {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// `paper_list`'s arguments; they are its input schema too (see [`super::specs`]).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct ListArgs {
+pub(super) struct ListArgs {
+    /// Only papers under this vault folder.
     #[serde(default)]
+    #[schemars(length(max = MAX_PATH_CHARS))]
     folder: Option<String>,
+    /// Only papers whose title, authors or path contain this text (any case).
     #[serde(default)]
+    #[schemars(length(max = search::MAX_QUERY_CHARS))]
     query: Option<String>,
+    /// Only papers published in this year.
     #[serde(default)]
     year: Option<i32>,
+    /// Only papers published in or after this year.
     #[serde(default)]
     year_from: Option<i32>,
+    /// Only papers published in or before this year.
     #[serde(default)]
     year_to: Option<i32>,
+    /// Skip this many papers (from `next`).
     #[serde(default)]
     offset: Option<u64>,
+    /// Papers per page (default 50).
     #[serde(default)]
+    #[schemars(range(min = 1, max = MAX_LIST))]
     limit: Option<u64>,
 }

@@ -1,11 +1,13 @@
 //! `paper_read`: the read modes of `context_read` on a paper of the vault, and `pages`; a whole
 //! page read points on to the next page.
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::VaultTools;
-use crate::context::tools::read;
-use crate::context::tools::{Ctx, ToolError, ToolOutput, parse_args};
+use crate::context::tools::read::{self, MAX_QUOTE_CHARS, Mode};
+use crate::context::tools::{Ctx, MAX_PATH_CHARS, ToolError, ToolOutput, parse_args};
 use crate::vault::scan::EntryKind;
 
 /// Characters kept free in a page read for the cursor to the next page.
@@ -13,7 +15,7 @@ const NEXT_PAGE_ROOM: usize = 160;
 
 impl VaultTools {
     pub(super) fn paper_read(&self, ctx: &Ctx, args: Value) -> Result<ToolOutput, ToolError> {
-        let a: read::Args = parse_args(args)?;
+        let a: read::Args = parse_args::<PaperReadArgs>(args)?.into();
         let max_chars = a.max_chars.map(|m| m.max(read::MIN_MAX_CHARS as u64));
         let target = std::cell::RefCell::new(None);
         // Room for the next-page cursor added below.
@@ -50,5 +52,62 @@ impl VaultTools {
             }
         }
         Ok(out)
+    }
+}
+
+/// `paper_read`'s arguments: every read mode and its fields; they are its input schema too
+/// (see [`super::specs`]).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct PaperReadArgs {
+    /// A vault path (papers/x/paper.pdf, notes/a.md) or a citation URI such as
+    /// papers/x/paper.pdf#page=3 or notes/a.md#line=10,20.
+    #[schemars(length(max = MAX_PATH_CHARS))]
+    path: String,
+    /// What to read (default metadata; page when the URI names a page).
+    #[serde(default)]
+    mode: Option<Mode>,
+    /// page/pages/region: the 1-based physical page; full: the page to start from;
+    /// annotations: only this page's.
+    #[serde(default)]
+    page: Option<u32>,
+    /// pages: the last page to read (inclusive).
+    #[serde(default)]
+    end_page: Option<u32>,
+    /// section: the section's title or number, e.g. "2.1" or "Method".
+    // A bare number is taken as its string, as in `context_read`.
+    #[serde(default, deserialize_with = "read::string_or_number")]
+    #[schemars(length(max = MAX_QUOTE_CHARS))]
+    section: Option<String>,
+    /// excerpt: the passage to locate (at least a few words).
+    #[serde(default)]
+    #[schemars(length(max = MAX_QUOTE_CHARS))]
+    quote: Option<String>,
+    /// region: first character of the page; page/full/pages/section: where to continue (from
+    /// `next`).
+    #[serde(default)]
+    start: Option<u64>,
+    /// region: end character of the page (exclusive).
+    #[serde(default)]
+    end: Option<u64>,
+    /// Return at most this many characters (capped by the server's per-call budget; a value
+    /// below 200 is raised to 200).
+    #[serde(default)]
+    max_chars: Option<u64>,
+}
+
+impl From<PaperReadArgs> for read::Args {
+    fn from(a: PaperReadArgs) -> read::Args {
+        read::Args {
+            path: a.path,
+            mode: a.mode,
+            quote: a.quote,
+            section: a.section,
+            page: a.page,
+            end_page: a.end_page,
+            start: a.start,
+            end: a.end,
+            max_chars: a.max_chars,
+        }
     }
 }

@@ -1,12 +1,15 @@
 //! `vault_search`: the index's cards and the reader's annotations that match a query, narrowed
 //! by folder, kind and year.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::VaultTools;
 use super::common::{KindArg, YearArgs, by_path, no_index};
-use crate::context::tools::{Ctx, ToolError, ToolOutput, limit_arg, parse_args, search};
+use super::{MAX_CARDS, VaultTools};
+use crate::context::tools::{
+    Ctx, MAX_PATH_CHARS, ToolError, ToolOutput, limit_arg, parse_args, search,
+};
 use crate::vault::Scope;
 use crate::vault::annotation_search;
 use crate::vault::catalog::Status;
@@ -90,20 +93,31 @@ impl VaultTools {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// `vault_search`'s arguments; they are its input schema too (see [`super::specs`]).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct SearchArgs {
+pub(super) struct SearchArgs {
+    /// Words or a "quoted phrase"; title:word and -word work too.
+    #[schemars(length(max = search::MAX_QUERY_CHARS))]
     query: String,
+    /// Maximum number of cards (default 10).
     #[serde(default)]
+    #[schemars(range(min = 1, max = MAX_CARDS))]
     limit: Option<u64>,
+    /// Only papers and files under this vault folder, e.g. papers/ml.
     #[serde(default)]
+    #[schemars(length(max = MAX_PATH_CHARS))]
     folder: Option<String>,
+    /// Only papers (PDFs) or only text files.
     #[serde(default)]
     kind: Option<KindArg>,
+    /// Only papers published in this year.
     #[serde(default)]
     year: Option<i32>,
+    /// Only papers published in or after this year.
     #[serde(default)]
     year_from: Option<i32>,
+    /// Only papers published in or before this year.
     #[serde(default)]
     year_to: Option<i32>,
 }
