@@ -1781,11 +1781,13 @@ fn yank_citation_bibtex_selection_and_open_in_the_viewer() {
         script.display()
     )));
     h.keys("2 G O");
+    // The shell creates the file before `echo` writes its line: wait for the whole line.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !args.exists() && std::time::Instant::now() < deadline {
+    let read = || std::fs::read_to_string(&args).unwrap_or_default();
+    while !read().ends_with('\n') && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let got = std::fs::read_to_string(&args).unwrap_or_default();
+    let got = read();
     let file = dir.path().join("vault/papers/dense-vs-sparse/paper.pdf");
     let file = std::fs::canonicalize(&file).unwrap_or(file);
     assert!(got.starts_with("--page=2 "), "{got:?}");
