@@ -120,6 +120,22 @@ pub enum Effect {
     ConsumeHandoff,
 }
 
+impl Effect {
+    /// The session to open among `effects`: how, whether to offer the context server, the
+    /// seed and the prompt's mode.
+    pub fn open_of(effects: &[Effect]) -> Option<(Open, bool, Seed, Mode)> {
+        effects.iter().find_map(|e| match e {
+            Effect::Open {
+                how,
+                attach_mcp,
+                seed,
+                prompt_mode,
+            } => Some((how.clone(), *attach_mcp, *seed, *prompt_mode)),
+            _ => None,
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     TurnRequested(TurnInput),
@@ -470,18 +486,7 @@ mod tests {
     }
 
     fn open_of(effects: &[Effect]) -> (Open, bool, Seed, Mode) {
-        effects
-            .iter()
-            .find_map(|e| match e {
-                Effect::Open {
-                    how,
-                    attach_mcp,
-                    seed,
-                    prompt_mode,
-                } => Some((how.clone(), *attach_mcp, *seed, *prompt_mode)),
-                _ => None,
-            })
-            .expect("an Open effect")
+        Effect::open_of(effects).expect("an Open effect")
     }
 
     fn opened(m: &mut SessionMachine, id: &str) {

@@ -77,15 +77,7 @@ pub(super) async fn open_session(
     let sessions_dir = t.vault.state_dir().join(SESSIONS_DIR);
     let mut rpc = Duration::ZERO;
     loop {
-        let Some((how, attach_mcp, seed, prompt_mode)) = effects.iter().find_map(|e| match e {
-            Effect::Open {
-                how,
-                attach_mcp,
-                seed,
-                prompt_mode,
-            } => Some((how.clone(), *attach_mcp, *seed, *prompt_mode)),
-            _ => None,
-        }) else {
+        let Some((how, attach_mcp, seed, prompt_mode)) = Effect::open_of(&effects) else {
             return Err(TurnError::NoSession);
         };
         apply_side_effects(&effects, thread, machine, notices);
