@@ -17,6 +17,7 @@ pub mod events;
 pub mod handoff;
 pub mod ollama;
 pub mod permission;
+pub mod seed;
 pub mod session;
 pub mod threads;
 pub mod transcript;

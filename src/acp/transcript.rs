@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::session::{PriorMessage, SessionRecord};
+use super::seed::PriorMessage;
+use super::session::SessionRecord;
 use crate::context::citations::CitationCheck;
 use crate::context::grant::{new_id, now_rfc3339, valid_id};
 use crate::vault::Vault;

@@ -6,10 +6,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::super::client::{AgentProcess, OpenError, context_server, unix_now};
-use super::super::session::{
-    Caps, Effect, Event, Open, Opening, PriorMessage, Seed, SessionMachine, TurnInput,
-    conversation_seed,
-};
+use super::super::seed::{PriorMessage, conversation_seed};
+use super::super::session::{Caps, Effect, Event, Open, Opening, Seed, SessionMachine, TurnInput};
 use super::super::transcript::{Line, Thread};
 use super::{Turn, TurnError, apply_side_effects, io, record_failure};
 use crate::context::grant::{self, GrantFiles, SESSIONS_DIR, new_id, now_rfc3339};
