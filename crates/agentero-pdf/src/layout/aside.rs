@@ -137,33 +137,56 @@ pub(super) fn find_aside(
     best
 }
 
-/// The lines a set of fragments makes (fragments on one baseline together), top first, each as
-/// (baseline, left edge, right edge).
-fn set_lines(frags: &[Frag], set: &[usize], em: f32) -> Vec<(f32, f32, f32)> {
+/// One line a set of fragments makes: its baseline, its edges and the fragments at them.
+struct SetLine {
+    y: f32,
+    x0: f32,
+    x1: f32,
+    /// The leftmost and the rightmost fragment.
+    first: usize,
+    last: usize,
+}
+
+/// The lines a set of fragments makes (fragments on one baseline together), top first.
+fn set_lines(frags: &[Frag], set: &[usize], em: f32) -> Vec<SetLine> {
     let mut order = set.to_vec();
     order.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
-    let mut lines: Vec<(f32, f32, f32)> = Vec::new();
+    let mut lines: Vec<SetLine> = Vec::new();
     for i in order {
         let f = &frags[i];
         match lines.last_mut() {
-            Some(l) if (l.0 - f.y).abs() < 0.3 * em => {
-                l.1 = l.1.min(f.x0);
-                l.2 = l.2.max(f.x1);
+            Some(l) if (l.y - f.y).abs() < 0.3 * em => {
+                if f.x0 < l.x0 {
+                    (l.x0, l.first) = (f.x0, i);
+                }
+                if f.x1 > l.x1 {
+                    (l.x1, l.last) = (f.x1, i);
+                }
             }
-            _ => lines.push((f.y, f.x0, f.x1)),
+            _ => lines.push(SetLine {
+                y: f.y,
+                x0: f.x0,
+                x1: f.x1,
+                first: i,
+                last: i,
+            }),
         }
     }
     lines
 }
 
 /// The width of the empty strip between the aside's lines and the lines beside them.
-fn clear_strip(aside: &[(f32, f32, f32)], beside: &[(f32, f32, f32)], left: bool) -> f32 {
+fn clear_strip(aside: &[SetLine], beside: &[SetLine], left: bool) -> f32 {
     if left {
-        let inner = aside.iter().map(|l| l.2).fold(f32::NEG_INFINITY, f32::max);
-        beside.iter().map(|l| l.1).fold(f32::INFINITY, f32::min) - inner
+        let inner = aside.iter().map(|l| l.x1).fold(f32::NEG_INFINITY, f32::max);
+        beside.iter().map(|l| l.x0).fold(f32::INFINITY, f32::min) - inner
     } else {
-        let inner = aside.iter().map(|l| l.1).fold(f32::INFINITY, f32::min);
-        inner - beside.iter().map(|l| l.2).fold(f32::NEG_INFINITY, f32::max)
+        let inner = aside.iter().map(|l| l.x0).fold(f32::INFINITY, f32::min);
+        inner
+            - beside
+                .iter()
+                .map(|l| l.x1)
+                .fold(f32::NEG_INFINITY, f32::max)
     }
 }
 
@@ -177,39 +200,22 @@ fn runs_on_beside(
     em: f32,
     paired: impl Fn(f32) -> bool,
 ) -> bool {
-    // Each line as (baseline, its leftmost fragment, its rightmost fragment).
-    let mut order = set.to_vec();
-    order.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
-    let mut lines: Vec<(f32, usize, usize)> = Vec::new();
-    for i in order {
-        let f = &frags[i];
-        match lines.last_mut() {
-            Some(l) if (l.0 - f.y).abs() < 0.3 * em => {
-                if f.x0 < frags[l.1].x0 {
-                    l.1 = i;
-                }
-                if f.x1 > frags[l.2].x1 {
-                    l.2 = i;
-                }
-            }
-            _ => lines.push((f.y, i, i)),
-        }
-    }
+    let lines = set_lines(frags, set, em);
     lines.windows(2).any(|w| {
-        let ends_open = frag_text(page, gs, &frags[w[0].2])
+        let ends_open = frag_text(page, gs, &frags[w[0].last])
             .and_then(|t| t.trim_end().chars().last())
             .is_some_and(|c| c.is_alphabetic() || c == ',' || c == '-');
-        let starts_low = frag_text(page, gs, &frags[w[1].1])
+        let starts_low = frag_text(page, gs, &frags[w[1].first])
             .and_then(|t| t.trim_start().chars().next())
             .is_some_and(char::is_lowercase);
-        ends_open && starts_low && paired(w[0].0) && paired(w[1].0)
+        ends_open && starts_low && paired(w[0].y) && paired(w[1].y)
     })
 }
 
 /// Mean width of the lines a set of fragments makes.
 fn mean_line_width(frags: &[Frag], set: &[usize], em: f32) -> f32 {
     let lines = set_lines(frags, set, em);
-    lines.iter().map(|l| l.2 - l.1).sum::<f32>() / lines.len().max(1) as f32
+    lines.iter().map(|l| l.x1 - l.x0).sum::<f32>() / lines.len().max(1) as f32
 }
 
 /// Where a fragment sits against a vertical cut: on the aside's side of it, clear of it on the
@@ -291,7 +297,7 @@ pub(super) fn find_banded_aside(
             return;
         }
         let beside_width = mean_line_width(frags, beside, em);
-        let start = |l: &(f32, f32, f32)| if left { l.1 - x0 } else { x1 - l.2 };
+        let start = |l: &SetLine| if left { l.x0 - x0 } else { x1 - l.x1 };
         let beside_start = beside_lines.iter().map(start).sum::<f32>() / beside_lines.len() as f32;
         if beside_width < 2.0 * mean_line_width(frags, aside, em)
             || beside_width < 0.35 * width
@@ -309,10 +315,10 @@ pub(super) fn find_banded_aside(
         let (aside_size, beside_size) = (median(aside), median(beside));
         let own_font = (aside_size - beside_size).abs() >= 0.08 * beside_size;
         let level_with =
-            |y: f32, lines: &[(f32, f32, f32)]| lines.iter().any(|l| (l.0 - y).abs() < 0.15 * em);
+            |y: f32, lines: &[SetLine]| lines.iter().any(|l| (l.y - y).abs() < 0.15 * em);
         let in_step = aside_lines
             .iter()
-            .filter(|a| level_with(a.0, &beside_lines))
+            .filter(|a| level_with(a.y, &beside_lines))
             .count();
         let own_baselines = in_step * 2 < aside_lines.len();
         // A sidebar in the body's own font and on its baselines (Elsevier's cas-dc "Keywords"
@@ -327,12 +333,12 @@ pub(super) fn find_banded_aside(
         }
         // Level with each other: most aside lines within the height of the text beside.
         let (top, bottom) = (
-            beside_lines[0].0 + em,
-            beside_lines[beside_lines.len() - 1].0 - em,
+            beside_lines[0].y + em,
+            beside_lines[beside_lines.len() - 1].y - em,
         );
         let level = aside_lines
             .iter()
-            .filter(|l| l.0 <= top + 2.0 * em && l.0 >= bottom - 2.0 * em)
+            .filter(|l| l.y <= top + 2.0 * em && l.y >= bottom - 2.0 * em)
             .count();
         if level * 2 < aside_lines.len() {
             return;
