@@ -29,13 +29,39 @@ pub(super) fn regions(page: &PageGlyphs, gs: &[G], frags: &[Frag]) -> Vec<Vec<us
         .map(|r| r.into_iter().map(|k| main[k]).collect())
         .collect();
     for (aside, beside) in asides {
-        let at = out
+        let Some(k) = out
             .iter()
             .rposition(|r| r.iter().any(|i| beside.contains(i)))
-            .map_or(out.len(), |k| k + 1);
-        out.insert(at, aside);
+        else {
+            out.push(aside);
+            continue;
+        };
+        // The region beside it may run on below it (a single-column body under the abstract):
+        // the aside goes right after the text it sits beside, before what follows lower down.
+        let below = split_below(frags, &mut out[k], &beside);
+        out.insert(k + 1, aside);
+        if !below.is_empty() {
+            out.insert(k + 2, below);
+        }
     }
     out
+}
+
+/// Takes out of `region` (and returns) its fragments a line or more below the lowest of
+/// `beside` that it holds; sub- and superscripts of that line stay.
+fn split_below(frags: &[Frag], region: &mut Vec<usize>, beside: &[usize]) -> Vec<usize> {
+    let Some(lowest) = region
+        .iter()
+        .filter(|i| beside.contains(i))
+        .map(|&i| &frags[i])
+        .min_by(|a, b| a.y.total_cmp(&b.y))
+    else {
+        return Vec::new();
+    };
+    let cut = lowest.y - 0.6 * lowest.size;
+    let (above, below): (Vec<usize>, Vec<usize>) = region.iter().partition(|&&i| frags[i].y >= cut);
+    *region = above;
+    below
 }
 
 /// A sidebar or margin notes on one side of the page (`left` or right): text on that side of a
