@@ -1,6 +1,6 @@
 //! Real pages of the layouts the generated fixtures imitate (`AGENTERO_REAL_PAGES`, filled and
-//! checked by sha256 in `.ci/run`): an Elsevier cas-dc first page, whose keyword column sits
-//! beside the abstract in the abstract's own font and on its baselines; a vertical Japanese
+//! checked by sha256 in `.ci/run`): Elsevier cas-dc and cas-sc first pages, whose keyword column
+//! sits beside the abstract in the abstract's own font and on its baselines; a vertical Japanese
 //! government gazette (kanpō, right-to-left columns, vertical punctuation, RC4-encrypted); a
 //! vertical poem. Each asks for the exact text, sentence by sentence or phrase by phrase, and
 //! the gazette's phrases are searched through the index.
@@ -16,7 +16,7 @@ use agentero::vault::{SearchOptions, Vault};
 
 /// The folder of real pages, or `None` with the reason (a failure under `CI`).
 fn real_pages() -> Option<PathBuf> {
-    let files = ["dc-sample.pdf", "kampo.pdf", "jo.pdf"];
+    let files = ["dc-sample.pdf", "sc-sample.pdf", "kampo.pdf", "jo.pdf"];
     let reason = match std::env::var_os("AGENTERO_REAL_PAGES") {
         None => "AGENTERO_REAL_PAGES is not set (.ci/run downloads the pages)".to_string(),
         Some(dir) => {
@@ -84,6 +84,33 @@ fn cas_dc_abstract_reads_whole_and_its_keywords_follow_it() {
         ),
         "{text}"
     );
+}
+
+/// The single-column sibling: the abstract and the body below it are one column, and the keyword
+/// column still reads after the abstract, before the body.
+#[test]
+fn cas_sc_keywords_come_between_the_abstract_and_the_body() {
+    let Some(dir) = real_pages() else { return };
+    let text = &pages_of(&dir.join("sc-sample.pdf"))[0];
+    let page = flat(text);
+    for sentence in [
+        "This template helps you to create a properly formatted LATEX manuscript.",
+        "\\beginabstract ...\\endabstract and \\begin{keyword} ... \\end{keyword} which contain the abstract and keywords respectively.",
+        "Each keyword shall be separated by a \\sep command.",
+    ] {
+        assert!(
+            page.contains(sentence),
+            "abstract sentence spliced: {sentence:?}\n{text}"
+        );
+    }
+    let at = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s:?} missing:\n{text}"))
+    };
+    let keywords = "Keywords:\nquadrupole exciton\npolariton\nwgm\nbec";
+    assert!(text.contains(keywords), "keyword column split:\n{text}");
+    assert!(at("\\sep command.") < at(keywords), "{text}");
+    assert!(at(keywords) < at("1. Introduction"), "{text}");
 }
 
 /// Phrases of the gazette's text (its columns read top to bottom, right to left), and one
