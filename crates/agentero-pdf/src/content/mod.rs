@@ -5,12 +5,14 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
 
-use lopdf::content::Content;
 use lopdf::{Dictionary, Document, Object, ObjectId};
 
 use super::PdfError;
 use super::fonts::{Font, push_clean};
-use super::util::{as_dict, get, get_dict, get_name, matrix, num, stream_bytes};
+use super::util::{as_dict, get, get_dict, get_name, matrix, stream_bytes};
+use lex::{Arg, Lexer, Op};
+
+mod lex;
 
 /// Nesting bound for form XObjects (and the q/Q stack), against hostile or cyclic files.
 const MAX_FORM_DEPTH: usize = 12;
@@ -139,96 +141,88 @@ impl<'a> Interpreter<'a> {
     }
 
     fn run(&mut self, content: &[u8], resources: Option<&'a Dictionary>) -> Result<(), PdfError> {
-        for op in Content::decode_iter(content) {
-            let Ok(op) = op else { break };
+        let mut lexer = Lexer::new(content);
+        while let Some(op) = lexer.next() {
             self.ops += 1;
             if self.ops.is_multiple_of(CHECK_EVERY) && Instant::now() > self.deadline {
                 return Err(PdfError::Timeout);
             }
-            self.op(&op.operator, &op.operands, resources)?;
+            self.op(&op, resources)?;
         }
         Ok(())
     }
 
-    fn op(
-        &mut self,
-        operator: &str,
-        args: &[Object],
-        resources: Option<&'a Dictionary>,
-    ) -> Result<(), PdfError> {
-        let n = |i: usize| args.get(i).and_then(num).unwrap_or(0.0);
-        match operator {
-            "q" if self.stack.len() < MAX_GSTATE_DEPTH => self.stack.push(self.gs.clone()),
-            "Q" => {
+    fn op(&mut self, op: &Op<'_>, resources: Option<&'a Dictionary>) -> Result<(), PdfError> {
+        let n = |i: usize| op.num(i);
+        let six = op.args.len() == 6 && op.args.iter().all(|a| matches!(a, Arg::Num(_)));
+        match op.operator {
+            b"q" if self.stack.len() < MAX_GSTATE_DEPTH => self.stack.push(self.gs.clone()),
+            b"Q" => {
                 if let Some(g) = self.stack.pop() {
                     self.gs = g;
                 }
             }
-            "cm" if args.len() == 6 => {
+            b"cm" if six => {
                 let m = [n(0), n(1), n(2), n(3), n(4), n(5)];
                 self.gs.ctm = mul(&m, &self.gs.ctm);
             }
-            "BT" => {
+            b"BT" => {
                 self.tm = IDENTITY;
                 self.tlm = IDENTITY;
             }
-            "Tf" => {
+            b"Tf" => {
                 self.gs.size = n(1);
-                self.gs.font = args
-                    .first()
-                    .and_then(|o| o.as_name().ok())
-                    .map(|name| self.font(resources, name));
+                self.gs.font = op.name(0).map(|name| self.font(resources, name));
             }
-            "Tc" => self.gs.char_spacing = n(0),
-            "Tw" => self.gs.word_spacing = n(0),
-            "Tz" => self.gs.h_scale = n(0) / 100.0,
-            "TL" => self.gs.leading = n(0),
-            "Ts" => self.gs.rise = n(0),
-            "Td" => self.next_line(n(0), n(1)),
-            "TD" => {
+            b"Tc" => self.gs.char_spacing = n(0),
+            b"Tw" => self.gs.word_spacing = n(0),
+            b"Tz" => self.gs.h_scale = n(0) / 100.0,
+            b"TL" => self.gs.leading = n(0),
+            b"Ts" => self.gs.rise = n(0),
+            b"Td" => self.next_line(n(0), n(1)),
+            b"TD" => {
                 self.gs.leading = -n(1);
                 self.next_line(n(0), n(1));
             }
-            "Tm" if args.len() == 6 => {
+            b"Tm" if six => {
                 self.tm = [n(0), n(1), n(2), n(3), n(4), n(5)];
                 self.tlm = self.tm;
             }
-            "T*" => self.next_line(0.0, -self.gs.leading),
-            "Tj" => {
-                if let Some(Object::String(s, _)) = args.first() {
+            b"T*" => self.next_line(0.0, -self.gs.leading),
+            b"Tj" => {
+                if let Some(s) = op.string(0) {
                     self.show(s);
                 }
             }
-            "'" => {
+            b"'" => {
                 self.next_line(0.0, -self.gs.leading);
-                if let Some(Object::String(s, _)) = args.first() {
+                if let Some(s) = op.string(0) {
                     self.show(s);
                 }
             }
-            "\"" => {
+            b"\"" => {
                 self.gs.word_spacing = n(0);
                 self.gs.char_spacing = n(1);
                 self.next_line(0.0, -self.gs.leading);
-                if let Some(Object::String(s, _)) = args.get(2) {
+                if let Some(s) = op.string(2) {
                     self.show(s);
                 }
             }
-            "TJ" => {
-                if let Some(Object::Array(items)) = args.first() {
-                    for item in items {
-                        match item {
-                            Object::String(s, _) => self.show(s),
-                            other => {
-                                if let Some(v) = num(other) {
-                                    self.shift(-v / 1000.0 * self.gs.size);
-                                }
+            b"TJ" => {
+                for item in op.array(0).unwrap_or_default() {
+                    match item {
+                        Arg::Num(v) => self.shift(-v / 1000.0 * self.gs.size),
+                        Arg::Str(..) => {
+                            if let Some(s) = op.text(item) {
+                                self.show(s);
                             }
                         }
+                        _ => {}
                     }
                 }
             }
-            "Do" => {
-                if let Some(name) = args.first().and_then(|o| o.as_name().ok()) {
+            b"Do" => {
+                if let Some(name) = op.name(0) {
                     self.form(resources, name)?;
                 }
             }
