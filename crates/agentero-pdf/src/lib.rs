@@ -260,8 +260,19 @@ fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
         return Err(PdfError::Malformed("no %PDF header".into()));
     }
     // lopdf is the only code here not written against hostile input; keep its panics inside.
-    let loaded = catch_unwind(AssertUnwindSafe(|| LoDocument::load_mem(bytes)))
-        .map_err(|_| PdfError::Malformed("the PDF parser failed on this file".into()))?;
+    let loaded = catch_unwind(AssertUnwindSafe(|| {
+        let options = lopdf::LoadOptions {
+            filter: Some(keep_for_text),
+            ..Default::default()
+        };
+        match LoDocument::load_mem_with_options(bytes, options) {
+            // lopdf rebuilds a damaged page tree only on an unfiltered load: read such a file
+            // again whole.
+            Ok(doc) if doc.page_iter().next().is_none() => LoDocument::load_mem(bytes),
+            loaded => loaded,
+        }
+    }))
+    .map_err(|_| PdfError::Malformed("the PDF parser failed on this file".into()))?;
     let mut doc = match loaded {
         Ok(doc) => doc,
         Err(lopdf::Error::InvalidPassword) => return Err(PdfError::PasswordRequired),
@@ -279,6 +290,41 @@ fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
     drop_image_data(&mut doc);
     Ok(doc)
 }
+
+/// The objects page text never reads, dropped as the file is parsed rather than held for as long
+/// as its pages are read: annotations (a paper's thousands of link boxes, with their actions),
+/// structure-tree elements, and image data (kept as its bare dictionary). They are most of a
+/// hyperlinked manual's objects and of a scanned paper's bytes, and the peak memory of a parse
+/// is what each indexing thread keeps.
+fn keep_for_text(
+    id: ObjectIdOf,
+    object: &mut lopdf::Object,
+) -> Option<(ObjectIdOf, lopdf::Object)> {
+    // lopdf keeps a top-level object as the filter left it and an object-stream member as the
+    // filter returns it. Only top-level objects can be streams: a stream is changed in place
+    // (what is returned is dropped); any other object is returned as kept.
+    let dict = match object {
+        lopdf::Object::Dictionary(d) => d,
+        lopdf::Object::Stream(s) => {
+            if matches!(s.dict.get(b"Subtype"), Ok(lopdf::Object::Name(n)) if n == b"Image") {
+                *object = lopdf::Object::Dictionary(std::mem::take(&mut s.dict));
+            }
+            return Some((id, lopdf::Object::Null));
+        }
+        other => return Some((id, other.clone())),
+    };
+    let name = |key: &[u8]| match dict.get(key) {
+        Ok(lopdf::Object::Name(n)) => Some(n.as_slice()),
+        _ => None,
+    };
+    match (name(b"Type"), name(b"Subtype")) {
+        (Some(b"Annot" | b"StructElem"), _) => None,
+        (_, Some(b"Link")) if dict.has(b"Rect") => None,
+        _ => Some((id, object.clone())),
+    }
+}
+
+type ObjectIdOf = (u32, u16);
 
 /// Frees the data of image XObjects, which text never reads: in a scanned or figure-heavy paper
 /// it is most of the file, held otherwise for as long as its pages are read.
