@@ -268,12 +268,14 @@ fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
         match LoDocument::load_mem_with_options(bytes, options) {
             // lopdf rebuilds a damaged page tree only on an unfiltered load: read such a file
             // again whole.
-            Ok(doc) if doc.page_iter().next().is_none() => LoDocument::load_mem(bytes),
+            Ok(doc) if doc.page_iter().next().is_none() => {
+                LoDocument::load_mem(bytes).map(drop_image_data)
+            }
             loaded => loaded,
         }
     }))
     .map_err(|_| PdfError::Malformed("the PDF parser failed on this file".into()))?;
-    let mut doc = match loaded {
+    let doc = match loaded {
         Ok(doc) => doc,
         Err(lopdf::Error::InvalidPassword) => return Err(PdfError::PasswordRequired),
         Err(e) => {
@@ -287,7 +289,6 @@ fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
     if doc.trailer.has(b"Encrypt") {
         return Err(PdfError::PasswordRequired);
     }
-    drop_image_data(&mut doc);
     Ok(doc)
 }
 
@@ -297,16 +298,16 @@ fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
 /// hyperlinked manual's objects and of a scanned paper's bytes, and the peak memory of a parse
 /// is what each indexing thread keeps.
 fn keep_for_text(
-    id: ObjectIdOf,
+    id: lopdf::ObjectId,
     object: &mut lopdf::Object,
-) -> Option<(ObjectIdOf, lopdf::Object)> {
+) -> Option<(lopdf::ObjectId, lopdf::Object)> {
     // lopdf keeps a top-level object as the filter left it and an object-stream member as the
     // filter returns it. Only top-level objects can be streams: a stream is changed in place
     // (what is returned is dropped); any other object is returned as kept.
     let dict = match object {
         lopdf::Object::Dictionary(d) => d,
         lopdf::Object::Stream(s) => {
-            if matches!(s.dict.get(b"Subtype"), Ok(lopdf::Object::Name(n)) if n == b"Image") {
+            if is_image(&s.dict) {
                 *object = lopdf::Object::Dictionary(std::mem::take(&mut s.dict));
             }
             return Some((id, lopdf::Object::Null));
@@ -324,16 +325,18 @@ fn keep_for_text(
     }
 }
 
-type ObjectIdOf = (u32, u16);
-
-/// Frees the data of image XObjects, which text never reads: in a scanned or figure-heavy paper
-/// it is most of the file, held otherwise for as long as its pages are read.
-fn drop_image_data(doc: &mut LoDocument) {
+/// Frees the data of image XObjects in a document read without [`keep_for_text`].
+fn drop_image_data(mut doc: LoDocument) -> LoDocument {
     for object in doc.objects.values_mut() {
         if let lopdf::Object::Stream(stream) = object
-            && matches!(stream.dict.get(b"Subtype"), Ok(lopdf::Object::Name(n)) if n == b"Image")
+            && is_image(&stream.dict)
         {
             stream.content = Vec::new();
         }
     }
+    doc
+}
+
+fn is_image(dict: &lopdf::Dictionary) -> bool {
+    matches!(dict.get(b"Subtype"), Ok(lopdf::Object::Name(n)) if n == b"Image")
 }

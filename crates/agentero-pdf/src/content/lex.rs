@@ -113,7 +113,7 @@ fn hex(c: u8) -> Option<u8> {
     }
 }
 
-/// Where a token that starts no operand and no operator was met.
+/// One token of a content stream.
 enum Token {
     Operand(Arg),
     Operator(Range<usize>),
@@ -136,17 +136,11 @@ impl<'a> Lexer<'a> {
     /// The next operator with its operands, or `None` at the end of the stream.
     #[allow(clippy::should_implement_trait)] // borrows from the lexer: not an Iterator
     pub fn next(&mut self) -> Option<Op<'_>> {
-        self.args.clear();
-        self.items.clear();
-        self.bytes.clear();
+        self.drop_operands();
         loop {
             match self.token(0) {
                 Token::End => return None,
-                Token::Stray => {
-                    self.args.clear();
-                    self.items.clear();
-                    self.bytes.clear();
-                }
+                Token::Stray => self.drop_operands(),
                 Token::Operand(arg) => {
                     if self.args.len() < MAX_OPERANDS {
                         self.args.push(arg);
@@ -166,6 +160,12 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
+    }
+
+    fn drop_operands(&mut self) {
+        self.args.clear();
+        self.items.clear();
+        self.bytes.clear();
     }
 
     fn skip_white(&mut self) {
