@@ -72,37 +72,85 @@ pub fn isolated<T: Send + 'static>(
     limit: Duration,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ExtractError> {
-    let (tx, rx) = mpsc::channel();
-    let spawned = std::thread::Builder::new()
-        .name(ISOLATED_THREAD.to_string())
-        .spawn(move || {
+    Isolation::default().run(limit, work)
+}
+
+type IsolatedJob = Box<dyn FnOnce() + Send>;
+
+/// One thread kept for a sequence of [`isolated`] runs (an indexing worker's extractions).
+///
+/// The allocator keeps, per thread, about what the largest job that thread ran needed; a fresh
+/// thread per paper passes those arenas from thread to thread until every one has held the
+/// vault's largest parse. A thread that stays keeps only the peak of the files it was given. It
+/// survives panics; one that overruns its limit is abandoned and the next run starts another.
+#[derive(Default)]
+pub struct Isolation {
+    thread: Option<mpsc::Sender<IsolatedJob>>,
+}
+
+impl Isolation {
+    pub fn run<T: Send + 'static>(
+        &mut self,
+        limit: Duration,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ExtractError> {
+        let (tx, rx) = mpsc::channel();
+        let mut job: IsolatedJob = Box::new(move || {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
             let _ = tx.send(result);
         });
-    if let Err(e) = spawned {
-        return Err(ExtractError::Io(format!(
-            "cannot start a worker thread: {e}"
-        )));
-    }
-    match rx.recv_timeout(limit) {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(payload)) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(ExtractError::Panicked(msg))
+        // A kept thread that has gone hands the job back; it then goes to a new one.
+        loop {
+            let thread = match self.thread.take() {
+                Some(t) => t,
+                None => start_isolated_thread()?,
+            };
+            match thread.send(job) {
+                Ok(()) => {
+                    self.thread = Some(thread);
+                    break;
+                }
+                Err(mpsc::SendError(back)) => job = back,
+            }
         }
-        Err(_) => Err(ExtractError::TimedOut(limit.as_secs())),
+        match rx.recv_timeout(limit) {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(payload)) => {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                Err(ExtractError::Panicked(msg))
+            }
+            Err(_) => {
+                // Still busy (or gone): leave it to finish on its own.
+                self.thread = None;
+                Err(ExtractError::TimedOut(limit.as_secs()))
+            }
+        }
     }
+}
+
+fn start_isolated_thread() -> Result<mpsc::Sender<IsolatedJob>, ExtractError> {
+    let (tx, jobs) = mpsc::channel::<IsolatedJob>();
+    std::thread::Builder::new()
+        .name(ISOLATED_THREAD.to_string())
+        .spawn(move || {
+            for job in jobs {
+                job();
+            }
+        })
+        .map_err(|e| ExtractError::Io(format!("cannot start a worker thread: {e}")))?;
+    Ok(tx)
 }
 
 /// Name of the threads [`isolated`] starts; the panic hook keeps their panics off the terminal.
 pub const ISOLATED_THREAD: &str = "agentero-isolated";
 
-/// Extracts one PDF's pages and everything derived from them.
+/// Extracts one PDF's pages and everything derived from them, on `isolation`'s thread.
 pub fn extract_paper(
+    isolation: &mut Isolation,
     abs: &Path,
     rel: &str,
     bytes: Vec<u8>,
@@ -110,7 +158,7 @@ pub fn extract_paper(
     time_limit: Duration,
 ) -> Result<(PaperRecord, Vec<PageText>), ExtractError> {
     let deadline = Instant::now() + time_limit;
-    let doc: PdfDocument = isolated(time_limit + Duration::from_secs(2), move || {
+    let doc: PdfDocument = isolation.run(time_limit + Duration::from_secs(2), move || {
         pdf::extract(&bytes, Limits { deadline })
     })??;
     let mut warnings = Vec::new();
@@ -281,6 +329,27 @@ mod tests {
         });
         assert_eq!(r, Err(ExtractError::TimedOut(0)));
         assert_eq!(isolated(Duration::from_secs(5), || 7), Ok(7));
+    }
+
+    #[test]
+    fn a_kept_thread_runs_on_after_a_panic_and_is_replaced_after_an_overrun() {
+        let thread_id = || std::thread::current().id();
+        let mut iso = Isolation::default();
+        let first = iso.run(Duration::from_secs(5), thread_id).unwrap();
+        let r: Result<(), _> = iso.run(Duration::from_secs(5), || panic!("boom"));
+        assert_eq!(r, Err(ExtractError::Panicked("boom".into())));
+        assert_eq!(
+            iso.run(Duration::from_secs(5), thread_id),
+            Ok(first),
+            "the same thread, after a panic"
+        );
+        let r: Result<(), _> = iso.run(Duration::from_millis(100), || {
+            std::thread::sleep(Duration::from_secs(2))
+        });
+        assert_eq!(r, Err(ExtractError::TimedOut(0)));
+        let after = iso.run(Duration::from_secs(5), thread_id).unwrap();
+        assert_ne!(after, first, "an overrunning thread is left behind");
+        assert_eq!(iso.run(Duration::from_secs(5), thread_id), Ok(after));
     }
 
     #[test]

@@ -279,6 +279,7 @@ fn fuzz_pdf_extraction() {
             std::env::temp_dir().join(format!("agentero-fuzz-{}-{n}.pdf", std::process::id()));
         let sha = agentero::vault::fsutil::sha256_hex(&mutated);
         match agentero::vault::extract::extract_paper(
+            &mut agentero::vault::extract::Isolation::default(),
             &input,
             "papers/fuzz/paper.pdf",
             mutated,

@@ -152,6 +152,7 @@ fn selected_sentence(
     let abs = vault.join(paper);
     let bytes = std::fs::read(&abs).unwrap();
     let (_, pages) = agentero::vault::extract::extract_paper(
+        &mut agentero::vault::extract::Isolation::default(),
         &abs,
         paper,
         bytes,

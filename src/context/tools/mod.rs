@@ -431,6 +431,7 @@ impl VaultReader {
                     return Err(access::changed_since_grant(&target.rel));
                 }
                 let (mut record, pages) = crate::vault::extract::extract_paper(
+                    &mut crate::vault::extract::Isolation::default(),
                     &target.abs,
                     &target.rel,
                     bytes,

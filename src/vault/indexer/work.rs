@@ -7,7 +7,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use super::options::IndexOptions;
-use crate::vault::extract::{self, PaperRecord};
+use crate::vault::extract::{self, Isolation, PaperRecord};
 use crate::vault::fsutil::sha256_hex;
 use crate::vault::meta::PaperMeta;
 use crate::vault::pdf::PageText;
@@ -22,6 +22,12 @@ use crate::vault::{Vault, VaultError};
 pub(super) const IN_FLIGHT_BYTES: u64 = 4 << 20;
 /// What the smallest file counts for (a parse has a floor of its own).
 pub(super) const MIN_WEIGHT: u64 = 384 << 10;
+/// PDFs this large are parsed only by the first [`LARGE_FILE_WORKERS`] workers. Each thread's
+/// allocator keeps about the peak of the largest file that thread parsed (a 1.8 MB manual needs
+/// 23 MB): with sixteen threads, sixteen such peaks would stay held; this way two do, and the
+/// other threads keep what papers of ordinary size need.
+pub(super) const LARGE_FILE_BYTES: u64 = 1 << 20;
+pub(super) const LARGE_FILE_WORKERS: usize = 2;
 
 #[derive(Default)]
 pub(super) struct Budget {
@@ -84,7 +90,33 @@ pub(super) enum Outcome {
     },
 }
 
-fn process(job: &Job, vault: &Vault, limit: Duration) -> Outcome {
+/// The files still to extract, the large ones apart.
+#[derive(Default)]
+pub(super) struct Queue {
+    large: VecDeque<Job>,
+    other: VecDeque<Job>,
+}
+
+impl Queue {
+    pub(super) fn new(jobs: VecDeque<Job>) -> Self {
+        let (large, other) = jobs
+            .into_iter()
+            .partition(|j| j.entry.kind == EntryKind::Paper && j.entry.size >= LARGE_FILE_BYTES);
+        Queue { large, other }
+    }
+
+    /// The next file for worker `n`: the large ones (slowest, so first) go only to the first
+    /// workers.
+    pub(super) fn next(&mut self, n: usize) -> Option<Job> {
+        if n < LARGE_FILE_WORKERS {
+            self.large.pop_front().or_else(|| self.other.pop_front())
+        } else {
+            self.other.pop_front()
+        }
+    }
+}
+
+fn process(job: &Job, vault: &Vault, limit: Duration, isolation: &mut Isolation) -> Outcome {
     let abs = vault.abs_path(&job.entry.path);
     let bytes = match std::fs::read(&abs) {
         Ok(b) => b,
@@ -101,7 +133,14 @@ fn process(job: &Job, vault: &Vault, limit: Duration) -> Outcome {
     }
     match job.entry.kind {
         EntryKind::Paper => {
-            match extract::extract_paper(&abs, &job.entry.path, bytes, sha.clone(), limit) {
+            match extract::extract_paper(
+                isolation,
+                &abs,
+                &job.entry.path,
+                bytes,
+                sha.clone(),
+                limit,
+            ) {
                 Ok((mut record, pages)) => {
                     if let Some(meta) = &job.meta {
                         record.meta = meta.clone();
@@ -151,7 +190,7 @@ pub(super) fn spawn(
     opts: &IndexOptions,
     jobs: VecDeque<Job>,
 ) -> Result<Workers, VaultError> {
-    let queue = Arc::new(Mutex::new(jobs));
+    let queue = Arc::new(Mutex::new(Queue::new(jobs)));
     let budget = Arc::new(Budget::default());
     let threads = opts.threads.clamp(1, 16);
     let (tx, rx) = mpsc::sync_channel::<(Entry, Outcome)>(threads * 2);
@@ -165,9 +204,10 @@ pub(super) fn spawn(
         let handle = std::thread::Builder::new()
             .name(format!("agentero-index-{n}"))
             .spawn(move || {
+                let mut isolation = Isolation::default();
                 loop {
                     let job = match queue.lock() {
-                        Ok(mut q) => q.pop_front(),
+                        Ok(mut q) => q.next(n),
                         Err(_) => None,
                     };
                     let Some(job) = job else { break };
@@ -175,7 +215,7 @@ pub(super) fn spawn(
                         EntryKind::Paper => budget.take(job.entry.size),
                         _ => 0,
                     };
-                    let outcome = process(&job, &worker_vault, limit);
+                    let outcome = process(&job, &worker_vault, limit, &mut isolation);
                     budget.give_back(taken);
                     if tx.send((job.entry, outcome)).is_err() {
                         break;
@@ -194,6 +234,34 @@ pub(super) fn spawn(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_papers_go_only_to_the_first_workers() {
+        let job = |path: &str, kind, size| Job {
+            entry: Entry {
+                path: path.into(),
+                kind,
+                size,
+                mtime_ns: 0,
+            },
+            known_sha: None,
+            meta: None,
+        };
+        let mut q = Queue::new(VecDeque::from([
+            job("a.pdf", EntryKind::Paper, 10_000),
+            job("big.pdf", EntryKind::Paper, LARGE_FILE_BYTES),
+            job("notes.md", EntryKind::File, 2 * LARGE_FILE_BYTES),
+            job("b.pdf", EntryKind::Paper, 20_000),
+        ]));
+        let path = |j: Option<Job>| j.map(|j| j.entry.path);
+        let last = LARGE_FILE_WORKERS + 3;
+        assert_eq!(path(q.next(last)), Some("a.pdf".into()));
+        assert_eq!(path(q.next(last)), Some("notes.md".into()), "not a PDF");
+        assert_eq!(path(q.next(LARGE_FILE_WORKERS - 1)), Some("big.pdf".into()));
+        assert_eq!(path(q.next(last)), Some("b.pdf".into()));
+        assert_eq!(path(q.next(last)), None);
+        assert_eq!(path(q.next(0)), None);
+    }
 
     #[test]
     fn budget_bounds_the_bytes_in_flight() {
