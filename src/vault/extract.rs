@@ -95,24 +95,19 @@ impl Isolation {
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, ExtractError> {
         let (tx, rx) = mpsc::channel();
-        let mut job: IsolatedJob = Box::new(move || {
+        let job: IsolatedJob = Box::new(move || {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
             let _ = tx.send(result);
         });
-        // A kept thread that has gone hands the job back; it then goes to a new one.
-        loop {
-            let thread = match self.thread.take() {
-                Some(t) => t,
-                None => start_isolated_thread()?,
-            };
-            match thread.send(job) {
-                Ok(()) => {
-                    self.thread = Some(thread);
-                    break;
-                }
-                Err(mpsc::SendError(back)) => job = back,
-            }
-        }
+        let thread = match self.thread.take() {
+            Some(t) => t,
+            None => start_isolated_thread()?,
+        };
+        // The kept thread ends only when it is dropped here, so a send that fails means it died.
+        thread
+            .send(job)
+            .map_err(|_| ExtractError::Io("the extraction thread stopped".into()))?;
+        self.thread = Some(thread);
         match rx.recv_timeout(limit) {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(payload)) => {

@@ -91,7 +91,6 @@ pub(super) enum Outcome {
 }
 
 /// The files still to extract, the large ones apart.
-#[derive(Default)]
 pub(super) struct Queue {
     large: VecDeque<Job>,
     other: VecDeque<Job>,
