@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use unicode_normalization::UnicodeNormalization;
+
 use lopdf::{Dictionary, Document, Object};
 
 use std::sync::Arc;
@@ -19,6 +21,7 @@ use super::util::{
 };
 
 mod simple;
+mod texcodes;
 
 use simple::load_simple;
 
@@ -240,6 +243,11 @@ pub fn push_clean(out: &mut String, s: &str) -> bool {
             '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{3000}' => out.push(' '),
             '\u{200B}'..='\u{200F}' | '\u{2060}' | '\u{FEFF}' | '\u{FFFD}' => {}
             c if c.is_control() => {}
+            // Arabic presentation forms (the shapes a letter takes at the start, middle or end
+            // of a word, and lam-alef) as the letters they are: what is typed and searched.
+            c @ ('\u{FB50}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFF}') => {
+                out.extend(std::iter::once(c).nfkc());
+            }
             // Vertical punctuation (︒, ﹁) as the characters it stands for (。, 「).
             c => out.push(super::vertical::horizontal_form(c).unwrap_or(c)),
         }

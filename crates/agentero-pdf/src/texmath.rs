@@ -40,6 +40,15 @@ pub fn layout(base: &str) -> Option<Layout> {
     }
 }
 
+/// Whether a font named `base` draws pictures, not text: LaTeX's picture-mode fonts (`line10`,
+/// `linew10`, `lcircle10`, `lcirclew10`), whose codes are slopes of line segments and quarter
+/// circles. Read through a text layout they would be Greek capitals (`Γ`, `Δ`, …).
+pub fn is_picture_font(base: &str) -> bool {
+    let lower = base.to_ascii_lowercase();
+    let family = lower.trim_end_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '.');
+    matches!(family, "line" | "linew" | "lcircle" | "lcirclew")
+}
+
 /// The text of code `code` in `layout`; `None` for codes the layout leaves empty.
 pub fn char_of(layout: Layout, code: u8) -> Option<&'static str> {
     let table: &[&str] = match layout {
@@ -162,5 +171,13 @@ mod tests {
         assert_eq!(char_of(Layout::Omx, 0x50), Some("∑"));
         assert_eq!(char_of(Layout::Oms, 0x41 - 1), Some("ℵ"));
         assert_eq!(char_of(Layout::Oml, 0x2c), None);
+    }
+
+    #[test]
+    fn picture_fonts_by_name() {
+        assert!(is_picture_font("LINE10"));
+        assert!(is_picture_font("LCIRCLEW10"));
+        assert!(!is_picture_font("LINEAR10"));
+        assert!(!is_picture_font("CMR10"));
     }
 }

@@ -5,7 +5,9 @@
 
 use lopdf::{Dictionary, Document, Object};
 
+use super::texcodes::{TexFlavor, tex_control, tex_upper};
 use super::{Font, Kind, Simple, load_to_unicode, push_clean};
+use crate::cmap::CMap;
 use crate::encodings::{BaseEncoding, glyph_to_unicode, unicode_to_glyph};
 use crate::fontfile;
 use crate::metrics;
@@ -18,66 +20,6 @@ fn strip_subset(name: &str) -> &str {
     match name.split_once('+') {
         Some((tag, rest)) if tag.len() == 6 && tag.bytes().all(|b| b.is_ascii_uppercase()) => rest,
         _ => name,
-    }
-}
-
-/// Which TeX 7-bit layout a font with unnamed control-code glyphs most likely uses.
-#[derive(Clone, Copy, PartialEq)]
-enum TexFlavor {
-    Ot1,
-    T1,
-}
-
-fn tex_control(code: u8, flavor: TexFlavor) -> &'static str {
-    match flavor {
-        TexFlavor::Ot1 => match code {
-            0x00 => "Γ",
-            0x01 => "Δ",
-            0x02 => "Θ",
-            0x03 => "Λ",
-            0x04 => "Ξ",
-            0x05 => "Π",
-            0x06 => "Σ",
-            0x07 => "Υ",
-            0x08 => "Φ",
-            0x09 => "Ψ",
-            0x0a => "Ω",
-            0x0b => "ff",
-            0x0c => "fi",
-            0x0d => "fl",
-            0x0e => "ffi",
-            0x0f => "ffl",
-            0x10 => "ı",
-            0x11 => "ȷ",
-            0x19 => "ß",
-            0x1a => "æ",
-            0x1b => "œ",
-            0x1c => "ø",
-            0x1d => "Æ",
-            0x1e => "Œ",
-            0x1f => "Ø",
-            _ => "",
-        },
-        TexFlavor::T1 => match code {
-            0x0d => "‚",
-            0x0e => "‹",
-            0x0f => "›",
-            0x10 => "“",
-            0x11 => "”",
-            0x12 => "„",
-            0x13 => "«",
-            0x14 => "»",
-            0x15 => "–",
-            0x16 => "—",
-            0x19 => "ı",
-            0x1a => "ȷ",
-            0x1b => "ff",
-            0x1c => "fi",
-            0x1d => "fl",
-            0x1e => "ffi",
-            0x1f => "ffl",
-            _ => "",
-        },
     }
 }
 
@@ -119,7 +61,10 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
     };
     let to_unicode = load_to_unicode(doc, dict);
     let builtin = if base.is_none() && !type3 {
-        descriptor.and_then(|d| type1_builtin_encoding(doc, d, to_unicode.is_some()))
+        let complete = to_unicode
+            .as_ref()
+            .is_some_and(|tu| covers_used_codes(doc, dict, tu));
+        descriptor.and_then(|d| type1_builtin_encoding(doc, d, complete))
     } else {
         None
     };
@@ -131,14 +76,8 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
         (None, _) => Some(BaseEncoding::Standard.table()),
     };
 
-    // Codes the font uses, to guess its TeX layout for unnamed control codes.
-    let used_ot1_lig = (0x0b..=0x0f).any(|c| differences[c].is_some());
-    let used_t1_lig = (0x1b..=0x1f).any(|c| differences[c].is_some());
-    let flavor = if used_t1_lig && !used_ot1_lig {
-        TexFlavor::T1
-    } else {
-        TexFlavor::Ot1
-    };
+    // Codes the font uses, to guess its TeX layout for unnamed and numbered glyphs.
+    let flavor = TexFlavor::guess(&differences);
 
     let math = if type3 {
         None
@@ -147,7 +86,12 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
     };
     let mut text: Vec<Box<str>> = Vec::with_capacity(256);
     let mut names: Vec<Option<String>> = vec![None; 256];
+    let picture = texmath::is_picture_font(&base_name);
     for code in 0..256usize {
+        if picture {
+            text.push(Box::from(""));
+            continue;
+        }
         let mut t: Option<String> = None;
         if let Some(tu) = &to_unicode
             && let Some(s) = tu.lookup_unicode(1, code as u32)
@@ -174,7 +118,7 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
                 } else if code < 0x7f {
                     char::from(code as u8).to_string()
                 } else {
-                    String::new()
+                    tex_upper(code as u8, flavor).to_string()
                 });
             }
         }
@@ -343,17 +287,34 @@ fn type3_size_scale(doc: &Document, dict: &Dictionary, font_matrix: &[f32; 6]) -
     }
 }
 
+/// Whether the ToUnicode map names every code the font has a width for (`/FirstChar` to
+/// `/LastChar`, zero widths aside). Producers write partial maps: dvipdfmx gives a MathDesign
+/// symbol font a map of its prime and triangle alone, and the minus sign is then known only by
+/// the glyph name in the font program.
+fn covers_used_codes(doc: &Document, dict: &Dictionary, to_unicode: &CMap) -> bool {
+    let first = get_num(doc, dict, b"FirstChar").unwrap_or(0.0).max(0.0) as usize;
+    let Some(widths) = get_array(doc, dict, b"Widths") else {
+        return true;
+    };
+    widths.iter().take(256).enumerate().all(|(i, w)| {
+        let code = first + i;
+        code > 255
+            || num_deref(doc, w).is_none_or(|w| w == 0.0)
+            || to_unicode.lookup_unicode(1, code as u32).is_some()
+    })
+}
+
 /// The built-in encoding of an embedded Type 1 or CFF program: for Type 1 the `/Encoding` array in
 /// the clear-text part (pdfTeX embeds Computer Modern this way with no /Encoding in the PDF at all).
 fn type1_builtin_encoding(
     doc: &Document,
     descriptor: &Dictionary,
-    has_to_unicode: bool,
+    to_unicode_complete: bool,
 ) -> Option<Vec<Option<String>>> {
     let Some(stream) = get_stream(doc, descriptor, b"FontFile") else {
         // A bare CFF program (/FontFile3 /Subtype /Type1C) carries its encoding in binary;
         // decompressing and parsing it is only worth it when no ToUnicode map names the text.
-        if has_to_unicode {
+        if to_unicode_complete {
             return None;
         }
         let cff = get_stream(doc, descriptor, b"FontFile3")?;
