@@ -8,13 +8,17 @@ use super::content::{Dir, Glyph, PageGlyphs};
 
 mod accents;
 mod aside;
+mod bidi;
 mod columns;
 mod linenumbers;
+mod overstrike;
 mod paragraphs;
+mod skew;
 
-use accents::{accent_overlap, compose, compose_into, place_accents};
+use accents::{accent_left, accent_overlap, compose, compose_into, place_accents};
 use aside::regions;
 use linenumbers::drop_line_numbers;
+use overstrike::{drop_redrawn_fragment, redrawn_glyph};
 use paragraphs::{ends_with_hyphenated_word, paragraphs, starts_lowercase};
 
 /// Gap between glyphs, relative to the font size, above which a word break is assumed. TeX's
@@ -84,15 +88,15 @@ impl TextBox {
     /// The box in PDF user space: `[x0, y0, x1, y1]`, y growing upwards.
     pub fn rect(&self) -> [f32; 4] {
         let (y0, y1) = (self.y - DESCENT * self.size, self.y + ASCENT * self.size);
-        // The inverse of `content::orient`.
-        let corners = [(self.x0, y0), (self.x1, y1)].map(|(x, y)| match self.dir {
-            Dir::Up0 => (x, y),
-            Dir::Up180 => (-x, -y),
-            Dir::Up90 => (-y, x),
-            Dir::Up270 => (y, -x),
-        });
-        let (a, b) = (corners[0], corners[1]);
-        [a.0.min(b.0), a.1.min(b.1), a.0.max(b.0), a.1.max(b.1)]
+        // The inverse of `content::orient`; a slanted box's corners give its upright bounds.
+        let corners = [(self.x0, y0), (self.x1, y1), (self.x0, y1), (self.x1, y0)]
+            .map(|(x, y)| self.dir.page(x, y));
+        let (mut r0, mut r1) = (corners[0], corners[0]);
+        for (x, y) in corners {
+            r0 = (r0.0.min(x), r0.1.min(y));
+            r1 = (r1.0.max(x), r1.1.max(y));
+        }
+        [r0.0, r0.1, r1.0, r1.1]
     }
 }
 
@@ -163,9 +167,28 @@ fn layout(page: &PageGlyphs, geo: bool) -> (String, Vec<TextBox>) {
     dirs.dedup();
     let mut out = String::new();
     let mut cells = Vec::new();
-    for dir in dirs {
-        let glyphs: Vec<&Glyph> = all.iter().filter(|g| g.dir == dir).collect();
-        let (text, dir_cells) = direction_text(page, &glyphs, geo);
+    let slanted_marks = if dirs.iter().any(|d| matches!(d, Dir::Skew(_))) {
+        skew::slanted(all)
+    } else {
+        Vec::new()
+    };
+    let is_slanted = |i: usize| slanted_marks.get(i).copied().unwrap_or(false);
+    let slanted: Vec<&Glyph> = (0..all.len())
+        .filter(|&i| is_slanted(i))
+        .map(|i| &all[i])
+        .collect();
+    dirs.retain(|d| !matches!(d, Dir::Skew(_)));
+    let pieces = dirs
+        .into_iter()
+        .map(|dir| {
+            let glyphs: Vec<&Glyph> = (0..all.len())
+                .filter(|&i| all[i].dir == dir && !is_slanted(i))
+                .map(|i| &all[i])
+                .collect();
+            direction_text(page, &glyphs, geo)
+        })
+        .chain((!slanted.is_empty()).then(|| skew::slanted_text(page, &slanted, geo)));
+    for (text, dir_cells) in pieces {
         if !text.is_empty() {
             if !out.is_empty() {
                 out.push_str("\n\n");
@@ -374,7 +397,26 @@ fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
         });
         let is_digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
         digits_only = is_digits && (digits_only || !continues);
+        let candidate = G {
+            x: g.x,
+            x1: g.x + w,
+            y: g.y,
+            size,
+            dir: g.dir,
+            start: g.start,
+            len: g.len,
+            space_before: pending_space && continues,
+        };
+        if continues
+            && frags.last().is_some_and(|f| f.end > f.first)
+            && gs
+                .last()
+                .is_some_and(|p| redrawn_glyph(page, p, &candidate))
+        {
+            continue;
+        }
         if !continues {
+            drop_redrawn_fragment(page, &mut gs, &mut frags);
             frags.push(Frag {
                 first: gs.len(),
                 end: gs.len(),
@@ -383,18 +425,8 @@ fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
                 y: g.y,
                 size,
             });
-            pending_space = false;
         }
-        gs.push(G {
-            x: g.x,
-            x1: g.x + w,
-            y: g.y,
-            size,
-            dir: g.dir,
-            start: g.start,
-            len: g.len,
-            space_before: pending_space,
-        });
+        gs.push(candidate);
         pending_space = false;
         if let Some(f) = frags.last_mut() {
             f.end = gs.len();
@@ -406,6 +438,7 @@ fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
             }
         }
     }
+    drop_redrawn_fragment(page, &mut gs, &mut frags);
     (gs, frags)
 }
 
@@ -530,7 +563,8 @@ fn build_lines(
                 prev = None;
                 x0 = x0.min(frags[cap].x0);
             }
-            for g in gs.get(f.first..f.end).unwrap_or(&[]) {
+            let run = gs.get(f.first..f.end).unwrap_or(&[]);
+            for (k, g) in run.iter().enumerate() {
                 let mut t = page
                     .text
                     .get(g.start as usize..(g.start + g.len) as usize)
@@ -574,6 +608,8 @@ fn build_lines(
                         });
                         continue;
                     }
+                    // An accent set over the letter after it starts where that letter does.
+                    let gap = accent_left(g, t, run.get(k + 1)).map_or(gap, |x| x - p.x1);
                     let wants_space = g.space_before || gap > WORD_GAP * s;
                     if wants_space && !text.ends_with(' ') {
                         text.push(' ');
@@ -594,6 +630,7 @@ fn build_lines(
         } else {
             normalize_spaces(&text, &mut cells)
         };
+        let text = bidi::to_logical(&text, &mut cells).unwrap_or(text);
         // Lines set beside a drop cap start at the paragraph's margin, not indented.
         for &(cap, _) in &caps {
             let c = &frags[cap];

@@ -82,3 +82,11 @@ pub fn matrix(doc: &Document, obj: &Object) -> Option<[f32; 6]> {
     }
     Some(m)
 }
+
+/// Whether `c` is a letter of a right-to-left script (Hebrew, Arabic, Syriac, Thaana, N'Ko and
+/// their presentation forms; not the Arabic-Indic digits, which are written left to right).
+pub fn is_rtl(c: char) -> bool {
+    matches!(c as u32,
+        0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF | 0x10800..=0x10FFF | 0x1E800..=0x1EFFF)
+        && !matches!(c as u32, 0x0660..=0x0669 | 0x06F0..=0x06F9)
+}

@@ -9,7 +9,7 @@ use lopdf::{Dictionary, Document, Object, ObjectId};
 
 use super::PdfError;
 use super::fonts::{Font, push_clean};
-use super::util::{as_dict, get, get_dict, get_name, matrix, stream_bytes};
+use super::util::{as_dict, get, get_dict, get_name, is_rtl, matrix, stream_bytes};
 use lex::{Arg, Lexer, Op};
 
 mod lex;
@@ -36,13 +36,50 @@ fn mul(m1: &Matrix, m2: &Matrix) -> Matrix {
     ]
 }
 
-/// Writing direction of a glyph on the page, in quarter turns counter-clockwise.
+/// Writing direction of a glyph on the page, in quarter turns counter-clockwise, or, for text
+/// set at a slant (a diagonal "DRAFT" or "Preprint" stamp across the page), in whole degrees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dir {
     Up0,
     Up90,
     Up180,
     Up270,
+    /// Degrees counter-clockwise, 0–359, more than [`SKEW_MIN`] away from every quarter turn.
+    Skew(u16),
+}
+
+/// How far (in degrees) a baseline may turn from a quarter turn and still count as that quarter
+/// turn: rotated scans and hand-placed labels lean a few degrees.
+const SKEW_MIN: f32 = 10.0;
+
+impl Dir {
+    /// A point of the page in this direction's frame, where the text runs left to right.
+    fn frame(self, x: f32, y: f32) -> (f32, f32) {
+        match self {
+            Dir::Up0 => (x, y),
+            Dir::Up180 => (-x, -y),
+            Dir::Up90 => (y, -x),
+            Dir::Up270 => (-y, x),
+            Dir::Skew(deg) => {
+                let (sin, cos) = f32::from(deg).to_radians().sin_cos();
+                (x * cos + y * sin, -x * sin + y * cos)
+            }
+        }
+    }
+
+    /// The inverse of [`Dir::frame`]: a point of this direction's frame on the page.
+    pub fn page(self, x: f32, y: f32) -> (f32, f32) {
+        match self {
+            Dir::Up0 => (x, y),
+            Dir::Up180 => (-x, -y),
+            Dir::Up90 => (-y, x),
+            Dir::Up270 => (y, -x),
+            Dir::Skew(deg) => {
+                let (sin, cos) = f32::from(deg).to_radians().sin_cos();
+                (x * cos - y * sin, x * sin + y * cos)
+            }
+        }
+    }
 }
 
 /// One shown glyph. Coordinates are in a frame rotated so that its text runs left to right
@@ -303,6 +340,7 @@ impl<'a> Interpreter<'a> {
                 };
                 let start = out.text.len();
                 if push_clean(&mut out.text, g.text) {
+                    in_drawing_order(&mut out.text, start);
                     let len = out.text.len() - start;
                     let space = out.text[start..].chars().all(char::is_whitespace);
                     out.glyphs.push(Glyph {
@@ -374,23 +412,45 @@ impl<'a> Interpreter<'a> {
     }
 }
 
+/// One glyph's text from `start` on, in the order its parts are drawn: a right-to-left
+/// ligature (lam-alef, "الله") maps to its letters in reading order, but its glyph stands in
+/// a right-to-left line whose characters layout reverses as a whole, so its letters go in
+/// reversed here to come out in reading order there.
+fn in_drawing_order(text: &mut String, start: usize) {
+    let Some(piece) = text.get(start..) else {
+        return;
+    };
+    if piece.is_ascii() || piece.chars().nth(1).is_none() || !piece.chars().any(is_rtl) {
+        return;
+    }
+    let reversed: String = piece.chars().rev().collect();
+    text.truncate(start);
+    text.push_str(&reversed);
+}
+
 /// Direction of the baseline and the glyph origin in that direction's frame, plus the scale
 /// along and across the baseline.
 fn orient(m: &Matrix, x: f32, y: f32) -> (Dir, f32, f32, f32, f32) {
     let along = (m[0] * m[0] + m[1] * m[1]).sqrt();
     let across = (m[2] * m[2] + m[3] * m[3]).sqrt();
     let (a, b) = (m[0], m[1]);
-    if a.abs() >= b.abs() {
-        if a >= 0.0 {
-            (Dir::Up0, x, y, along, across)
-        } else {
-            (Dir::Up180, -x, -y, along, across)
-        }
+    let quarter = if a.abs() >= b.abs() {
+        if a >= 0.0 { Dir::Up0 } else { Dir::Up180 }
     } else if b > 0.0 {
-        (Dir::Up90, y, -x, along, across)
+        Dir::Up90
     } else {
-        (Dir::Up270, -y, x, along, across)
-    }
+        Dir::Up270
+    };
+    // Off a quarter turn by more than SKEW_MIN: a slanted line of its own direction. The test
+    // is on the ratio first, so upright text (b = 0) never takes the trigonometry.
+    let dir = if b.abs().min(a.abs()) > (SKEW_MIN.to_radians().tan()) * b.abs().max(a.abs()) {
+        let deg = b.atan2(a).to_degrees().rem_euclid(360.0).round() as u16 % 360;
+        Dir::Skew(deg)
+    } else {
+        quarter
+    };
+    let (fx, fy) = dir.frame(x, y);
+    (dir, fx, fy, along, across)
 }
 
 /// The page's resources, inherited through the page tree when the page has none.

@@ -136,6 +136,20 @@ pub(super) fn accent_overlap(p: &G, g: &G, t: &str, text: &str) -> bool {
     }
 }
 
+/// Where the letter under a spacing accent starts, when glyph `g` (text `t`) is such an accent
+/// and `next` the letter it is set over: TeX draws the accent first, centred over the letter, so
+/// the accent's own left edge is no measure of the gap before the accented letter.
+pub(super) fn accent_left(g: &G, t: &str, next: Option<&G>) -> Option<f32> {
+    let mut chars = t.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return None;
+    };
+    spacing_accent(c)?;
+    let next = next?;
+    let centre = (g.x + g.x1) / 2.0;
+    (centre >= next.x && centre <= next.x1).then_some(next.x.min(g.x))
+}
+
 pub(super) fn compose_into(text: &mut String, t: &str) {
     let Some(last) = text.pop() else { return };
     let Some(cur) = t.chars().next() else {

@@ -1,0 +1,111 @@
+//! Text set at a slant: a diagonal "DRAFT" or "Preprint" stamp across the page, the letters of a
+//! seal set around a circle. Such glyphs are read in the order they are drawn, a run going on
+//! while each glyph starts where the one before it ended (whatever its angle, so that a circle
+//! of letters reads as its words), and each run is a line of its own after the page's upright
+//! text.
+
+use super::{TextBox, WORD_GAP};
+use crate::content::{Dir, Glyph, PageGlyphs};
+
+/// How far (in ems) the next glyph may start from where the last one ended and still go on its
+/// run: a letter-spaced seal, but not the next line of a stamp.
+const RUN_GAP: f32 = 0.8;
+
+/// Where a glyph starts and ends on the page.
+fn ends(g: &Glyph) -> ((f32, f32), (f32, f32)) {
+    (g.dir.page(g.x, g.y), g.dir.page(g.x + g.w.max(0.0), g.y))
+}
+
+fn near(a: (f32, f32), b: (f32, f32), em: f32) -> bool {
+    (a.0 - b.0).powi(2) + (a.1 - b.1).powi(2) <= (RUN_GAP * em).powi(2)
+}
+
+/// Which glyphs (of `all`, in drawing order) are read as slanted text: those at a slant, and
+/// those that carry a slanted run on (or lead into one), starting where the glyph before them
+/// ended. A circle of letters passes through upright and quarter-turned ones; they belong to
+/// its words, not to the page's lines.
+pub(super) fn slanted(all: &[Glyph]) -> Vec<bool> {
+    let mut marks: Vec<bool> = all.iter().map(|g| matches!(g.dir, Dir::Skew(_))).collect();
+    let em = |g: &Glyph| if g.size > 0.1 { g.size } else { 1.0 };
+    // Forward: a glyph that starts where a slanted one ended goes on its run.
+    let mut last: Option<usize> = None;
+    for i in 0..all.len() {
+        if let Some(j) = last
+            && marks[j]
+            && !marks[i]
+            && near(
+                ends(&all[j]).1,
+                ends(&all[i]).0,
+                em(&all[i]).max(em(&all[j])),
+            )
+        {
+            marks[i] = true;
+        }
+        last = Some(i);
+    }
+    // Backward: a glyph that ends where a slanted one starts leads into its run.
+    for i in (0..all.len().saturating_sub(1)).rev() {
+        let j = i + 1;
+        if marks[j]
+            && !marks[i]
+            && near(
+                ends(&all[i]).1,
+                ends(&all[j]).0,
+                em(&all[i]).max(em(&all[j])),
+            )
+        {
+            marks[i] = true;
+        }
+    }
+    marks
+}
+
+pub(super) fn slanted_text(
+    page: &PageGlyphs,
+    glyphs: &[&Glyph],
+    geo: bool,
+) -> (String, Vec<TextBox>) {
+    let mut out = String::new();
+    let mut cells: Vec<TextBox> = Vec::new();
+    // Where the last glyph of the current run ended, on the page, and its size.
+    let mut end: Option<((f32, f32), f32)> = None;
+    let mut space = false;
+    for g in glyphs {
+        if g.space {
+            // A space moves the run's end on by its own advance.
+            space = true;
+            if let Some((_, s)) = end {
+                end = Some((ends(g).1, s));
+            }
+            continue;
+        }
+        let Some(text) = page.text.get(g.start as usize..(g.start + g.len) as usize) else {
+            continue;
+        };
+        let size = if g.size > 0.1 { g.size } else { 1.0 };
+        let start = g.dir.page(g.x, g.y);
+        if let Some(((ex, ey), s)) = end {
+            let gap = ((start.0 - ex).powi(2) + (start.1 - ey).powi(2)).sqrt();
+            let em = s.max(size);
+            if gap > RUN_GAP * em {
+                out.push('\n');
+            } else if (space || gap > WORD_GAP * em) && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        }
+        if geo {
+            cells.push(TextBox {
+                at: out.len() as u32,
+                x0: g.x,
+                x1: g.x + g.w.max(0.0),
+                y: g.y,
+                size,
+                dir: g.dir,
+            });
+        }
+        out.push_str(text);
+        end = Some((g.dir.page(g.x + g.w.max(0.0), g.y), size));
+        space = false;
+    }
+    (out.trim().to_string(), cells)
+}
