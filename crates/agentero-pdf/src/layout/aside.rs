@@ -297,13 +297,18 @@ pub(super) fn find_banded_aside(
     cuts.dedup();
     let mut by_y: Vec<usize> = (0..frags.len()).collect();
     by_y.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
-    let letters = |set: &[usize]| -> (usize, usize) {
-        set.iter().fold((0, 0), |(g, l), &i| {
-            let f = &frags[i];
+    // Each fragment's glyphs and letters, counted once (every cut and band sums them again).
+    let counts: Vec<(usize, usize)> = frags
+        .iter()
+        .map(|f| {
             let n = frag_text(page, gs, f)
                 .map_or(0, |t| t.chars().filter(|c| c.is_alphabetic()).count());
-            (g + f.end - f.first, l + n)
+            (f.end - f.first, n)
         })
+        .collect();
+    let letters = |set: &[usize]| -> (usize, usize) {
+        set.iter()
+            .fold((0, 0), |(g, l), &i| (g + counts[i].0, l + counts[i].1))
     };
     let mut best: Option<(usize, Vec<usize>, Vec<usize>)> = None;
     // Judges one band: the aside it holds, when it is one.

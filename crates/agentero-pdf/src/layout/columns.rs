@@ -38,6 +38,13 @@ fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
     }
     let mut order: Vec<usize> = (0..frags.len()).collect();
     order.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
+    // The extent of the fragments from each one in `order` to the bottom.
+    let mut extents = vec![(f32::INFINITY, f32::NEG_INFINITY); order.len() + 1];
+    for k in (0..order.len()).rev() {
+        let f = &frags[order[k]];
+        extents[k] = (extents[k + 1].0.min(f.x0), extents[k + 1].1.max(f.x1));
+    }
+    let mut scratch = Scratch::default();
     // Both columns need several lines, so the cut leaves at least eight fragments below it.
     for k in 1..order.len().saturating_sub(8) {
         let (above, below) = (&frags[order[k - 1]], &frags[order[k]]);
@@ -45,19 +52,18 @@ fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
         if above.y - below.y < 0.6 * above.size.max(below.size) {
             continue;
         }
-        let lower: Vec<Frag> = order[k..].iter().map(|&i| frags[i].clone()).collect();
-        let l0 = lower.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
-        let l1 = lower.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+        let (l0, l1) = extents[k];
         if l1 - l0 < 0.8 * width {
             continue;
         }
-        let Some((g0, g1)) = find_gutter(&lower) else {
+        let Some((g0, g1)) = find_gutter_in(frags, &order[k..], &mut scratch) else {
             continue;
         };
+        let lower: Vec<&Frag> = order[k..].iter().map(|&i| &frags[i]).collect();
         // Below the cut most text sits in the two columns: not a single column beside a margin
         // of notes or labels.
         let mut amount = [0usize; 3];
-        for f in &lower {
+        for &f in &lower {
             let n = f.end - f.first;
             if f.x1 <= g0 + 1.0 {
                 amount[0] += n;
@@ -287,22 +293,39 @@ fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<
 /// A vertical strip near the middle of the text that (almost) no fragment crosses while both
 /// sides carry several lines of text.
 fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
-    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
-    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let all: Vec<usize> = (0..frags.len()).collect();
+    find_gutter_in(frags, &all, &mut Scratch::default())
+}
+
+/// Buffers [`find_gutter_in`] fills anew on each call: per-bin differences and the coverage.
+#[derive(Default)]
+struct Scratch {
+    diff: Vec<f64>,
+    cov: Vec<f32>,
+}
+
+/// [`find_gutter`] over the fragments `set` of `frags`, its coverage counted in `scratch` (kept
+/// between calls: the header search asks once per line of the page).
+fn find_gutter_in(frags: &[Frag], set: &[usize], scratch: &mut Scratch) -> Option<(f32, f32)> {
+    let Scratch { diff, cov } = scratch;
+    let frags = || set.iter().map(|&i| &frags[i]);
+    let x0 = frags().map(|f| f.x0).fold(f32::INFINITY, f32::min);
+    let x1 = frags().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
     let width = x1 - x0;
     if !(width.is_finite() && width > 50.0 && width < 20_000.0) {
         return None;
     }
-    let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
-    sizes.sort_by(f32::total_cmp);
-    let median_size = sizes[sizes.len() / 2].max(1.0);
+    let mut sizes: Vec<f32> = frags().map(|f| f.size).collect();
+    let mid = sizes.len() / 2;
+    let median_size = sizes.select_nth_unstable_by(mid, f32::total_cmp).1.max(1.0);
 
     let bins = (width.ceil() as usize).clamp(1, 4000);
     let scale = bins as f32 / width;
     // Lines wider than a column (title, abstract) cross any gutter; they do not count here.
     // Coverage is summed from per-bin differences, so its cost does not grow with line width.
-    let mut diff = vec![0f64; bins + 2];
-    for f in frags.iter().filter(|f| f.x1 - f.x0 < 0.55 * width) {
+    diff.clear();
+    diff.resize(bins + 2, 0.0);
+    for f in frags().filter(|f| f.x1 - f.x0 < 0.55 * width) {
         let a = (((f.x0 - x0) * scale).floor().max(0.0) as usize).min(bins);
         let b = (((f.x1 - x0) * scale).ceil().max(0.0) as usize).min(bins);
         if a < b {
@@ -311,13 +334,12 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
         }
     }
     let mut run = 0f64;
-    let cov: Vec<f32> = diff[..=bins]
-        .iter()
-        .map(|d| {
-            run += d;
-            run as f32
-        })
-        .collect();
+    cov.clear();
+    cov.extend(diff[..=bins].iter().map(|d| {
+        run += d;
+        run as f32
+    }));
+    let cov = &cov[..];
     let lo = (bins as f32 * 0.3) as usize;
     let hi = (bins as f32 * 0.7) as usize;
     if hi <= lo {
@@ -356,13 +378,11 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
         return None;
     }
     // Text on each side must extend over a real column, not a few labels.
-    let left_w: f32 = frags
-        .iter()
+    let left_w: f32 = frags()
         .filter(|f| f.x1 <= g0 + 1.0)
         .map(|f| f.x1 - f.x0)
         .fold(0.0, f32::max);
-    let right_w: f32 = frags
-        .iter()
+    let right_w: f32 = frags()
         .filter(|f| f.x0 >= g1 - 1.0)
         .map(|f| f.x1 - f.x0)
         .fold(0.0, f32::max);
@@ -372,8 +392,7 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
     // Where both columns have text, lines crossing the gutter must be rare: otherwise this is a
     // single-column page with an accidental vertical gap (a table, a list of short items).
     let y_span = |keep: &dyn Fn(&Frag) -> bool| {
-        frags
-            .iter()
+        frags()
             .filter(|f| keep(f))
             .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), f| {
                 (lo.min(f.y), hi.max(f.y))
@@ -387,20 +406,12 @@ fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
     if z_hi <= z_lo {
         return None;
     }
-    let lines_on = |keep: &dyn Fn(&Frag) -> bool| {
-        frags
-            .iter()
-            .filter(|f| keep(f))
-            .map(|f| f.size)
-            .sum::<f32>()
-    };
+    let lines_on =
+        |keep: &dyn Fn(&Frag) -> bool| frags().filter(|f| keep(f)).map(|f| f.size).sum::<f32>();
     if lines_on(&is_left) < 4.0 * median_size || lines_on(&is_right) < 4.0 * median_size {
         return None;
     }
-    let zone: Vec<&Frag> = frags
-        .iter()
-        .filter(|f| f.y >= z_lo && f.y <= z_hi)
-        .collect();
+    let zone: Vec<&Frag> = frags().filter(|f| f.y >= z_lo && f.y <= z_hi).collect();
     let crossing = zone
         .iter()
         .filter(|f| f.x0 < g0 - 1.0 && f.x1 > g1 + 1.0)
