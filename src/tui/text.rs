@@ -92,8 +92,11 @@ pub fn reflow(text: String) -> String {
         // A line that starts with spaces is code or a listing the extractor kept indented:
         // its line breaks are part of it.
         let indented = next.starts_with(' ') || line.starts_with(' ');
-        // "…as follows:" leads into a list, a display or a listing.
-        let lead_in = line.trim_end().ends_with(':');
+        // "…as follows:" leads into a list, a display or a listing; a sentence that runs on
+        // after its colon in lower case ("Neither model wins everywhere: / the dense model…")
+        // is still prose.
+        let runs_on = next.trim_start().starts_with(char::is_lowercase) && !is_code(next);
+        let lead_in = line.trim_end().ends_with(':') && !runs_on;
         // A listing's, a verbatim block's or a table's lines stay its own.
         let code = is_code(line) || is_code(next);
         if full && !next.trim().is_empty() && !next_starts_item && !indented && !lead_in && !code {
@@ -210,6 +213,22 @@ mod tests {
                     \x20   println!(\"{text:?} and some more words to make it long\");\n\
                     }";
         assert_eq!(reflow(page.to_string()), page);
+    }
+
+    /// A colon at a line's end leads into a list, unless the sentence runs on after it.
+    #[test]
+    fn reflow_joins_a_sentence_that_runs_on_after_a_colon() {
+        let page = "We compare two retrievers on a benchmark of questions. Neither wins everywhere:\n\
+                    the dense model is better on definitions, the lexical one on identifiers.\n\
+                    The results fall into three groups of questions asked by readers:\n\
+                    Definitions of terms that the paper introduces in its own words.";
+        assert_eq!(
+            reflow(page.to_string()),
+            "We compare two retrievers on a benchmark of questions. Neither wins everywhere: \
+             the dense model is better on definitions, the lexical one on identifiers. \
+             The results fall into three groups of questions asked by readers:\n\
+             Definitions of terms that the paper introduces in its own words."
+        );
     }
 
     #[test]
