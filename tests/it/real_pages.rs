@@ -161,6 +161,23 @@ fn cjk_counts(text: &str) -> HashMap<char, usize> {
     out
 }
 
+/// How far our CJK characters agree with the reference's, counted as bags: (precision,
+/// recall, the reference's count), printed under `name`.
+fn cjk_agreement(name: &str, ours: &str, reference: &str) -> (f64, f64, usize) {
+    let (ours, reference) = (cjk_counts(ours), cjk_counts(reference));
+    let common: usize = ours
+        .iter()
+        .map(|(c, n)| (*n).min(reference.get(c).copied().unwrap_or(0)))
+        .sum();
+    let (o, r) = (
+        ours.values().sum::<usize>(),
+        reference.values().sum::<usize>(),
+    );
+    let (precision, recall) = (common as f64 / o as f64, common as f64 / r as f64);
+    println!("{name}: CJK precision {precision:.4}, recall {recall:.4} ({o} vs {r} characters)");
+    (precision, recall, r)
+}
+
 #[test]
 fn vertical_gazette_reads_column_by_column_right_to_left() {
     let Some(dir) = real_pages() else { return };
@@ -178,25 +195,8 @@ fn vertical_gazette_reads_column_by_column_right_to_left() {
         assert!(!text.contains(vertical), "{vertical:?} left vertical");
     }
     // Every CJK character pdftotext reads, and nothing more (recall and precision ≥ 0.99).
-    let out = Command::new("pdftotext")
-        .args(["-enc", "UTF-8"])
-        .arg(&path)
-        .arg("-")
-        .output()
-        .expect("pdftotext is missing: install poppler-utils and poppler-data");
-    let reference = cjk_counts(&String::from_utf8_lossy(&out.stdout));
-    let ours = cjk_counts(&text);
-    let common: usize = ours
-        .iter()
-        .map(|(c, n)| (*n).min(reference.get(c).copied().unwrap_or(0)))
-        .sum();
-    let (o, r) = (
-        ours.values().sum::<usize>(),
-        reference.values().sum::<usize>(),
-    );
+    let (precision, recall, r) = cjk_agreement("kampo", &text, &pdftotext(&path));
     assert!(r > 1500, "pdftotext read only {r} CJK characters");
-    let (precision, recall) = (common as f64 / o as f64, common as f64 / r as f64);
-    println!("kampo: CJK precision {precision:.4}, recall {recall:.4} ({o} vs {r} characters)");
     assert!(precision >= 0.99 && recall >= 0.99, "{precision} {recall}");
 }
 
@@ -313,18 +313,7 @@ fn held_out_fake_bold_slides_read_each_character_once() {
     let text = joined(&pages.concat());
     assert!(!text.contains("已已") && !text.contains("研研"), "{text}");
     // Every CJK character poppler reads (it drops overstruck copies), and nothing more.
-    let reference = cjk_counts(&pdftotext(&path));
-    let ours = cjk_counts(&text);
-    let common: usize = ours
-        .iter()
-        .map(|(c, n)| (*n).min(reference.get(c).copied().unwrap_or(0)))
-        .sum();
-    let (o, r) = (
-        ours.values().sum::<usize>(),
-        reference.values().sum::<usize>(),
-    );
-    let (precision, recall) = (common as f64 / o as f64, common as f64 / r as f64);
-    println!("hitszbeamer: CJK precision {precision:.4}, recall {recall:.4} ({o} vs {r})");
+    let (precision, recall, _) = cjk_agreement("hitszbeamer", &text, &pdftotext(&path));
     assert!(precision >= 0.99 && recall >= 0.99, "{precision} {recall}");
 }
 

@@ -27,34 +27,18 @@ fn near(a: (f32, f32), b: (f32, f32), em: f32) -> bool {
 pub(super) fn slanted(all: &[Glyph]) -> Vec<bool> {
     let mut marks: Vec<bool> = all.iter().map(|g| matches!(g.dir, Dir::Skew(_))).collect();
     let em = |g: &Glyph| if g.size > 0.1 { g.size } else { 1.0 };
+    // Whether glyph `b` starts where glyph `a`, drawn just before it, ended.
+    let chained = |a: &Glyph, b: &Glyph| near(ends(a).1, ends(b).0, em(a).max(em(b)));
     // Forward: a glyph that starts where a slanted one ended goes on its run.
-    let mut last: Option<usize> = None;
-    for i in 0..all.len() {
-        if let Some(j) = last
-            && marks[j]
-            && !marks[i]
-            && near(
-                ends(&all[j]).1,
-                ends(&all[i]).0,
-                em(&all[i]).max(em(&all[j])),
-            )
-        {
+    for i in 1..all.len() {
+        if marks[i - 1] && !marks[i] && chained(&all[i - 1], &all[i]) {
             marks[i] = true;
         }
-        last = Some(i);
     }
     // Backward: a glyph that ends where a slanted one starts leads into its run.
-    for i in (0..all.len().saturating_sub(1)).rev() {
-        let j = i + 1;
-        if marks[j]
-            && !marks[i]
-            && near(
-                ends(&all[i]).1,
-                ends(&all[j]).0,
-                em(&all[i]).max(em(&all[j])),
-            )
-        {
-            marks[i] = true;
+    for i in (1..all.len()).rev() {
+        if marks[i] && !marks[i - 1] && chained(&all[i - 1], &all[i]) {
+            marks[i - 1] = true;
         }
     }
     marks
