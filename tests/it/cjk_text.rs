@@ -7,7 +7,6 @@ use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use agentero::vault::indexer::{IndexOptions, index_vault};
@@ -71,18 +70,7 @@ fn f1(ours: &HashMap<String, usize>, reference: &HashMap<String, usize>) -> f64 
 
 /// pdftotext's pages of `path`.
 fn reference_pages(path: &Path) -> Vec<String> {
-    let out = Command::new("pdftotext")
-        .args(["-enc", "UTF-8"])
-        .arg(path)
-        .arg("-")
-        .output()
-        .expect("pdftotext is missing: install poppler-utils and poppler-data");
-    assert!(
-        out.status.success(),
-        "pdftotext failed on {}",
-        path.display()
-    );
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let text = common::pdftotext(path);
     let mut pages: Vec<String> = text.split('\u{c}').map(str::to_string).collect();
     if pages.last().is_some_and(|p| p.trim().is_empty()) {
         pages.pop();

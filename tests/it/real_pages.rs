@@ -14,12 +14,13 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use agentero::vault::indexer::{IndexOptions, index_vault};
 use agentero::vault::pdf::{Limits, extract};
 use agentero::vault::{SearchOptions, Vault};
+
+use crate::common::pdftotext;
 
 /// The folder of real pages, or `None` with the reason (a failure under `CI`).
 fn real_pages() -> Option<PathBuf> {
@@ -241,17 +242,6 @@ fn vertical_poem_reads_line_by_line() {
     ] {
         assert!(text.contains(line), "{line:?} not read in order:\n{text}");
     }
-}
-
-/// pdftotext's text of a whole file (the reference for counts).
-fn pdftotext(path: &Path) -> String {
-    let out = Command::new("pdftotext")
-        .args(["-enc", "UTF-8"])
-        .arg(path)
-        .arg("-")
-        .output()
-        .expect("pdftotext is missing: install poppler-utils and poppler-data");
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

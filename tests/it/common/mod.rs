@@ -8,6 +8,23 @@ pub mod tmux;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// poppler's `pdftotext` text of a whole file (pages end with a form feed), the reference the
+/// extraction tests compare with.
+pub fn pdftotext(path: &Path) -> String {
+    let out = Command::new("pdftotext")
+        .args(["-enc", "UTF-8"])
+        .arg(path)
+        .arg("-")
+        .output()
+        .expect("pdftotext is missing: install poppler-utils and poppler-data");
+    assert!(
+        out.status.success(),
+        "pdftotext failed on {}",
+        path.display()
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// The corpus of real PDFs named by `AGENTERO_CORPUS`: `None` (with a message) when unset,
 /// a failing test when it names a folder that does not exist.
 pub fn corpus() -> Option<PathBuf> {
