@@ -70,6 +70,13 @@ fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Asserts that `text` holds each of `parts` as it is written (read in order, nothing spliced).
+fn assert_reads(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} not read:\n{text}");
+    }
+}
+
 /// Japanese text without its line breaks (it has no spaces between words).
 fn joined(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
@@ -250,14 +257,15 @@ fn held_out_math_exam_reads_its_minus_signs_and_greek() {
     let path = dir.join("jnuexam-a.pdf");
     let pages = pages_of(&path);
     let first = flat(&pages[0]);
-    for formula in [
-        "则 ξ − 2η ∼ N (−3,24)",
-        "β = 3α1 + 2α2 + α3",
-        "在 (0,+∞) 内零点的个数为 2",
-        "⃗c =⃗ b − λ ⃗a",
-    ] {
-        assert!(first.contains(formula), "{formula:?} not read:\n{first}");
-    }
+    assert_reads(
+        &first,
+        &[
+            "则 ξ − 2η ∼ N (−3,24)",
+            "β = 3α1 + 2α2 + α3",
+            "在 (0,+∞) 内零点的个数为 2",
+            "⃗c =⃗ b − λ ⃗a",
+        ],
+    );
     // As many of each sign as poppler reads (it decodes these fonts right), and no Γ at all.
     let reference = pdftotext(&path);
     let text = pages.concat();
@@ -272,26 +280,25 @@ fn held_out_math_exam_reads_its_minus_signs_and_greek() {
 fn held_out_hebrew_and_persian_read_right_to_left() {
     let Some(dir) = real_pages() else { return };
     let hebrew = flat(&pages_of(&dir.join("technion-thesis.pdf")).concat());
-    for sentence in [
-        "המחקר נעשה בהנחיית פרופסור שם המנחה בפקולטה להפקולטה שלי.",
-        "פרק 3 מבוסס על מאמר זה.",
-        "תודות בעברית. תודות בעברית.",
-        "All files use UTF-8 encoding.",
-    ] {
-        assert!(
-            hebrew.contains(sentence),
-            "{sentence:?} not read:\n{hebrew}"
-        );
-    }
+    assert_reads(
+        &hebrew,
+        &[
+            "המחקר נעשה בהנחיית פרופסור שם המנחה בפקולטה להפקולטה שלי.",
+            "פרק 3 מבוסס על מאמר זה.",
+            "תודות בעברית. תודות בעברית.",
+            "All files use UTF-8 encoding.",
+        ],
+    );
     let persian = pages_of(&dir.join("tabriz-thesis.pdf"));
     let first = flat(&persian[0]);
-    for line in [
-        "گروه ریاض محض",
-        "برای دریافت درجه کارشناس ارشد در رشته",
-        "نوشتن پروژه، پایاننامه و رساله با استفاده از کلاس tabriz-thesis",
-    ] {
-        assert!(first.contains(line), "{line:?} not read:\n{first}");
-    }
+    assert_reads(
+        &first,
+        &[
+            "گروه ریاض محض",
+            "برای دریافت درجه کارشناس ارشد در رشته",
+            "نوشتن پروژه، پایاننامه و رساله با استفاده از کلاس tabriz-thesis",
+        ],
+    );
 }
 
 #[test]
@@ -311,19 +318,18 @@ fn held_out_fake_bold_slides_read_each_character_once() {
 fn held_out_bitmap_fonts_read_hungarian_and_russian() {
     let Some(dir) = real_pages() else { return };
     let hungarian = flat(&pages_of(&dir.join("elteikthesis-hu.pdf")).concat());
-    for phrase in ["Felhasználói dokumentáció", "Fejlesztői dokumentáció"] {
-        assert!(
-            hungarian.contains(phrase),
-            "{phrase:?} not read:\n{hungarian}"
-        );
-    }
+    assert_reads(
+        &hungarian,
+        &["Felhasználói dokumentáció", "Fejlesztői dokumentáció"],
+    );
     let russian = flat(&pages_of(&dir.join("bmstu-example.pdf"))[0]);
-    for phrase in [
-        "Министерство науки и высшего образования Российской Федерации",
-        "Федеральное государственное бюджетное образовательное учреждение",
-    ] {
-        assert!(russian.contains(phrase), "{phrase:?} not read:\n{russian}");
-    }
+    assert_reads(
+        &russian,
+        &[
+            "Министерство науки и высшего образования Российской Федерации",
+            "Федеральное государственное бюджетное образовательное учреждение",
+        ],
+    );
 }
 
 #[test]

@@ -408,8 +408,8 @@ fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
             len: g.len,
             space_before: pending_space && continues,
         };
+        // Within a fragment the last glyph pushed is the fragment's own.
         if continues
-            && frags.last().is_some_and(|f| f.end > f.first)
             && gs
                 .last()
                 .is_some_and(|p| redrawn_glyph(page, p, &candidate))

@@ -244,7 +244,9 @@ fn read_widths(
     let first = get_num(doc, dict, b"FirstChar").unwrap_or(0.0).max(0.0) as usize;
     if let Some(ws) = get_array(doc, dict, b"Widths") {
         for (i, w) in ws.iter().enumerate().take(256) {
-            if let (Some(slot), Some(w)) = (widths.get_mut(first + i), num_deref(doc, w)) {
+            if let (Some(slot), Some(w)) =
+                (widths.get_mut(first.saturating_add(i)), num_deref(doc, w))
+            {
                 *slot = w * scale;
             }
         }
@@ -297,7 +299,7 @@ fn covers_used_codes(doc: &Document, dict: &Dictionary, to_unicode: &CMap) -> bo
         return true;
     };
     widths.iter().take(256).enumerate().all(|(i, w)| {
-        let code = first + i;
+        let code = first.saturating_add(i);
         code > 255
             || num_deref(doc, w).is_none_or(|w| w == 0.0)
             || to_unicode.lookup_unicode(1, code as u32).is_some()

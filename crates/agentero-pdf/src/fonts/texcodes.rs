@@ -93,11 +93,12 @@ pub(super) fn tex_control(code: u8, flavor: TexFlavor) -> &'static str {
     }
 }
 
-/// The text of code `code` (0x80–0xFF) in the 8-bit layout `flavor`; empty where the layout has
+/// The text of code `code` (0x80–0xFF; below that, none) in the 8-bit layout `flavor`; empty where the layout has
 /// no letter there. OT1 has no upper half: a font using one is 8-bit, and T1 is the Latin one.
 pub(super) fn tex_upper(code: u8, flavor: TexFlavor) -> &'static str {
     match flavor {
-        TexFlavor::Ot1 | TexFlavor::T1 => T1_UPPER[usize::from(code.saturating_sub(0x80))],
+        _ if code < 0x80 => "",
+        TexFlavor::Ot1 | TexFlavor::T1 => T1_UPPER[usize::from(code - 0x80)],
         TexFlavor::T2a => match code {
             0x9c => "Ё",
             0xbc => "ё",
@@ -166,5 +167,6 @@ mod tests {
         assert_eq!(tex_upper(0xff, TexFlavor::T2a), "я");
         assert_eq!(tex_upper(0x9c, TexFlavor::T2a), "Ё");
         assert_eq!(tex_upper(0xe1, TexFlavor::Ot1), "á");
+        assert_eq!(tex_upper(0x7f, TexFlavor::T1), "");
     }
 }

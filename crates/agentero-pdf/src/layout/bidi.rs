@@ -110,72 +110,42 @@ pub(super) fn to_logical(text: &str, cells: &mut [TextBox]) -> Option<String> {
 
 /// Each character's embedding level, the line's base level being `base` (1: right to left).
 fn levels(classes: &[Class], base: u8) -> Vec<u8> {
-    // Strong and number levels first: in a right-to-left line, left-to-right words and numbers
-    // are one level up (2); in a left-to-right line, right-to-left words are 1 and numbers
-    // between two of them 2.
-    let strong = |k: Class| k != Class::N;
-    let mut levels: Vec<Option<u8>> = classes
+    // Letters and numbers first: in a right-to-left line, left-to-right words and numbers are
+    // one level up (2); in a left-to-right line, right-to-left words are 1, and numbers 2 when a
+    // right-to-left letter is the nearest letter on both sides, else 0.
+    let letter = |k: &Class| matches!(k, Class::R | Class::L);
+    let levels: Vec<Option<u8>> = classes
         .iter()
-        .map(|&k| match (k, base) {
+        .enumerate()
+        .map(|(i, &k)| match (k, base) {
             (Class::R, _) => Some(1),
             (Class::L, 1) | (Class::D, 1) => Some(2),
             (Class::L, _) => Some(0),
-            (Class::D, _) => None,
+            (Class::D, _) => {
+                let before = classes[..i].iter().rev().find(|k| letter(k));
+                let after = classes[i + 1..].iter().find(|k| letter(k));
+                Some(if before == Some(&Class::R) && after == Some(&Class::R) {
+                    2
+                } else {
+                    0
+                })
+            }
             (Class::N, _) => None,
         })
         .collect();
-    let prev_strong = |i: usize, levels: &[Option<u8>]| -> Option<u8> {
-        (0..i).rev().find_map(|j| {
-            if strong(classes[j]) {
-                levels[j].or(Some(0))
-            } else {
-                None
-            }
-        })
-    };
-    // Numbers in a left-to-right line: inside right-to-left text (R on both sides) they are 2.
-    if base == 0 {
-        for i in 0..classes.len() {
-            if classes[i] != Class::D {
-                continue;
-            }
-            let before = (0..i)
-                .rev()
-                .map(|j| classes[j])
-                .find(|&k| k == Class::R || k == Class::L);
-            let after = (i + 1..classes.len())
-                .map(|j| classes[j])
-                .find(|&k| k == Class::R || k == Class::L);
-            levels[i] = Some(if before == Some(Class::R) && after == Some(Class::R) {
-                2
-            } else {
-                0
-            });
-        }
-    }
     // Neutrals: between two characters of one direction they take it; else the base's.
-    let mut out = Vec::with_capacity(classes.len());
-    for i in 0..classes.len() {
-        if let Some(l) = levels[i] {
-            out.push(l);
-            continue;
-        }
-        let before = prev_strong(i, &levels);
-        let after = (i + 1..classes.len()).find_map(|j| {
-            if strong(classes[j]) {
-                levels[j].or(Some(0))
-            } else {
-                None
-            }
-        });
-        let dir = |l: Option<u8>| l.map(|l| l % 2);
-        let level = match (before, after) {
-            (Some(a), Some(b)) if dir(Some(a)) == dir(Some(b)) => a.min(b),
-            _ => base,
-        };
-        out.push(level);
-    }
-    out
+    (0..classes.len())
+        .map(|i| {
+            levels[i].unwrap_or_else(|| {
+                let before = levels[..i].iter().rev().flatten().next();
+                let after = levels[i + 1..].iter().flatten().next();
+                match (before, after) {
+                    (Some(a), Some(b)) if a % 2 == b % 2 => *a.min(b),
+                    _ => base,
+                }
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

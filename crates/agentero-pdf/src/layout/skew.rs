@@ -91,5 +91,6 @@ pub(super) fn slanted_text(
         end = Some((g.dir.page(g.x + g.w.max(0.0), g.y), size));
         space = false;
     }
-    (out.trim().to_string(), cells)
+    // Trimmed at the end only: the cells count from the start.
+    (out.trim_end().to_string(), cells)
 }

@@ -212,16 +212,7 @@ fn write_font(pdf: &mut Pdf, id: Ref, font: &Font, alloc: &mut impl FnMut() -> R
                 }))
                 .font_descriptor(descriptor)
                 .to_unicode(cmap);
-            pdf.font_descriptor(descriptor)
-                .name(Name(base.as_bytes()))
-                .flags(FontFlags::SYMBOLIC)
-                .bbox(Rect::new(0.0, -250.0, 1000.0, 750.0))
-                .italic_angle(0.0)
-                .ascent(750.0)
-                .descent(-250.0)
-                .cap_height(700.0)
-                .stem_v(80.0)
-                .font_file3(program);
+            symbolic_descriptor(pdf, descriptor, base, -250.0).font_file3(program);
             pdf.stream(program, &cff_program(glyphs))
                 .pair(Name(b"Subtype"), Name(b"Type1C"));
             let mut map = UnicodeCmap::<u8>::new(
@@ -255,17 +246,29 @@ fn write_font(pdf: &mut Pdf, id: Ref, font: &Font, alloc: &mut impl FnMut() -> R
                 })
                 .font_descriptor(descriptor)
                 .default_width(1000.0);
-            pdf.font_descriptor(descriptor)
-                .name(Name(base.as_bytes()))
-                .flags(FontFlags::SYMBOLIC)
-                .bbox(Rect::new(0.0, -120.0, 1000.0, 880.0))
-                .italic_angle(0.0)
-                .ascent(880.0)
-                .descent(-120.0)
-                .cap_height(700.0)
-                .stem_v(80.0);
+            symbolic_descriptor(pdf, descriptor, &base, -120.0);
         }
     }
+}
+
+/// The descriptor of a symbolic font named `name` whose em box runs from `descent` to
+/// `1000 + descent`.
+fn symbolic_descriptor<'a>(
+    pdf: &'a mut Pdf,
+    id: Ref,
+    name: &str,
+    descent: f32,
+) -> pdf_writer::writers::FontDescriptor<'a> {
+    let mut d = pdf.font_descriptor(id);
+    d.name(Name(name.as_bytes()))
+        .flags(FontFlags::SYMBOLIC)
+        .bbox(Rect::new(0.0, descent, 1000.0, 1000.0 + descent))
+        .italic_angle(0.0)
+        .ascent(1000.0 + descent)
+        .descent(descent)
+        .cap_height(700.0)
+        .stem_v(80.0);
+    d
 }
 
 /// The CID of each character of `text` in Adobe's predefined CMap `cmap` (a `Uni…-UTF16-…`
