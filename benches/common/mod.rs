@@ -3,6 +3,10 @@
 //! CPU, peak RSS).
 #![allow(dead_code)]
 
+/// A missing peer, said in one line (the tests' rule: `tests/it/common/skip.rs`).
+#[path = "../../tests/it/common/skip.rs"]
+pub mod skip;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -84,11 +84,10 @@ fn assert_clean(bytes: &[u8], what: &str) {
 fn content_never_drives_the_terminal() {
     let py = std::env::var("AGENTERO_PYTHON").unwrap_or_else(|_| "python3".into());
     if Command::new(&py).arg("-V").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "python3 is needed for the pseudo-terminal"
+        common::skip::missing(
+            common::skip::Peer::Python,
+            "it provides the pseudo-terminal",
         );
-        eprintln!("skipped: python3 is not installed (it provides the pseudo-terminal)");
         return;
     }
     let dir = common::demo_vault();
@@ -241,12 +240,7 @@ fn a_silent_terminal_loses_no_key_and_survives_a_stop() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_pyte {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "python3 with pyte (a terminal emulator, `pip install pyte==0.8.2`) is needed: \
-             AGENTERO_PYTHON={py}"
-        );
-        eprintln!("skipped: {py} has no pyte (pip install pyte==0.8.2), the terminal emulator");
+        common::skip::missing(common::skip::Peer::Pyte, &format!("AGENTERO_PYTHON={py}"));
         return;
     }
     let dir = common::demo_vault();

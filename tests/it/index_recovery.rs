@@ -417,6 +417,12 @@ fn kill_9_of_index_at_any_moment_is_recovered() {
     );
 }
 
+/// Freezes a child process (SIGSTOP): it stays alive and does nothing until killed.
+fn stop(child: &std::process::Child) {
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("a child has a pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::STOP).expect("SIGSTOP");
+}
+
 /// The build record's state and progress (`None` while there is none).
 fn build_record(vault: &Vault) -> Option<serde_json::Value> {
     let bytes = std::fs::read(vault.state_dir().join("index-build.json")).ok()?;
@@ -441,38 +447,33 @@ fn search_after_kill_9_of_the_first_index_says_so_and_completes_it() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Killed once it has started processing files, well before the end.
+    // Frozen (SIGSTOP) as soon as the build record says it is running, so what it had done is
+    // what the record says when the kill lands, however fast this machine indexes; then killed.
     let started = Instant::now();
-    loop {
+    let frozen = loop {
         let r = build_record(&vault);
-        if r.as_ref()
-            .is_some_and(|r| r["done"].as_u64().unwrap_or(0) >= 1)
-        {
-            break;
+        if r.as_ref().is_some_and(|r| r["state"] == "running") {
+            stop(&child);
+            break build_record(&vault).unwrap();
         }
         assert!(
             child.try_wait().unwrap().is_none(),
-            "the index finished before the kill"
+            "the index finished before it was seen running: {r:?}"
         );
         assert!(
             started.elapsed() < Duration::from_secs(120),
             "no progress: {r:?}"
         );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        child.try_wait().unwrap().is_none(),
-        "the index finished before the kill"
-    );
+        std::thread::sleep(Duration::from_millis(5));
+    };
     child.kill().unwrap();
     child.wait().unwrap();
+    // Whatever its count — none of the files, some, or all of them but not the commit — the
+    // first index was interrupted.
     let r = build_record(&vault).unwrap();
+    assert_eq!(r, frozen, "the record changed after the freeze");
     assert_eq!(r["state"], "running", "{r}");
-    assert!(
-        r["done"].as_u64() < r["total"].as_u64(),
-        "killed mid-way: {r}"
-    );
-
+    eprintln!("killed at {} of {} files", r["done"], r["total"]);
     // The first search says the index was interrupted, completes it and answers.
     let out = common::agentero(&["search", "--vault", v, "--json", "zqxsentinel"], root);
     let err = common::stderr(&out);

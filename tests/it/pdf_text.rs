@@ -556,7 +556,7 @@ fn qpdf_available() -> bool {
 #[test]
 fn encrypted_files_open_with_empty_password_or_ask_for_one() {
     if !qpdf_available() {
-        eprintln!("qpdf not installed: skipping the encryption test");
+        common::skip::missing(common::skip::Peer::Qpdf, "it makes the encrypted fixtures");
         return;
     }
     let mut b = Builder::helvetica();

@@ -38,10 +38,7 @@ const LIMIT: Duration = Duration::from_secs(240);
 /// The folder `.ci/run` installs the adapters into (`node_modules/.bin` inside it).
 fn adapters() -> Option<PathBuf> {
     let Some(dir) = std::env::var_os("AGENTERO_ADAPTERS") else {
-        eprintln!(
-            "AGENTERO_ADAPTERS is not set: skipping the tests on the real ACP adapters \
-             (.ci/run installs them)"
-        );
+        common::skip::missing(common::skip::Peer::Adapters, "");
         return None;
     };
     let bin = PathBuf::from(dir).join("node_modules/.bin");

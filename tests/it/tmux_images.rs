@@ -204,7 +204,7 @@ fn image_width(grid: &[Vec<Cell>]) -> usize {
 #[test]
 fn maximise_fit_width_pan_zoom_and_a_search_hit_in_tmux() {
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -333,8 +333,10 @@ impl Drop for Outer {
 fn through_tmux(passthrough: &str) -> Option<(Vec<u8>, String)> {
     let python = std::env::var("AGENTERO_PYTHON").unwrap_or_else(|_| "python3".into());
     if Command::new(&python).arg("-V").output().is_err() {
-        eprintln!("skipped: no python to play the outer terminal ({python})");
-        assert!(std::env::var_os("CI").is_none(), "CI needs python");
+        common::skip::missing(
+            common::skip::Peer::Python,
+            &format!("{python} plays the outer terminal"),
+        );
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -418,7 +420,7 @@ fn find(hay: &[u8], needle: &[u8]) -> bool {
 #[test]
 fn kitty_graphics_reach_the_terminal_through_tmux_only_with_passthrough() {
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     let Some((on, screen)) = through_tmux("on") else {
@@ -484,7 +486,7 @@ fn place(screen: &str) -> (f64, f64) {
 #[test]
 fn a_zoomed_caption_in_half_blocks_is_the_page_itself() {
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     let Some(corpus) = common::corpus() else {
@@ -644,7 +646,7 @@ fn whole_page(grid: &[Vec<Cell>]) -> image::RgbImage {
 fn zotero_annotations_are_drawn_in_their_colours_on_the_page_image_in_tmux() {
     use crate::zotero::library::{create, put, schema_dir};
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     let Some(schema) = schema_dir() else { return };

@@ -13,7 +13,7 @@ use common::tmux::{Session, available, last_source_page, start, tmux, wait_for, 
 #[test]
 fn real_binary_in_tmux() {
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -99,7 +99,7 @@ fn real_binary_in_tmux() {
 #[test]
 fn a_killed_app_restores_the_streamed_answer_as_interrupted() {
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -233,7 +233,7 @@ fn open_by_title(target: &str, title: &str, shown: &str) -> String {
 #[test]
 fn the_open_paper_and_its_page_survive_a_restart() {
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -283,7 +283,7 @@ fn the_open_paper_and_its_page_survive_a_restart() {
 #[test]
 fn the_image_view_draws_half_blocks_and_y_copies_in_tmux() {
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -486,7 +486,7 @@ fn assert_on_disk(vault: &std::path::Path, shown: &str) {
 #[test]
 fn closing_the_window_ends_the_agent_and_keeps_what_streamed() {
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     let (dir, vault, home, mark) = slow_setup("hup");
@@ -517,7 +517,7 @@ fn closing_the_window_ends_the_agent_and_keeps_what_streamed() {
 #[test]
 fn sigterm_ends_the_agent_and_restores_the_terminal() {
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     let (dir, vault, home, mark) = slow_setup("term");
@@ -564,7 +564,7 @@ fn sigterm_ends_the_agent_and_restores_the_terminal() {
 #[test]
 fn ctrl_z_and_fg_resume_and_the_first_key_counts() {
     if !available() {
-        eprintln!("skipped: tmux is not installed");
+        common::skip::missing(common::skip::Peer::Tmux, "");
         return;
     }
     for passthrough in ["off", "on"] {

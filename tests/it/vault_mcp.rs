@@ -29,12 +29,13 @@ fn peers_required() -> bool {
     std::env::var("AGENTERO_MCP_PEERS").is_ok_and(|v| v == "required")
 }
 
-fn missing_peer(what: &str) -> Option<()> {
+fn missing_peer(peer: common::skip::Peer, detail: &str) -> Option<()> {
     assert!(
         !peers_required(),
-        "{what} is missing but AGENTERO_MCP_PEERS=required (.ci/run installs it)"
+        "{} is missing but AGENTERO_MCP_PEERS=required ({detail}; .ci/run installs it)",
+        peer.what()
     );
-    eprintln!("skipped: {what} is not installed (.ci/run installs it)");
+    common::skip::missing(peer, detail);
     None
 }
 
@@ -58,7 +59,7 @@ fn python() -> Option<Command> {
             );
             Some(make())
         }
-        _ => missing_peer("the MCP Python SDK (pip package mcp)").map(|_| make()),
+        _ => missing_peer(common::skip::Peer::PythonMcp, "").map(|_| make()),
     }
 }
 
@@ -76,7 +77,7 @@ fn inspector() -> Option<PathBuf> {
     if path.exists() {
         Some(path)
     } else {
-        missing_peer(&format!("MCP Inspector ({})", path.display())).map(|_| path)
+        missing_peer(common::skip::Peer::Inspector, &path.display().to_string()).map(|_| path)
     }
 }
 

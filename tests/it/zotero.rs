@@ -626,7 +626,7 @@ fn a_read_only_folder_vault_keeps_its_state_outside() {
         // Root writes through any mode bits; only a read-only mount stops it, which a test
         // cannot make without privileges it should not use. The decision itself is tested in
         // vault::state; the Zotero tests above run the external state end to end.
-        eprintln!("skipped: running as root, a chmod'ed vault is still writable");
+        common::skip::not_here("running as root (a chmod'ed vault is still writable)");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -3,6 +3,7 @@
 
 pub mod hostile_pdf;
 pub mod known_items;
+pub mod skip;
 pub mod tmux;
 
 use std::path::{Path, PathBuf};
@@ -29,7 +30,7 @@ pub fn pdftotext(path: &Path) -> String {
 /// a failing test when it names a folder that does not exist.
 pub fn corpus() -> Option<PathBuf> {
     let Some(dir) = std::env::var_os("AGENTERO_CORPUS") else {
-        eprintln!("AGENTERO_CORPUS is not set: skipping the tests on the real corpus");
+        skip::missing(skip::Peer::Corpus, "");
         return None;
     };
     let dir = PathBuf::from(dir);

@@ -26,9 +26,8 @@ use super::{Agent, LAYOUTFLOW, LIMIT, Rig, adapters, common, scripted, wait_for_
 const GEMINI_HOST: &str = "generativelanguage.googleapis.com";
 
 /// Fails under `CI`, else says why the test cannot run and skips it.
-fn cannot_run(why: &str) {
-    assert!(std::env::var_os("CI").is_none(), "{why}");
-    eprintln!("skipping: {why}");
+fn cannot_run(peer: common::skip::Peer, why: &str) {
+    common::skip::missing(peer, why);
 }
 
 fn python() -> PathBuf {
@@ -74,7 +73,7 @@ impl TlsRoute {
         let f = |n: &str| dir.join(n);
         let ssl = |args: &[&str]| run_ok(Command::new("openssl").args(args).current_dir(dir));
         if Command::new("openssl").arg("version").output().is_err() {
-            cannot_run("the openssl CLI is missing: cannot make the throwaway CA");
+            cannot_run(common::skip::Peer::Openssl, "it makes the throwaway CA");
             return None;
         }
         std::fs::write(
@@ -147,7 +146,7 @@ impl TlsRoute {
         {
             Ok(c) => c,
             Err(e) => {
-                cannot_run(&format!("cannot start Python for the HTTPS proxy: {e}"));
+                cannot_run(common::skip::Peer::Python, &format!("the HTTPS proxy: {e}"));
                 return None;
             }
         };
