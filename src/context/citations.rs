@@ -182,6 +182,9 @@ impl Judged {
     }
 }
 
+/// Why a quote with straight marks that do not pair up is not verified.
+const UNCLEAR_EXTENT: &str = "cannot tell where the quote ends (its straight quotation marks do not pair up); quote it in a blockquote or with “curly” marks";
+
 /// What a quote on the reading order alone, across a join the content stream does not make, is.
 const SPANS_BLOCKS: &str =
     "spans two blocks (joined only by the reading order, not by the PDF's own text order)";
@@ -388,7 +391,12 @@ fn judge_text(path: &str, lines: Option<(u32, u32)>, q: &verify::Quote, src: &Pr
 pub fn check(answer: &str, evidence: &[String], docs: &mut dyn Docs) -> Vec<CitationCheck> {
     let mut cache: HashMap<String, Option<Prepared>> = HashMap::new();
     let mut out = Vec::new();
-    for (u, quote) in pair(answer, evidence) {
+    for Paired {
+        uri: u,
+        quote,
+        unclear,
+    } in pair(answer, evidence)
+    {
         let judged = match (vault_uri(&u), &quote) {
             (None, _) => Judged::new(Verdict::Unverifiable),
             (Some(_), None) => Judged::new(Verdict::NoQuote),
@@ -411,6 +419,13 @@ pub fn check(answer: &str, evidence: &[String], docs: &mut dyn Docs) -> Vec<Cita
                     },
                 }
             }
+        };
+        // A quote whose end cannot be told is verified only as its longest reading, whole;
+        // anything less would be a ✓ on a prefix.
+        let judged = if unclear && judged.verdict != Verdict::Verified && quote.is_some() {
+            Judged::new(Verdict::Unverifiable).because(Some(UNCLEAR_EXTENT.into()))
+        } else {
+            judged
         };
         out.push(CitationCheck {
             uri: u,
@@ -494,9 +509,9 @@ pub fn check_in_vault(vault: &Vault, answer: &str, evidence: &[String]) -> Vec<C
 /// reference list), each once.
 pub fn cited_places(answer: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for (u, _) in pair(answer, &[]) {
-        if !out.iter().any(|o| same_place(o, &u)) {
-            out.push(u);
+    for Paired { uri, .. } in pair(answer, &[]) {
+        if !out.iter().any(|o| same_place(o, &uri)) {
+            out.push(uri);
         }
     }
     out
@@ -660,6 +675,10 @@ mod tests {
             (Verdict::OtherPage, Some("notes/n.md#line=3,3".to_string()))
         );
         assert_eq!(got[2], (Verdict::Verified, None));
+        // The tail of a file name with spaces is not a source of its own.
+        let spaced =
+            "The note cites storage/ABCD2345/Gal et al. - 2009 - Tracing Languages.pdf for it.";
+        assert_eq!(cited_places(spaced), Vec::<String>::new());
     }
 
     #[test]
@@ -743,5 +762,59 @@ mod tests {
         );
         let altered = "They write “The first result shows that “quoting first” makes answers checkable at almost zero cost.” (papers/a/paper.pdf#page=1)";
         assert_eq!(judged(altered)[0].0, Verdict::NotFound);
+    }
+
+    #[test]
+    fn straight_quotes_inside_a_quote_are_text() {
+        let right = "They write \"The first result shows that \"quoting first\" makes answers checkable at almost no cost.\" (papers/a/paper.pdf#page=1)";
+        let got = check(right, &[], &mut docs());
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].verdict, Verdict::Verified);
+        assert!(
+            got[0].quote.as_deref().unwrap().ends_with("no cost."),
+            "{got:?}"
+        );
+        // A changed word after the inner quote: the prefix before it is never what is checked.
+        let altered = right.replace("no cost", "zero cost");
+        let got = check(&altered, &[], &mut docs());
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].verdict, Verdict::NotFound, "{got:?}");
+        // Inner marks next to punctuation.
+        let comma = "They write \"The first result shows that quoting first makes answers \"checkable\", at almost no cost.\" (papers/a/paper.pdf#page=1)";
+        let q = quoted_strings(comma);
+        assert_eq!(q.len(), 1, "{q:?}");
+        assert!(!q[0].unclear);
+        assert!(comma[q[0].inner.clone()].ends_with("no cost."), "{q:?}");
+        let two = "Page 2 says \"Recall at ten reaches 0.731 with fusion\" and \"against 0.612 for BM25 alone\" (papers/a/paper.pdf#page=2)";
+        let got = check(two, &[], &mut docs());
+        assert!(
+            got.iter().all(|c| c.verdict == Verdict::Verified),
+            "two quotes side by side: {got:?}"
+        );
+    }
+
+    #[test]
+    fn a_quote_whose_end_cannot_be_told_is_never_verified_on_a_prefix() {
+        // A mark with spaces on both sides reads either way: the longest reading is checked,
+        // and when it is not on the page the verdict says why, never ✓ on "The first result
+        // shows that".
+        let altered = "They write \"The first result shows that \" quoting first\" makes answers checkable at almost zero cost.\" (papers/a/paper.pdf#page=1)";
+        let got = judged(altered);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].0, Verdict::Unverifiable, "{got:?}");
+        assert!(
+            got[0]
+                .1
+                .as_deref()
+                .unwrap()
+                .starts_with("cannot tell where the quote ends"),
+            "{got:?}"
+        );
+        let right = altered.replace("zero cost", "no cost");
+        assert_eq!(judged(&right)[0].0, Verdict::Verified);
+        // A stray closing mark later in the sentence: the quote may end there.
+        let stray = "They write \"The first result shows that\" quoting first makes answers checkable at almost zero cost\" (papers/a/paper.pdf#page=1)";
+        let got = judged(stray);
+        assert_eq!(got[0].0, Verdict::Unverifiable, "{got:?}");
     }
 }

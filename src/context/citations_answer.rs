@@ -10,6 +10,8 @@ pub(super) struct Quote {
     pub(super) range: Range<usize>,
     /// Ends a blockquote: the line after it still belongs to it (a "— source" line).
     pub(super) block: bool,
+    /// Where it ends cannot be told from its marks (`text` is the longest reading).
+    pub(super) unclear: bool,
 }
 
 /// A citation in the answer: the URI it points to and where it is written.
@@ -53,10 +55,89 @@ pub(super) fn definition_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"(?m)^[ \t>*-]*\[(\d{1,3})\]:?[ \t]+(.*)$").unwrap())
 }
 
-/// The quoted strings of `text`, in order: `(whole, inner)` byte ranges. `"…"` ends at the
-/// next `"`; `“…”`, `「…」` and `『…』` at the mark that balances the opening one, so a quote
-/// that quotes (“the “novel” injector”) is one quote, not its first half.
-pub(super) fn quoted_strings(text: &str) -> Vec<(Range<usize>, Range<usize>)> {
+/// A quoted string of the answer: the whole (marks included) and the inner byte ranges, and
+/// whether its extent is unclear (straight marks that do not pair up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Quoted {
+    pub(super) whole: Range<usize>,
+    pub(super) inner: Range<usize>,
+    /// Where it ends cannot be told from the marks: the ranges are the longest reading.
+    pub(super) unclear: bool,
+}
+
+/// What a straight `"` can be, from the characters beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// Opens a quote: a space, the start or an opening bracket before, a letter after.
+    Open,
+    /// Closes one: a letter or punctuation before, a space, the end or punctuation after.
+    Close,
+    /// Cannot tell (a space on both sides, or letters on both).
+    Either,
+}
+
+fn straight_mark(text: &str, at: usize) -> Mark {
+    let before = text[..at].chars().next_back();
+    let after = text[at + 1..].chars().next();
+    let opens_after = |c: char| c.is_whitespace() || "([{<—–-/:".contains(c);
+    let closes_before = |c: char| c.is_whitespace() || ".,;:!?)]}>—–-…*_".contains(c);
+    let can_open = before.is_none_or(opens_after) && after.is_some_and(|c| !c.is_whitespace());
+    let can_close = before.is_some_and(|c| !c.is_whitespace()) && after.is_none_or(closes_before);
+    match (can_open, can_close) {
+        (true, false) => Mark::Open,
+        (false, true) => Mark::Close,
+        _ => Mark::Either,
+    }
+}
+
+/// The end of the straight quote opened at `open` (the byte of its `"`): marks pair up as
+/// brackets do, from the side of the text they face, so an inner `"X"` is text of the quote.
+/// `None` when it never closes in its paragraph; `Some((end, unclear))` else, `unclear` when a
+/// mark on the way cannot be read either way or a stray closing mark follows in the paragraph
+/// (then `end` is that stray mark: the longest reading).
+fn straight_end(text: &str, open: usize) -> Option<(usize, bool)> {
+    let para_end = text[open..].find("\n\n").map_or(text.len(), |i| open + i);
+    let mut depth = 1usize;
+    let mut unclear = false;
+    let mut end = None;
+    for (j, _) in text[open + 1..para_end].match_indices('"') {
+        let at = open + 1 + j;
+        match straight_mark(text, at) {
+            Mark::Open => depth += 1,
+            mark => {
+                // A mark that reads either way is taken as closing; the reading is then not
+                // certain.
+                unclear |= mark == Mark::Either;
+                depth -= 1;
+            }
+        }
+        if depth == 0 {
+            end = Some(at);
+            break;
+        }
+    }
+    let end = end?;
+    // A closing mark later in the paragraph, with none opening before it, may be the real end.
+    let mut open_after = 0usize;
+    let mut last = end;
+    for (j, _) in text[end + 1..para_end].match_indices('"') {
+        let at = end + 1 + j;
+        match straight_mark(text, at) {
+            Mark::Open => open_after += 1,
+            Mark::Close | Mark::Either if open_after == 0 => {
+                unclear = true;
+                last = at;
+            }
+            Mark::Close | Mark::Either => open_after -= 1,
+        }
+    }
+    Some((last, unclear))
+}
+
+/// The quoted strings of `text`, in order. `“…”`, `「…」` and `『…』` end at the mark that
+/// balances the opening one, so a quote that quotes (“the “novel” injector”) is one quote, not
+/// its first half; straight `"…"` the same way by [`straight_end`].
+pub(super) fn quoted_strings(text: &str) -> Vec<Quoted> {
     let mut out = Vec::new();
     let mut it = text.char_indices();
     while let Some((i, c)) = it.next() {
@@ -68,23 +149,35 @@ pub(super) fn quoted_strings(text: &str) -> Vec<(Range<usize>, Range<usize>)> {
             _ => continue,
         };
         let inner = i + c.len_utf8();
-        let mut depth = 1;
-        let mut end = None;
-        for (j, d) in text[inner..].char_indices() {
-            if d == close {
-                depth -= 1;
-                if depth == 0 {
-                    end = Some(inner + j);
-                    break;
-                }
-            } else if d == c && c != close {
-                depth += 1;
+        let found = if c == '"' {
+            if straight_mark(text, i) == Mark::Close {
+                continue;
             }
-        }
-        let Some(end) = end.filter(|&e| e > inner) else {
+            straight_end(text, i)
+        } else {
+            let mut depth = 1;
+            let mut end = None;
+            for (j, d) in text[inner..].char_indices() {
+                if d == close {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(inner + j);
+                        break;
+                    }
+                } else if d == c {
+                    depth += 1;
+                }
+            }
+            end.map(|e| (e, false))
+        };
+        let Some((end, unclear)) = found.filter(|&(e, _)| e > inner) else {
             continue;
         };
-        out.push((i..end + close.len_utf8(), inner..end));
+        out.push(Quoted {
+            whole: i..end + close.len_utf8(),
+            inner: inner..end,
+            unclear,
+        });
         // Go on after the closing mark.
         while it.next().is_some_and(|(k, _)| k < end) {}
     }
@@ -126,7 +219,9 @@ pub(super) fn uris_in(answer: &str) -> Vec<Cite> {
         }
         let path = whole.as_str();
         let path = &path[..path.find(".pdf").map_or(path.len(), |i| i + 4)];
-        if path.contains("://") {
+        // A bare file name with no page is a word of the prose (the tail of a name with spaces,
+        // `… Languages.pdf`), not a citation: a bare path cites with a folder or a page.
+        if path.contains("://") || (!path.contains('/') && c.get(1).is_none()) {
             continue;
         }
         let u = match c.get(1) {
@@ -174,9 +269,9 @@ pub(super) fn quotes_in(answer: &str, cites: &[Cite]) -> Vec<Quote> {
     let flush = |block: &mut Option<(usize, usize, String)>, out: &mut Vec<Quote>| {
         if let Some((start, end, text)) = block.take() {
             // A quoted string inside the blockquote is the quote ("> "…" — uri").
-            let inner = quoted_strings(&text)
-                .first()
-                .map(|(_, inner)| text[inner.clone()].to_string());
+            let first = quoted_strings(&text).into_iter().next();
+            let unclear = first.as_ref().is_some_and(|q| q.unclear);
+            let inner = first.map(|q| text[q.inner].to_string());
             // Without one, the blockquote is the quote, minus a citation after a dash.
             let body = inner.unwrap_or_else(|| {
                 let mut t = text.clone();
@@ -193,6 +288,7 @@ pub(super) fn quotes_in(answer: &str, cites: &[Cite]) -> Vec<Quote> {
                     text: q,
                     range: start..end,
                     block: true,
+                    unclear,
                 });
             }
         }
@@ -215,7 +311,12 @@ pub(super) fn quotes_in(answer: &str, cites: &[Cite]) -> Vec<Quote> {
         offset += line.len();
     }
     flush(&mut block, &mut out);
-    for (whole, inner) in quoted_strings(answer) {
+    for Quoted {
+        whole,
+        inner,
+        unclear,
+    } in quoted_strings(answer)
+    {
         if out.iter().any(|q| overlaps(&q.range, &whole)) {
             continue;
         }
@@ -230,6 +331,7 @@ pub(super) fn quotes_in(answer: &str, cites: &[Cite]) -> Vec<Quote> {
                 text: q,
                 range: whole,
                 block: false,
+                unclear,
             });
         }
     }
@@ -292,7 +394,16 @@ pub(super) fn adjacent(answer: &str, a: usize, b: usize) -> bool {
 
 /// The quotes of `answer` paired with the citations beside them, and the citations with no
 /// quote. `evidence` are the prompt's evidence URIs in their `[n]` order.
-pub(super) fn pair(answer: &str, evidence: &[String]) -> Vec<(String, Option<String>)> {
+/// A citation of the answer and the quote beside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Paired {
+    pub(super) uri: String,
+    pub(super) quote: Option<String>,
+    /// Where the quote ends cannot be told from its marks (`quote` is the longest reading).
+    pub(super) unclear: bool,
+}
+
+pub(super) fn pair(answer: &str, evidence: &[String]) -> Vec<Paired> {
     let mut cites = uris_in(answer);
     // The answer's own reference list: `[n] uri` lines define markers; their URIs are not
     // citations of their own.
@@ -321,7 +432,7 @@ pub(super) fn pair(answer: &str, evidence: &[String]) -> Vec<(String, Option<Str
     cites.dedup();
 
     let mut used = vec![false; cites.len()];
-    let mut out: Vec<(usize, String, Option<String>)> = Vec::new();
+    let mut out: Vec<(usize, Paired)> = Vec::new();
     for (i, q) in quotes.iter().enumerate() {
         let next = quotes.get(i + 1).map_or(answer.len(), |n| n.range.start);
         let prev = if i == 0 { 0 } else { quotes[i - 1].range.end };
@@ -363,27 +474,37 @@ pub(super) fn pair(answer: &str, evidence: &[String]) -> Vec<(String, Option<Str
             used[k] = true;
             out.push((
                 cites[k].range.start,
-                cites[k].uri.clone(),
-                Some(q.text.clone()),
+                Paired {
+                    uri: cites[k].uri.clone(),
+                    quote: Some(q.text.clone()),
+                    unclear: q.unclear,
+                },
             ));
         }
     }
     for (k, c) in cites.iter().enumerate() {
         if !used[k] {
-            out.push((c.range.start, c.uri.clone(), None));
+            out.push((
+                c.range.start,
+                Paired {
+                    uri: c.uri.clone(),
+                    quote: None,
+                    unclear: false,
+                },
+            ));
         }
     }
-    out.sort_by_key(|(at, _, _)| *at);
+    out.sort_by_key(|(at, _)| *at);
     // A citation without a quote counts once.
     let mut seen_bare: Vec<String> = Vec::new();
     out.into_iter()
-        .filter(|(_, u, q)| {
-            q.is_some()
-                || (!seen_bare.contains(u) && {
-                    seen_bare.push(u.clone());
+        .map(|(_, p)| p)
+        .filter(|p| {
+            p.quote.is_some()
+                || (!seen_bare.contains(&p.uri) && {
+                    seen_bare.push(p.uri.clone());
                     true
                 })
         })
-        .map(|(_, u, q)| (u, q))
         .collect()
 }
