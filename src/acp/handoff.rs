@@ -9,6 +9,7 @@ use super::client::AgentProcess;
 use super::transcript::{Handoff, Line, Thread};
 use super::turn::{TurnError, TurnEvent, TurnOutcome, TurnSpec, run_turn};
 use crate::context::ContextRequest;
+use crate::context::citations::Verdict;
 use crate::vault::Vault;
 
 pub use crate::context::prompt::HANDOFF_PROMPT;
@@ -51,6 +52,7 @@ pub fn parse_summary(answer: &str, base: Handoff, turn_sources: &[String]) -> Ha
         } else {
             base.findings
         }),
+        unverified: section("unverified").unwrap_or(base.unverified),
         open_questions: section("open").unwrap_or(base.open_questions),
         sources: base.sources,
     };
@@ -113,6 +115,41 @@ pub fn cite_findings(vault: &Vault, findings: &mut [String]) {
     }
 }
 
+/// Keeps as findings only what a quote verifies: a finding stays when it quotes and every quote
+/// of it is ✓ on its cited page; the others move to `unverified` with the reason (a finding
+/// without a quote, a quote not on its page, one that spans two blocks …).
+pub fn verify_findings(vault: &Vault, h: &mut Handoff) {
+    let mut kept = Vec::new();
+    for f in std::mem::take(&mut h.findings) {
+        let checks = crate::context::citations::check_in_vault(vault, &f, &[]);
+        let quoted: Vec<_> = checks.iter().filter(|c| c.quote.is_some()).collect();
+        let reason = match quoted.iter().find(|c| c.verdict != Verdict::Verified) {
+            _ if quoted.is_empty() => Some("no quote of a cited page to check".to_string()),
+            Some(c) => {
+                let mut r = format!("{} {}", c.verdict.glyph(), c.verdict.says());
+                if let Some(d) = &c.detail {
+                    r.push_str(&format!(": {d}"));
+                }
+                if let Some(at) = &c.found_at {
+                    r.push_str(&format!("; it is at {at}"));
+                }
+                Some(r)
+            }
+            None => None,
+        };
+        match reason {
+            None => kept.push(f),
+            Some(r) => {
+                let line = format!("{} ({r})", f.trim());
+                if !h.unverified.contains(&line) {
+                    h.unverified.push(line);
+                }
+            }
+        }
+    }
+    h.findings = kept;
+}
+
 /// Asks the agent for the summary in a turn of `thread` (appended to its transcript like any
 /// turn), writes `HANDOFF.md` and forgets the session. `spec.request` is normally
 /// [`handoff_request`].
@@ -139,6 +176,7 @@ pub async fn run_handoff(
         )));
     }
     let mut handoff = parse_summary(&outcome.answer, base, &outcome.sources);
+    verify_findings(vault, &mut handoff);
     cite_findings(vault, &mut handoff.findings);
     thread.hand_off(&handoff).map_err(|source| TurnError::Io {
         what: "cannot write HANDOFF.md",
@@ -155,6 +193,7 @@ mod tests {
         Handoff {
             goal: "first question".into(),
             findings: vec!["quoted".into()],
+            unverified: Vec::new(),
             open_questions: vec!["later question".into()],
             sources: vec!["papers/a.pdf#page=1".into()],
         }
@@ -225,5 +264,48 @@ mod tests {
                 "more".to_string()
             ]
         );
+    }
+
+    #[test]
+    fn only_verified_quotes_are_findings() {
+        use crate::context::citations::{Doc, Docs, VaultDocs};
+        let dir = tempfile::tempdir().unwrap();
+        crate::vault::demo::write_demo_vault(dir.path()).unwrap();
+        let vault = Vault::open(dir.path()).unwrap();
+        let path = "papers/layoutflow/paper.pdf";
+        let Some(Doc::Pages(pages)) = VaultDocs::new(&vault).doc(path) else {
+            panic!("the demo paper reads");
+        };
+        // Eight words of page 2, as they are printed.
+        let words: Vec<&str> = pages[1].split_whitespace().skip(4).take(8).collect();
+        let quote = words.join(" ");
+        let mut altered = words.clone();
+        altered[3] = "zebra";
+        let mut h = Handoff {
+            findings: vec![
+                format!("\"{quote}\" ({path}#page=2)"),
+                format!("\"{}\" ({path}#page=2)", altered.join(" ")),
+                format!("Layout is hard ({path}#page=2)"),
+            ],
+            ..Handoff::default()
+        };
+        verify_findings(&vault, &mut h);
+        assert_eq!(h.findings.len(), 1, "{h:?}");
+        assert!(h.findings[0].contains(&quote), "{h:?}");
+        assert_eq!(h.unverified.len(), 2, "{h:?}");
+        assert!(
+            h.unverified[0].contains("zebra") && h.unverified[0].contains("(⚠ "),
+            "{h:?}"
+        );
+        assert!(
+            h.unverified[1].ends_with("(no quote of a cited page to check)"),
+            "{h:?}"
+        );
+        // HANDOFF.md keeps them apart, and reads back the same way.
+        let md = h.to_markdown();
+        assert!(md.contains("## Unverified"), "{md}");
+        let again = parse_summary(&md, Handoff::default(), &[]);
+        assert_eq!(again.findings, h.findings);
+        assert_eq!(again.unverified.len(), 2, "{again:?}");
     }
 }

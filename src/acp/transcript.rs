@@ -376,7 +376,10 @@ pub fn read_transcript(path: &Path) -> (Vec<Line>, Vec<String>) {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Handoff {
     pub goal: String,
+    /// What was established: each with a quote verified on its cited page.
     pub findings: Vec<String>,
+    /// What the conversation said but no quote verifies, each with the reason.
+    pub unverified: Vec<String>,
     pub open_questions: Vec<String>,
     pub sources: Vec<String>,
 }
@@ -390,8 +393,13 @@ impl Handoff {
                 items.iter().map(|i| format!("- {}\n", i.trim())).collect()
             }
         };
+        let unverified = if self.unverified.is_empty() {
+            String::new()
+        } else {
+            format!("## Unverified\n\n{}\n", list(&self.unverified))
+        };
         format!(
-            "# Handoff\n\n## Goal\n\n{}\n\n## Findings\n\n{}\n## Open questions\n\n{}\n## Sources\n\n{}",
+            "# Handoff\n\n## Goal\n\n{}\n\n## Findings\n\n{}\n{unverified}## Open questions\n\n{}\n## Sources\n\n{}",
             self.goal.trim(),
             list(&self.findings),
             list(&self.open_questions),

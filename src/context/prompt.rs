@@ -231,6 +231,7 @@ fn handoff_heading(line: &str) -> Option<&'static str> {
     match name.as_str() {
         "goal" => Some("goal"),
         "findings" => Some("findings"),
+        "unverified" => Some("unverified"),
         "open questions" => Some("open"),
         "sources" => Some("sources"),
         _ => None,
@@ -248,7 +249,7 @@ fn handoff_item(line: &str) -> Option<String> {
     (!t.is_empty() && t != "(none)").then(|| t.to_string())
 }
 
-/// The sections of a handoff summary (`goal`, `findings`, `open`, `sources`, in the order
+/// The sections of a handoff summary (`goal`, `findings`, `unverified`, `open`, `sources`, in the order
 /// written, each with its items) and the items before any heading.
 pub fn handoff_sections(text: &str) -> (Vec<(&'static str, Vec<String>)>, Vec<String>) {
     let mut sections: Vec<(&'static str, Vec<String>)> = Vec::new();
