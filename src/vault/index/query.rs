@@ -45,17 +45,31 @@ impl SearchIndex {
         parser.set_field_boost(f.abstract_text, ranking::ABSTRACT_BOOST);
         parser.set_field_boost(f.doi, ranking::ID_BOOST);
         parser.set_field_boost(f.arxiv, ranking::ID_BOOST);
-        let parsed = if lenient {
-            let (ast, _) = query_grammar::parse_query_lenient(query);
-            let ast = searchable_fields_only(ast, true).map_err(IndexError::BadQuery)?;
-            parser.build_query_from_user_input_ast_lenient(ast).0
-        } else {
-            let ast = query_grammar::parse_query(query)
-                .map_err(|_| IndexError::BadQuery(format!("syntax error in {query:?}")))?;
-            let ast = searchable_fields_only(ast, false).map_err(IndexError::BadQuery)?;
-            parser
-                .build_query_from_user_input_ast(ast)
-                .map_err(|e| IndexError::BadQuery(e.to_string()))?
+        // Text that is not the query syntax (a model formula `y ~ x | g`, a shell pipe, an
+        // unbalanced parenthesis, pasted code) is searched as the words it holds: every query
+        // is a query.
+        let strict_ast = (!lenient)
+            .then(|| query_grammar::parse_query(query).ok())
+            .flatten();
+        let parsed = match strict_ast {
+            Some(ast) => {
+                let ast = searchable_fields_only(ast, false).map_err(IndexError::BadQuery)?;
+                parser
+                    .build_query_from_user_input_ast(ast)
+                    .map_err(|e| IndexError::BadQuery(e.to_string()))?
+            }
+            None => {
+                let literal;
+                let text = if lenient {
+                    query
+                } else {
+                    literal = plain_words(query);
+                    literal.as_str()
+                };
+                let (ast, _) = query_grammar::parse_query_lenient(text);
+                let ast = searchable_fields_only(ast, true).map_err(IndexError::BadQuery)?;
+                parser.build_query_from_user_input_ast_lenient(ast).0
+            }
         };
         Ok(self.with_cjk_pairs(query, parsed))
     }

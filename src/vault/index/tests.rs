@@ -60,6 +60,26 @@ fn only_the_searchable_fields_can_be_named() {
 }
 
 #[test]
+fn text_that_is_not_query_syntax_searches_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = tiny_index(dir.path());
+    let strict = SearchOptions::default();
+    for q in [
+        "nested ~ parentheses | everywhere",
+        "nested (parentheses",
+        "everywhere) nested",
+        "cat notes | grep nested",
+        "\"nested parentheses",
+        "f(x) = nested^2 ~ [everywhere",
+    ] {
+        let hits = index
+            .search(q, &strict)
+            .unwrap_or_else(|e| panic!("{q}: {e}"));
+        assert_eq!(hits.len(), 1, "{q}");
+    }
+}
+
+#[test]
 fn deeply_nested_queries_are_bounded_not_recursed() {
     let dir = tempfile::tempdir().unwrap();
     let index = tiny_index(dir.path());
