@@ -129,6 +129,12 @@ pub async fn ask(
     let t_plan = std::time::Instant::now();
     let spec = TurnSpec::planned(vault, request, exe.to_path_buf(), timeout);
     let plan_ms = t_plan.elapsed().as_secs_f64() * 1e3;
+    let omitted = omitted_mentions(vault, &spec.plan);
+    if !opts.json {
+        for o in &omitted {
+            eprintln!("warning: {}", visible(&o.sentence()));
+        }
+    }
     let t_start = std::time::Instant::now();
     let mut agent = AgentProcess::start(&def, &vault.state_dir()).await?;
     let start_ms = t_start.elapsed().as_secs_f64() * 1e3;
@@ -181,6 +187,7 @@ pub async fn ask(
         doc["agent"] = json!(def.name);
         doc["timing"]["planMs"] = json!(plan_ms);
         doc["timing"]["agentStartMs"] = json!(start_ms);
+        doc["omitted"] = serde_json::to_value(&omitted)?;
         writeln!(out, "{}", crate::vault::visible::to_json_pretty(&doc)?)?;
     } else {
         print_answer(out, &outcome)?;
@@ -189,6 +196,44 @@ pub async fn ask(
         anyhow::bail!("the turn was cancelled (thread {})", thread.id);
     }
     Ok(outcome)
+}
+
+/// A mention the plan could not grant, why, and the vault path it may have meant.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct OmittedMention {
+    pub mention: String,
+    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<String>,
+}
+
+impl OmittedMention {
+    /// `@collections/JIT is not granted (not_found); did you mean @"collections/JIT compilers/"?`
+    pub fn sentence(&self) -> String {
+        let mut s = format!(
+            "{} is not granted ({})",
+            syntax::format(&self.mention),
+            self.reason
+        );
+        if let Some(n) = &self.nearest {
+            s.push_str(&format!("; did you mean {}?", syntax::format(n)));
+        }
+        s
+    }
+}
+
+/// The mentions a plan leaves out, each with its reason and nearest match — never dropped
+/// without a word (a mention of what another chip grants already is no news).
+pub fn omitted_mentions(vault: &Vault, plan: &crate::context::ContextPlan) -> Vec<OmittedMention> {
+    plan.omitted
+        .iter()
+        .filter(|o| o.reason != crate::context::mention::DUPLICATE)
+        .map(|o| OmittedMention {
+            mention: o.mention.clone(),
+            reason: o.reason.clone(),
+            nearest: crate::context::mention::nearest(vault, &o.mention),
+        })
+        .collect()
 }
 
 /// The thread of this turn: the one `--thread` names, else a new one; its warnings and

@@ -35,6 +35,36 @@ pub struct Verified {
     pub abs: std::path::PathBuf,
 }
 
+/// The vault path nearest to a mention that names nothing (a typo, a name with spaces written
+/// without its quotes): the shortest path that starts with it, else the closest by edit distance
+/// within a quarter of its length. A folder is written with its `/`.
+pub fn nearest(vault: &Vault, raw: &str) -> Option<String> {
+    let want = syntax::clean(raw);
+    let want = want.split('#').next().unwrap_or(want).trim_end_matches('/');
+    if want.is_empty() {
+        return None;
+    }
+    let limit = (want.chars().count() / 4).max(2);
+    let mut best: Option<(usize, usize, String)> = None;
+    for e in vault.scan().ok()? {
+        let d = if e.path.starts_with(want) && e.path.len() > want.len() {
+            0
+        } else {
+            strsim::levenshtein(want, &e.path)
+        };
+        let written = if e.kind == EntryKind::Directory {
+            format!("{}/", e.path)
+        } else {
+            e.path
+        };
+        let key = (d, written.len());
+        if d <= limit && best.as_ref().is_none_or(|b| key < (b.0, b.1)) {
+            best = Some((key.0, key.1, written));
+        }
+    }
+    best.map(|b| b.2)
+}
+
 /// Resolves a path safely and classifies it. `catalog` (when given) supplies content hashes for
 /// files whose size and mtime it already knows, so planning does not re-hash unchanged PDFs.
 pub fn verify(

@@ -460,3 +460,50 @@ fn a_remote_agent_gets_no_server_the_prompt_only_wording_and_a_warm_session() {
     assert_eq!(v["mode"], "prompt_only");
     assert_eq!(v["warm"], true);
 }
+
+#[test]
+fn a_mention_that_names_nothing_is_reported_with_the_nearest_path() {
+    let f = Fixture::new();
+    let folder = f.root().join("notes/JIT compilers");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("tracing.md"),
+        "# Tracing\nA tracing compiler records hot loops.\n",
+    )
+    .unwrap();
+    // A typo and a folder whose name has spaces, written without quotes.
+    let out = f.ask(&["What do they say? @papres/layoutflow/paper.pdf @notes/JIT compilers/"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let err = common::stderr(&out);
+    assert!(
+        err.contains(
+            "warning: @papres/layoutflow/paper.pdf is not granted (not_found); did you mean @papers/layoutflow/paper.pdf?"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: @notes/JIT is not granted (not_found); did you mean @\"notes/JIT compilers/\"?"),
+        "{err}"
+    );
+    let v = f.ask_json(&["What do they say? @papres/layoutflow/paper.pdf"]);
+    assert_eq!(
+        v["omitted"][0]["mention"], "papres/layoutflow/paper.pdf",
+        "{v}"
+    );
+    assert_eq!(v["omitted"][0]["reason"], "not_found", "{v}");
+    assert_eq!(
+        v["omitted"][0]["nearest"], "papers/layoutflow/paper.pdf",
+        "{v}"
+    );
+    // Quoted, the folder is granted and read.
+    let v = f.ask_json(&["What does a tracing compiler record? @\"notes/JIT compilers/\""]);
+    assert_eq!(v["omitted"], serde_json::json!([]), "{v}");
+    assert_eq!(v["mode"], "mcp", "{v}");
+    let sources = strings(&v["sources"]);
+    assert!(
+        sources
+            .iter()
+            .any(|s| s.starts_with("notes/JIT%20compilers/tracing.md")),
+        "{sources:?}"
+    );
+}

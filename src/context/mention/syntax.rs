@@ -23,9 +23,15 @@ pub struct Span<'a> {
     pub path: &'a str,
 }
 
-/// The mentions of a text, in order (repeats included).
+/// The quote that writes a path with spaces as one mention: `@"collections/JIT compilers/"`.
+const QUOTE: char = '"';
+
+/// The mentions of a text, in order (repeats included): `@path` words, and `@"path with
+/// spaces"` where the path is quoted.
 pub fn mentions(text: &str) -> Vec<Span<'_>> {
-    words(text)
+    let quoted = quoted(text);
+    let mut out: Vec<Span<'_>> = words(text)
+        .filter(|(at, _)| !quoted.iter().any(|q| q.range.contains(at)))
         .filter_map(|(at, word)| {
             let path = strip(word)?;
             Some(Span {
@@ -33,55 +39,117 @@ pub fn mentions(text: &str) -> Vec<Span<'_>> {
                 path,
             })
         })
-        .collect()
+        .collect();
+    out.extend(quoted);
+    out.sort_by_key(|s| s.range.start);
+    out
+}
+
+/// The quoted mentions of a text: `@"` at the start of a word, up to the next `"` on its line.
+fn quoted(text: &str) -> Vec<Span<'_>> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("@\"") {
+        if text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| !c.is_whitespace())
+        {
+            continue;
+        }
+        let start = at + SIGIL.len_utf8() + QUOTE.len_utf8();
+        let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let Some(len) = text[start..line_end].find(QUOTE) else {
+            continue;
+        };
+        let path = text[start..start + len].trim();
+        if path.is_empty() || out.iter().any(|s: &Span<'_>| s.range.contains(&at)) {
+            continue;
+        }
+        out.push(Span {
+            range: at..start + len + QUOTE.len_utf8(),
+            path,
+        });
+    }
+    out
 }
 
 /// The path one word names as a mention: the word starts with `@`, the sentence's punctuation
 /// after the path is left off; `None` when nothing is left (a bare `@`).
 pub fn strip(word: &str) -> Option<&str> {
     let path = word.strip_prefix(SIGIL)?;
+    if let Some(q) = path.strip_prefix(QUOTE) {
+        // `@"path"` in one word, the sentence's punctuation after the closing quote.
+        let inner = q[..q.rfind(QUOTE)?].trim();
+        return (!inner.is_empty()).then_some(inner);
+    }
     let path = path.trim_end_matches(TRAILING);
     let path = path.strip_suffix('.').unwrap_or(path);
     (!path.is_empty()).then_some(path)
 }
 
 /// A path given where a path or its mention may stand (a request's mentions, a command's
-/// argument): without the surrounding whitespace and one leading `@`.
+/// argument): without the surrounding whitespace, one leading `@` and the quotes of the quoted
+/// form.
 pub fn clean(raw: &str) -> &str {
     let t = raw.trim();
-    t.strip_prefix(SIGIL).unwrap_or(t).trim()
+    let t = t.strip_prefix(SIGIL).unwrap_or(t).trim();
+    match t.strip_prefix(QUOTE).and_then(|t| t.strip_suffix(QUOTE)) {
+        Some(inner) => inner.trim(),
+        None => t,
+    }
 }
 
-/// How `path` is written as a mention (the chat's chips and the popup's insertion).
+/// How `path` is written as a mention (the chat's chips and the popup's insertion): quoted
+/// when it holds a space, so that `agentero ask` and the thread read it back whole.
 pub fn format(path: &str) -> String {
-    format!("{SIGIL}{path}")
+    if path.contains(char::is_whitespace) && !path.contains(QUOTE) {
+        format!("{SIGIL}{QUOTE}{path}{QUOTE}")
+    } else {
+        format!("{SIGIL}{path}")
+    }
 }
 
-/// The text without its mention words, the other words joined by one space.
+/// The text without its mentions, the other words joined by one space.
 pub fn without_mentions(text: &str) -> String {
-    text.split_whitespace()
+    // The quoted ones by their place (they hold spaces), the others as whole words.
+    let mut rest = String::with_capacity(text.len());
+    let mut pos = 0;
+    for m in quoted(text) {
+        rest.push_str(&text[pos..m.range.start]);
+        rest.push(' ');
+        pos = m.range.end;
+    }
+    rest.push_str(&text[pos..]);
+    rest.split_whitespace()
         .filter(|w| strip(w).is_none())
         .collect::<Vec<_>>()
         .join(" ")
 }
 
 /// Where the text writes the mention of `path` whole: not where it is only the start of a
-/// longer path (`@papers/` in `@papers/x/paper.pdf`). A path with spaces (a completion the
-/// chat inserted) is found too.
+/// longer path (`@papers/` in `@papers/x/paper.pdf`). A path with spaces is found quoted (as
+/// [`format`] writes it) and bare (as older threads have it).
 pub fn find(text: &str, path: &str) -> Vec<Range<usize>> {
-    let token = format(path);
-    let want = strip(&token);
-    text.match_indices(&token)
-        .map(|(at, _)| at)
-        .filter(|&at| {
+    let mut out: Vec<Range<usize>> = mentions(text)
+        .into_iter()
+        .filter(|m| m.path == path)
+        .map(|m| m.range)
+        .collect();
+    if path.contains(char::is_whitespace) {
+        let token = format!("{SIGIL}{path}");
+        for (at, _) in text.match_indices(&token) {
             let end = at + token.len();
-            let word_end = text[end..]
-                .find(char::is_whitespace)
-                .map_or(text.len(), |n| end + n);
-            strip(&text[at..word_end]) == want
-        })
-        .map(|at| at..at + token.len())
-        .collect()
+            let whole = text[end..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace() || TRAILING.contains(&c) || c == '.');
+            if whole && !out.iter().any(|r| r.contains(&at)) {
+                out.push(at..end);
+            }
+        }
+        out.sort_by_key(|r| r.start);
+    }
+    out
 }
 
 /// The text with each mention of `path` taken out, and one space after it.
@@ -97,10 +165,14 @@ pub fn remove(text: &str, path: &str) -> String {
 }
 
 /// The mention being typed at byte `cursor` of `text`: what follows the last `@` before the
-/// cursor; `None` when there is no `@` or a space came after it (the mention ended).
+/// cursor; `None` when there is no `@` or a space came after it (the mention ended) — unless it
+/// is the quoted form (`@"collections/JIT com`), which runs to its closing quote.
 pub fn at_cursor(text: &str, cursor: usize) -> Option<&str> {
     let before = text.get(..cursor)?;
     let query = &before[before.rfind(SIGIL)? + SIGIL.len_utf8()..];
+    if let Some(open) = query.strip_prefix(QUOTE) {
+        return (!open.contains([QUOTE, '\n'])).then_some(open);
+    }
     (!query.contains(char::is_whitespace)).then_some(query)
 }
 
@@ -205,11 +277,31 @@ mod tests {
             "compare and sparse"
         );
         assert_eq!(remove("compare @a/x.pdf", "a/x.pdf"), "compare ");
-        // A completion with spaces, as the chat inserts it.
+        // A completion with spaces, as older threads have it.
         let spaced = "read @notes/my notes.md and";
         assert_eq!(ends(find(spaced, "notes/my notes.md")), [(5, 23)]);
         assert_eq!(remove(spaced, "notes/my notes.md"), "read and");
         assert_eq!(remove("nothing here", "a"), "nothing here");
+    }
+
+    #[test]
+    fn a_path_with_spaces_is_quoted() {
+        let p = "collections/JIT compilers/";
+        let written = format(p);
+        assert_eq!(written, "@\"collections/JIT compilers/\"");
+        let text = format!("Compare {written}, and @notes/a.md");
+        assert_eq!(paths(&text), [p, "notes/a.md"]);
+        assert_eq!(&text[mentions(&text)[0].range.clone()], written);
+        assert_eq!(clean(&written), p);
+        assert_eq!(find(&text, p).len(), 1);
+        assert_eq!(remove(&text, p), "Compare , and @notes/a.md");
+        assert_eq!(without_mentions(&text), "Compare , and");
+        // Unclosed, or closed on another line: no mention.
+        assert!(paths("see @\"collections/JIT compilers/ and").is_empty());
+        assert!(paths("see @\"a\nb\"").is_empty());
+        // Typed in the popup: the query runs to the closing quote.
+        assert_eq!(at_cursor("see @\"JIT com", 13), Some("JIT com"));
+        assert_eq!(at_cursor("see @\"JIT\" x", 12), None);
     }
 
     #[test]

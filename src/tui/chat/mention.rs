@@ -113,7 +113,14 @@ impl Chat {
         };
         // The typed "@query" becomes the whole "@path": the message keeps its mentions where
         // they were written (drawn as chips in the thread), and the chip grants it.
-        for _ in 0..syntax::format(&m.query).chars().count() {
+        // What was typed: from the `@` to the cursor (`@que`, or `@"que ry` in the quoted form).
+        let ratatui_textarea::DataCursor(row, col) = self.input.cursor();
+        let line = self.input.lines().get(row).cloned().unwrap_or_default();
+        let before: String = line.chars().take(col).collect();
+        let typed = before
+            .rfind(syntax::SIGIL)
+            .map_or(0, |at| before[at..].chars().count());
+        for _ in 0..typed {
             self.input.delete_char();
         }
         self.input.insert_str(format!("{} ", syntax::format(&path)));
