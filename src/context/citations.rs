@@ -11,7 +11,7 @@
 //! checked: the source cannot be read, the page has no text; the reason in `detail`). Pure
 //! over a [`Docs`] source of texts; [`check_in_vault`] reads the vault.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use regex::Regex;
@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::tools::{Access, VaultReader};
 use super::verify::{self, Witness};
 use crate::vault::Vault;
+use crate::vault::furniture;
 use crate::vault::scan::EntryKind;
 use crate::vault::uri::{self, Target};
 
@@ -182,6 +183,10 @@ impl Judged {
     }
 }
 
+/// Why a quote of a running header, a footer or a page number is not verified.
+const FURNITURE: &str =
+    "only with the page's running header, footer or page number, which are not its text";
+
 /// Why a quote with straight marks that do not pair up is not verified.
 const UNCLEAR_EXTENT: &str = "cannot tell where the quote ends (its straight quotation marks do not pair up); quote it in a blockquote or with “curly” marks";
 
@@ -189,19 +194,46 @@ const UNCLEAR_EXTENT: &str = "cannot tell where the quote ends (its straight quo
 const SPANS_BLOCKS: &str =
     "spans two blocks (joined only by the reading order, not by the PDF's own text order)";
 
-/// A cited source's text, normalised once for all its quotes.
+/// A cited source's text, normalised once for all its quotes. A paper's pages are read without
+/// their furniture (running headers and footers, page numbers: [`furniture`]), so a quote runs
+/// across a page break over them and is never verified by them.
 struct Prepared {
     doc: Doc,
     read: Witness,
+    /// The furniture lines of each page (trimmed), to leave out of the second witness too.
+    furniture: Vec<HashSet<String>>,
 }
 
 impl Prepared {
     fn new(doc: Doc) -> Prepared {
-        let read = match &doc {
-            Doc::Pages(pages) => Witness::pages(pages.iter().map(String::as_str)),
-            Doc::Text(text) => Witness::pages([text.as_str()]),
+        let (read, furniture) = match &doc {
+            Doc::Pages(pages) => {
+                let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
+                let stripped = furniture::strip(&pages);
+                (
+                    Witness::pages(stripped.iter().map(String::as_str)),
+                    furniture::lines_of(&pages),
+                )
+            }
+            Doc::Text(text) => (Witness::pages([text.as_str()]), Vec::new()),
         };
-        Prepared { doc, read }
+        Prepared {
+            doc,
+            read,
+            furniture,
+        }
+    }
+
+    /// Whether `q` is in the furniture of page `i` (0-based) or its neighbours: a running head
+    /// or page number, which is no evidence.
+    fn in_furniture(&self, q: &verify::Quote, i: usize) -> bool {
+        let Doc::Pages(pages) = &self.doc else {
+            return false;
+        };
+        let lo = i.saturating_sub(1);
+        let hi = (i + 1).min(pages.len().saturating_sub(1));
+        let whole = Witness::pages(pages[lo..=hi].iter().map(String::as_str));
+        verify::find(&whole, q, 0..whole.text.len(), &|_| true).is_some()
     }
 }
 
@@ -223,12 +255,31 @@ struct Stream {
 }
 
 impl Stream {
-    /// Pages `lo..=hi` of the paper at `path` (`None`: there is no second witness).
-    fn of(docs: &mut dyn Docs, path: &str, lo: usize, hi: usize) -> Option<Stream> {
+    /// Pages `lo..=hi` of the paper at `path` (`None`: there is no second witness), without the
+    /// lines that are the pages' furniture.
+    fn of(
+        docs: &mut dyn Docs,
+        path: &str,
+        lo: usize,
+        hi: usize,
+        furniture: &[HashSet<String>],
+    ) -> Option<Stream> {
         let mut blocks = Vec::new();
         let mut page_of = Vec::new();
         for p in lo..=hi {
+            let gone = furniture.get(p);
             for b in docs.blocks(path, p as u32 + 1)? {
+                let b = match gone.filter(|g| !g.is_empty()) {
+                    None => b,
+                    Some(g) => b
+                        .lines()
+                        .filter(|l| !g.contains(l.trim()))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                };
+                if b.trim().is_empty() {
+                    continue;
+                }
                 blocks.push(b);
                 page_of.push(p);
             }
@@ -320,7 +371,7 @@ fn judge_pages(
     if let Some(i) = cited {
         let in_read = on_page(read, q, i);
         let lo = i.saturating_sub(1);
-        match Stream::of(docs, path, lo, (i + 1).min(n - 1)) {
+        match Stream::of(docs, path, lo, (i + 1).min(n - 1), &src.furniture) {
             Some(s) if s.has(q, i, in_read) => return Judged::new(Verdict::Verified),
             Some(_) if in_read => {
                 return Judged::new(Verdict::NotFound).because(Some(SPANS_BLOCKS.into()));
@@ -337,7 +388,7 @@ fn judge_pages(
                 return Judged::new(Verdict::OtherPage).at(at);
             }
             let lo = a.saturating_sub(1);
-            match Stream::of(docs, path, lo, (a + 1).min(n - 1)) {
+            match Stream::of(docs, path, lo, (a + 1).min(n - 1), &src.furniture) {
                 Some(s) if !s.has(q, a, true) => {
                     Judged::new(Verdict::NotFound).because(Some(SPANS_BLOCKS.into()))
                 }
@@ -347,6 +398,9 @@ fn judge_pages(
         None => match cited {
             Some(i) if src_page_empty(&src.doc, i) => Judged::new(Verdict::Unverifiable)
                 .because(Some(format!("page {} has no text to check against", i + 1))),
+            Some(i) if src.in_furniture(q, i) => {
+                Judged::new(Verdict::NotFound).because(Some(FURNITURE.into()))
+            }
             _ => Judged::new(Verdict::NotFound).because(why_not(read, q, cited, page)),
         },
     }
@@ -567,7 +621,40 @@ mod tests {
                 "Article history A reader that checks every quote\nReceived 1 May 2020 finds that 12% of\nKeywords: citations the answers cite a wrong page.".into(),
             ]),
         );
+        // A journal's pages: a running head with the page number on every page but the first,
+        // whose number is at its foot.
+        m.insert(
+            "papers/j/paper.pdf".to_string(),
+            Doc::Pages(vec![
+                "A Journal Paper\nThe first page opens the argument and runs on\ninto a sentence that ends on the next page\n\n1".into(),
+                "2 SMITH AND JONES\nafter the header, where the claim is finished.\nMore text follows here.".into(),
+                "3 SMITH AND JONES\nThe last page closes the paper.".into(),
+            ]),
+        );
         let mut b = HashMap::new();
+        b.insert(
+            ("papers/j/paper.pdf".to_string(), 1),
+            vec![
+                "A Journal Paper".to_string(),
+                "The first page opens the argument and runs on\ninto a sentence that ends on the next page".to_string(),
+                "1".to_string(),
+            ],
+        );
+        b.insert(
+            ("papers/j/paper.pdf".to_string(), 2),
+            vec![
+                "2 SMITH AND JONES".to_string(),
+                "after the header, where the claim is finished.\nMore text follows here."
+                    .to_string(),
+            ],
+        );
+        b.insert(
+            ("papers/j/paper.pdf".to_string(), 3),
+            vec![
+                "3 SMITH AND JONES".to_string(),
+                "The last page closes the paper.".to_string(),
+            ],
+        );
         b.insert(
             ("papers/els/paper.pdf".to_string(), 1),
             vec![
@@ -816,5 +903,30 @@ mod tests {
         let stray = "They write \"The first result shows that\" quoting first makes answers checkable at almost zero cost\" (papers/a/paper.pdf#page=1)";
         let got = judged(stray);
         assert_eq!(got[0].0, Verdict::Unverifiable, "{got:?}");
+    }
+
+    #[test]
+    fn a_quote_runs_across_a_page_break_over_the_running_head_and_page_number() {
+        let q = "\"into a sentence that ends on the next page after the header, where the claim is finished.\"";
+        for page in [1, 2] {
+            let a = format!("{q} (papers/j/paper.pdf#page={page})");
+            assert_eq!(
+                judged(&a)[0].0,
+                Verdict::Verified,
+                "cited p.{page}: {:?}",
+                judged(&a)
+            );
+        }
+        // A changed word after the break is still caught.
+        let a = "\"into a sentence that ends on the next page after the footer, where the claim is finished.\" (papers/j/paper.pdf#page=2)";
+        assert_eq!(judged(a)[0].0, Verdict::NotFound);
+        // The running head is not evidence, nor is the page number spliced into the text.
+        let head = "\"2 SMITH AND JONES after the header\" (papers/j/paper.pdf#page=2)";
+        let got = judged(head);
+        assert_eq!(got[0].0, Verdict::NotFound, "{got:?}");
+        assert!(
+            got[0].1.as_deref().unwrap().contains("running header"),
+            "{got:?}"
+        );
     }
 }

@@ -11,6 +11,7 @@ pub mod citekeys;
 pub mod demo;
 pub mod extract;
 pub mod fsutil;
+pub mod furniture;
 pub mod highlights;
 pub mod ids;
 pub mod index;
