@@ -101,7 +101,8 @@ impl Reading {
         page: u32,
         how: Candidate,
     ) -> Result<bool, AcpError> {
-        let args = json!({"path": path, "mode": "page", "page": page});
+        // Without the running heads and page numbers: they are never evidence.
+        let args = json!({"path": path, "mode": "page", "page": page, "furniture": false});
         self.read(reply, client, format!("{path} p. {page}"), args, how)
             .await
     }
@@ -159,7 +160,7 @@ impl Reading {
             reads += 1;
             let page = card.get("page").and_then(Value::as_u64);
             let args = if let Some(p) = page {
-                json!({"path": path, "mode": "page", "page": p})
+                json!({"path": path, "mode": "page", "page": p, "furniture": false})
             } else if let Some(l) = card.get("lines").and_then(Value::as_array) {
                 json!({"path": path, "mode": "region", "start": l.first(), "end": l.get(1)})
             } else {

@@ -671,8 +671,20 @@ fn fuzz_tool_arguments() {
         pool.push(random_path(&mut rng, &pool.clone()));
     }
     const FIELDS: &[&str] = &[
-        "path", "mode", "quote", "section", "page", "start", "end", "maxChars", "query", "limit",
-        "paths", "kinds", "verbose",
+        "path",
+        "mode",
+        "quote",
+        "section",
+        "page",
+        "start",
+        "end",
+        "maxChars",
+        "furniture",
+        "query",
+        "limit",
+        "paths",
+        "kinds",
+        "verbose",
     ];
     let budget = 6000 * scale();
     let started = Instant::now();

@@ -186,7 +186,15 @@ async fn lists_exactly_three_tools_and_records_the_attachment() {
         assert_eq!(
             keys,
             [
-                "end", "maxChars", "mode", "page", "path", "quote", "section", "start"
+                "end",
+                "furniture",
+                "maxChars",
+                "mode",
+                "page",
+                "path",
+                "quote",
+                "section",
+                "start"
             ]
         );
         let att = grant::read_attachment(&f.files()).expect("attached.json");
@@ -1435,6 +1443,58 @@ async fn annotations_mode_lists_the_highlights_of_a_granted_paper() {
         )
         .await);
         assert!(!e.contains("outside the grant"), "{e}");
+        client.cancel().await.unwrap();
+    })
+    .await;
+}
+
+/// A real journal-style paper (the corpus's aomart sample: a running head with the page number
+/// on every page after the first, whose number is at its foot): `furniture: false` reads its
+/// pages without them; the default reads the page as printed.
+#[tokio::test]
+async fn a_page_is_read_without_its_running_head_when_asked() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let slug = "papers/sample-paper-for-the-aomart-class";
+    common::copy_tree(&corpus.join(slug), &dir.path().join(slug));
+    let paper = format!("{slug}/paper.pdf");
+    let f = fixture_in(dir, &[&paper], Budget::default());
+    timed(async {
+        let client = connect(&f.grant_path).await;
+        let page = |furniture: Option<bool>| {
+            let mut args = json!({"path": paper, "mode": "page", "page": 2});
+            if let Some(b) = furniture {
+                args["furniture"] = json!(b);
+            }
+            call(&client, "context_read", args)
+        };
+        let printed = ok(page(None).await)["text"].as_str().unwrap().to_string();
+        assert!(
+            printed
+                .trim_start()
+                .starts_with("18 AMS AND BORIS VEYTSMAN"),
+            "{printed}"
+        );
+        let bare = ok(page(Some(false)).await)["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(!bare.contains("AMS AND BORIS VEYTSMAN"), "{bare}");
+        assert!(bare.contains("1. Introduction"), "{bare}");
+        let first = ok(call(
+            &client,
+            "context_read",
+            json!({"path": paper, "mode": "page", "page": 1, "furniture": false}),
+        )
+        .await)["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        // The first page keeps its own header (it is on no other page) and loses its number.
+        assert!(first.starts_with("Annals of Mathematics"), "{first}");
+        assert!(!first.trim_end().ends_with("17"), "{first}");
         client.cancel().await.unwrap();
     })
     .await;

@@ -116,6 +116,10 @@ pub(super) struct Args {
     /// 200 is raised to 200).
     #[serde(default)]
     pub max_chars: Option<u64>,
+    /// page/full: false leaves out the pages' furniture — running headers and footers, page
+    /// numbers — which is never evidence (default true: the page as printed).
+    #[serde(default)]
+    pub furniture: Option<bool>,
 }
 
 pub(super) fn string_or_number<'de, D: serde::Deserializer<'de>>(

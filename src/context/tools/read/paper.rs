@@ -7,6 +7,7 @@ use super::{Args, Mode, Piece, Target, fit, take, window};
 use crate::context::quote;
 use crate::context::tools::{PaperData, ToolError};
 use crate::vault::Section;
+use crate::vault::furniture;
 use crate::vault::pdf::PageText;
 use crate::vault::uri;
 
@@ -24,7 +25,14 @@ pub(super) fn read_paper(
         // Read in `read_once`, with the vault's annotations.
         Mode::Annotations => Ok(Piece::data(Some(uri::page_uri(rel, 1)))),
         Mode::Metadata => Ok(metadata(rel, paper, a, limit)),
-        Mode::Page => page(rel, page_of(paper, page_arg)?, a, limit),
+        Mode::Page => {
+            let at = page_of(paper, page_arg)?;
+            let k = paper.pages.iter().position(|p| p.number == at.number);
+            match (without_furniture(paper, a), k) {
+                (Some(texts), Some(k)) => page(rel, at, &texts[k], a, limit),
+                _ => page(rel, at, &at.text, a, limit),
+            }
+        }
         Mode::Region => region(rel, page_of(paper, page_arg)?, a, limit),
         Mode::Full | Mode::Pages => {
             let (first, last) = page_range(paper, mode, a, page_arg)?;
@@ -125,16 +133,35 @@ fn metadata(rel: &str, paper: &PaperData, a: &Args, limit: usize) -> Piece {
     p
 }
 
-/// One page's text from `start`.
-fn page(rel: &str, page: &PageText, a: &Args, limit: usize) -> Result<Piece, ToolError> {
+/// The pages' texts without their furniture, when the read asks for that (`furniture: false`).
+fn without_furniture(paper: &PaperData, a: &Args) -> Option<Vec<String>> {
+    if a.furniture != Some(false) {
+        return None;
+    }
+    let pages: Vec<&str> = paper.pages.iter().map(|p| p.text.as_str()).collect();
+    Some(furniture::strip(&pages))
+}
+
+/// One page's text (`text`: as printed, or without its furniture) from `start`.
+fn page(
+    rel: &str,
+    page: &PageText,
+    text: &str,
+    a: &Args,
+    limit: usize,
+) -> Result<Piece, ToolError> {
     let from = a.start.unwrap_or(0) as usize;
-    let (text, more) = take(&page.text, from, limit);
+    let (text, more) = take(text, from, limit);
     let mut p = Piece::new(no_text(&text), Some(uri::page_uri(rel, page.number)));
     p.page = Some(page.number);
     if let Some(next) = more {
         p.truncated = true;
         // Still `page` mode, so that the page's end leads on to the next page.
-        p.next = Some(json!({"path": rel, "mode": "page", "page": page.number, "start": next}));
+        let mut n = json!({"path": rel, "mode": "page", "page": page.number, "start": next});
+        if let Some(f) = a.furniture {
+            n["furniture"] = json!(f);
+        }
+        p.next = Some(n);
     }
     Ok(p)
 }
@@ -174,11 +201,16 @@ fn pages(
     let mut text = String::new();
     let mut used = 0usize;
     let mut next = None;
-    for page in paper
+    let stripped = without_furniture(paper, a);
+    for (k, page) in paper
         .pages
         .iter()
-        .filter(|p| p.number >= first && p.number <= last)
+        .enumerate()
+        .filter(|(_, p)| p.number >= first && p.number <= last)
     {
+        let page_text = stripped
+            .as_ref()
+            .map_or(page.text.as_str(), |t| t[k].as_str());
         let marker = format!("[page {}]\n", page.number);
         // Room for the marker, one character of text and the closing newline; the first page
         // always gives at least one character, so `next` moves on.
@@ -188,7 +220,7 @@ fn pages(
         }
         text.push_str(&marker);
         used += marker.len();
-        let (chunk, more) = take(&page.text, from, limit.saturating_sub(used + 1).max(1));
+        let (chunk, more) = take(page_text, from, limit.saturating_sub(used + 1).max(1));
         used += chunk.chars().count();
         text.push_str(&chunk);
         text.push('\n');
@@ -206,6 +238,9 @@ fn pages(
         let mut next = json!({"path": rel, "mode": mode.as_str(), "page": pg, "start": c});
         if mode == Mode::Pages {
             next["endPage"] = json!(last);
+        }
+        if let Some(f) = a.furniture {
+            next["furniture"] = json!(f);
         }
         p.next = Some(next);
     }

@@ -81,6 +81,7 @@ impl From<FileReadArgs> for read::Args {
             start: a.start,
             end: a.end,
             max_chars: a.max_chars,
+            furniture: None,
         }
     }
 }

@@ -108,6 +108,7 @@ impl From<PaperReadArgs> for read::Args {
             start: a.start,
             end: a.end,
             max_chars: a.max_chars,
+            furniture: None,
         }
     }
 }
