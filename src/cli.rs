@@ -12,6 +12,7 @@ use crate::vault::{Card, SearchOptions, Vault, VaultError};
 
 mod agents;
 mod index;
+mod man;
 mod marks;
 mod page;
 mod plan;
@@ -233,6 +234,15 @@ pub enum Command {
         /// @-mentions: vault-relative paths of papers, files or folders.
         mentions: Vec<String>,
     },
+    /// Print agentero's man page (roff) to stdout: `agentero man | man -l -`, or save it as
+    /// agentero.1 in a man folder.
+    Man,
+    /// Print the shell completion script for SHELL to stdout (bash, zsh, fish, elvish,
+    /// powershell), e.g. `agentero completions bash > ~/.local/share/bash-completion/completions/agentero`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Serve the whole vault, read-only, to external MCP clients (Claude Desktop, Claude Code,
     /// Cursor, Zed, …): Streamable HTTP on 127.0.0.1 with a bearer token, or --stdio.
     Serve {
@@ -432,6 +442,10 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             page_png(&vault, &paper, page, &png, &opts)
         }
         Command::Demo { dir } => run_demo(dir),
+        Command::Man => man::print_man(&mut std::io::stdout().lock()),
+        Command::Completions { shell } => {
+            man::print_completions(shell, &mut std::io::stdout().lock())
+        }
     }
 }
 
