@@ -16,6 +16,7 @@ mod man;
 mod marks;
 mod page;
 mod plan;
+mod serve_config;
 mod threads;
 
 use agents::agents;
@@ -257,6 +258,13 @@ pub enum Command {
         /// Print the vault's bearer token (created on first use) and exit.
         #[arg(long, conflicts_with = "rotate_token")]
         token: bool,
+        /// Print the command or configuration that attaches this vault to CLIENT, and exit:
+        /// stdio (the client starts the server), or with --http a running server.
+        #[arg(long, value_name = "CLIENT", conflicts_with_all = ["stdio", "token", "rotate_token"])]
+        print_config: Option<serve_config::Client>,
+        /// With --print-config: attach to a running HTTP server instead of starting one.
+        #[arg(long, requires = "print_config")]
+        http: bool,
         /// Replace the token with a new one, print it and exit (a running server accepts only
         /// the new one from then on).
         #[arg(long)]
@@ -374,11 +382,16 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             stdio,
             token,
             rotate_token,
+            print_config,
+            http,
             allow_origin,
             read_chars,
             refresh,
             limits,
         } => {
+            if let Some(client) = print_config {
+                return run_print_config(vault.as_deref(), client, http, port);
+            }
             let opts = crate::mcp::serve::ServeOptions {
                 stdio,
                 http: crate::mcp::http::HttpOptions {
@@ -508,6 +521,39 @@ fn run_serve(
         bail!("--read-chars must be at least 1000");
     }
     crate::mcp::serve::run(vault, opts)
+}
+
+/// `agentero serve --print-config CLIENT [--http]`: the snippet on stdout, where it goes on
+/// stderr. For HTTP the vault's token is created if it has none (as `--token` does).
+fn run_print_config(
+    vault: Option<&Path>,
+    client: serve_config::Client,
+    http: bool,
+    port: u16,
+) -> anyhow::Result<()> {
+    let path = crate::paths::choose_vault(vault)?;
+    let path = path.canonicalize().unwrap_or(path);
+    let vault_dir = path.display().to_string();
+    let exe = serve_config::exe_name(&std::env::current_exe()?);
+    let token = if http {
+        let v = Vault::open(&path)?;
+        v.ensure_state_dir()?;
+        Some(crate::mcp::http::ensure_token(&v)?)
+    } else {
+        None
+    };
+    let target = serve_config::Target {
+        exe: &exe,
+        vault: &vault_dir,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        token: token.as_deref(),
+    };
+    eprintln!("agentero: {}", serve_config::where_it_goes(client));
+    if http {
+        eprintln!("agentero: start the server first: {exe} serve {vault_dir} --port {port}",);
+    }
+    print!("{}", serve_config::snippet(client, http, &target));
+    Ok(())
 }
 
 /// `agentero demo`: write the demo vault (to `dir`, or the app's data folder) and print where.

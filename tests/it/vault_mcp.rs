@@ -790,3 +790,45 @@ async fn the_in_process_api_starts_and_stops_a_server() {
         .expect("stops within 10 s");
     assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
 }
+
+/// `serve --print-config gemini` handed to the real Gemini CLI (installed by `.ci/run` with the
+/// ACP adapters): its settings take the snippet as it is, and `gemini mcp list` starts our
+/// server over stdio and lists it connected.
+#[test]
+fn the_printed_gemini_config_connects_in_the_real_gemini_cli() {
+    let Some(dir) = std::env::var_os("AGENTERO_ADAPTERS") else {
+        common::skip::missing(common::skip::Peer::Adapters, "Gemini CLI reads the config");
+        return;
+    };
+    let gemini = Path::new(&dir).join("node_modules/.bin/gemini");
+    assert!(gemini.is_file(), "{} is not installed", gemini.display());
+    let vault = common::demo_vault();
+    let home = tempfile::tempdir().unwrap();
+    let out = common::command(vault.path())
+        .args([
+            "serve",
+            vault.path().to_str().unwrap(),
+            "--print-config",
+            "gemini",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
+    std::fs::write(home.path().join(".gemini/settings.json"), &out.stdout).unwrap();
+    let mut cmd = Command::new(&gemini);
+    cmd.args(["mcp", "list"])
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        // This throwaway folder is trusted for the one run (servers of untrusted folders are
+        // listed as disabled and never started).
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+    let listed = common::output_within(cmd, Duration::from_secs(120));
+    let text = format!("{}{}", common::stdout(&listed), common::stderr(&listed));
+    let line = text
+        .lines()
+        .find(|l| l.contains("agentero:"))
+        .unwrap_or_else(|| panic!("not listed: {text}"));
+    assert!(line.contains("serve --stdio"), "{line}");
+    assert!(line.contains("Connected"), "{text}");
+}
