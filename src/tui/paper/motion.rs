@@ -94,8 +94,14 @@ impl Paper {
             jump.to.row = row;
             return self.jump(jump, kind, view);
         }
-        let page = target.clamp(1, p.page_count().max(1));
-        self.jump(Jump::to(path, page), kind, view)
+        let n = p.page_count().max(1);
+        let (page, said) = match count {
+            Some(c) => page_for_count(p, c),
+            None => (target.clamp(1, n), None),
+        };
+        let mut out = self.jump(Jump::to(path, page), kind, view);
+        out.extend(said.map(Out::info));
+        out
     }
 
     /// The wheel over the paper: three rows, the cursor kept in view; past the page's edge,
@@ -126,5 +132,78 @@ impl Paper {
             .clamp(p.scroll, p.scroll + h - 1)
             .min(rows.saturating_sub(1));
         Vec::new()
+    }
+}
+
+/// The page a count names: the page whose printed label it is (a journal paper printed as pp.
+/// 361–365, a book's arabic pages after its roman ones), else that physical page; a count past
+/// the end goes to the last page and says so. With what the status line should say.
+fn page_for_count(p: &super::doc::Doc, c: u32) -> (u32, Option<String>) {
+    let n = p.page_count().max(1);
+    let printed = (1..=n).find(|&k| p.label(k) == Some(c.to_string().as_str()));
+    match printed {
+        Some(k) if k == c => (k, None),
+        Some(k) => (k, Some(format!("printed page {c} (p. {k} of {n})"))),
+        None if (1..=n).contains(&c) => (c, None),
+        None => {
+            let labels = match (p.label(1), p.label(n)) {
+                (Some(a), Some(b)) if a != "1" || b != n.to_string() => {
+                    format!(" (printed {a}–{b})")
+                }
+                _ => String::new(),
+            };
+            (
+                n,
+                Some(format!(
+                    "no page {c}: the paper has {n} pages{labels}; at the last"
+                )),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::doc::{Doc, DocInfo};
+    use super::*;
+
+    fn labelled(labels: &[&str]) -> Doc {
+        let mut d = Doc::new("papers/a/paper.pdf".into(), EntryKind::Paper, 1);
+        d.info = DocInfo {
+            labels: labels.iter().map(|l| Some(l.to_string())).collect(),
+            ..DocInfo::default()
+        };
+        d.pages = labels
+            .iter()
+            .map(|_| super::super::doc::Slot::Text(String::new()))
+            .collect();
+        d
+    }
+
+    #[test]
+    fn a_count_goes_to_the_printed_page_first() {
+        let journal = labelled(&["361", "362", "363", "364", "365"]);
+        assert_eq!(
+            page_for_count(&journal, 362),
+            (2, Some("printed page 362 (p. 2 of 5)".to_string()))
+        );
+        // No page printed so, but a physical one.
+        assert_eq!(page_for_count(&journal, 4), (4, None));
+        let (page, said) = page_for_count(&journal, 400);
+        assert_eq!(page, 5);
+        assert_eq!(
+            said.as_deref(),
+            Some("no page 400: the paper has 5 pages (printed 361–365); at the last")
+        );
+        // A book's roman front matter, then arabic pages.
+        let book = labelled(&["i", "ii", "iii", "1", "2", "3"]);
+        assert_eq!(page_for_count(&book, 2).0, 5);
+        // Labels that are the page numbers say nothing.
+        let plain = labelled(&["1", "2", "3"]);
+        assert_eq!(page_for_count(&plain, 2), (2, None));
+        assert_eq!(
+            page_for_count(&plain, 9).1.as_deref(),
+            Some("no page 9: the paper has 3 pages; at the last")
+        );
     }
 }
