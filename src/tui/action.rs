@@ -21,6 +21,18 @@ macro_rules! actions {
                 match self { $(Action::$variant => $help,)* }
             }
 
+            /// A few words for the which-key strip: the description's first clause
+            /// ("Search every paper and note"), never the keymap name.
+            pub fn label(self) -> &'static str {
+                let d = self.description();
+                let end = [" (", "; ", ": ", ", "]
+                    .iter()
+                    .filter_map(|sep| d.find(sep))
+                    .min()
+                    .unwrap_or(d.len());
+                &d[..end]
+            }
+
             pub fn from_name(name: &str) -> Option<Action> {
                 match name { $($name => Some(Action::$variant),)* _ => None }
             }
@@ -98,7 +110,7 @@ actions! {
     NextThread => "next_thread", "Next chat thread";
     PrevThread => "prev_thread", "Previous chat thread";
     ToggleExpand => "toggle_expand", "Expand or fold a thought or tool call";
-    CancelTurn => "cancel_turn", "Cancel the running turn (in the message input, remove_chip's key does too)";
+    CancelTurn => "cancel_turn", "Cancel the running turn (in the message input, the key that removes a chip does too)";
     Handoff => "handoff", "Hand the thread off to a fresh session (writes HANDOFF.md)";
     ToggleVaultMcp => "toggle_vault_mcp", "Start or stop the vault MCP server (agentero serve)";
     OpenExternal => "open_external", "Open the selected external source with $BROWSER";

@@ -32,7 +32,7 @@ pub fn which_key(
     let mut used = 0;
     for (k, a) in &conts {
         let key = format!(" {k} ");
-        let name = format!("{}  ", a.name());
+        let name = format!("{}  ", a.label());
         let w = str_width(&key) + str_width(&name);
         if used > 0 && used + w > width {
             lines.push(Vec::new());
@@ -43,7 +43,8 @@ pub fn which_key(
         line.push(Span::styled(key, theme.style("ui.whichkey.key")));
         line.push(Span::styled(name, theme.style("ui.whichkey")));
     }
-    lines.truncate(4);
+    // Every continuation shown while it fits in a third of the screen above the status line.
+    lines.truncate((status.y as usize / 3).max(4));
     let h = lines.len() as u16;
     let area = Rect {
         x: status.x,
