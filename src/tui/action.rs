@@ -110,7 +110,7 @@ actions! {
     NextThread => "next_thread", "Next chat thread";
     PrevThread => "prev_thread", "Previous chat thread";
     ToggleExpand => "toggle_expand", "Expand or fold a thought or tool call";
-    CancelTurn => "cancel_turn", "Cancel the running turn (in the message input, the key that removes a chip does too)";
+    CancelTurn => "cancel_turn", "Cancel the running turn (in the input, the key that removes a chip does too)";
     Handoff => "handoff", "Hand the thread off to a fresh session (writes HANDOFF.md)";
     ToggleVaultMcp => "toggle_vault_mcp", "Start or stop the vault MCP server (agentero serve)";
     OpenExternal => "open_external", "Open the selected external source with $BROWSER";
