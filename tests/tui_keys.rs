@@ -266,6 +266,12 @@ fn marks_visual_selection_and_chips() {
     select(&mut h, "papers/dense-vs-sparse/paper.pdf");
     h.keys("enter m a 2 G ' a");
     assert_eq!(h.app.paper().unwrap().page(), 1);
+    // The prompt does not stay after the jump.
+    assert!(
+        h.app.status().starts_with("at mark a"),
+        "{}",
+        h.app.status()
+    );
     h.keys("V j enter");
     assert_eq!(h.app.focus(), Pane::Chat);
     let labels: Vec<String> = h.app.chat().chips().iter().map(|c| c.label()).collect();

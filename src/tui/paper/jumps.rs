@@ -123,7 +123,10 @@ impl Paper {
             Awaiting::JumpMark => match self.marks.get(&c).cloned() {
                 Some(spot) => {
                     self.push_jump();
-                    self.go_spot(spot, view)
+                    let mut out = self.go_spot(spot, view);
+                    // In place of the prompt, which would stay until it fades.
+                    out.push(Out::info(format!("at mark {c} (ctrl-o goes back)")));
+                    out
                 }
                 None => vec![Out::info(format!("no mark {c}"))],
             },
