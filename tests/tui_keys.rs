@@ -2340,6 +2340,10 @@ fn consulted_sources_are_selected_and_opened() {
         None,
         "past the folded list: the end"
     );
+    // At the end (G) nothing is selected: z unfolds the latest line that folds, and selects it.
+    h.keys("G z");
+    assert_eq!(kind(&h).as_deref(), Some("consulted 3"));
+    assert!(h.render().contains("p. 2"), "the list is open again");
 }
 
 /// The paper pane's cells drawn in the annotation style (the default theme's light cyan).

@@ -384,7 +384,22 @@ impl Chat {
                 });
             }
             Action::ToggleExpand => {
-                if let Some(i) = self.selected
+                // With nothing selected (after `G`, following the end), the last item that
+                // folds: the latest `consulted: N` line, tool card or thought.
+                let target = self.selected.or_else(|| {
+                    self.thread().and_then(|t| {
+                        t.items.iter().rposition(|i| {
+                            i.selectable()
+                                && matches!(
+                                    i.kind,
+                                    ItemKind::Consulted(_)
+                                        | ItemKind::Tool { .. }
+                                        | ItemKind::Thought { .. }
+                                )
+                        })
+                    })
+                });
+                if let Some(i) = target
                     && let Some(at) = self.thread_mut().and_then(|t| t.toggle(i))
                 {
                     self.selected = Some(at);
