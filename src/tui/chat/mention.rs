@@ -16,7 +16,12 @@ use crate::vault::EntryKind;
 /// The best `limit` entries for `query` as (path, display). An empty query lists papers first.
 pub fn complete(entries: &[Entry], query: &str, limit: usize) -> Vec<(String, String)> {
     let display = |e: &Entry| match e.kind {
-        EntryKind::Paper => format!("{} — {}", e.title, e.path),
+        // The browser's badges too ("[scanned]"), so two papers of one title are told apart
+        // before their paths are cut.
+        EntryKind::Paper => {
+            let badges: String = e.badges.iter().map(|b| format!(" [{b}]")).collect();
+            format!("{}{badges} — {}", e.title, e.path)
+        }
         EntryKind::Directory => format!("{}/", e.path),
         EntryKind::File => e.path.clone(),
     };
@@ -161,5 +166,18 @@ mod tests {
         assert_eq!(r[0].0, "papers/attn/paper.pdf");
         let r = complete(&list, "ideas", 5);
         assert_eq!(r[0].0, "notes/ideas.md");
+    }
+
+    #[test]
+    fn twins_are_told_apart_by_their_badges() {
+        let mut scan = e("papers/b/paper.pdf", "Tracing JITs", EntryKind::Paper);
+        scan.badges = vec!["scanned".into()];
+        let list = vec![
+            e("papers/a/paper.pdf", "Tracing JITs", EntryKind::Paper),
+            scan,
+        ];
+        let r = complete(&list, "tracing", 5);
+        assert_eq!(r[0].1, "Tracing JITs — papers/a/paper.pdf");
+        assert_eq!(r[1].1, "Tracing JITs [scanned] — papers/b/paper.pdf");
     }
 }
