@@ -156,6 +156,7 @@ pub(super) mod tests {
         match p["type"].as_str() {
             Some("string") => json!("x"),
             Some("integer") => p.get("minimum").cloned().unwrap_or(json!(1)),
+            Some("boolean") => json!(false),
             Some("array") => json!([sample(&p["items"])]),
             other => panic!("no sample for type {other:?} in {p}"),
         }
