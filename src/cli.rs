@@ -246,42 +246,46 @@ pub enum Command {
     },
     /// Serve the whole vault, read-only, to external MCP clients (Claude Desktop, Claude Code,
     /// Cursor, Zed, …): Streamable HTTP on 127.0.0.1 with a bearer token, or --stdio.
-    Serve {
-        /// The vault folder (default: the current folder if it is a vault, else the demo vault).
-        vault: Option<PathBuf>,
-        /// The loopback port (0 picks a free one; the URL is printed).
-        #[arg(long, default_value_t = crate::mcp::http::DEFAULT_PORT)]
-        port: u16,
-        /// Serve over stdin/stdout, for clients that launch the server themselves (no token).
-        #[arg(long, conflicts_with_all = ["token", "rotate_token"])]
-        stdio: bool,
-        /// Print the vault's bearer token (created on first use) and exit.
-        #[arg(long, conflicts_with = "rotate_token")]
-        token: bool,
-        /// Print the command or configuration that attaches this vault to CLIENT, and exit:
-        /// stdio (the client starts the server), or with --http a running server.
-        #[arg(long, value_name = "CLIENT", conflicts_with_all = ["stdio", "token", "rotate_token"])]
-        print_config: Option<serve_config::Client>,
-        /// With --print-config: attach to a running HTTP server instead of starting one.
-        #[arg(long, requires = "print_config")]
-        http: bool,
-        /// Replace the token with a new one, print it and exit (a running server accepts only
-        /// the new one from then on).
-        #[arg(long)]
-        rotate_token: bool,
-        /// Also accept requests from this browser origin (e.g. http://localhost:6274 for the
-        /// MCP Inspector's web UI). Repeatable.
-        #[arg(long = "allow-origin", value_name = "ORIGIN")]
-        allow_origin: Vec<String>,
-        /// Characters one result returns at most (longer reads continue with `next`).
-        #[arg(long, default_value_t = 20_000)]
-        read_chars: usize,
-        /// Re-index the vault every this many seconds (0: only at start).
-        #[arg(long, default_value_t = 60)]
-        refresh: u64,
-        #[command(flatten)]
-        limits: crate::mcp::guard::ServeLimits,
-    },
+    Serve(ServeArgs),
+}
+
+/// `agentero serve`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The vault folder (default: the current folder if it is a vault, else the demo vault).
+    pub vault: Option<PathBuf>,
+    /// The loopback port (0 picks a free one; the URL is printed).
+    #[arg(long, default_value_t = crate::mcp::http::DEFAULT_PORT)]
+    pub port: u16,
+    /// Serve over stdin/stdout, for clients that launch the server themselves (no token).
+    #[arg(long, conflicts_with_all = ["token", "rotate_token"])]
+    pub stdio: bool,
+    /// Print the vault's bearer token (created on first use) and exit.
+    #[arg(long, conflicts_with = "rotate_token")]
+    pub token: bool,
+    /// Print the command or configuration that attaches this vault to CLIENT, and exit:
+    /// stdio (the client starts the server), or with --http a running server.
+    #[arg(long, value_name = "CLIENT", conflicts_with_all = ["stdio", "token", "rotate_token"])]
+    pub print_config: Option<serve_config::Client>,
+    /// With --print-config: attach to a running HTTP server instead of starting one.
+    #[arg(long, requires = "print_config")]
+    pub http: bool,
+    /// Replace the token with a new one, print it and exit (a running server accepts only
+    /// the new one from then on).
+    #[arg(long)]
+    pub rotate_token: bool,
+    /// Also accept requests from this browser origin (e.g. http://localhost:6274 for the
+    /// MCP Inspector's web UI). Repeatable.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+    /// Characters one result returns at most (longer reads continue with `next`).
+    #[arg(long, default_value_t = 20_000)]
+    pub read_chars: usize,
+    /// Re-index the vault every this many seconds (0: only at start).
+    #[arg(long, default_value_t = 60)]
+    pub refresh: u64,
+    #[command(flatten)]
+    pub limits: crate::mcp::guard::ServeLimits,
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -376,37 +380,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             let vault = open_vault(vault.as_deref())?;
             agents(&vault, config.as_deref(), npx, json, &names)
         }
-        Command::Serve {
-            vault,
-            port,
-            stdio,
-            token,
-            rotate_token,
-            print_config,
-            http,
-            allow_origin,
-            read_chars,
-            refresh,
-            limits,
-        } => {
-            if let Some(client) = print_config {
-                return run_print_config(vault.as_deref(), client, http, port);
-            }
-            let opts = crate::mcp::serve::ServeOptions {
-                stdio,
-                http: crate::mcp::http::HttpOptions {
-                    port,
-                    limits: crate::context::tools::vault::Limits {
-                        read_chars,
-                        ..Default::default()
-                    },
-                    extra_origins: allow_origin,
-                    guard: limits,
-                },
-                refresh: (refresh > 0).then(|| std::time::Duration::from_secs(refresh)),
-            };
-            run_serve(vault.as_deref(), token, rotate_token, opts)
-        }
+        Command::Serve(args) => serve(args),
         Command::Threads {
             vault,
             cites,
@@ -496,6 +470,27 @@ fn run_plan(
 fn run_ask(vault: Option<&Path>, opts: crate::acp::ask::AskOptions) -> anyhow::Result<()> {
     let vault = open_vault(vault)?;
     crate::acp::ask::run(&vault, opts)
+}
+
+/// `agentero serve`: the snippet of `--print-config`, the token, or the server.
+fn serve(a: ServeArgs) -> anyhow::Result<()> {
+    if let Some(client) = a.print_config {
+        return run_print_config(a.vault.as_deref(), client, a.http, a.port);
+    }
+    let opts = crate::mcp::serve::ServeOptions {
+        stdio: a.stdio,
+        http: crate::mcp::http::HttpOptions {
+            port: a.port,
+            limits: crate::context::tools::vault::Limits {
+                read_chars: a.read_chars,
+                ..Default::default()
+            },
+            extra_origins: a.allow_origin,
+            guard: a.limits,
+        },
+        refresh: (a.refresh > 0).then(|| std::time::Duration::from_secs(a.refresh)),
+    };
+    run_serve(a.vault.as_deref(), a.token, a.rotate_token, opts)
 }
 
 /// `agentero serve`: print (or rotate) the token, or serve the vault.

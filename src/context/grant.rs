@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::Budget;
 use super::plan::{ContextPlan, ManifestEntry, Mode, Source};
-use crate::context::tools::folder_seal;
+use super::seal::folder_seal;
 use crate::vault::Vault;
 use crate::vault::fsutil::sha256_hex;
 use crate::vault::statefs::{self, StateError};

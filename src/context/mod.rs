@@ -18,6 +18,7 @@ pub mod mention;
 pub mod plan;
 pub mod prompt;
 pub mod quote;
+pub mod seal;
 pub mod tools;
 pub mod verify;
 

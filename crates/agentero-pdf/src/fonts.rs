@@ -249,7 +249,7 @@ pub fn push_clean(out: &mut String, s: &str) -> bool {
                 out.extend(std::iter::once(c).nfkc());
             }
             // Vertical punctuation (︒, ﹁) as the characters it stands for (。, 「).
-            c => out.push(super::vertical::horizontal_form(c).unwrap_or(c)),
+            c => out.push(super::forms::horizontal_form(c).unwrap_or(c)),
         }
     }
     out.len() > before

@@ -39,6 +39,7 @@ mod document;
 mod encodings;
 mod fontfile;
 mod fonts;
+mod forms;
 mod info;
 mod labels;
 mod layout;

@@ -7,50 +7,10 @@
 //! finds such stacked runs and turns them the same way, so the layout reads both alike.
 //!
 //! Vertical text also uses the presentation forms of punctuation (`︒`, `︑`, `﹁`, …), glyphs
-//! turned for the column; [`horizontal_form`] gives the character each one stands for, so that
-//! search finds `。` and `「` whichever way the page was set.
+//! turned for the column; `forms::horizontal_form` gives the character each one stands for, so
+//! that search finds `。` and `「` whichever way the page was set.
 
 use super::content::{Dir, Glyph, PageGlyphs};
-
-/// The character a vertical presentation form stands for (`︒` → `。`, `﹁` → `「`): Unicode's
-/// compatibility decomposition, with the full-width forms CJK text uses for brackets.
-pub fn horizontal_form(c: char) -> Option<char> {
-    Some(match c {
-        '\u{FE10}' => '，',
-        '\u{FE11}' => '、',
-        '\u{FE12}' => '。',
-        '\u{FE13}' => '：',
-        '\u{FE14}' => '；',
-        '\u{FE15}' => '！',
-        '\u{FE16}' => '？',
-        '\u{FE17}' => '〖',
-        '\u{FE18}' => '〗',
-        '\u{FE19}' => '…',
-        '\u{FE30}' => '‥',
-        '\u{FE31}' => '—',
-        '\u{FE32}' => '–',
-        '\u{FE33}' | '\u{FE34}' => '_',
-        '\u{FE35}' => '（',
-        '\u{FE36}' => '）',
-        '\u{FE37}' => '｛',
-        '\u{FE38}' => '｝',
-        '\u{FE39}' => '〔',
-        '\u{FE3A}' => '〕',
-        '\u{FE3B}' => '【',
-        '\u{FE3C}' => '】',
-        '\u{FE3D}' => '《',
-        '\u{FE3E}' => '》',
-        '\u{FE3F}' => '〈',
-        '\u{FE40}' => '〉',
-        '\u{FE41}' => '「',
-        '\u{FE42}' => '」',
-        '\u{FE43}' => '『',
-        '\u{FE44}' => '』',
-        '\u{FE47}' => '［',
-        '\u{FE48}' => '］',
-        _ => return None,
-    })
-}
 
 /// Stacked glyphs in a row before a page counts as set vertically with a horizontal font.
 const MIN_STACKED: usize = 40;
@@ -182,17 +142,6 @@ mod tests {
             space: false,
             dir: Dir::Up0,
         }
-    }
-
-    #[test]
-    fn presentation_forms_map_to_their_characters() {
-        assert_eq!(horizontal_form('︒'), Some('。'));
-        assert_eq!(horizontal_form('︑'), Some('、'));
-        assert_eq!(horizontal_form('﹁'), Some('「'));
-        assert_eq!(horizontal_form('﹂'), Some('」'));
-        assert_eq!(horizontal_form('︵'), Some('（'));
-        assert_eq!(horizontal_form('。'), None);
-        assert_eq!(horizontal_form('a'), None);
     }
 
     #[test]

@@ -20,7 +20,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde::Serialize;
 use serde_json::Value;
 
-pub(crate) use access::folder_seal;
 pub use access::{Access, Target};
 pub use spec::{ToolSpec, specs};
 
