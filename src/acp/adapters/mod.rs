@@ -487,9 +487,39 @@ mod tests {
                 "-c",
                 "features.unified_exec=false",
                 "-c",
-                "approval_policy=\"never\""
+                "approval_policy=\"never\"",
+                "-c",
+                "project_doc_max_bytes=0"
             ]
         );
+        // Claude Code's memory files are off, in the environment and in the session's options.
+        let l = launch(&def("claude"), dir.path(), true).unwrap();
+        assert_eq!(
+            l.env
+                .get("CLAUDE_CODE_DISABLE_CLAUDE_MDS")
+                .map(String::as_str),
+            Some("1")
+        );
+        let meta = session_meta(&def("claude")).unwrap();
+        assert_eq!(
+            meta["claudeCode"]["options"]["settingSources"],
+            serde_json::json!([])
+        );
+        // Gemini CLI's session folder gets workspace settings with no upward discovery.
+        let cwd = dir.path().join("session");
+        std::fs::create_dir_all(&cwd).unwrap();
+        prepare_cwd(&def("gemini"), &cwd).unwrap();
+        let settings: Value =
+            serde_json::from_slice(&std::fs::read(cwd.join(".gemini/settings.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            settings["context"]["memoryBoundaryMarkers"],
+            serde_json::json!([])
+        );
+        // Every adapter but agentero's own works outside the vault; Codex is restricted.
+        assert!(!spec(Adapter::Builtin).works_outside);
+        assert!(spec(Adapter::Claude).works_outside && spec(Adapter::Other).works_outside);
+        assert!(spec(Adapter::Codex).restricted_reads);
         assert!(presets().iter().all(|p| !p.login.is_empty()));
     }
 

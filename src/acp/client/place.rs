@@ -181,7 +181,15 @@ pub(super) fn prepare(
             if npx {
                 extra.push(h.join(".npm"));
             }
-            extra.extend((spec.config_homes)(h, &launch.env));
+            for dir in (spec.config_homes)(h, &launch.env) {
+                // A config folder the runtime would make at its first start is made now, so
+                // that the restriction can name it (a `.json` entry is a file).
+                let is_file = dir.extension().is_some_and(|e| e == "json");
+                if !is_file && !dir.exists() {
+                    workdir::private_dir(&dir)?;
+                }
+                extra.push(dir);
+            }
         }
         let policy = sandbox::policy(&extra, &[place.vault_root.clone(), place.state_dir.clone()]);
         tracing::info!(agent = %def.name, read = ?policy.read, "the agent's reads are restricted");
