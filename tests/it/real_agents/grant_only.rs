@@ -187,9 +187,21 @@ fn codex_view_image_reads_nothing_outside_the_grant() {
     vault_slot.set(rig.root().to_path_buf()).unwrap();
     std::fs::create_dir_all(rig.root().join("figures")).unwrap();
     png(&rig.root().join("figures/secret.png"), 99);
-    let v = rig.ask(
+    // Codex's own sandbox (bubblewrap) mounts a fresh /tmp, where the test's HOME lies; its
+    // home goes where a user's would be, outside /tmp, so that `view_image` works as it does
+    // for a user (without the read restriction the outside image reaches the model).
+    let codex_home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    std::fs::copy(
+        rig.home.join(".codex/config.toml"),
+        codex_home.path().join("config.toml"),
+    )
+    .unwrap();
+    let v = rig.ask_with(
         &format!("[image] Look at the pictures. @{}", super::LAYOUTFLOW),
         None,
+        &|c| {
+            c.env("CODEX_HOME", codex_home.path());
+        },
     );
     assert_eq!(v["stopReason"], "end_turn", "{v}");
     let turns = rig.model.turns();
