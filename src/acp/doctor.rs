@@ -600,4 +600,46 @@ mod tests {
         assert!(v["auth_methods"].is_array());
         assert!(v.get("hint").is_some());
     }
+
+    #[test]
+    fn the_report_says_which_protections_hold() {
+        use crate::acp::workdir::WorkBase;
+        let mut r = AgentReport::new(&def("codex"));
+        r.found = true;
+        let protections = Protections {
+            work: Some(WorkBase {
+                dir: PathBuf::from("/tmp/agentero-1000/agent-work"),
+                fallback_reason: Some(
+                    "/home/u/.local/state/agentero/agent-work lies inside the git repository /home/u"
+                        .into(),
+                ),
+            }),
+            memory_off: Some("no project docs (-c project_doc_max_bytes=0)"),
+            reads: Reads::Unavailable("this kernel does not enforce Landlock".into()),
+        };
+        r.protections = Some(ProtectionReport::of(&protections));
+        let text = render(std::slice::from_ref(&r));
+        assert!(
+            text.contains("protections: working folder outside the vault: /tmp/agentero-1000"),
+            "{text}"
+        );
+        assert!(text.contains("inside the git repository /home/u"), "{text}");
+        assert!(text.contains("project_doc_max_bytes=0"), "{text}");
+        assert!(
+            text.contains("read restriction: UNAVAILABLE — this kernel does not enforce Landlock"),
+            "{text}"
+        );
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["protections"]["cwdOutsideVault"], true);
+        assert_eq!(v["protections"]["readRestriction"], "unavailable");
+        // Said before each turn too.
+        let w = protections.warning("codex").unwrap();
+        assert!(w.contains("without its read restriction"), "{w}");
+        let held = Protections {
+            reads: Reads::Restricted,
+            ..protections
+        };
+        assert!(held.warning("codex").is_none());
+        assert_eq!(ProtectionReport::of(&held).read_restriction, "active");
+    }
 }
