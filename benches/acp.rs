@@ -10,7 +10,6 @@ use agentero::acp::client::AgentProcess;
 use agentero::acp::transcript::Thread;
 use agentero::acp::turn::{TurnSpec, run_turn};
 use agentero::config::AgentDef;
-use agentero::context::grant::SESSIONS_DIR;
 use agentero::context::{ContextRequest, Locality};
 use agentero::vault::Vault;
 use agentero::vault::indexer::{IndexOptions, index_vault};
@@ -56,13 +55,14 @@ fn main() {
         .build()
         .unwrap();
     let def = AgentDef::builtin(&exe);
+    let place = agentero::acp::client::Place::of(&vault, &exe);
 
     rt.block_on(async {
         // 1. Host overhead and time to prompt, agent already started.
         let (mut host, mut to_prompt, mut start) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..RUNS {
             let t = Instant::now();
-            let mut agent = AgentProcess::start(&def, &vault.state_dir()).await.unwrap();
+            let mut agent = AgentProcess::start(&def, &place).await.unwrap();
             start.push(t.elapsed().as_secs_f64() * 1e3);
             let mut thread = Thread::create(&vault);
             let o = run_turn(&vault, &mut agent, &mut thread, spec(&vault, false, &exe), &mut |_| {}).await.unwrap();
@@ -86,12 +86,11 @@ fn main() {
         println!("full ask turn (mcp, wall)       median {:7.2} ms (goal < 300)", median(wall));
 
         // 3. First chunk of a prompt_only turn, with and without a warm session.
-        let sessions = vault.state_dir().join(SESSIONS_DIR);
         let (mut warm, mut cold) = (Vec::new(), Vec::new());
         for _ in 0..RUNS {
-            let mut agent = AgentProcess::start(&def, &vault.state_dir()).await.unwrap();
+            let mut agent = AgentProcess::start(&def, &place).await.unwrap();
             agent.auto_refill = false;
-            agent.fill_pool(&sessions, 1).await;
+            agent.fill_pool(1).await;
             agent.pool_settled().await;
             let mut thread = Thread::create(&vault);
             let o = run_turn(&vault, &mut agent, &mut thread, spec(&vault, true, &exe), &mut |_| {}).await.unwrap();
@@ -99,7 +98,7 @@ fn main() {
             warm.push(o.timing.first_chunk_ms.unwrap());
             agent.shutdown().await;
 
-            let mut agent = AgentProcess::start(&def, &vault.state_dir()).await.unwrap();
+            let mut agent = AgentProcess::start(&def, &place).await.unwrap();
             let mut thread = Thread::create(&vault);
             let o = run_turn(&vault, &mut agent, &mut thread, spec(&vault, true, &exe), &mut |_| {}).await.unwrap();
             assert!(!o.warm);

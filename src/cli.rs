@@ -42,6 +42,14 @@ pub struct Cli {
     /// for an agent session; stdout is the protocol).
     #[arg(long, value_name = "GRANT", hide = true)]
     pub agentero_context_mcp: Option<PathBuf>,
+    /// Restrict this process's reads (Landlock) to a policy, then become the program (the
+    /// launcher of a restricted agent, started by the host).
+    #[arg(long, hide = true, num_args = 2.., allow_hyphen_values = true, value_names = ["POLICY", "PROGRAM"])]
+    pub sandboxed_exec: Option<Vec<std::ffi::OsString>>,
+    /// Pass the MCP bytes of a context server between stdio and the host's broker (the
+    /// context server of a restricted agent, started by that agent).
+    #[arg(long, hide = true, num_args = 2, value_names = ["SOCKET", "GRANT"])]
+    pub agentero_context_relay: Option<Vec<std::ffi::OsString>>,
     /// Run the built-in ACP agent over stdio (started by the host; stdout is the protocol).
     #[arg(long, hide = true)]
     pub builtin_agent: bool,
@@ -294,6 +302,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     }
     if cli.builtin_agent {
         return crate::agent::run();
+    }
+    if let Some(args) = &cli.sandboxed_exec {
+        return crate::acp::sandbox::exec_main(args);
+    }
+    if let Some(args) = &cli.agentero_context_relay {
+        return crate::acp::sandbox::relay_main(args);
     }
     if let Some(args) = &cli.render_page {
         return crate::vault::render::child_main(args);

@@ -53,7 +53,6 @@ use super::transcript::{Handoff, Thread};
 use super::turn::{ToolStatus, TurnEvent, TurnOutcome, TurnSpec, run_turn};
 use crate::config::Config;
 use crate::context::budget::Budget;
-use crate::context::grant::SESSIONS_DIR;
 use crate::context::mention::syntax;
 use crate::context::{ContextRequest, CurrentPaper, Locality, Mode, Selection};
 use crate::vault::Vault;
@@ -136,14 +135,13 @@ pub async fn ask(
         }
     }
     let t_start = std::time::Instant::now();
-    let mut agent = AgentProcess::start(&def, &vault.state_dir()).await?;
+    let place = crate::acp::client::Place::of(vault, exe);
+    let mut agent = AgentProcess::start(&def, &place).await?;
     let start_ms = t_start.elapsed().as_secs_f64() * 1e3;
     // A one-shot process never uses a refill.
     agent.auto_refill = false;
     if remote && def.warm_pool > 0 {
-        agent
-            .fill_pool(&vault.state_dir().join(SESSIONS_DIR), def.warm_pool)
-            .await;
+        agent.fill_pool(def.warm_pool).await;
     }
     let on_ctrl_c = spec.cancel.clone();
     let watcher = tokio::spawn(async move {

@@ -15,12 +15,14 @@
 //! agent sends to the turn listening to that session, and `error` says what failed.
 
 mod error;
+mod place;
 mod process;
 mod routes;
 mod sessions;
 
 pub use super::adapters::CONTEXT_SERVER_NAME;
 pub use error::{AgentError, OpenError};
+pub use place::{Place, Protections, Reads};
 pub use process::{AgentInfo, AgentProcess, INIT_TIMEOUT, WarmSession, find_command};
 pub use routes::Inbound;
 pub use sessions::{OPEN_TIMEOUT, context_server, unix_now};

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::adapters;
-use super::client::{AgentProcess, OpenError, context_server, find_command};
+use super::client::{AgentProcess, OpenError, Protections, Reads, find_command};
 use crate::config::{Adapter, AgentDef};
 use crate::context::grant::{self, new_id};
 use crate::context::{ContextRequest, plan};
@@ -101,11 +101,45 @@ pub struct AgentReport {
     pub load: Step,
     /// A prompt-less `session/resume` of that session.
     pub resume: Step,
+    /// What keeps the vault away from the agent besides the grant (once it started).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protections: Option<ProtectionReport>,
     /// What to do next, when something is missing or failed.
     pub hint: Option<String>,
     /// Every check that ran passed (a reopen refused is not a failure: turns then start a
     /// new session seeded with the thread).
     pub ok: bool,
+}
+
+/// Which protections hold for an agent (`--json`: `protections`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtectionReport {
+    /// Its sessions work in a folder outside the vault, with no repository above it.
+    pub cwd_outside_vault: bool,
+    pub work_folder: Option<String>,
+    /// How its memory and instruction files are switched off (`None`: not known).
+    pub memory_files_off: Option<String>,
+    /// `active`, `unavailable` (the kernel cannot) or `not_applied`.
+    pub read_restriction: &'static str,
+    /// One line per protection, as the text report shows them.
+    pub lines: Vec<String>,
+}
+
+impl ProtectionReport {
+    pub fn of(p: &Protections) -> ProtectionReport {
+        ProtectionReport {
+            cwd_outside_vault: p.work.is_some(),
+            work_folder: p.work.as_ref().map(|w| w.dir.display().to_string()),
+            memory_files_off: p.memory_off.map(str::to_string),
+            read_restriction: match p.reads {
+                Reads::Restricted => "active",
+                Reads::Unavailable(_) => "unavailable",
+                Reads::NotApplied => "not_applied",
+            },
+            lines: p.lines(),
+        }
+    }
 }
 
 /// How long the doctor waits for the agent to attach the context server after `session/new`.
@@ -130,6 +164,7 @@ impl AgentReport {
             attach: Step::not_run(),
             load: Step::not_run(),
             resume: Step::not_run(),
+            protections: None,
             hint: None,
             ok: false,
         }
@@ -271,9 +306,10 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
         // No model to answer: the agent is not started.
         return r;
     }
-    let state = vault.state_dir();
     let started = Instant::now();
-    let agent = match AgentProcess::start(def, &state).await {
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("agentero"));
+    let place = crate::acp::client::Place::of(vault, &exe);
+    let agent = match AgentProcess::start(def, &place).await {
         Ok(a) => a,
         Err(e) => {
             let text = e.to_string();
@@ -294,6 +330,7 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
     r.protocol = Some(info.protocol_version.clone());
     r.auth_methods = info.auth.iter().map(|m| m.id.clone()).collect();
     r.initialize = Step::ok("answered").timed(started);
+    r.protections = Some(ProtectionReport::of(&agent.protections));
     let methods: Vec<String> = info.auth.iter().map(|m| m.describe()).collect();
     r.login = match (&info.authenticated, def.adapter) {
         _ if def.local_model.is_some() => Step::ok("none needed: the model runs in Ollama"),
@@ -338,11 +375,22 @@ async fn sessions(def: &AgentDef, vault: &Vault, agent: &AgentProcess, r: &mut A
             return;
         }
     };
-    let mcp = || match std::env::current_exe() {
-        Ok(exe) => vec![context_server(&exe, &files.grant())],
-        Err(_) => Vec::new(),
+    let mcp = || vec![agent.context_server(&files.grant())];
+    let cwd = match agent.session_cwd(&runtime) {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            r.session = Step::new(
+                State::Failed,
+                Some(format!("cannot create the session's working folder: {e}")),
+            );
+            let _ = crate::vault::statefs::remove_dir_all(&files.dir);
+            return;
+        }
     };
-    let cwd = files.dir.clone();
+    let forget = || {
+        let _ = crate::vault::statefs::remove_dir_all(&files.dir);
+        agent.forget_session_cwd(&runtime);
+    };
     let t = Instant::now();
     let id = match agent.new_session(&cwd, mcp()).await {
         Ok(id) => {
@@ -351,7 +399,7 @@ async fn sessions(def: &AgentDef, vault: &Vault, agent: &AgentProcess, r: &mut A
         }
         Err(e) => {
             r.session = open_failure(def, r, e).timed(t);
-            let _ = crate::vault::statefs::remove_dir_all(&cwd);
+            forget();
             return;
         }
     };
@@ -377,7 +425,7 @@ async fn sessions(def: &AgentDef, vault: &Vault, agent: &AgentProcess, r: &mut A
     } else {
         Step::new(State::NotOffered, None)
     };
-    let _ = crate::vault::statefs::remove_dir_all(&cwd);
+    forget();
 }
 
 /// Waits until the context server of the session recorded a client that listed its tools.
@@ -466,6 +514,9 @@ pub fn render(reports: &[AgentReport]) -> String {
                 line(label, &step_text(step));
             }
         }
+        if let Some(p) = &r.protections {
+            line("protections", &p.lines.join("\n"));
+        }
         if let Some(h) = &r.hint {
             line("hint", h);
         }
@@ -548,5 +599,47 @@ mod tests {
         assert_eq!(v["attach"]["state"], "not_run");
         assert!(v["auth_methods"].is_array());
         assert!(v.get("hint").is_some());
+    }
+
+    #[test]
+    fn the_report_says_which_protections_hold() {
+        use crate::acp::workdir::WorkBase;
+        let mut r = AgentReport::new(&def("codex"));
+        r.found = true;
+        let protections = Protections {
+            work: Some(WorkBase {
+                dir: PathBuf::from("/tmp/agentero-1000/agent-work"),
+                fallback_reason: Some(
+                    "/home/u/.local/state/agentero/agent-work lies inside the git repository /home/u"
+                        .into(),
+                ),
+            }),
+            memory_off: Some("no project docs (-c project_doc_max_bytes=0)"),
+            reads: Reads::Unavailable("this kernel does not enforce Landlock".into()),
+        };
+        r.protections = Some(ProtectionReport::of(&protections));
+        let text = render(std::slice::from_ref(&r));
+        assert!(
+            text.contains("protections: working folder outside the vault: /tmp/agentero-1000"),
+            "{text}"
+        );
+        assert!(text.contains("inside the git repository /home/u"), "{text}");
+        assert!(text.contains("project_doc_max_bytes=0"), "{text}");
+        assert!(
+            text.contains("read restriction: UNAVAILABLE — this kernel does not enforce Landlock"),
+            "{text}"
+        );
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["protections"]["cwdOutsideVault"], true);
+        assert_eq!(v["protections"]["readRestriction"], "unavailable");
+        // Said before each turn too.
+        let w = protections.warning("codex").unwrap();
+        assert!(w.contains("without its read restriction"), "{w}");
+        let held = Protections {
+            reads: Reads::Restricted,
+            ..protections
+        };
+        assert!(held.warning("codex").is_none());
+        assert_eq!(ProtectionReport::of(&held).read_restriction, "active");
     }
 }

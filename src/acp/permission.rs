@@ -351,7 +351,7 @@ pub type PermissionAsker = Arc<dyn Fn(&PermissionAsk) -> PermissionFuture + Send
 #[path = "permission_remembered.rs"]
 mod remembered;
 pub use remembered::{
-    AnswerSource, PERMISSIONS_FILE, Remember, Remembered, RememberedAnswer, command_id,
+    AnswerKey, AnswerSource, PERMISSIONS_FILE, Remember, Remembered, RememberedAnswer, command_id,
 };
 
 /// What the rules say before anyone is asked.
@@ -605,15 +605,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::create_dir_all(root.join(".agentero")).unwrap();
-        let p = policy(root, false, true);
+        let key = dir.path().join("user-state/agentero/answer-key");
+        let state = root.join(".agentero");
+        let mut p = policy(root, false, true);
+        p.remembered = Arc::new(Mutex::new(Remembered::load_keyed(&state, &key)));
         let a = ask(ToolIdentity::Unknown, vec![]);
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
         assert_eq!(rt.block_on(p.ask(&a)), PermissionDecision::AllowAlways);
         assert!(matches!(p.verdict(&a), Verdict::Allow { .. }));
-        let state = root.join(".agentero");
-        let again = Remembered::load(&state);
+        // The key was made on first use, readable by its user only.
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&key).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let again = Remembered::load_keyed(&state, &key);
         assert_eq!(
             again.get("claude", &p.command, &a.remember_key()),
             Some(Remember::Allow)
@@ -635,40 +641,66 @@ mod tests {
     }
 
     #[test]
-    fn planted_answers_pre_approve_nothing() {
+    fn planted_forged_or_copied_answers_pre_approve_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let state = root.join(".agentero");
         std::fs::create_dir_all(&state).unwrap();
+        let key = dir.path().join("user/answer-key");
         let a = ask(ToolIdentity::Unknown, vec![]);
-        let key = a.remember_key();
+        let tool = a.remember_key();
         let p = policy(root, false, false);
-        let entry = |from: &str, command: &str| json!({"agent": "claude", "command": command, "tool": key, "answer": "allow", "from": from});
+        let applies = |file: &Value, key: &Path| {
+            std::fs::write(state.join(PERMISSIONS_FILE), file.to_string()).unwrap();
+            let mut p = policy(root, false, false);
+            p.remembered = Arc::new(Mutex::new(Remembered::load_keyed(&state, key)));
+            matches!(p.verdict(&a), Verdict::Allow { .. })
+        };
+        // A genuine answer, signed with the user's key for this vault.
+        let mut r = Remembered::load_keyed(&state, &key);
+        r.set(&state, "claude", &p.command, &tool, Remember::Allow)
+            .unwrap();
+        let genuine: Value =
+            serde_json::from_slice(&std::fs::read(state.join(PERMISSIONS_FILE)).unwrap()).unwrap();
+        assert!(
+            applies(&genuine, &key),
+            "the genuine answer (the test can fail)"
+        );
+        let entry = |from: &str, command: &str, mac: &str| json!({"agent": "claude", "command": command, "tool": tool, "answer": "allow", "from": from, "mac": mac});
+        let good_mac = genuine["answers"][0]["mac"].as_str().unwrap().to_string();
+        let mut forged_at = genuine.clone();
+        forged_at["answers"][0]["at"] = json!("2020-01-01T00:00:00Z");
         for planted in [
-            // The format before answers were bound to a command.
-            json!({"agents": {"claude": serde_json::Map::from_iter([(key.clone(), json!("allow"))])}}),
-            json!({"version": 1, "answers": [entry("tui", &p.command)]}),
+            // The formats before answers were signed.
+            json!({"agents": {"claude": serde_json::Map::from_iter([(tool.clone(), json!("allow"))])}}),
+            json!({"version": 2, "answers": [entry("tui", &p.command, "")]}),
+            // Unsigned, or a signature copied onto another answer.
+            json!({"version": 3, "answers": [entry("tui", &p.command, "")]}),
+            json!({"version": 3, "answers": [entry("tui", "0123", &good_mac)]}),
+            forged_at,
             // Not given in the TUI.
-            json!({"version": 2, "answers": [entry("hand", &p.command)]}),
-            json!({"version": 2, "answers": [entry("ask", &p.command)]}),
-            // Given for another command.
-            json!({"version": 2, "answers": [entry("tui", "0123")]}),
+            json!({"version": 3, "answers": [entry("hand", &p.command, &good_mac)]}),
             json!("not an object"),
         ] {
-            std::fs::write(state.join(PERMISSIONS_FILE), planted.to_string()).unwrap();
-            let mut p = policy(root, false, false);
-            p.remembered = Arc::new(Mutex::new(Remembered::load(&state)));
-            assert!(
-                matches!(p.verdict(&a), Verdict::Reject { .. }),
-                "{planted} pre-approved a tool"
-            );
+            assert!(!applies(&planted, &key), "{planted} pre-approved a tool");
         }
-        // The same entry, given in the TUI for this command, applies (the test can fail).
-        let good = json!({"version": 2, "answers": [entry("tui", &p.command)]});
-        std::fs::write(state.join(PERMISSIONS_FILE), good.to_string()).unwrap();
-        let mut p = policy(root, false, false);
-        p.remembered = Arc::new(Mutex::new(Remembered::load(&state)));
-        assert!(matches!(p.verdict(&a), Verdict::Allow { .. }));
+        // Signed under another user's key: nothing applies.
+        let other_key = dir.path().join("other-user/answer-key");
+        AnswerKey::read_or_create(&other_key).unwrap();
+        assert!(!applies(&genuine, &other_key));
+        // No key at all: nothing applies.
+        assert!(!applies(&genuine, &dir.path().join("nobody/answer-key")));
+        // The same signed file copied into another vault: nothing applies there.
+        let other_vault = root.join("other/.agentero");
+        std::fs::create_dir_all(&other_vault).unwrap();
+        std::fs::write(other_vault.join(PERMISSIONS_FILE), genuine.to_string()).unwrap();
+        let copied = Remembered::load_keyed(&other_vault, &key);
+        assert_eq!(copied.get("claude", &p.command, &tool), None);
+        // A key others can read is no key.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(AnswerKey::read(&key).is_err());
+        assert!(!applies(&genuine, &key));
     }
 
     #[test]

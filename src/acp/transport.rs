@@ -230,9 +230,13 @@ pub fn spawn(
     command: &Path,
     args: &[String],
     env: &BTreeMap<String, String>,
+    cwd: Option<&Path>,
     on_stdout: Arc<dyn Fn(&str) + Send + Sync>,
 ) -> std::io::Result<Spawned> {
     let mut cmd = tokio::process::Command::new(command);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
     cmd.args(args)
         .envs(env)
         .stdin(Stdio::piped())

@@ -23,6 +23,23 @@ pub fn external_base() -> PathBuf {
     canonical_prefix(&external_base_named())
 }
 
+/// The base of real agents' working folders: `agent-work/` in [`external_base`] (outside every
+/// vault folder agentero writes; the ACP client checks where it lies before using it).
+pub fn agent_work_base() -> PathBuf {
+    external_base().join(AGENT_WORK)
+}
+
+/// The per-user secret that binds remembered permission answers (`0600`, created on first use
+/// by the ACP client): in [`external_base`], outside every vault.
+pub fn answer_key_file() -> PathBuf {
+    external_base().join(ANSWER_KEY)
+}
+
+/// The name of [`agent_work_base`] in the external base (never a vault's `<name>-<hash>`).
+pub const AGENT_WORK: &str = "agent-work";
+/// The name of [`answer_key_file`] in the external base.
+pub const ANSWER_KEY: &str = "answer-key";
+
 fn external_base_named() -> PathBuf {
     if let Some(p) = std::env::var_os("XDG_STATE_HOME")
         .map(PathBuf::from)

@@ -127,8 +127,8 @@ fn a_planted_permissions_file_pre_approves_nothing_in_ask() {
     let program = agentero::acp::client::find_command(Path::new("python3")).unwrap();
     let ours = agentero::acp::permission::command_id(&program, &[peer().display().to_string()]);
     let tool = "mcp:notes-sync/publish_note";
-    let entry = |from: &str, command: &str| {
-        serde_json::json!({"version": 2, "answers": [{"agent": "hostile", "command": command,
+    let entry = |version: u32, from: &str, command: &str| {
+        serde_json::json!({"version": version, "answers": [{"agent": "hostile", "command": command,
             "tool": tool, "answer": "allow", "from": from}]})
     };
     let other_server = |v: &Value| {
@@ -141,8 +141,11 @@ fn a_planted_permissions_file_pre_approves_nothing_in_ask() {
     for planted in [
         // The format before answers were bound to a command, allowing everything.
         serde_json::json!({"agents": {"hostile": {tool: "allow", "other:publish_note": "allow"}}}),
-        entry("hand", &ours),
-        entry("tui", "0000"),
+        entry(2, "hand", &ours),
+        entry(2, "tui", "0000"),
+        // Given "in the TUI" for this command, but not signed with the user's key.
+        entry(2, "tui", &ours),
+        entry(3, "tui", &ours),
     ] {
         std::fs::write(&file, planted.to_string()).unwrap();
         let v = ask_json(dir.path());
@@ -153,9 +156,27 @@ fn a_planted_permissions_file_pre_approves_nothing_in_ask() {
         );
         assert_eq!(std::fs::read_to_string(&file).unwrap(), planted.to_string());
     }
-    // An answer given in the TUI for this agent's command applies (the test can fail).
-    std::fs::write(&file, entry("tui", &ours).to_string()).unwrap();
+    // An answer given in the TUI for this agent's command, signed with the user's key (kept
+    // in the user's state folder, outside the vault), applies (the test can fail).
+    let state = dir.path().join(".agentero");
+    let key = dir
+        .path()
+        .join(".agentero-test-home/state/agentero")
+        .join(agentero::vault::state::ANSWER_KEY);
+    let mut r = agentero::acp::permission::Remembered::load_keyed(&state, &key);
+    r.set(
+        &state,
+        "hostile",
+        &ours,
+        tool,
+        agentero::acp::permission::Remember::Allow,
+    )
+    .unwrap();
     assert_eq!(other_server(&ask_json(dir.path())), "allow");
+    // The same file under another user's key: refused.
+    std::fs::remove_file(&key).unwrap();
+    agentero::acp::permission::AnswerKey::read_or_create(&key).unwrap();
+    assert_eq!(other_server(&ask_json(dir.path())), "reject");
 }
 
 fn command(root: &Path, json: bool) -> Command {
@@ -172,7 +193,8 @@ fn command(root: &Path, json: bool) -> Command {
     cmd.arg(QUESTION)
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"));
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"));
     cmd
 }
 

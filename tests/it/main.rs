@@ -8,6 +8,7 @@
 mod acp_builtin;
 mod acp_failures;
 mod acp_hostile;
+mod agent_sandbox;
 mod architecture;
 mod citations;
 mod cjk_text;

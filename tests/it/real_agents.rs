@@ -15,6 +15,7 @@
 //! adapters); when it is set, a missing adapter is a failure.
 
 use crate::common;
+mod grant_only;
 mod local;
 mod model_api;
 mod user_path;

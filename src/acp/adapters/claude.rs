@@ -2,11 +2,14 @@
 //! `_meta.claudeCode.options` is spread into the Claude Agent SDK's options. `tools: []`
 //! removes the built-in tools (Read, Grep, Bash, WebFetch, …) from what the model is offered,
 //! `allowedTools` pre-approves our three, so the adapter never asks. With `native_reads`,
-//! `Read` stays and reaches our permission policy.
+//! `Read` stays and reaches our permission policy. Its memory files are off
+//! (`CLAUDE_CODE_DISABLE_CLAUDE_MDS=1`, `settingSources: []`).
 
 use serde_json::{Map, Value, json};
 
-use super::{AdapterSpec, CONTEXT_SERVER_NAME, CallFields, McpCall};
+use std::path::Path;
+
+use super::{AdapterSpec, CONTEXT_SERVER_NAME, CallFields, Launch, McpCall};
 use crate::config::{Adapter, AgentDef};
 use crate::context::TOOL_NAMES;
 
@@ -28,8 +31,27 @@ pub(super) static SPEC: AdapterSpec = AdapterSpec {
              or `enableAllProjectMcpServers` setting in ~/.claude/settings.json. {check}."
         )
     },
+    switches,
+    memory_off: Some("CLAUDE_CODE_DISABLE_CLAUDE_MDS=1 and no settings files (settingSources: [])"),
+    // Its built-in tools are not offered (`tools: []`): nothing reads on its own.
+    restricted_reads: false,
+    config_homes: |home, env| {
+        vec![
+            super::config_dir(env, "CLAUDE_CONFIG_DIR", home, ".claude"),
+            home.join(".claude.json"),
+        ]
+    },
     ..AdapterSpec::generic(Adapter::Claude)
 };
+
+/// Claude Code's memory files (`CLAUDE.md` at every level, found from the working folder
+/// upwards) off; the structured switch is `settingSources: []` in [`session_meta`].
+fn switches(l: &mut Launch, _state_dir: &Path) -> std::io::Result<()> {
+    l.env
+        .entry("CLAUDE_CODE_DISABLE_CLAUDE_MDS".into())
+        .or_insert_with(|| "1".into());
+    Ok(())
+}
 
 /// Claude Code's tool name for a tool of an MCP server.
 const MCP_PREFIX: &str = "mcp__";
@@ -47,7 +69,8 @@ fn tool_names() -> Vec<String> {
 }
 
 /// `_meta` for every session: the built-in tools off (but `Read` with `native_reads`), ours
-/// pre-approved.
+/// pre-approved, and no settings files read (`settingSources: []`: no project or local
+/// settings, no `CLAUDE.md`; the adapter's own default is user, project and local).
 fn session_meta(def: &AgentDef) -> Option<Map<String, Value>> {
     let tools: Vec<&str> = if def.native_reads {
         vec!["Read"]
@@ -59,6 +82,7 @@ fn session_meta(def: &AgentDef) -> Option<Map<String, Value>> {
             "options": {
                 "tools": tools,
                 "allowedTools": tool_names(),
+                "settingSources": [],
             }
         }
     });

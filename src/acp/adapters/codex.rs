@@ -24,6 +24,10 @@ pub(super) static SPEC: AdapterSpec = AdapterSpec {
              ~/.codex/config.toml. {check}."
         )
     },
+    memory_off: Some("no project docs (-c project_doc_max_bytes=0)"),
+    // Its built-in `view_image` reads any image without asking, whatever the switches say.
+    restricted_reads: true,
+    config_homes: |home, env| vec![super::config_dir(env, "CODEX_HOME", home, ".codex")],
     ..AdapterSpec::generic(Adapter::Codex)
 };
 
@@ -31,11 +35,13 @@ pub(super) static SPEC: AdapterSpec = AdapterSpec {
 /// question. codex-acp offers a native edit (`apply_patch`) with approve/abort only, and the
 /// abort agentero must give ends the whole turn; with `approval_policy="never"` Codex's own
 /// read-only sandbox refuses the edit and the model carries on.
-const OVERRIDES: [&str; 4] = [
+/// `project_doc_max_bytes=0`: no `AGENTS.md` from the repository around the working folder.
+const OVERRIDES: [&str; 5] = [
     "features.shell_tool=false",
     "features.unified_exec=false",
     "web_search=\"disabled\"",
     "approval_policy=\"never\"",
+    "project_doc_max_bytes=0",
 ];
 
 /// Codex's approval kind of an MCP tool call.

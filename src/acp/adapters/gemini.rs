@@ -24,8 +24,25 @@ pub(super) static SPEC: AdapterSpec = AdapterSpec {
              `--allowed-mcp-server-names` in your Gemini settings. {check}."
         )
     },
+    memory_off: Some("no GEMINI.md discovery (context.memoryBoundaryMarkers: [])"),
+    prepare_cwd,
+    // Its built-in tools are denied by the policy file: nothing reads on its own.
+    restricted_reads: false,
+    config_homes: |home, _| vec![home.join(".gemini")],
     ..AdapterSpec::generic(Adapter::Gemini)
 };
+
+/// The workspace settings gemini-cli 0.61 reads from a session's working folder (it loads
+/// settings per session from its `cwd`; workspace settings win over the user's): no upward
+/// `GEMINI.md` discovery.
+pub const WORKSPACE_SETTINGS: &str = "{\"context\":{\"memoryBoundaryMarkers\":[]}}\n";
+
+/// Writes [`WORKSPACE_SETTINGS`] to `{cwd}/.gemini/settings.json`.
+fn prepare_cwd(cwd: &Path) -> std::io::Result<()> {
+    let dir = cwd.join(".gemini");
+    crate::acp::workdir::private_dir(&dir)?;
+    std::fs::write(dir.join("settings.json"), WORKSPACE_SETTINGS)
+}
 
 /// Gemini CLI's option that only its MCP confirmations offer.
 const MCP_OPTION: &str = "proceed_always_server";

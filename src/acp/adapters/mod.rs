@@ -101,6 +101,20 @@ pub struct AdapterSpec {
     /// What to try when the agent did not attach the context server; `check` is the sentence
     /// that names `agentero agents <name>`.
     pub attach_hint: fn(check: &str) -> String,
+    /// Its sessions run in a working folder outside the vault (see `acp::workdir`): every
+    /// agent but agentero's own, which discovers nothing on its own.
+    pub works_outside: bool,
+    /// How its memory and instruction files (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`) are
+    /// switched off, for `agentero agents`; `None`: agentero does not know how.
+    pub memory_off: Option<&'static str>,
+    /// Writes what a session's working folder needs before the session opens in it.
+    pub prepare_cwd: fn(cwd: &Path) -> std::io::Result<()>,
+    /// Its process tree is started inside the read restriction (see `acp::sandbox`): its own
+    /// tools read files without asking the client.
+    pub restricted_reads: bool,
+    /// The folders of its own configuration that the read restriction leaves readable, for a
+    /// user whose home is `home` (`env`: the agent's configured environment).
+    pub config_homes: fn(home: &Path, env: &BTreeMap<String, String>) -> Vec<PathBuf>,
 }
 
 impl AdapterSpec {
@@ -124,6 +138,11 @@ impl AdapterSpec {
                      {check}; until it attaches, turns carry the evidence in the prompt."
                 )
             },
+            works_outside: !matches!(adapter, Adapter::Builtin),
+            memory_off: None,
+            prepare_cwd: |_| Ok(()),
+            restricted_reads: false,
+            config_homes: |_, _| Vec::new(),
         }
     }
 }
@@ -170,6 +189,27 @@ pub fn launch(def: &AgentDef, state_dir: &Path, found: bool) -> std::io::Result<
     };
     (spec(def.adapter).switches)(&mut launch, state_dir)?;
     Ok(launch)
+}
+
+/// Prepares a session's working folder for `def`'s adapter (see [`AdapterSpec::prepare_cwd`]).
+pub fn prepare_cwd(def: &AgentDef, cwd: &Path) -> std::io::Result<()> {
+    (spec(def.adapter).prepare_cwd)(cwd)
+}
+
+/// A folder of the agent's configuration: `var` in its environment (or agentero's), else
+/// `home/default`.
+pub(crate) fn config_dir(
+    env: &BTreeMap<String, String>,
+    var: &str,
+    home: &Path,
+    default: &str,
+) -> PathBuf {
+    env.get(var)
+        .cloned()
+        .or_else(|| std::env::var(var).ok())
+        .filter(|v| Path::new(v).is_absolute())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(default))
 }
 
 /// `_meta` for `session/new`, `session/load` and `session/resume` of `def`'s adapter.
@@ -447,9 +487,39 @@ mod tests {
                 "-c",
                 "features.unified_exec=false",
                 "-c",
-                "approval_policy=\"never\""
+                "approval_policy=\"never\"",
+                "-c",
+                "project_doc_max_bytes=0"
             ]
         );
+        // Claude Code's memory files are off, in the environment and in the session's options.
+        let l = launch(&def("claude"), dir.path(), true).unwrap();
+        assert_eq!(
+            l.env
+                .get("CLAUDE_CODE_DISABLE_CLAUDE_MDS")
+                .map(String::as_str),
+            Some("1")
+        );
+        let meta = session_meta(&def("claude")).unwrap();
+        assert_eq!(
+            meta["claudeCode"]["options"]["settingSources"],
+            serde_json::json!([])
+        );
+        // Gemini CLI's session folder gets workspace settings with no upward discovery.
+        let cwd = dir.path().join("session");
+        std::fs::create_dir_all(&cwd).unwrap();
+        prepare_cwd(&def("gemini"), &cwd).unwrap();
+        let settings: Value =
+            serde_json::from_slice(&std::fs::read(cwd.join(".gemini/settings.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            settings["context"]["memoryBoundaryMarkers"],
+            serde_json::json!([])
+        );
+        // Every adapter but agentero's own works outside the vault; Codex is restricted.
+        assert!(!spec(Adapter::Builtin).works_outside);
+        assert!(spec(Adapter::Claude).works_outside && spec(Adapter::Other).works_outside);
+        assert!(spec(Adapter::Codex).restricted_reads);
         assert!(presets().iter().all(|p| !p.login.is_empty()));
     }
 

@@ -16,6 +16,7 @@ use agent_client_protocol::{Agent, Client, ErrorCode};
 use tokio::sync::oneshot;
 
 use super::error::{AgentError, connection_lost, error_text, tail_of};
+use super::place::{Place, Protections};
 use super::routes::{Inbound, Routes};
 use crate::acp::adapters::{self, AuthInfo};
 use crate::acp::transport;
@@ -82,6 +83,12 @@ pub struct AgentProcess {
     command: String,
     /// What the agent runs, as remembered permission answers are bound to it.
     command_id: String,
+    /// The host's end of the relayed context server of a restricted agent.
+    pub(super) broker: Option<crate::acp::sandbox::Broker>,
+    /// What keeps the vault away from it besides the grant.
+    pub protections: Protections,
+    /// The vault it serves and agentero's executable.
+    pub(super) place: Place,
 }
 
 /// The executable `command` names: a path as given, else the first match on `PATH`.
@@ -155,20 +162,20 @@ fn launch_line(l: &adapters::Launch) -> String {
 }
 
 impl AgentProcess {
-    /// Starts the agent for the vault whose state folder is `state_dir` (files agentero
-    /// writes for an adapter go there), runs `initialize` (protocol v1, no fs, no terminal) and,
-    /// for an `env_var` auth method whose variables are set, `authenticate`.
-    pub async fn start(def: &AgentDef, state_dir: &Path) -> Result<AgentProcess, AgentError> {
+    /// Starts the agent for the vault of `place` (files agentero writes for an adapter go to
+    /// its state folder), outside the vault and within the protections of its adapter (see
+    /// [`place`](super::place)), runs `initialize` (protocol v1, no fs, no terminal) and, for
+    /// an `env_var` auth method whose variables are set, `authenticate`.
+    pub async fn start(def: &AgentDef, place: &Place) -> Result<AgentProcess, AgentError> {
         let agent = def.name.clone();
         let found = find_command(&def.command);
         let npx = found.is_none() && def.npx_package.is_some();
-        let launch = adapters::launch(def, state_dir, found.is_some()).map_err(|e| {
-            AgentError::Protocol {
-                agent: agent.clone(),
-                message: format!("cannot prepare the agent's files: {e}"),
-                tail: String::new(),
-            }
-        })?;
+        let cannot = |e: std::io::Error| AgentError::Protocol {
+            agent: agent.clone(),
+            message: format!("cannot prepare the agent's files: {e}"),
+            tail: String::new(),
+        };
+        let launch = adapters::launch(def, &place.state_dir, found.is_some()).map_err(cannot)?;
         let command = launch_line(&launch);
         let exe = match found {
             Some(exe) => exe,
@@ -184,6 +191,17 @@ impl AgentProcess {
             },
         };
         let command_id = crate::acp::permission::command_id(&exe, &launch.args);
+        let prepared = super::place::prepare(def, place, &exe, npx, launch).map_err(cannot)?;
+        for line in prepared.protections.lines() {
+            tracing::info!(agent = %def.name, "{line}");
+        }
+        let launch = prepared.launch;
+        // Restricted: the launcher (agentero itself) becomes the agent.
+        let exe = if prepared.broker.is_some() {
+            launch.command.clone()
+        } else {
+            exe
+        };
         let name = def.name.clone();
         // The typed schema drops an auth method's `type` and `vars`: keep the raw methods.
         let raw_auth: Arc<Mutex<Option<serde_json::Value>>> = Arc::default();
@@ -200,12 +218,19 @@ impl AgentProcess {
                 }
             }
         });
-        let spawned = transport::spawn(&def.name, &exe, &launch.args, &launch.env, on_stdout)
-            .map_err(|e| AgentError::Exited {
-                agent: agent.clone(),
-                command: command.clone(),
-                tail: format!(": {e}"),
-            })?;
+        let spawned = transport::spawn(
+            &def.name,
+            &exe,
+            &launch.args,
+            &launch.env,
+            prepared.cwd.as_deref(),
+            on_stdout,
+        )
+        .map_err(|e| AgentError::Exited {
+            agent: agent.clone(),
+            command: command.clone(),
+            tail: format!(": {e}"),
+        })?;
         let transport = spawned.lines;
         let stderr = spawned.stderr;
         let group = Arc::new(tokio::sync::Mutex::new(spawned.group));
@@ -270,6 +295,9 @@ impl AgentProcess {
             meta: adapters::session_meta(def),
             command,
             command_id,
+            broker: prepared.broker,
+            protections: prepared.protections,
+            place: place.clone(),
         };
         process.initialize(&raw_auth).await?;
         process.authenticate().await?;

@@ -142,27 +142,63 @@ impl AgentProcess {
         self.routes.unlisten(session)
     }
 
-    /// Creates `n` prompt-only sessions (no MCP server) in fresh folders under `sessions_dir`,
-    /// in the background.
-    pub async fn fill_pool(&self, sessions_dir: &Path, n: usize) {
+    /// The working folder of session runtime `runtime_id`: a folder of its own outside the
+    /// vault (prepared for the adapter), or, for agentero's own agent, the runtime's folder in
+    /// the vault's state folder.
+    pub fn session_cwd(&self, runtime_id: &str) -> std::io::Result<std::path::PathBuf> {
+        cwd_of(&self.def, &self.protections, &self.place, runtime_id)
+    }
+
+    /// Removes the working folder of a throwaway session runtime (outside the vault; the
+    /// runtime's folder in the state folder is the caller's).
+    pub fn forget_session_cwd(&self, runtime_id: &str) {
+        if let Some(w) = &self.protections.work {
+            crate::acp::workdir::remove_session_dir(w, runtime_id);
+        }
+    }
+
+    /// The `agentero-context` server for a grant: agentero itself, or, for an agent inside
+    /// the read restriction, the relay to this process's broker.
+    pub fn context_server(&self, grant: &Path) -> McpServer {
+        match &self.broker {
+            Some(b) => McpServer::Stdio(
+                McpServerStdio::new(CONTEXT_SERVER_NAME, &self.place.host_exe).args(vec![
+                    crate::acp::sandbox::RELAY_FLAG.into(),
+                    b.socket.display().to_string(),
+                    grant.display().to_string(),
+                ]),
+            ),
+            None => context_server(&self.place.host_exe, grant),
+        }
+    }
+
+    /// Creates `n` prompt-only sessions (no MCP server) in fresh working folders, in the
+    /// background.
+    pub async fn fill_pool(&self, n: usize) {
         let mut pool = self.pool.lock().await;
         let missing = n.saturating_sub(pool.ready.len());
         if missing == 0 || pool.filling.as_ref().is_some_and(|h| !h.is_finished()) {
             return;
         }
         let cx = self.cx.clone();
-        let dir = sessions_dir.to_path_buf();
+        let (def, protections, place) = (
+            self.def.clone(),
+            self.protections.clone(),
+            self.place.clone(),
+        );
         let shared = self.pool.clone();
         let agent = self.def.name.clone();
         let live = self.live.clone();
         pool.filling = Some(tokio::spawn(async move {
             for _ in 0..missing {
                 let runtime_id = new_id("rt");
-                let cwd = dir.join(&runtime_id);
-                if let Err(e) = crate::vault::statefs::ensure_dir(&cwd) {
-                    tracing::warn!(error = %e, "cannot create a warm session folder");
-                    return;
-                }
+                let cwd = match cwd_of(&def, &protections, &place, &runtime_id) {
+                    Ok(cwd) => cwd,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot create a warm session folder");
+                        return;
+                    }
+                };
                 let req = NewSessionRequest::new(cwd).mcp_servers(Vec::new());
                 match tokio::time::timeout(OPEN_TIMEOUT, cx.send_request(req).block_task()).await {
                     Ok(Ok(r)) => {
@@ -194,7 +230,7 @@ impl AgentProcess {
 
     /// Takes a warm session (waiting for a fill in progress), refilling in the background when
     /// `auto_refill` is on. A taken session never returns to the pool.
-    pub async fn take_warm(&self, sessions_dir: &Path) -> Option<WarmSession> {
+    pub async fn take_warm(&self) -> Option<WarmSession> {
         let filling = {
             let mut pool = self.pool.lock().await;
             if pool.ready.is_empty() {
@@ -215,7 +251,7 @@ impl AgentProcess {
             }
         };
         if taken.is_some() && self.auto_refill {
-            self.fill_pool(sessions_dir, self.def.warm_pool).await;
+            self.fill_pool(self.def.warm_pool).await;
         }
         taken
     }
@@ -227,6 +263,27 @@ impl AgentProcess {
             let _ = h.await;
         }
         self.pool.lock().await.ready.len()
+    }
+}
+
+/// The working folder of `runtime_id` for `def` (see [`AgentProcess::session_cwd`]).
+fn cwd_of(
+    def: &crate::config::AgentDef,
+    protections: &super::Protections,
+    place: &super::Place,
+    runtime_id: &str,
+) -> std::io::Result<std::path::PathBuf> {
+    match &protections.work {
+        Some(w) => {
+            let dir = crate::acp::workdir::session_dir(w, runtime_id)?;
+            adapters::prepare_cwd(def, &dir)?;
+            Ok(dir)
+        }
+        None => {
+            let dir = place.sessions_dir().join(runtime_id);
+            crate::vault::statefs::ensure_dir(&dir)?;
+            Ok(dir)
+        }
     }
 }
 

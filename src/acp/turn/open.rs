@@ -2,15 +2,14 @@
 //! goes round once more with `session/new`) in a session folder with this turn's grant, the
 //! prompt's text, and the turn's first transcript lines.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::super::client::{AgentProcess, OpenError, context_server, unix_now};
+use super::super::client::{AgentProcess, OpenError, unix_now};
 use super::super::seed::{PriorMessage, conversation_seed};
 use super::super::session::{Caps, Effect, Event, Open, Opening, Seed, SessionMachine, TurnInput};
 use super::super::transcript::{Line, Thread};
 use super::{Turn, TurnError, apply_side_effects, io, record_failure};
-use crate::context::grant::{self, GrantFiles, SESSIONS_DIR, new_id, now_rfc3339};
+use crate::context::grant::{self, GrantFiles, new_id, now_rfc3339};
 use crate::context::{ContextPlan, Mode, prompt};
 
 /// The session a turn prompts, open.
@@ -72,7 +71,9 @@ pub(super) async fn open_session(
     mut effects: Vec<Effect>,
     notices: &mut Vec<String>,
 ) -> Result<OpenedSession, TurnError> {
-    let sessions_dir = t.vault.state_dir().join(SESSIONS_DIR);
+    if let Some(w) = agent.protections.warning(&agent.def.name) {
+        notices.push(w);
+    }
     let mut rpc = Duration::ZERO;
     loop {
         let Some((how, attach_mcp, seed, prompt_mode)) = Effect::open_of(&effects) else {
@@ -80,7 +81,7 @@ pub(super) async fn open_session(
         };
         apply_side_effects(&effects, thread, machine, notices);
         let started = Instant::now();
-        let tried = attempt(t, agent, machine, &how, attach_mcp, &sessions_dir).await?;
+        let tried = attempt(t, agent, machine, &how, attach_mcp).await?;
         rpc += started.elapsed();
         let host = t.t0.elapsed() - rpc;
         match tried.opened {
@@ -159,7 +160,6 @@ async fn attempt(
     machine: &SessionMachine,
     how: &Open,
     attach_mcp: bool,
-    sessions_dir: &Path,
 ) -> Result<Attempt, TurnError> {
     let mut created = None;
     let (runtime_id, warm_session) = match how {
@@ -172,7 +172,7 @@ async fn attempt(
             None,
         ),
         Open::New => (new_id("rt"), None),
-        Open::Warm => match agent.take_warm(sessions_dir).await {
+        Open::Warm => match agent.take_warm().await {
             Some(w) => {
                 created = Some(w.created);
                 (w.runtime_id.clone(), Some(w))
@@ -182,9 +182,12 @@ async fn attempt(
     };
     let (files, grant) = grant::write(t.vault, &runtime_id, &t.spec.plan)
         .map_err(|e| io("cannot write the grant", e))?;
-    let cwd = files.dir.clone();
+    // The agent works outside the vault (the grant stays in the state folder).
+    let cwd = agent
+        .session_cwd(&runtime_id)
+        .map_err(|e| io("cannot create the session's working folder", e))?;
     let mcp = if attach_mcp {
-        vec![context_server(&t.spec.host_exe, &files.grant())]
+        vec![agent.context_server(&files.grant())]
     } else {
         Vec::new()
     };

@@ -95,11 +95,11 @@ pub(super) async fn start_agent(
 }
 
 async fn spawn_agent(vault: &Vault, setup: &AgentSetup) -> Result<AgentProcess, String> {
-    match AgentProcess::start(&setup.def, &vault.state_dir()).await {
+    let place = crate::acp::client::Place::of(vault, &setup.host_exe);
+    match AgentProcess::start(&setup.def, &place).await {
         Ok(a) => {
             if setup.def.remote && setup.def.warm_pool > 0 {
-                let dir = vault.state_dir().join(crate::context::grant::SESSIONS_DIR);
-                a.fill_pool(&dir, setup.def.warm_pool).await;
+                a.fill_pool(setup.def.warm_pool).await;
             }
             Ok(a)
         }

@@ -379,9 +379,14 @@ fn codex_attempting_apply_patch_completes_with_an_answer_and_writes_nothing() {
     );
     eprintln!("codex's answer to the patch: {answer}");
     assert!(!rig.root().join("notes/patched-by-codex.md").exists());
+    // The session's working folder is outside the vault: the test's HOME lies inside it, so
+    // agentero's private temp folder (`/tmp/agentero-<uid>/agent-work/sessions/<runtime>`).
+    let uid = rustix::process::getuid().as_raw();
+    let work = std::env::temp_dir().join(format!("agentero-{uid}/agent-work/sessions"));
     let sessions = rig.root().join(".agentero/context-sessions");
     let written: Vec<PathBuf> = walk(&sessions)
         .into_iter()
+        .chain(walk(&work))
         .filter(|p| p.ends_with("agentero-patched.txt"))
         .collect();
     assert!(written.is_empty(), "the patch wrote {written:?}");
