@@ -25,6 +25,18 @@ pub const MAX_VALUE_BYTES: i32 = 64 << 20;
 /// library's (length counts, not the blocks a sparse file uses).
 pub const MAX_WAL_BYTES: u64 = 1 << 30;
 
+/// The most rows read from one query: ten times the largest libraries Zotero's forums report.
+pub const MAX_ROWS: usize = 5_000_000;
+
+/// Zotero's object keys: 8 characters of this alphabet (`Zotero.Utilities.generateObjectKey`).
+const KEY_ALPHABET: &[u8] = b"23456789ABCDEFGHIJKLMNPQRSTUVWXYZ";
+
+/// Whether `key` has the shape of a Zotero key (8 characters of [`KEY_ALPHABET`]): only such
+/// keys are ever joined into a path.
+pub fn is_key(key: &str) -> bool {
+    key.len() == 8 && key.bytes().all(|b| KEY_ALPHABET.contains(&b))
+}
+
 /// Puts every later query on `conn` under `deadline` and the value-length cap.
 pub fn bound(conn: &mut Connection, deadline: Instant) -> rusqlite::Result<()> {
     conn.progress_handler(1000, Some(move || Instant::now() >= deadline))?;
@@ -227,8 +239,8 @@ pub fn bbt_keys(dir: &Path, copy_dir: &Path, deadline: Instant) -> (CitationKeys
         for row in rows {
             // A row of another shape is skipped; an interruption ends the read.
             match row {
-                Ok((lib, key, ck)) if super::library::is_key(&key) => {
-                    if out.len() >= super::read::MAX_ROWS {
+                Ok((lib, key, ck)) if is_key(&key) => {
+                    if out.len() >= MAX_ROWS {
                         break;
                     }
                     out.insert((lib, key), ck);

@@ -67,14 +67,7 @@ pub struct Library {
     pub warnings: Vec<String>,
 }
 
-/// Zotero's object keys: 8 characters of this alphabet (`Zotero.Utilities.generateObjectKey`).
-const KEY_ALPHABET: &[u8] = b"23456789ABCDEFGHIJKLMNPQRSTUVWXYZ";
-
-/// Whether `key` has the shape of a Zotero key (8 characters of [`KEY_ALPHABET`]): only such
-/// keys are ever joined into a path.
-pub fn is_key(key: &str) -> bool {
-    key.len() == 8 && key.bytes().all(|b| KEY_ALPHABET.contains(&b))
-}
+pub use super::db::is_key;
 
 /// Longest title or collection name kept in a file name, in characters and in bytes.
 const NAME_CHARS: usize = 80;

@@ -11,8 +11,7 @@ use rusqlite::{Connection, Row};
 
 use super::db;
 
-/// The most rows read from one query: ten times the largest libraries Zotero's forums report.
-pub const MAX_ROWS: usize = 5_000_000;
+pub use db::MAX_ROWS;
 
 /// The tables read, which must be tables.
 const REQUIRED: [&str; 13] = [
@@ -188,7 +187,7 @@ pub fn read(conn: &Connection) -> Result<Rows, ReadError> {
             })
         },
         |r| {
-            if super::library::is_key(&r.key) {
+            if db::is_key(&r.key) {
                 rows.items.insert(r.id, r);
             } else {
                 tracing::warn!(
