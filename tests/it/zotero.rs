@@ -327,6 +327,15 @@ fn the_library_maps_onto_a_vault_while_zotero_holds_it() {
         ],
         "regular, non-trashed items with a PDF (the relative linked file needs the profile)"
     );
+    if std::env::var_os("AGENTERO_ZOTERO_PROFILE").is_none() {
+        let warnings = vault.zotero().unwrap().warnings();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("1 linked files relative to Zotero's base folder left out")),
+            "without a prefs.js the relative linked file is not dropped silently: {warnings:?}"
+        );
+    }
     let dirs = paths(&vault, EntryKind::Directory);
     for d in [
         "collections",
