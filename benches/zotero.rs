@@ -3,8 +3,12 @@
 //! library, the time to open the library (read the database, which sits in the `-wal` as under
 //! a running Zotero 10), to list a collection, and search latency on both.
 //!
-//! Run: `cargo bench --bench zotero` (release). Needs Zotero's schema files (see
-//! `tests/zotero/library.rs`).
+//! First, a library of 100,000 items (each a journal article with its PDF in `storage/`, in the
+//! `-wal`): the time to open it and the peak RSS of a process that only opens it, then the time
+//! to refuse it once its `deletedItems` is a recursive view.
+//!
+//! Run: `cargo bench --bench zotero` (release); `AGENTERO_BENCH_LARGE_ONLY=1` stops after the
+//! 100,000-item library. Needs Zotero's schema files (see `tests/it/zotero/library.rs`).
 
 mod common;
 #[path = "../tests/it/zotero/library.rs"]
@@ -53,7 +57,7 @@ fn zotero_library(folder: &Path, dir: &Path, schema: &Path) -> library::Zotero {
         })
         .collect();
     for (n, pdf) in pdfs_of(folder).iter().enumerate() {
-        let item = z.item("journalArticle", &format!("I{n:07}"));
+        let item = z.item("journalArticle", &library::zkey(2 * n as u64));
         z.set(
             item,
             "title",
@@ -65,7 +69,7 @@ fn zotero_library(folder: &Path, dir: &Path, schema: &Path) -> library::Zotero {
             &format!("{}-00-00 {}", 1990 + n % 30, 1990 + n % 30),
         );
         z.creator(item, "Ada", &format!("Author{n}"), 0);
-        let key = format!("A{n:07}");
+        let key = library::zkey(2 * n as u64 + 1);
         z.attachment(Some(item), &key, 1, "storage:paper.pdf");
         let target = dir.join("storage").join(&key).join("paper.pdf");
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
@@ -91,10 +95,114 @@ fn search_samples(vault: &Vault, queries: &[&str], rounds: usize) -> Vec<Duratio
     out
 }
 
+/// Peak resident memory of this process so far (`VmHWM`), in kB.
+fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// `n` journal articles, each with a PDF in `storage/`, committed into the `-wal`.
+fn large_library(dir: &Path, schema: &Path, n: u64) -> library::Zotero {
+    std::fs::create_dir_all(dir.join("storage")).unwrap();
+    let z = library::create(dir, schema);
+    z.conn.execute_batch("BEGIN").unwrap();
+    let colls: Vec<i64> = (0..100)
+        .map(|c| z.collection(&format!("Topic {c}"), None, &library::zkey(c)))
+        .collect();
+    for i in 0..n {
+        let item = z.item("journalArticle", &library::zkey(2 * i));
+        z.set(item, "title", &format!("Item {i} on reading machines"));
+        z.set(
+            item,
+            "date",
+            &format!("{}-00-00 {}", 1990 + i % 30, 1990 + i % 30),
+        );
+        z.creator(item, "Ada", &format!("Author{i}"), 0);
+        let key = library::zkey(2 * i + 1);
+        z.attachment(Some(item), &key, 1, "storage:paper.pdf");
+        library::put(
+            &dir.join("storage").join(&key).join("paper.pdf"),
+            b"%PDF-1.4\n",
+        );
+        z.file_in(colls[(i % 100) as usize], item);
+    }
+    z.conn.execute_batch("COMMIT").unwrap();
+    z
+}
+
+/// In a child process: open the library at `dir`, list it, print seconds, entries, peak kB.
+fn open_in_child(dir: &Path) {
+    let base = dir.parent().unwrap().join("state-large");
+    let t = Instant::now();
+    let vault = Vault::open_with_state_base(dir, &base).unwrap();
+    let entries = vault.scan().unwrap().len();
+    println!("{} {entries} {}", t.elapsed().as_secs_f64(), peak_rss_kb());
+}
+
+fn opens_large(schema: &Path) {
+    // `AGENTERO_BENCH_ITEMS` for a smaller library (a debug build takes half an hour for these).
+    let items: u64 = std::env::var("AGENTERO_BENCH_ITEMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("Zotero");
+    let t = Instant::now();
+    let z = large_library(&dir, schema, items);
+    println!(
+        "# a Zotero library of {items} items\n\nbuilt in {:.1} s (the items in the -wal)\n",
+        t.elapsed().as_secs_f64()
+    );
+    println!("| run | open + scan (s) | entries | peak RSS of the process (MB) |");
+    println!("|---|---:|---:|---:|");
+    for run in ["first (copies the -wal)", "again"] {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .env("AGENTERO_BENCH_OPEN_CHILD", &dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let f: Vec<&str> = text.split_whitespace().collect();
+        let kb: f64 = f[2].parse().unwrap();
+        println!("| {run} | {} | {} | {:.0} |", f[0], f[1], kb / 1024.0);
+    }
+    z.conn
+        .execute_batch(
+            "DROP TABLE deletedItems;
+             CREATE VIEW deletedItems AS WITH RECURSIVE r(itemID, dateDeleted) AS
+               (SELECT 1, 0 UNION ALL SELECT itemID + 1, 0 FROM r) SELECT itemID, dateDeleted FROM r;",
+        )
+        .unwrap();
+    let t = Instant::now();
+    let err = Vault::open_with_state_base(&dir, &tmp.path().join("state-view")).unwrap_err();
+    println!(
+        "\nrecursive view refused in {:.3} s: {err}\n",
+        t.elapsed().as_secs_f64()
+    );
+}
+
 fn main() {
+    if let Some(dir) = std::env::var_os("AGENTERO_BENCH_OPEN_CHILD") {
+        open_in_child(Path::new(&dir));
+        return;
+    }
     let Some(schema) = library::schema_dir() else {
         return;
     };
+    opens_large(&schema);
+    if std::env::var_os("AGENTERO_BENCH_LARGE_ONLY").is_some() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let folder = tmp.path().join("folder");
     build_vault(&folder);

@@ -8,6 +8,11 @@ pub(super) fn open_vault(named: Option<&Path>) -> anyhow::Result<Vault> {
     if let Some(notice) = vault.read_only_notice() {
         eprintln!("agentero: {notice}");
     }
+    // Rows of a Zotero library left out (a key not of Zotero's shape, a file outside it, a
+    // linked file without its base folder): said, never silent.
+    for warning in vault.zotero().map(|z| z.warnings()).unwrap_or_default() {
+        eprintln!("agentero: {}", visible(&warning));
+    }
     // A state folder that is not agentero's own is said on stderr by the log's opening.
     let _ = vault.ensure_state_dir();
     crate::logging::init(&vault.state_dir());

@@ -203,12 +203,29 @@ impl Vault {
     }
 
     /// Where the file of the entry at `rel` is on disk (a linked Zotero file, a note written
-    /// out in the state folder, or the vault's own file).
+    /// out in the state folder, or the vault's own file). A name that is not made of checked
+    /// components ([`paths::VaultRel`]: no `..`, no hidden or empty ones) leads nowhere: the
+    /// empty path, which no read finds. To read a file, [`Vault::read_path`] also follows its
+    /// links and checks where they lead.
     pub fn abs_path(&self, rel: &str) -> PathBuf {
-        self.zotero
-            .as_ref()
-            .and_then(|z| z.abs_path(rel))
-            .unwrap_or_else(|| self.root.join(rel))
+        let Ok(checked) = paths::VaultRel::parse(rel.trim_end_matches('/')) else {
+            return PathBuf::new();
+        };
+        match &self.zotero {
+            Some(z) if z.is_virtual(rel) => z.abs_path(rel).unwrap_or_default(),
+            _ => checked.on(&self.root),
+        }
+    }
+
+    /// Where to read the file at `rel` from: its real place with every link followed, and
+    /// only when that is inside the library ([`Vault::resolve`]) — the one rule for every
+    /// source, so a symlink or a `..` that leads outside is never read.
+    pub fn read_path(&self, rel: &str) -> Result<PathBuf, Refusal> {
+        let r = self.resolve(rel)?;
+        if r.is_dir {
+            return Err(Refusal::Unsupported);
+        }
+        Ok(r.abs)
     }
 
     pub fn root(&self) -> &Path {

@@ -213,6 +213,192 @@ pub fn to_rel(root: &Path, abs: &Path) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// The longest file name (one path component) the common file systems take, in bytes.
+pub const NAME_MAX_BYTES: usize = 255;
+
+/// Why foreign text is not one path component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BadSegment {
+    #[error("an empty path component")]
+    Empty,
+    #[error("a '.' or '..' path component")]
+    Dot,
+    #[error("a separator inside a path component")]
+    Separator,
+    #[error("a NUL byte in a path component")]
+    Nul,
+    #[error("a path component longer than {NAME_MAX_BYTES} bytes")]
+    TooLong,
+    #[error("a hidden path component (starting with '.')")]
+    Hidden,
+}
+
+/// One checked path component: not empty, not `.` or `..`, no `/`, `\` or NUL, at most
+/// [`NAME_MAX_BYTES`] bytes. The only thing [`Rel`] paths are made of.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Segment(String);
+
+impl Segment {
+    pub fn new(s: &str) -> Result<Segment, BadSegment> {
+        if s.is_empty() {
+            return Err(BadSegment::Empty);
+        }
+        if s == "." || s == ".." {
+            return Err(BadSegment::Dot);
+        }
+        if s.contains(['/', '\\']) {
+            return Err(BadSegment::Separator);
+        }
+        if s.contains('\0') {
+            return Err(BadSegment::Nul);
+        }
+        if s.len() > NAME_MAX_BYTES {
+            return Err(BadSegment::TooLong);
+        }
+        Ok(Segment(s.to_string()))
+    }
+
+    /// A component made from foreign text (a title, a collection or file name): separators
+    /// become `-`, control and look-alike characters are dropped, a leading `.` gets a `_`,
+    /// and the rest is cut to `max_bytes` (at most [`NAME_MAX_BYTES`]) on a character
+    /// boundary; `fallback` when nothing is left.
+    pub fn fit(name: &str, max_bytes: usize, fallback: &str) -> Segment {
+        let cleaned: String = name
+            .chars()
+            .map(|c| if c == '/' || c == '\\' { '-' } else { c })
+            .filter(|c| !is_suspicious(*c))
+            .collect();
+        let mut s = cleaned.trim().to_string();
+        if s.starts_with('.') {
+            s.insert(0, '_');
+        }
+        let s = cut_bytes(&s, max_bytes.min(NAME_MAX_BYTES)).trim_end();
+        Segment::new(s)
+            .or_else(|_| Segment::new(cut_bytes(fallback, NAME_MAX_BYTES)))
+            .unwrap_or_else(|_| Segment("_".into()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Segment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// `s` cut to at most `max` bytes, on a character boundary.
+pub fn cut_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Which root a [`Rel`] path is relative to.
+pub trait Place: Clone + std::fmt::Debug {
+    /// Whether a component may start with `.`.
+    const HIDDEN_OK: bool;
+}
+
+/// Relative to a vault's root: hidden components (and so `.agentero/`) are refused too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct InVault;
+/// Relative to a state folder (agentero's own names, and foreign text fitted into segments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct InState;
+
+impl Place for InVault {
+    const HIDDEN_OK: bool = false;
+}
+impl Place for InState {
+    const HIDDEN_OK: bool = true;
+}
+
+/// A relative path built only from checked [`Segment`]s: it cannot be absolute, climb, or
+/// hold an empty, `.` or NUL component, whatever text it was made from. Joining it onto a
+/// root ([`Rel::on`]) is the only way foreign names reach the vault or the state folder.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rel<P: Place> {
+    parts: Vec<Segment>,
+    place: std::marker::PhantomData<P>,
+}
+
+/// A vault-relative path (`storage/<KEY>/x.pdf`, `notes/a.md`).
+pub type VaultRel = Rel<InVault>;
+/// A path relative to a state folder (`zotero/view/notes/…`).
+pub type StateRel = Rel<InState>;
+
+impl<P: Place> Rel<P> {
+    fn check(seg: Segment) -> Result<Segment, BadSegment> {
+        if !P::HIDDEN_OK && seg.0.starts_with('.') {
+            return Err(BadSegment::Hidden);
+        }
+        Ok(seg)
+    }
+
+    /// The path of `parts`, each checked.
+    pub fn of(parts: &[&str]) -> Result<Self, BadSegment> {
+        let parts = parts
+            .iter()
+            .map(|p| Segment::new(p).and_then(Self::check))
+            .collect::<Result<Vec<_>, _>>()?;
+        if parts.is_empty() {
+            return Err(BadSegment::Empty);
+        }
+        Ok(Rel {
+            parts,
+            place: std::marker::PhantomData,
+        })
+    }
+
+    /// A `/`-separated path, every component checked (no empty ones: `a//b` is refused).
+    pub fn parse(s: &str) -> Result<Self, BadSegment> {
+        Self::of(&s.split('/').collect::<Vec<_>>())
+    }
+
+    /// This path with `seg` appended.
+    pub fn join(&self, seg: Segment) -> Result<Self, BadSegment> {
+        let mut parts = self.parts.clone();
+        parts.push(Self::check(seg)?);
+        Ok(Rel {
+            parts,
+            place: std::marker::PhantomData,
+        })
+    }
+
+    pub fn segments(&self) -> &[Segment] {
+        &self.parts
+    }
+
+    /// This path under `root`.
+    pub fn on(&self, root: &Path) -> PathBuf {
+        let mut p = root.to_path_buf();
+        for s in &self.parts {
+            p.push(&s.0);
+        }
+        p
+    }
+}
+
+impl<P: Place> std::fmt::Display for Rel<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, s) in self.parts.iter().enumerate() {
+            if i > 0 {
+                f.write_str("/")?;
+            }
+            f.write_str(&s.0)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,5 +462,36 @@ mod tests {
         assert_eq!(resolve(&root, "missing.md"), Err(Refusal::NotFound));
         assert!(resolve(&root, ".").unwrap().is_dir);
         assert_eq!(resolve(&root, ""), Err(Refusal::Empty));
+    }
+
+    #[test]
+    fn checked_segments_and_paths() {
+        for bad in ["", ".", "..", "a/b", "a\\b", "a\0b"] {
+            assert!(Segment::new(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(Segment::new(&"x".repeat(256)), Err(BadSegment::TooLong));
+        let emoji = "😀".repeat(70);
+        let fitted = Segment::fit(&emoji, 200, "note");
+        assert!(fitted.as_str().len() <= 200 && fitted.as_str().starts_with('😀'));
+        assert_eq!(Segment::fit("a/../b", 50, "x").as_str(), "a-..-b");
+        assert_eq!(Segment::fit("..", 50, "x").as_str(), "_..");
+        assert_eq!(Segment::fit(" \u{202E} ", 50, "x").as_str(), "x");
+        assert_eq!(cut_bytes("é", 1), "");
+        assert_eq!(
+            VaultRel::parse("storage/ABCD2345/a.pdf")
+                .unwrap()
+                .to_string(),
+            "storage/ABCD2345/a.pdf"
+        );
+        for bad in ["../x", "a/../b", "a//b", "/a", "a/.agentero/b", "a/"] {
+            assert!(VaultRel::parse(bad).is_err(), "{bad}");
+        }
+        assert!(StateRel::parse("zotero/.tmp").is_ok());
+        assert!(StateRel::parse("zotero/../x").is_err());
+        let root = Path::new("/r");
+        assert_eq!(
+            StateRel::parse("a/b").unwrap().on(root),
+            Path::new("/r/a/b")
+        );
     }
 }

@@ -30,8 +30,20 @@ pub enum Problem {
     Symlink,
     NotRegular,
     NotDirectory,
-    Foreign { uid: u32 },
-    HardLinked { links: u64 },
+    Foreign {
+        uid: u32,
+    },
+    HardLinked {
+        links: u64,
+    },
+    /// An empty, `.` or `..` component, or one with a separator or NUL: never a state name.
+    Climbs,
+}
+
+/// Whether `name` is one plain component: not empty, `.` or `..`, no `/` or NUL.
+fn is_plain_name(name: &OsStr) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty() && b != b"." && b != b".." && !b.contains(&b'/') && !b.contains(&0)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -90,6 +102,9 @@ fn refusal_message(path: &Path, problem: Problem) -> String {
             "{shown} belongs to uid {uid}, not to you (uid {}); agentero trusts only its own files inside {STATE_DIR}/ — {}",
             rustix::process::geteuid().as_raw(),
             rm("rm -r ")
+        ),
+        Problem::Climbs => format!(
+            "{shown} has a component that is empty, '.' or '..'; agentero never walks out of {STATE_DIR}/ — nothing was read or written there"
         ),
         Problem::HardLinked { links } => format!(
             "{shown} has {links} hard links; agentero counts a hard-linked file as foreign inside {STATE_DIR}/ — {}",
@@ -219,6 +234,14 @@ impl StateDir {
     /// Opens the state folder `dir`, checking every folder from the state root down; with
     /// `create`, missing folders are made 0700.
     pub fn open(dir: &Path, create: bool) -> Result<StateDir, StateError> {
+        // `..` never names a state folder: a name with separators in it (a foreign key joined
+        // raw) would otherwise climb out of the state folder, and the walk below would follow.
+        if dir
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            return Err(refused(dir, Problem::Climbs));
+        }
         let (base, below) = split_root(dir);
         let external = below.first().is_some_and(|b| b != STATE_DIR);
         if create && (below.is_empty() || external) {
@@ -247,6 +270,9 @@ impl StateDir {
 
     fn child(&self, name: &OsStr, create: bool) -> Result<StateDir, StateError> {
         let path = self.path.join(name);
+        if !is_plain_name(name) {
+            return Err(refused(&path, Problem::Climbs));
+        }
         let mut made = false;
         loop {
             match rustix::fs::openat(&self.fd, name, DIR_FLAGS, Mode::empty()) {
@@ -274,6 +300,9 @@ impl StateDir {
         action: &'static str,
     ) -> Result<std::fs::File, StateError> {
         let path = self.path.join(name);
+        if !is_plain_name(name) {
+            return Err(refused(&path, Problem::Climbs));
+        }
         let flags = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK;
         let fd =
             rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(0o600)).map_err(|e| {
@@ -413,7 +442,35 @@ pub fn sync_folder(dir: &Path) -> Result<(), StateError> {
     rustix::fs::syncfs(&folder.fd).map_err(|e| io_err("sync", dir, e))
 }
 
+/// [`atomic_write`] of what `reader` gives, streamed (never whole in memory), at most `limit`
+/// bytes: more is refused and nothing replaced. Returns the bytes written.
+pub fn atomic_write_from(
+    path: &Path,
+    reader: &mut dyn Read,
+    limit: u64,
+) -> Result<u64, StateError> {
+    let mut copied = 0;
+    replace_with(path, true, &mut |f: &mut std::fs::File| {
+        copied = std::io::copy(&mut Read::take(&mut *reader, limit.saturating_add(1)), f)?;
+        if copied > limit {
+            return Err(std::io::Error::other(format!(
+                "more than {limit} bytes; not copied"
+            )));
+        }
+        Ok(())
+    })?;
+    Ok(copied)
+}
+
 fn replace_file(path: &Path, bytes: &[u8], sync: bool) -> Result<(), StateError> {
+    replace_with(path, sync, &mut |f: &mut std::fs::File| f.write_all(bytes))
+}
+
+fn replace_with(
+    path: &Path,
+    sync: bool,
+    fill: &mut dyn FnMut(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), StateError> {
     let (parent, name) = parent_and_name(path)?;
     let dir = StateDir::open(parent, true)?;
     dir.check_replaceable(name)?;
@@ -435,9 +492,7 @@ fn replace_file(path: &Path, bytes: &[u8], sync: bool) -> Result<(), StateError>
         Err(e) => return Err(io_err("write", &tmp_path, e)),
     };
     let mut f = std::fs::File::from(fd);
-    let written = f
-        .write_all(bytes)
-        .and_then(|()| if sync { f.sync_all() } else { Ok(()) });
+    let written = fill(&mut f).and_then(|()| if sync { f.sync_all() } else { Ok(()) });
     let done = written
         .map_err(|e| io_err("write", path, e))
         .and_then(|()| dir.check_replaceable(name))

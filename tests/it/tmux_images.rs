@@ -656,7 +656,7 @@ fn zotero_annotations_are_drawn_in_their_colours_on_the_page_image_in_tmux() {
     let zdir = dir.path().join("Zotero");
     std::fs::create_dir_all(zdir.join("storage")).unwrap();
     let z = create(&zdir, &schema);
-    let item = z.item("conferencePaper", "DENSE001");
+    let item = z.item("conferencePaper", "DENSE223");
     z.set(item, "title", "Dense or Sparse? Retrieving Passages");
     let att = z.attachment(Some(item), "ATTDENSE", 1, "storage:dense.pdf");
     put(&zdir.join("storage/ATTDENSE/dense.pdf"), &pdf);
@@ -665,8 +665,8 @@ fn zotero_annotations_are_drawn_in_their_colours_on_the_page_image_in_tmux() {
     let high = r#"{"pageIndex":0,"rects":[[72,700,540,730]]}"#;
     z.annotation(att, "ANNGREEN", 1, Some("a line"), None, "1", high);
     let note = r#"{"pageIndex":0,"rects":[[560,380,600,420]]}"#;
-    z.annotation(att, "ANNBLUE1", 2, None, Some("see here"), "1", note);
-    for (key, colour) in [("ANNGREEN", "#5fb236"), ("ANNBLUE1", "#2ea8e5")] {
+    z.annotation(att, "ANNBLUE2", 2, None, Some("see here"), "1", note);
+    for (key, colour) in [("ANNGREEN", "#5fb236"), ("ANNBLUE2", "#2ea8e5")] {
         z.conn
             .execute(
                 "UPDATE itemAnnotations SET color = ?1 WHERE itemID = (SELECT itemID FROM items WHERE key = ?2)",

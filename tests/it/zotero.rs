@@ -12,6 +12,7 @@
 //! pass, except under `CI`, where they fail.
 
 use crate::common;
+mod hostile;
 pub(crate) mod library;
 
 use std::collections::BTreeMap;
@@ -87,7 +88,7 @@ fn build(schema: &Path) -> Library {
     let z = library::create(&dir, schema);
 
     // 1: an article with accents, its key in Zotero's own field, in two collections (one nested).
-    let a = z.item("journalArticle", "ART1KEY1");
+    let a = z.item("journalArticle", "ARTAKEYA");
     z.set(a, "title", "Reading order of Ångström-scale résumés");
     z.set(a, "date", "2021-03-00 March 2021");
     z.set(a, "DOI", "10.1234/zot.2021.1");
@@ -98,22 +99,22 @@ fn build(schema: &Path) -> Library {
     z.creator(a, "Jörg", "Müller", 1);
     let a_pdf = z.attachment(
         Some(a),
-        "ATT1KEY1",
+        "ATTAKEYA",
         1,
         "storage:Núñez - 2021 - Reading order.pdf",
     );
     put(
-        &dir.join("storage/ATT1KEY1/Núñez - 2021 - Reading order.pdf"),
+        &dir.join("storage/ATTAKEYA/Núñez - 2021 - Reading order.pdf"),
         &pdfs[0],
     );
     // A second PDF file of the Zotero folder: the item's snapshot is not a paper.
     put(
-        &dir.join("storage/ATT1KEY1/.zotero-ft-cache"),
+        &dir.join("storage/ATTAKEYA/.zotero-ft-cache"),
         b"cache text",
     );
 
     // 2: a conference paper whose key only Better BibTeX knows.
-    let b = z.item("conferencePaper", "CONF2KEY");
+    let b = z.item("conferencePaper", "CNFR2KEY");
     z.set(b, "title", "Tables without ruling lines");
     z.set(b, "date", "2019-00-00 2019");
     z.set(b, "proceedingsTitle", "Proceedings of Document Engineering");
@@ -158,7 +159,7 @@ fn build(schema: &Path) -> Library {
 
     z.annotation(
         a_pdf,
-        "ANNOHIG1",
+        "ANNHIGHA",
         1,
         Some("the reading order"),
         Some("compare with XY-cut"),
@@ -167,7 +168,7 @@ fn build(schema: &Path) -> Library {
     );
     z.annotation(
         a_pdf,
-        "ANNOUND2",
+        "ANNUNDRB",
         5,
         Some("columns"),
         None,
@@ -176,7 +177,7 @@ fn build(schema: &Path) -> Library {
     );
     z.annotation(
         a_pdf,
-        "ANNONOT3",
+        "ANNNTEXC",
         2,
         None,
         Some("a sticky note on page two"),
@@ -185,7 +186,7 @@ fn build(schema: &Path) -> Library {
     );
     z.annotation(
         a_pdf,
-        "ANNOINK4",
+        "ANNINKXD",
         4,
         None,
         None,
@@ -194,13 +195,13 @@ fn build(schema: &Path) -> Library {
     );
     z.note(
         None,
-        "NOTE1KEY",
+        "NTE2KEYA",
         "<div><h1>Reading list</h1><p>Start with Núñez &amp; Müller.</p></div>",
         "Reading list",
     );
     z.note(
         Some(a),
-        "NOTE2KEY",
+        "NTE3KEYB",
         "<p>Child note: the XY-cut baseline</p>",
         "",
     );
@@ -217,7 +218,7 @@ fn build(schema: &Path) -> Library {
     )
     .unwrap();
     bbt.execute(
-        "INSERT INTO betterbibtex.citationkey (itemID, itemKey, libraryID, citationKey, pinned) VALUES (?1, 'CONF2KEY', 1, 'devries2019tables', 0)",
+        "INSERT INTO betterbibtex.citationkey (itemID, itemKey, libraryID, citationKey, pinned) VALUES (?1, 'CNFR2KEY', 1, 'devries2019tables', 0)",
         [b],
     )
     .unwrap();
@@ -321,37 +322,46 @@ fn the_library_maps_onto_a_vault_while_zotero_holds_it() {
         papers,
         [
             "linked/ATT5KEY5/book.pdf",
-            "storage/ATT1KEY1/Núñez - 2021 - Reading order.pdf",
             "storage/ATT2KEY2/tables.pdf",
+            "storage/ATTAKEYA/Núñez - 2021 - Reading order.pdf",
         ],
         "regular, non-trashed items with a PDF (the relative linked file needs the profile)"
     );
+    if std::env::var_os("AGENTERO_ZOTERO_PROFILE").is_none() {
+        let warnings = vault.zotero().unwrap().warnings();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("1 linked files relative to Zotero's base folder left out")),
+            "without a prefs.js the relative linked file is not dropped silently: {warnings:?}"
+        );
+    }
     let dirs = paths(&vault, EntryKind::Directory);
     for d in [
         "collections",
         "collections/Reading",
         "collections/Reading/Layout-Structure",
         "collections/Methods",
-        "storage/ATT1KEY1",
+        "storage/ATTAKEYA",
         "notes",
     ] {
         assert!(dirs.iter().any(|x| x == d), "{d} in {dirs:?}");
     }
     let notes = paths(&vault, EntryKind::File);
     assert_eq!(notes.len(), 2, "{notes:?}");
-    let list = notes.iter().find(|n| n.contains("NOTE1KEY")).unwrap();
+    let list = notes.iter().find(|n| n.contains("NTE2KEYA")).unwrap();
     let text = std::fs::read_to_string(vault.abs_path(list)).unwrap();
     assert!(text.contains("Start with Núñez & Müller."), "{text}");
-    let child = notes.iter().find(|n| n.contains("NOTE2KEY")).unwrap();
+    let child = notes.iter().find(|n| n.contains("NTE3KEYB")).unwrap();
     let text = std::fs::read_to_string(vault.abs_path(child)).unwrap();
     assert!(
-        text.contains("storage/ATT1KEY1/"),
+        text.contains("storage/ATTAKEYA/"),
         "a child note names its paper: {text}"
     );
 
     let z = vault.zotero().unwrap();
     let a = z
-        .item("storage/ATT1KEY1/Núñez - 2021 - Reading order.pdf")
+        .item("storage/ATTAKEYA/Núñez - 2021 - Reading order.pdf")
         .unwrap();
     assert_eq!(a.author_names(), ["Zoë Núñez", "Jörg Müller"]);
     assert_eq!(a.year, Some(2021));
@@ -378,19 +388,19 @@ fn the_library_maps_onto_a_vault_while_zotero_holds_it() {
     let reading = vault.collection_papers("collections/Reading/").unwrap();
     assert_eq!(
         reading,
-        ["storage/ATT1KEY1/Núñez - 2021 - Reading order.pdf"]
+        ["storage/ATTAKEYA/Núñez - 2021 - Reading order.pdf"]
     );
     let methods = vault.collection_papers("collections/Methods").unwrap();
     assert_eq!(
         methods,
         [
-            "storage/ATT1KEY1/Núñez - 2021 - Reading order.pdf",
-            "storage/ATT2KEY2/tables.pdf"
+            "storage/ATT2KEY2/tables.pdf",
+            "storage/ATTAKEYA/Núñez - 2021 - Reading order.pdf"
         ]
     );
     assert_eq!(vault.collection_papers("storage"), None);
 
-    let ann = vault.zotero_annotations("storage/ATT1KEY1/Núñez - 2021 - Reading order.pdf");
+    let ann = vault.zotero_annotations("storage/ATTAKEYA/Núñez - 2021 - Reading order.pdf");
     let kinds: Vec<AnnotationKind> = ann.iter().map(|a| a.kind).collect();
     assert_eq!(
         kinds,
@@ -413,7 +423,7 @@ fn the_library_maps_onto_a_vault_while_zotero_holds_it() {
     assert_eq!(
         h.origin,
         AnnotationOrigin::Zotero {
-            key: "ANNOHIG1".into()
+            key: "ANNHIGHA".into()
         }
     );
     assert_eq!(h.page_label, None, "the label equals the page number");
@@ -434,7 +444,7 @@ fn the_library_maps_onto_a_vault_while_zotero_holds_it() {
         "zotero.sqlite",
         "better-bibtex.sqlite",
         "zotero.sqlite-wal",
-        "storage/ATT1KEY1/.zotero-ft-cache",
+        "storage/ATTAKEYA/.zotero-ft-cache",
     ] {
         assert!(vault.resolve(refused).is_err(), "{refused}");
     }
@@ -450,7 +460,7 @@ fn index_search_and_reindex_pick_up_zotero_changes() {
     let s = index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
     assert_eq!(s.updated, 5, "three papers and two notes: {s:?}");
     let rec = vault
-        .record_for("storage/ATT1KEY1/Núñez - 2021 - Reading order.pdf")
+        .record_for("storage/ATTAKEYA/Núñez - 2021 - Reading order.pdf")
         .unwrap();
     assert_eq!(
         rec.meta.title, "Reading order of Ångström-scale résumés",
@@ -466,7 +476,7 @@ fn index_search_and_reindex_pick_up_zotero_changes() {
         .unwrap();
     assert_eq!(
         hits.first().map(|h| h.card.path.as_str()),
-        Some("storage/ATT1KEY1/Núñez - 2021 - Reading order.pdf")
+        Some("storage/ATTAKEYA/Núñez - 2021 - Reading order.pdf")
     );
     let hits = index
         .search_papers(
@@ -475,7 +485,7 @@ fn index_search_and_reindex_pick_up_zotero_changes() {
         )
         .unwrap();
     assert!(
-        hits.iter().any(|h| h.card.path.contains("NOTE2KEY")),
+        hits.iter().any(|h| h.card.path.contains("NTE3KEYB")),
         "notes are searched"
     );
     drop(index);
@@ -488,7 +498,7 @@ fn index_search_and_reindex_pick_up_zotero_changes() {
     put(&lib.dir.join("storage/ATT6KEY6/fresh.pdf"), &lib.spare[0]);
     z.set(
         z.conn
-            .query_row("SELECT itemID FROM items WHERE key = 'CONF2KEY'", [], |r| {
+            .query_row("SELECT itemID FROM items WHERE key = 'CNFR2KEY'", [], |r| {
                 r.get(0)
             })
             .unwrap(),
@@ -568,7 +578,7 @@ fn the_cli_indexes_plans_and_asks_on_a_zotero_folder() {
         [
             "collections/Reading",
             "linked/ATT4KEY4/linked report.pdf",
-            "storage/ATT1KEY1/Núñez - 2021 - Reading order.pdf",
+            "storage/ATTAKEYA/Núñez - 2021 - Reading order.pdf",
         ],
         "the collection, its sub-collection's paper and its own"
     );
@@ -672,4 +682,160 @@ fn a_read_only_folder_vault_keeps_its_state_outside() {
     assert!(common::stderr(&out).contains("vault is read-only: state kept in"));
     assert!(tmp.path().join("state/agentero").is_dir());
     assert_untouched(&before, &vault_dir);
+}
+
+/// Hostile libraries through every entry point of the real binary: nothing outside the state
+/// folder is written, no outside file is read, every run ends in time.
+#[test]
+fn hostile_libraries_stay_inside_their_place() {
+    let Some(schema) = schema_dir() else { return };
+    for seed in [35, 3535] {
+        let h = hostile::Home::new(&schema);
+        hostile::fill(&h, seed);
+        let all = hostile::every_entry_point(&h, true);
+        assert!(
+            all.contains("Zotero rows skipped:") && all.contains("with a key that is not Zotero's"),
+            "the skipped rows are said: {all}"
+        );
+        assert!(
+            all.contains("whose file resolves outside the library"),
+            "{all}"
+        );
+        let dir = h.dir.to_str().unwrap();
+        let (ok, out) = h.run(
+            &["search", "--vault", dir, "--json", hostile::INSIDE],
+            Duration::from_secs(120),
+        );
+        assert!(ok, "{out}");
+        assert!(
+            out.contains("honest.pdf"),
+            "the honest paper is found: {out}"
+        );
+        let notes = h.state.read_dir().unwrap().flatten().next().unwrap().path();
+        let names: Vec<String> = std::fs::read_dir(notes.join("zotero/view/notes"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| n.len() <= 255), "{names:?}");
+        assert!(
+            names.iter().any(|n| n.starts_with('😀')),
+            "the note titled with 70 emoji is written, its name cut: {names:?}"
+        );
+    }
+}
+
+/// A recursive view where Zotero has a table is refused at once with a clear message; one in
+/// Better BibTeX's database costs only its citation keys.
+#[test]
+fn recursive_views_are_refused_quickly() {
+    let Some(schema) = schema_dir() else { return };
+    let h = hostile::Home::new(&schema);
+    hostile::fill(&h, 7);
+    h.z().conn
+        .execute_batch(
+            "DROP TABLE deletedItems;
+             CREATE VIEW deletedItems AS WITH RECURSIVE r(itemID, dateDeleted) AS
+               (SELECT 1, 0 UNION ALL SELECT itemID + 1, 0 FROM r) SELECT itemID, dateDeleted FROM r;",
+        )
+        .unwrap();
+    let t = std::time::Instant::now();
+    let all = hostile::every_entry_point(&h, false);
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
+    assert!(
+        all.contains("this database is not Zotero's: deletedItems is a view, not a table"),
+        "{all}"
+    );
+
+    let h = hostile::Home::new(&schema);
+    hostile::fill(&h, 8);
+    let bbt = Connection::open(h.dir.join("better-bibtex.sqlite")).unwrap();
+    bbt.execute_batch(
+        "CREATE VIEW citationkey AS WITH RECURSIVE r(itemID, itemKey, libraryID, citationKey) AS
+           (SELECT 1, 'AAAAAAAA', 1, 'k' UNION ALL SELECT itemID + 1, itemKey, 1, 'k' FROM r)
+         SELECT * FROM r;",
+    )
+    .unwrap();
+    drop(bbt);
+    let all = hostile::every_entry_point(&h, true);
+    assert!(
+        all.contains("is not Better BibTeX's: citationkey is a view, not a table"),
+        "{all}"
+    );
+}
+
+/// A 6 GB sparse `-wal` is refused by its length, not read into memory.
+#[test]
+fn a_huge_wal_is_refused_by_its_length() {
+    let Some(schema) = schema_dir() else { return };
+    let mut h = hostile::Home::new(&schema);
+    hostile::fill(&h, 9);
+    drop(h.zotero.take());
+    let wal = std::fs::File::create(h.dir.join("zotero.sqlite-wal")).unwrap();
+    wal.set_len(6 << 30).unwrap();
+    drop(wal);
+    let dir = h.dir.to_str().unwrap().to_string();
+    let (ok, out) = h.run(&["index", &dir], Duration::from_secs(60));
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("zotero.sqlite-wal is 6144 MB, more than the 1024 MB"),
+        "{out}"
+    );
+    let copies: u64 = walk_sizes(&h.state);
+    assert!(copies < 64 << 20, "nothing of it was copied: {copies}");
+}
+
+fn walk_sizes(dir: &Path) -> u64 {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    rd.flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => walk_sizes(&e.path()),
+            _ => e.metadata().map_or(0, |m| m.len()),
+        })
+        .sum()
+}
+
+/// Random strings through the path types: what they accept never climbs, is never absolute,
+/// holds no empty, `.`, `..` or NUL component, and fits the file system's name length.
+#[test]
+fn random_strings_through_the_path_types() {
+    use agentero::vault::paths::{NAME_MAX_BYTES, Segment, StateRel, VaultRel};
+    let mut rng = fastrand::Rng::with_seed(0x35);
+    let root = Path::new("/state/root");
+    for _ in 0..20_000 {
+        let raw = hostile::random_text(&mut rng, 40);
+        if let Ok(seg) = Segment::new(&raw) {
+            let s = seg.as_str();
+            assert!(!s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\\', '\0']));
+            assert!(s.len() <= NAME_MAX_BYTES);
+        }
+        let fitted = Segment::fit(&raw, 1 + rng.usize(..300), "fallback");
+        assert!(
+            Segment::new(fitted.as_str()).is_ok(),
+            "{raw:?} → {fitted:?}"
+        );
+        assert!(!fitted.as_str().starts_with('.'), "{fitted:?}");
+        for parsed in [
+            StateRel::parse(&raw).map(|r| r.on(root)),
+            VaultRel::parse(&raw).map(|r| r.on(root)),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            assert!(parsed.starts_with(root), "{raw:?} → {}", parsed.display());
+            let below = parsed.strip_prefix(root).unwrap();
+            assert!(
+                below
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_))),
+                "{raw:?} → {}",
+                parsed.display()
+            );
+        }
+        if let Ok(v) = VaultRel::parse(&raw) {
+            assert!(v.segments().iter().all(|s| !s.as_str().starts_with('.')));
+        }
+    }
 }

@@ -116,7 +116,16 @@ impl Queue {
 }
 
 fn process(job: &Job, vault: &Vault, limit: Duration, isolation: &mut Isolation) -> Outcome {
-    let abs = vault.abs_path(&job.entry.path);
+    // Read through the resolved path: a file whose links lead outside the vault is refused.
+    let abs = match vault.read_path(&job.entry.path) {
+        Ok(abs) => abs,
+        Err(why) => {
+            return Outcome::Failed {
+                sha256: String::new(),
+                reason: format!("not read: {why}"),
+            };
+        }
+    };
     let bytes = match std::fs::read(&abs) {
         Ok(b) => b,
         Err(e) => {

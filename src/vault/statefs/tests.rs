@@ -229,3 +229,42 @@ fn paths_in_the_repair_advice_are_quoted() {
     );
     assert_eq!(shell_quote("/it's"), "'/it'\\''s'");
 }
+
+#[test]
+fn the_walk_never_climbs_out_of_the_state_folder() {
+    let (dir, state, _) = setup();
+    let home = dir.path();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/CLAUDE.md"), b"mine").unwrap();
+    // A key joined raw: `notes/x /../../../.claude/CLAUDE.md`.
+    let climbing = state.join("zotero/view/notes/x /../../../../../.claude/CLAUDE.md");
+    let e = atomic_write(&climbing, b"PWNED").unwrap_err();
+    assert_eq!(e.problem(), Some(Problem::Climbs), "{e}");
+    assert!(e.to_string().contains("'.' or '..'"), "{e}");
+    assert!(ensure_dir(&state.join("a/../../x")).is_err());
+    assert!(read(&state.join("a/../catalog.json")).is_err());
+    assert_eq!(
+        std::fs::read(home.join(".claude/CLAUDE.md")).unwrap(),
+        b"mine"
+    );
+    assert!(
+        !state.join("zotero").exists(),
+        "nothing was made on the way"
+    );
+}
+
+#[test]
+fn streamed_writes_are_bounded() {
+    let (_dir, state, _) = setup();
+    let path = state.join("copy.bin");
+    let n = atomic_write_from(&path, &mut &b"hello"[..], 5).unwrap();
+    assert_eq!((n, std::fs::read(&path).unwrap()), (5, b"hello".to_vec()));
+    assert!(atomic_write_from(&path, &mut &b"longer"[..], 5).is_err());
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        b"hello",
+        "the old file stays"
+    );
+    let left: Vec<_> = std::fs::read_dir(&state).unwrap().flatten().collect();
+    assert_eq!(left.len(), 1, "no temp file is left: {left:?}");
+}

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::read::{Creator, ItemRow, Rows};
 use crate::vault::annotations::{Annotation, AnnotationKind, AnnotationOrigin};
+use crate::vault::paths::{self, Segment, VaultRel};
 
 /// A paper of the library: one PDF attachment and the metadata of its item.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,40 +61,77 @@ pub struct Library {
     pub notes: BTreeMap<String, String>,
     /// Paper → its annotations, in Zotero's reading order.
     pub annotations: HashMap<String, Vec<Annotation>>,
+    /// What was left out, and why.
+    pub skipped: Skipped,
+    /// What to tell the user about the library (from [`Skipped::lines`] and the rest).
+    pub warnings: Vec<String>,
 }
 
-/// A name usable as one path segment: no slashes, control or look-alike characters, not hidden.
-pub fn segment(name: &str, fallback: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| if c == '/' || c == '\\' { '-' } else { c })
-        .filter(|c| !c.is_control() && !is_invisible(*c))
-        .collect();
-    let mut s = cleaned.trim().to_string();
-    if s.chars().count() > 80 {
-        s = s
-            .chars()
-            .take(80)
-            .collect::<String>()
-            .trim_end()
-            .to_string();
-    }
-    if s.starts_with('.') {
-        s.insert(0, '_');
-    }
-    if s.is_empty() {
-        fallback.to_string()
-    } else {
-        s
-    }
+pub use super::db::is_key;
+
+/// Longest title or collection name kept in a file name, in characters and in bytes.
+const NAME_CHARS: usize = 80;
+const NAME_BYTES: usize = 200;
+
+/// A name usable as one path segment: no slashes, control or look-alike characters, not
+/// hidden, at most [`NAME_CHARS`] characters and [`NAME_BYTES`] bytes (so a note's
+/// `<title> <KEY>.md` stays under the file systems' 255 bytes).
+pub fn segment(name: &str, fallback: &str) -> Segment {
+    let short: String = name.trim().chars().take(NAME_CHARS).collect();
+    Segment::fit(&short, NAME_BYTES, fallback)
 }
 
-fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{2024}' | '\u{2025}' | '\u{2026}' | '\u{FF0E}' | '\u{FE52}' | '\u{3002}' | '\u{FF61}'
-        | '\u{2215}' | '\u{2044}' | '\u{FF0F}' | '\u{29F8}' | '\u{2571}' | '\u{FE68}' | '\u{FF3C}'
-        | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
-        | '\u{FEFF}' | '\u{00AD}')
+/// The rows and files left out of the library, by reason: said once where the library is
+/// opened from the command line, and in the log.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// Items whose key is not of Zotero's shape.
+    pub bad_keys: usize,
+    /// Attachments whose stored file name cannot be a file name.
+    pub bad_names: usize,
+    /// Attachments whose file resolves outside the library (or a linked file outside its
+    /// base folder).
+    pub outside: usize,
+    /// Linked files relative to a base folder no `prefs.js` names.
+    pub no_base: usize,
+    /// Notes or folders that could not be written to the state folder.
+    pub unwritable: usize,
+}
+
+impl Skipped {
+    /// What to tell the user, one line each; empty when nothing was left out.
+    pub fn lines(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        for (n, what) in [
+            (self.bad_keys, "with a key that is not Zotero's"),
+            (
+                self.bad_names,
+                "with a file name that cannot be a file name",
+            ),
+            (self.outside, "whose file resolves outside the library"),
+            (
+                self.unwritable,
+                "that could not be written to the state folder",
+            ),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        let total = self.bad_keys + self.bad_names + self.outside + self.unwritable;
+        let mut out = Vec::new();
+        if total > 0 {
+            out.push(format!("{total} Zotero rows skipped: {}", parts.join(", ")));
+        }
+        if self.no_base > 0 {
+            out.push(format!(
+                "{} linked files relative to Zotero's base folder left out: no prefs.js names that folder \
+                 (set AGENTERO_ZOTERO_PROFILE to the Zotero profile folder that holds prefs.js)",
+                self.no_base
+            ));
+        }
+        out
+    }
 }
 
 fn field<'a>(item: &'a ItemRow, names: &[&str]) -> Option<&'a str> {
@@ -238,35 +276,84 @@ fn position(json: &str) -> Option<(u32, Vec<[f32; 4]>)> {
     Some((page + 1, rects))
 }
 
-/// Where an attachment's file is: its vault path and its place on disk.
+/// Why an attachment is not a paper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    /// No file there (not downloaded, moved): not worth a warning.
+    Missing,
+    BadName,
+    Outside,
+    NoBase,
+}
+
+/// Where an attachment's file is: its vault path and its real place on disk. The one rule for
+/// a file of the library: a stored file (`storage:`) must resolve, links followed, inside the
+/// library's `storage/` (what [`paths::resolve`] accepts); a linked file relative to the base
+/// folder (`attachments:`) must resolve inside that folder; an absolute linked path is
+/// allowed, as in Zotero.
 fn attachment_place(
     root: &Path,
     base: Option<&Path>,
     key: &str,
     link_mode: i64,
     path: &str,
-) -> Option<(String, PathBuf)> {
+) -> Result<(VaultRel, PathBuf), Skip> {
     match link_mode {
         0 | 1 => {
-            let name = path.strip_prefix("storage:")?;
-            if name.is_empty() || name.contains('/') || name.starts_with('.') {
-                return None;
+            let name = path.strip_prefix("storage:").ok_or(Skip::BadName)?;
+            let rel = VaultRel::of(&["storage", key, name]).map_err(|_| Skip::BadName)?;
+            let real = match paths::resolve(root, &rel.to_string()) {
+                Ok(r) => r,
+                Err(paths::Refusal::NotFound | paths::Refusal::Unreadable) => {
+                    return Err(Skip::Missing);
+                }
+                Err(_) => return Err(Skip::Outside),
+            };
+            if real.is_dir || !real.abs.starts_with(root.join("storage")) {
+                return Err(Skip::Outside);
             }
-            let rel = format!("storage/{key}/{name}");
-            Some((rel.clone(), root.join(rel)))
+            Ok((rel, real.abs))
         }
         2 => {
             let abs = match path.strip_prefix("attachments:") {
-                Some(r) => base?.join(r),
-                None => PathBuf::from(path),
+                Some(r) => {
+                    let base = base.ok_or(Skip::NoBase)?;
+                    let base = base.canonicalize().map_err(|_| Skip::Missing)?;
+                    let parts: Vec<&str> = r
+                        .split(['/', '\\'])
+                        .filter(|p| !p.is_empty() && *p != ".")
+                        .collect();
+                    if parts.iter().any(|p| *p == ".." || p.contains('\0')) || parts.is_empty() {
+                        return Err(Skip::Outside);
+                    }
+                    let real = parts
+                        .iter()
+                        .fold(base.clone(), |p, c| p.join(c))
+                        .canonicalize()
+                        .map_err(|_| Skip::Missing)?;
+                    if !real.starts_with(&base) {
+                        return Err(Skip::Outside);
+                    }
+                    real
+                }
+                None if Path::new(path).is_absolute() && !path.contains('\0') => {
+                    Path::new(path).canonicalize().map_err(|_| Skip::Missing)?
+                }
+                None => return Err(Skip::BadName),
             };
-            if !abs.is_absolute() {
-                return None;
+            if !abs.is_file() {
+                return Err(Skip::Missing);
             }
-            let name = segment(&abs.file_name()?.to_string_lossy(), "file.pdf");
-            Some((format!("linked/{key}/{name}"), abs))
+            let name = segment(
+                &abs.file_name().unwrap_or_default().to_string_lossy(),
+                "file.pdf",
+            );
+            let rel = VaultRel::of(&["linked", key])
+                .and_then(|r| r.join(name))
+                .map_err(|_| Skip::BadName)?;
+            Ok((rel, abs))
         }
-        _ => None,
+        _ => Err(Skip::Missing),
     }
 }
 
@@ -277,7 +364,13 @@ pub fn build(
     base: Option<&Path>,
     bbt: &HashMap<(i64, String), String>,
 ) -> Library {
-    let mut lib = Library::default();
+    let mut lib = Library {
+        skipped: Skipped {
+            bad_keys: rows.bad_keys,
+            ..Skipped::default()
+        },
+        ..Library::default()
+    };
     let live = |id: &i64| !rows.deleted.contains(id);
     // Attachment id → paper path, and item id → its papers.
     let mut paper_of_attachment: HashMap<i64, String> = HashMap::new();
@@ -298,12 +391,20 @@ pub fn build(
             },
             None => att,
         };
-        let Some((rel, abs)) = attachment_place(root, base, &att.key, a.link_mode, &a.path) else {
-            continue;
+        let (rel, abs) = match attachment_place(root, base, &att.key, a.link_mode, &a.path) {
+            Ok((rel, abs)) => (rel.to_string(), abs),
+            Err(why) => {
+                let n = match why {
+                    Skip::Missing => continue,
+                    Skip::BadName => &mut lib.skipped.bad_names,
+                    Skip::Outside => &mut lib.skipped.outside,
+                    Skip::NoBase => &mut lib.skipped.no_base,
+                };
+                *n += 1;
+                tracing::warn!(key = %att.key, reason = ?why, "a Zotero attachment is not a paper");
+                continue;
+            }
         };
-        if !abs.is_file() {
-            continue;
-        }
         let (date, year) = field(owner, &["date"]).map_or((None, None), split_date);
         let citation_key = field(owner, &["citationKey"])
             .map(str::to_string)
@@ -408,12 +509,14 @@ fn collections(rows: &Rows, papers_of_item: &HashMap<i64, Vec<String>>, lib: &mu
     let mut taken: HashMap<(Option<i64>, String), usize> = HashMap::new();
     for c in &sorted {
         let base = segment(&c.name, "untitled");
-        let n = taken.entry((c.parent, base.to_lowercase())).or_insert(0);
+        let n = taken
+            .entry((c.parent, base.as_str().to_lowercase()))
+            .or_insert(0);
         *n += 1;
         seg.insert(
             c.id,
             if *n == 1 {
-                base
+                base.to_string()
             } else {
                 format!("{base} ({n})")
             },
@@ -437,8 +540,18 @@ fn collections(rows: &Rows, papers_of_item: &HashMap<i64, Vec<String>>, lib: &mu
             here = row.parent;
         }
         if ok {
+            parts.push("collections".into());
             parts.reverse();
-            path_of.insert(c.id, format!("collections/{}", parts.join("/")));
+            let names: Vec<&str> = parts.iter().map(String::as_str).collect();
+            match VaultRel::of(&names) {
+                Ok(rel) => {
+                    path_of.insert(c.id, rel.to_string());
+                }
+                Err(e) => {
+                    tracing::warn!(collection = c.id, error = %e, "a Zotero collection is left out");
+                    lib.skipped.bad_names += 1;
+                }
+            }
         }
     }
     for p in path_of.values() {
@@ -483,8 +596,16 @@ fn notes(
         }
         text.push_str(&body);
         text.push('\n');
-        let name = format!("notes/{} {}.md", segment(&title, "note"), item.key);
-        lib.notes.insert(name, text);
+        let name = format!("{} {}.md", segment(&title, "note"), item.key);
+        match Segment::new(&name).and_then(|n| VaultRel::of(&["notes"])?.join(n)) {
+            Ok(rel) => {
+                lib.notes.insert(rel.to_string(), text);
+            }
+            Err(e) => {
+                tracing::warn!(key = %item.key, error = %e, "a Zotero note is left out");
+                lib.skipped.bad_names += 1;
+            }
+        }
     }
 }
 
@@ -511,9 +632,22 @@ mod tests {
             position(r#"{"pageIndex":0,"width":2,"paths":[[10,20,30,5]]}"#),
             Some((1, vec![[10.0, 5.0, 30.0, 20.0]]))
         );
-        assert_eq!(segment("a/b", "x"), "a-b");
-        assert_eq!(segment(".hidden", "x"), "_.hidden");
-        assert_eq!(segment(" \u{200B} ", "x"), "x");
+        assert_eq!(segment("a/b", "x").as_str(), "a-b");
+        assert_eq!(segment(".hidden", "x").as_str(), "_.hidden");
+        assert_eq!(segment(" \u{200B} ", "x").as_str(), "x");
+        assert!(segment(&"😀".repeat(70), "x").as_str().len() <= NAME_BYTES);
+        assert!(is_key("ABCD2345") && is_key("ZZZZ9999"));
+        for bad in [
+            "ABCD234",
+            "ABCD23450",
+            "ABCD2341",
+            "ABCDO234",
+            "abcd2345",
+            "../../.x",
+            "ABCD234\0",
+        ] {
+            assert!(!is_key(bad), "{bad}");
+        }
         assert_eq!(
             key_in_extra("foo\nCitation Key: knuth1984\n"),
             Some("knuth1984".into())

@@ -18,7 +18,7 @@ pub use library::{Library, ZoteroItem};
 
 use super::annotations::Annotation;
 use super::meta::{MetaSource, PaperMeta};
-use super::paths::{self, Refusal, Resolved};
+use super::paths::{self, Refusal, Resolved, StateRel};
 use super::scan::{Entry, EntryKind, mtime_ns};
 use super::{VaultError, statefs};
 
@@ -117,7 +117,7 @@ impl Source {
             add_parents(rel, &mut dirs);
         }
         for rel in lib.notes.keys() {
-            let Ok(meta) = std::fs::metadata(self.view().join(rel)) else {
+            let Some(Ok(meta)) = in_view(&self.view(), rel).map(std::fs::metadata) else {
                 continue;
             };
             add_parents(rel, &mut dirs);
@@ -181,7 +181,7 @@ impl Source {
         if !known_dir {
             return Err(Refusal::NotFound);
         }
-        let abs = self.view().join(&norm);
+        let abs = in_view(&self.view(), &norm).ok_or(Refusal::NotFound)?;
         let meta = std::fs::symlink_metadata(&abs).map_err(|_| Refusal::NotFound)?;
         if meta.file_type().is_symlink() {
             return Err(Refusal::NotFound);
@@ -193,7 +193,8 @@ impl Source {
         })
     }
 
-    /// Where a linked file or a note is on disk.
+    /// Where a linked file or a note is on disk (`None` for a path that is not one of the
+    /// library's own places, or not made of checked components).
     pub fn abs_path(&self, rel: &str) -> Option<PathBuf> {
         if !self.is_virtual(rel) {
             return None;
@@ -202,7 +203,13 @@ impl Source {
         if let Some(item) = lib.papers.get(rel) {
             return Some(item.abs.clone());
         }
-        Some(self.view().join(rel))
+        in_view(&self.view(), rel)
+    }
+
+    /// What the user should know about the library as last read: rows left out and why,
+    /// a Better BibTeX database that could not be used. One line each.
+    pub fn warnings(&self) -> Vec<String> {
+        self.library().warnings.clone()
     }
 
     /// The papers of the collection folder `rel` and of its sub-collections, sorted.
@@ -264,16 +271,25 @@ fn view_dir(state: &Path) -> PathBuf {
 /// Reads the library and brings its view in the state folder up to date.
 fn load(root: &Path, state: &Path) -> Result<(db::Stamp, Library), VaultError> {
     let copies = state.join("zotero").join("db");
-    let (conn, stamp) = db::open(&root.join(DATABASE), &copies).map_err(|e| zotero_err(root, e))?;
+    let deadline = std::time::Instant::now() + db::READ_DEADLINE;
+    let (mut conn, stamp) =
+        db::open(&root.join(DATABASE), &copies).map_err(|e| zotero_err(root, e))?;
+    db::bound(&mut conn, deadline).map_err(|e| zotero_err(root, e))?;
     let rows = read::read(&conn).map_err(|e| zotero_err(root, e))?;
     drop(conn);
-    let bbt = db::bbt_keys(root, &copies);
+    let (bbt, bbt_warning) = db::bbt_keys(root, &copies, deadline);
     let base = prefs::base_dir(root);
-    let lib = library::build(&rows, root, base.as_deref(), &bbt);
-    sync_view(&view_dir(state), &lib).map_err(|e| VaultError::StateNotWritable {
+    let mut lib = library::build(&rows, root, base.as_deref(), &bbt);
+    lib.warnings.extend(bbt_warning);
+    sync_view(&view_dir(state), &mut lib).map_err(|e| VaultError::StateNotWritable {
         path: view_dir(state),
         source: e.into(),
     })?;
+    let skipped = lib.skipped.lines();
+    lib.warnings.extend(skipped);
+    for w in &lib.warnings {
+        tracing::warn!(zotero = %root.display(), "{w}");
+    }
     tracing::info!(
         zotero = %root.display(),
         papers = lib.papers.len(),
@@ -284,9 +300,17 @@ fn load(root: &Path, state: &Path) -> Result<(db::Stamp, Library), VaultError> {
     Ok((stamp, lib))
 }
 
+/// Where the library's place `rel` (a collection folder, a note) is in the view, `None` when
+/// `rel` is not made of checked components.
+fn in_view(view: &Path, rel: &str) -> Option<PathBuf> {
+    StateRel::parse(rel).ok().map(|r| r.on(view))
+}
+
 /// Makes `view` hold exactly the library's folders and note files: what is unchanged keeps
-/// its times (so a re-index sees it unchanged), what is gone is removed.
-fn sync_view(view: &Path, lib: &Library) -> Result<(), statefs::StateError> {
+/// its times (so a re-index sees it unchanged), what is gone is removed. A folder or note that
+/// cannot be written is left out of the library with a warning; a state folder that is not
+/// agentero's own fails the whole load (its message says how to repair it).
+fn sync_view(view: &Path, lib: &mut Library) -> Result<(), statefs::StateError> {
     let mut dirs: BTreeSet<String> = BTreeSet::new();
     let mut parents = |rel: &str| {
         let mut p = rel;
@@ -306,14 +330,43 @@ fn sync_view(view: &Path, lib: &Library) -> Result<(), statefs::StateError> {
     }
     statefs::ensure_dir(view)?;
     remove_stale(view, "", &dirs, lib)?;
+    let mut failed: Vec<String> = Vec::new();
+    let mut fail = |rel: &str, e: Option<statefs::StateError>| -> Result<(), statefs::StateError> {
+        match e {
+            Some(e) if e.problem().is_some() => return Err(e),
+            Some(e) => tracing::warn!(error = %e, "a Zotero entry is left out"),
+            None => tracing::warn!("a Zotero entry with an unusable name is left out"),
+        }
+        failed.push(rel.to_string());
+        Ok(())
+    };
     for d in &dirs {
-        statefs::ensure_dir(&view.join(d))?;
+        match in_view(view, d).map(|p| statefs::ensure_dir(&p)) {
+            Some(Ok(_)) => {}
+            Some(Err(e)) => fail(d, Some(e))?,
+            None => fail(d, None)?,
+        }
     }
     for (rel, text) in &lib.notes {
-        let path = view.join(rel);
-        if statefs::read_if_exists(&path)?.as_deref() != Some(text.as_bytes()) {
-            statefs::atomic_write(&path, text.as_bytes())?;
+        let Some(path) = in_view(view, rel) else {
+            fail(rel, None)?;
+            continue;
+        };
+        let same = match statefs::read_if_exists(&path) {
+            Ok(old) => old.as_deref() == Some(text.as_bytes()),
+            Err(e) if e.problem().is_some() => return Err(e),
+            Err(_) => false,
+        };
+        if !same && let Err(e) = statefs::atomic_write(&path, text.as_bytes()) {
+            fail(rel, Some(e))?;
         }
+    }
+    for rel in failed {
+        let below = format!("{rel}/");
+        lib.notes.retain(|k, _| *k != rel && !k.starts_with(&below));
+        lib.collections
+            .retain(|k, _| *k != rel && !k.starts_with(&below));
+        lib.skipped.unwritable += 1;
     }
     Ok(())
 }
@@ -334,7 +387,9 @@ fn remove_stale(
         } else {
             format!("{rel}/{name}")
         };
-        let path = view.join(&child);
+        let Some(path) = in_view(view, &child) else {
+            continue;
+        };
         let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
         if is_dir && dirs.contains(&child) {
             remove_stale(view, &child, dirs, lib)?;

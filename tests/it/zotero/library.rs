@@ -277,3 +277,15 @@ pub fn create(dir: &Path, schema: &Path) -> Zotero {
         .unwrap();
     Zotero { conn }
 }
+
+/// The `n`th key of Zotero's shape: 8 characters of its alphabet (no 0, 1 or O).
+pub fn zkey(n: u64) -> String {
+    const ALPHABET: &[u8] = b"23456789ABCDEFGHIJKLMNPQRSTUVWXYZ";
+    let mut n = n;
+    let mut key = [b'2'; 8];
+    for slot in key.iter_mut().rev() {
+        *slot = ALPHABET[(n % 33) as usize];
+        n /= 33;
+    }
+    String::from_utf8(key.to_vec()).unwrap()
+}
