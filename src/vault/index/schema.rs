@@ -10,7 +10,9 @@ use crate::vault::tokenizer;
 
 /// Bumped whenever the schema or what goes into it changes; an index of another version is
 /// rebuilt from scratch.
-pub const SCHEMA_VERSION: u32 = 6;
+/// 7: an index of a Zotero library may hold papers from outside it (a symlink under `storage/`, a
+/// `..` key), which the resolved-path rule no longer admits: rebuilt, not trusted.
+pub const SCHEMA_VERSION: u32 = 7;
 
 #[derive(Clone, Copy)]
 pub struct Fields {
