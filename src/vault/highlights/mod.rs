@@ -371,6 +371,9 @@ impl Vault {
     /// order: where a search of the annotations looks.
     pub fn annotated_papers(&self) -> Vec<String> {
         let dir = self.state_dir().join(DIR);
+        // A save killed before its rename left a temporary file: gone on the next run that
+        // looks here (every `search`), not only on the next save.
+        super::output::file::sweep_state(&dir);
         let names = match statefs::check_dir(&dir).and_then(|d| d.list()) {
             Ok(n) => n,
             Err(e) => {
