@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::threads::ThreadIndex;
 use crate::vault::scan::classify_file;
-use crate::vault::{EntryKind, Vault, citekeys, statefs};
+use crate::vault::{EntryKind, Vault, citekeys, output, statefs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -41,6 +41,8 @@ pub struct Export {
     pub sources: Vec<citekeys::Source>,
     /// Cited places that are not papers (notes, files): no entry.
     pub not_papers: Vec<String>,
+    /// Managed citation keys that could not be written as they are (see [`citekeys::bibliography`]).
+    pub warnings: Vec<String>,
 }
 
 /// The bibliography of thread `id` (its id or a prefix only it has) in `format`.
@@ -55,11 +57,12 @@ pub fn export(
         .into_iter()
         .map(|(p, _)| p)
         .partition(|p| classify_file(std::path::Path::new(p)) == Some(EntryKind::Paper));
-    let sources = citekeys::sources(vault, &papers);
+    let citekeys::Bibliography { sources, warnings } = citekeys::bibliography(vault, &papers);
     let text = match format {
         Format::Bibtex => citekeys::bibtex(&sources),
         Format::Csljson => {
-            let mut s = serde_json::to_string_pretty(&citekeys::csl_json(&sources))
+            // C1 and bidi controls as `\uXXXX`: the same values, no raw byte in the file.
+            let mut s = output::to_json_pretty(&citekeys::csl_json(&sources))
                 .unwrap_or_else(|_| "[]".into());
             s.push('\n');
             s
@@ -70,14 +73,17 @@ pub fn export(
         text,
         sources,
         not_papers,
+        warnings,
     })
 }
 
-/// Writes `e` to `{state}/exports/thread-<id>.<ext>` (atomically) and returns the path.
+/// Writes `e` to `{state}/exports/thread-<id>.<ext>` (atomically) and returns the path; the
+/// temporary files of a killed earlier export there are swept first.
 pub fn write_to_state(vault: &Vault, e: &Export, format: Format) -> Result<PathBuf, String> {
     vault.ensure_state_dir().map_err(|e| e.to_string())?;
     let dir = vault.state_dir().join("exports");
     statefs::ensure_dir(&dir).map_err(|e| e.to_string())?;
+    output::file::sweep_state(&dir);
     let path = dir.join(format!("thread-{}.{}", e.thread, format.extension()));
     statefs::atomic_write(&path, e.text.as_bytes()).map_err(|e| e.to_string())?;
     Ok(path)

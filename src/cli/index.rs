@@ -132,8 +132,17 @@ pub(super) fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> an
         i.search_papers(query, &opts)
     })?;
     // The words of the reader's comments and highlights find their papers too.
-    crate::vault::annotation_search::merge_into(vault, query, &mut hits, limit, opts.excerpt_chars);
+    let problems = crate::vault::annotation_search::merge_into(
+        vault,
+        query,
+        &mut hits,
+        limit,
+        opts.excerpt_chars,
+    );
     bar.finish_and_clear();
+    for p in &problems {
+        eprintln!("warning: {}", visible(p));
+    }
     let mut out = std::io::stdout().lock();
     // No matches over an index that does not cover the vault is no answer: an error.
     let nothing = |why: &str| {
@@ -181,13 +190,16 @@ pub(super) fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> an
     Ok(())
 }
 
-/// "Title · p. 3, 7, 12" (the best pages in page order), "Title · lines 1–40, 81–120".
+/// "Title · p. 3, 7, 12" (the best pages in page order), "Title · lines 1–40, 81–120"; the
+/// title on one line, cut to [`TITLE_WIDTH`](crate::vault::output::terminal::TITLE_WIDTH)
+/// cells, controls escaped.
 pub(super) fn headline(h: &crate::vault::PaperHit) -> String {
+    use crate::vault::output::terminal::{TITLE_WIDTH, line};
     let places = h.places();
     let title = if h.card.title.trim().is_empty() {
-        h.card.path.as_str()
+        line(&h.card.path, TITLE_WIDTH)
     } else {
-        h.card.title.as_str()
+        line(&h.card.title, TITLE_WIDTH)
     };
     if places.is_empty() {
         title.to_string()

@@ -9,8 +9,9 @@ use anyhow::Context;
 use crate::acp::cited::{self, Format};
 use crate::acp::threads::ThreadIndex;
 use crate::vault::annotations::AnnotationOrigin;
+use crate::vault::output::terminal::{TITLE_WIDTH, line};
 use crate::vault::visible::visible;
-use crate::vault::{Vault, highlights, uri};
+use crate::vault::{Vault, highlights, output, uri};
 
 pub enum HighlightsDo {
     List { json: bool },
@@ -18,16 +19,18 @@ pub enum HighlightsDo {
     Delete(String),
 }
 
-/// Writes `text` to `out` (a file the user named) or to standard output.
+/// Writes `text` (an export its format's gate made) to `out`, a file the user named, whole or
+/// not at all (`output::file::write_atomic`), or to standard output, through the terminal's
+/// gate too (a no-op on an export, which holds no control character).
 fn emit(text: &str, out: Option<&Path>, what: &str) -> anyhow::Result<()> {
     match out {
         Some(p) if p.as_os_str() != "-" => {
-            std::fs::write(p, text)
+            output::file::write_atomic(p, text.as_bytes())
                 .with_context(|| format!("cannot write {}", visible(&p.display().to_string())))?;
             eprintln!("{what} written to {}", visible(&p.display().to_string()));
             Ok(())
         }
-        _ => match std::io::stdout().lock().write_all(text.as_bytes()) {
+        _ => match std::io::stdout().lock().write_all(visible(text).as_bytes()) {
             // A reader that stopped reading (`| head`) is not an error.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
             r => Ok(r?),
@@ -47,6 +50,9 @@ pub fn export_thread(
     }
     let e = cited::export(vault, &index, id, format)
         .map_err(|m| anyhow::anyhow!(visible(&m).into_owned()))?;
+    for w in &e.warnings {
+        eprintln!("warning: {}", visible(w));
+    }
     if !e.not_papers.is_empty() {
         eprintln!(
             "note: {} cited file{} without a bibliography entry: {}",
@@ -106,25 +112,16 @@ pub fn highlights(vault: &Vault, paper: &str, what: HighlightsDo) -> anyhow::Res
                         AnnotationOrigin::Agentero { id } => id.clone(),
                         AnnotationOrigin::Zotero { key } => format!("zotero:{key}"),
                     };
-                    let text = a
-                        .text
-                        .as_deref()
-                        .unwrap_or("")
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ");
+                    // One line each, cut: a highlight may hold 20,000 characters.
                     out.push_str(&format!(
                         "{}  {}  {}  {}\n",
-                        visible(&id),
+                        line(&id, 40),
                         uri::page_uri(&rel, a.page),
                         a.kind.as_str(),
-                        visible(&text)
+                        line(a.text.as_deref().unwrap_or(""), 2 * TITLE_WIDTH)
                     ));
                     if let Some(c) = &a.comment {
-                        out.push_str(&format!(
-                            "    {}\n",
-                            visible(&c.split_whitespace().collect::<Vec<_>>().join(" "))
-                        ));
+                        out.push_str(&format!("    {}\n", line(c, 2 * TITLE_WIDTH)));
                     }
                 }
             }

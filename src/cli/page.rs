@@ -69,7 +69,8 @@ pub(super) fn page_png(
             r => r?,
         }
     } else {
-        std::fs::write(out, &png).with_context(|| format!("cannot write {}", visible(&shown)))?;
+        crate::vault::output::file::write_atomic(out, &png)
+            .with_context(|| format!("cannot write {}", visible(&shown)))?;
     }
     eprintln!(
         "{}",

@@ -60,7 +60,10 @@ pub(super) fn print_threads(
             "{}  {}  {}  ({} turn{})",
             visible(&h.thread_id),
             visible(&when),
-            visible(&h.title),
+            crate::vault::output::terminal::line(
+                &h.title,
+                crate::vault::output::terminal::TITLE_WIDTH
+            ),
             h.turn_count,
             if h.turn_count == 1 { "" } else { "s" }
         )?;

@@ -153,7 +153,11 @@ pub fn clear(f: &mut Frame, area: Rect, theme: &Theme) {
     f.render_widget(Block::default().style(theme.style("ui.text")), area);
 }
 
+/// A pane's frame with its title, which goes through the terminal's gate: a control or bidi
+/// character of a paper's title is shown escaped (ratatui drops ESC but writes a zero-width
+/// character such as U+202E into the cell before it, where the terminal obeys it).
 pub fn pane_block<'a>(title: String, focused: bool, theme: &Theme) -> Block<'a> {
+    let title = crate::vault::visible::visible(&title).into_owned();
     Block::bordered()
         .title(Span::styled(title, theme.style("ui.title")))
         .border_style(theme.style(if focused {
@@ -163,7 +167,11 @@ pub fn pane_block<'a>(title: String, focused: bool, theme: &Theme) -> Block<'a> 
         }))
 }
 
+/// `s` cut to `width` cells with `…`, its control and bidi characters shown escaped: the way a
+/// title, a name or a label of the vault reaches a row of the TUI.
 pub fn truncate(s: &str, width: usize) -> String {
+    let s = crate::vault::visible::visible(s);
+    let s = s.as_ref();
     if str_width(s) <= width {
         return s.to_string();
     }
@@ -228,7 +236,10 @@ pub fn list_popup(theme: &Theme, f: &mut Frame, title: &str, items: Vec<String>,
     );
     clear(f, area, theme);
     let block = Block::bordered()
-        .title(Span::styled(format!(" {title} "), theme.style("ui.title")))
+        .title(Span::styled(
+            format!(" {} ", crate::vault::visible::visible(title)),
+            theme.style("ui.title"),
+        ))
         .border_style(theme.style("ui.border.focus"));
     let inner = block.inner(area);
     f.render_widget(block, area);
@@ -264,7 +275,10 @@ pub fn modal(
     f.render_widget(
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(
             Block::bordered()
-                .title(Span::styled(title.to_string(), theme.style(title_style)))
+                .title(Span::styled(
+                    crate::vault::visible::visible(title).into_owned(),
+                    theme.style(title_style),
+                ))
                 .border_style(theme.style("ui.border.focus")),
         ),
         area,

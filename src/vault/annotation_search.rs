@@ -66,7 +66,8 @@ fn excerpt(a: &Annotation, max: usize) -> String {
 }
 
 /// Cards of the annotations that match `query`, on the papers `in_scope` accepts; one card per
-/// annotation, scored `score` (the caller's scale).
+/// annotation, scored `score` (the caller's scale). Highlight stores that cannot be read are
+/// left out (and logged).
 pub fn cards(
     vault: &Vault,
     query: &str,
@@ -74,11 +75,27 @@ pub fn cards(
     excerpt_chars: usize,
     score: f32,
 ) -> Vec<Card> {
+    let (cards, problems) = cards_checked(vault, query, in_scope, excerpt_chars, score);
+    for p in problems {
+        tracing::warn!("{p}");
+    }
+    cards
+}
+
+/// [`cards`], and why highlight stores were left out (one line each).
+fn cards_checked(
+    vault: &Vault,
+    query: &str,
+    in_scope: &dyn Fn(&str) -> bool,
+    excerpt_chars: usize,
+    score: f32,
+) -> (Vec<Card>, Vec<String>) {
     let want = query_words(query);
     if want.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let mut out = Vec::new();
+    let mut problems = Vec::new();
     for path in vault.annotated_papers() {
         if !in_scope(&path) {
             continue;
@@ -87,7 +104,9 @@ pub fn cards(
             .record_for(&path)
             .map(|r| r.meta.title)
             .unwrap_or_else(|| super::meta::file_title(&path));
-        for a in vault.annotations(&path) {
+        let (annotations, problem) = vault.annotations_checked(&path);
+        problems.extend(problem);
+        for a in annotations {
             let have = words(&format!(
                 "{} {}",
                 a.comment.as_deref().unwrap_or(""),
@@ -109,22 +128,23 @@ pub fn cards(
         }
     }
     sort_cards(&mut out);
-    out
+    (out, problems)
 }
 
 /// Adds the annotations matching `query` to paper-level hits: a paper already found keeps its
 /// place and its excerpt says the annotation matched too; a paper found only by an annotation
 /// comes first (the reader's own words are the surest sign of what they meant). At most
-/// `limit` hits are kept.
+/// `limit` hits are kept. Returns why highlight stores were left out (one line each), for the
+/// user.
 pub fn merge_into(
     vault: &Vault,
     query: &str,
     hits: &mut Vec<PaperHit>,
     limit: usize,
     excerpt_chars: usize,
-) {
+) -> Vec<String> {
     let top = hits.iter().map(|h| h.card.score).fold(1.0f32, f32::max);
-    let found = cards(vault, query, &|_| true, excerpt_chars, top);
+    let (found, problems) = cards_checked(vault, query, &|_| true, excerpt_chars, top);
     let mut new: Vec<PaperHit> = Vec::new();
     for c in found {
         let page = PageRef {
@@ -156,6 +176,7 @@ pub fn merge_into(
         *hits = new;
     }
     hits.truncate(limit.max(1));
+    problems
 }
 
 #[cfg(test)]

@@ -1,10 +1,13 @@
 //! A paper's BibTeX entry, built from its metadata (sidecar or PDF), written by the biblatex
-//! crate so braces, backslashes and TeX specials in titles and names are escaped properly.
+//! crate so braces, backslashes and TeX specials in titles and names are escaped properly. Every
+//! value and the key pass [`output::bibtex`](super::output::bibtex) first: one line, no control
+//! character, balanced braces, a key of BibTeX's alphabet, so no text can end the entry.
 
 use biblatex::{Chunk, Entry, EntryType, Spanned};
 use unicode_normalization::UnicodeNormalization;
 
 use super::meta::PaperMeta;
+use super::output::bibtex as gate;
 
 /// The entry for a paper: `@article` when it has a DOI, `@misc` otherwise (with the arXiv id
 /// as `eprint`); fields in alphabetical order, TeX specials escaped (`\%`, `\&`, `\_`). The key is Google Scholar's shape: first author's family name, year, first
@@ -14,14 +17,20 @@ pub fn entry(meta: &PaperMeta) -> String {
 }
 
 /// The entry for a paper under a given citation key (a reference manager's, or a generated one
-/// made unique within a bibliography).
+/// made unique within a bibliography). A key outside BibTeX's alphabet is not written: the
+/// generated one stands instead (callers check first and say so, see [`super::citekeys`]).
 pub fn entry_with_key(meta: &PaperMeta, key: &str) -> String {
+    let key = if gate::key_ok(key) {
+        key.to_string()
+    } else {
+        self::key(meta)
+    };
     let kind = if meta.doi.is_some() {
         EntryType::Article
     } else {
         EntryType::Misc
     };
-    let mut e = Entry::new(key.to_string(), kind);
+    let mut e = Entry::new(key, kind);
     let text = |s: &str| vec![Spanned::zero(Chunk::Normal(one_line(s)))];
     // The title in an inner pair of braces: BibTeX styles must not change its case.
     if !meta.title.trim().is_empty() {
@@ -54,9 +63,10 @@ pub fn entry_with_key(meta: &PaperMeta, key: &str) -> String {
         .unwrap_or_else(|_| format!("@misc{{{},}}", e.key))
 }
 
-/// Whitespace (line breaks from a PDF's text included) as single spaces.
+/// Whitespace (line breaks from a PDF's text included) as single spaces, controls dropped,
+/// braces balanced: a value that stays inside its field.
 fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    gate::value(s)
 }
 
 /// Letters and digits of `s`, lowercase, accents dropped (Schrödinger → schrodinger).
@@ -81,12 +91,14 @@ const SMALL_WORDS: &[&str] = &[
     "are", "towards", "toward", "via",
 ];
 
-/// The generated citation key: `vaswani2017attention`.
+/// The generated citation key: `vaswani2017attention` (name and word 40 letters at most, so
+/// the key is always of BibTeX's alphabet and length).
 pub fn key(meta: &PaperMeta) -> String {
+    let cap = |w: String| w.chars().take(40).collect::<String>();
     let who = meta
         .authors
         .first()
-        .map(|a| ascii_word(family_name(a)))
+        .map(|a| cap(ascii_word(family_name(a))))
         .filter(|w| !w.is_empty())
         .unwrap_or_else(|| "anon".into());
     let year = meta.year.map(|y| y.to_string()).unwrap_or_default();
@@ -95,6 +107,7 @@ pub fn key(meta: &PaperMeta) -> String {
         .split(|c: char| !c.is_alphanumeric())
         .map(ascii_word)
         .find(|w| !w.is_empty() && !SMALL_WORDS.contains(&w.as_str()))
+        .map(cap)
         .unwrap_or_default();
     format!("{who}{year}{word}")
 }

@@ -1,13 +1,16 @@
 //! Cited papers as a bibliography: one citation key per paper (the reference manager's when the
-//! vault has one, else generated as `author2009word`, made unique with `a`, `b`, … in the
-//! order the papers come), written as BibTeX (through the biblatex crate) or CSL-JSON (the
-//! Citation Style Language's input format, which pandoc, Zotero and citeproc read).
+//! vault has one and it is of BibTeX's key alphabet, else generated as `author2009word`), every
+//! key unique within one bibliography (`a`, `b`, … appended in the order the papers come),
+//! written as BibTeX (through the biblatex crate and [`output::bibtex`](super::output::bibtex))
+//! or CSL-JSON (the Citation Style Language's input format, which pandoc, Zotero and citeproc
+//! read; written through [`output::to_json_pretty`](super::output::to_json_pretty)).
 
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
 use super::meta::{self, PaperMeta};
+use super::output::bibtex::key_ok;
 use super::{Vault, bibtex, uri};
 
 /// One paper of a bibliography.
@@ -19,42 +22,88 @@ pub struct Source {
     pub meta: PaperMeta,
 }
 
+/// A bibliography's papers, and what was changed on the way (for the user to read).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Bibliography {
+    pub sources: Vec<Source>,
+    /// One line per managed key that could not be written as it is.
+    pub warnings: Vec<String>,
+}
+
 /// The papers at `paths` (in that order, each once) with their metadata and unique keys. A
 /// paper the index has no record of still gets an entry, titled after its file.
 pub fn sources(vault: &Vault, paths: &[String]) -> Vec<Source> {
-    let mut seen_paths = BTreeSet::new();
-    let mut keys: BTreeSet<String> = BTreeSet::new();
-    let mut out: Vec<Source> = Vec::new();
-    let given: Vec<(String, Option<String>)> = paths
-        .iter()
-        .filter(|p| seen_paths.insert(p.as_str()))
-        .map(|p| (p.clone(), vault.citation_key(p)))
-        .collect();
-    // The reference manager's keys are the user's: they are kept as they are, and generated
-    // keys step around them.
-    keys.extend(given.iter().filter_map(|(_, k)| k.clone()));
-    for (path, managed) in given {
-        let meta = vault
-            .record_for(&path)
-            .map(|r| r.meta)
-            .unwrap_or_else(|| PaperMeta {
-                title: meta::file_title(&path),
-                ..PaperMeta::default()
-            });
-        let key = match managed {
-            Some(k) => k,
-            None => unique(&bibtex::key(&meta), &mut keys),
-        };
-        out.push(Source { path, key, meta });
-    }
-    out
+    bibliography(vault, paths).sources
 }
 
-/// `base`, or `base` + `a`, `b`, … `z`, `aa`, … when it is taken; the key is then taken.
-fn unique(base: &str, taken: &mut BTreeSet<String>) -> String {
+/// [`sources`], with a warning for each managed key replaced: one outside BibTeX's alphabet
+/// (the generated key stands instead) or one a paper before it already has (a suffix is added).
+pub fn bibliography(vault: &Vault, paths: &[String]) -> Bibliography {
+    let mut seen_paths = BTreeSet::new();
+    let papers: Vec<(String, Option<String>, PaperMeta)> = paths
+        .iter()
+        .filter(|p| seen_paths.insert(p.as_str()))
+        .map(|p| {
+            let meta = vault
+                .record_for(p)
+                .map(|r| r.meta)
+                .unwrap_or_else(|| PaperMeta {
+                    title: meta::file_title(p),
+                    ..PaperMeta::default()
+                });
+            (p.clone(), vault.citation_key(p), meta)
+        })
+        .collect();
+    assign(papers)
+}
+
+/// The bibliography of `papers` (path, the reference manager's key if any, metadata), in
+/// their order: what [`bibliography`] does once it has read them from the vault.
+pub fn assign(papers: Vec<(String, Option<String>, PaperMeta)>) -> Bibliography {
+    let mut warnings = Vec::new();
+    // The reference manager's keys are the user's: each is kept for the first paper that has
+    // it, and generated keys step around them.
+    let mut reserved: BTreeSet<String> = BTreeSet::new();
+    let mut managed: Vec<Option<String>> = Vec::with_capacity(papers.len());
+    for (path, key, _) in &papers {
+        managed.push(match key {
+            Some(k) if key_ok(k) => Some(k.clone()),
+            Some(k) => {
+                warnings.push(format!(
+                    "{path}: the citation key {k:?} is not a BibTeX key (letters, digits and -_:./+, at most {} characters); the generated key is used",
+                    super::output::bibtex::MAX_KEY_CHARS
+                ));
+                None
+            }
+            None => None,
+        });
+    }
+    reserved.extend(managed.iter().flatten().cloned());
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    let mut sources = Vec::with_capacity(papers.len());
+    for ((path, _, meta), managed) in papers.into_iter().zip(managed) {
+        let key = match managed {
+            Some(k) if taken.insert(k.clone()) => k,
+            Some(k) => {
+                let key = unique(&k, &mut taken, &reserved);
+                warnings.push(format!(
+                    "{path}: the citation key {k:?} is another paper's too; written as {key:?}"
+                ));
+                key
+            }
+            None => unique(&bibtex::key(&meta), &mut taken, &reserved),
+        };
+        sources.push(Source { path, key, meta });
+    }
+    Bibliography { sources, warnings }
+}
+
+/// `base`, or `base` + `a`, `b`, … `z`, `aa`, … when it is taken (or reserved for a managed
+/// key of a later paper); the key is then taken.
+fn unique(base: &str, taken: &mut BTreeSet<String>, reserved: &BTreeSet<String>) -> String {
     let mut key = base.to_string();
     let mut n = 0usize;
-    while taken.contains(&key) {
+    while taken.contains(&key) || reserved.contains(&key) {
         key = format!("{base}{}", suffix(n));
         n += 1;
     }
@@ -162,14 +211,61 @@ mod tests {
     #[test]
     fn keys_are_made_unique_in_order() {
         let mut taken = BTreeSet::new();
-        assert_eq!(unique("smith2009word", &mut taken), "smith2009word");
-        assert_eq!(unique("smith2009word", &mut taken), "smith2009worda");
-        assert_eq!(unique("smith2009word", &mut taken), "smith2009wordb");
+        let none = BTreeSet::new();
+        assert_eq!(unique("smith2009word", &mut taken, &none), "smith2009word");
+        assert_eq!(unique("smith2009word", &mut taken, &none), "smith2009worda");
+        assert_eq!(unique("smith2009word", &mut taken, &none), "smith2009wordb");
         taken.insert("kept".to_string());
-        assert_eq!(unique("kept", &mut taken), "kepta");
+        assert_eq!(unique("kept", &mut taken, &none), "kepta");
+        let reserved = BTreeSet::from(["later".to_string(), "latera".to_string()]);
+        assert_eq!(unique("later", &mut taken, &reserved), "laterb");
         assert_eq!(suffix(25), "z");
         assert_eq!(suffix(26), "aa");
         assert_eq!(suffix(27), "ab");
+    }
+
+    fn paper(path: &str, key: Option<&str>, title: &str) -> (String, Option<String>, PaperMeta) {
+        let meta = PaperMeta {
+            title: title.into(),
+            authors: vec!["Gal, Yarin".into()],
+            year: Some(2009),
+            ..PaperMeta::default()
+        };
+        (path.into(), key.map(str::to_string), meta)
+    }
+
+    #[test]
+    fn managed_keys_are_checked_and_made_unique() {
+        let hostile = "gal2009,\n  title = {PWNED}}\n@misc{pwn";
+        let b = assign(vec![
+            paper("a.pdf", Some(hostile), "Dropout as inference"),
+            paper("b.pdf", Some("same2020"), "One"),
+            paper("c.pdf", Some("same2020"), "Two"),
+            paper("d.pdf", None, "Dropout again"),
+            paper("e.pdf", Some("gal2009dropouta"), "Kept"),
+        ]);
+        let keys: Vec<&str> = b.sources.iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "gal2009dropout",
+                "same2020",
+                "same2020a",
+                "gal2009dropoutb",
+                "gal2009dropouta"
+            ]
+        );
+        assert_eq!(b.warnings.len(), 2, "{:?}", b.warnings);
+        assert!(
+            b.warnings[0].starts_with("a.pdf: the citation key"),
+            "{:?}",
+            b.warnings
+        );
+        assert!(b.warnings[1].contains("\"same2020a\""), "{:?}", b.warnings);
+        let bib = bibtex(&b.sources);
+        let parsed = biblatex::Bibliography::parse(&bib).unwrap();
+        assert_eq!(parsed.len(), 5, "{bib}");
+        assert!(!bib.contains("PWNED"), "{bib}");
     }
 
     #[test]

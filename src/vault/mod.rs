@@ -18,6 +18,7 @@ pub mod index;
 pub mod indexer;
 pub mod marked;
 pub mod meta;
+pub mod output;
 pub mod paths;
 pub mod pdf;
 pub mod ranking;

@@ -1,5 +1,7 @@
 //! Text from the vault or from an agent (note and PDF text, file names, titles, answers) on its
-//! way to a terminal by any path other than the TUI. Control characters are how such text would
+//! way to a terminal (the CLI's output, and the titles and rows the TUI draws through
+//! `tui::widgets`), and the JSON layer of the output gate ([`super::output`], which has the
+//! other formats). Control characters are how such text would
 //! take over the terminal — OSC 52 writes the user's clipboard, `ESC[2J` clears the screen,
 //! OSC 0 sets the window title, a bare `\r` overwrites what was printed — so they are shown
 //! escaped instead, as `ls -b` and `git` show them: `\033]52;…`. Newlines and tabs stay.
@@ -8,7 +10,7 @@ use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Whether `c` must not reach a terminal as it is.
-fn needs_escape(c: char) -> bool {
+pub(crate) fn needs_escape(c: char) -> bool {
     match c {
         '\n' | '\t' => false,
         // C0, DEL and the C1 controls (U+009B is a one-character CSI on some terminals).
@@ -19,11 +21,29 @@ fn needs_escape(c: char) -> bool {
 
 /// Bidirectional overrides, embeddings and isolates reorder the rest of the line as displayed;
 /// the marks (LRM, RLM, ALM) are invisible and do the same to what is around them.
-fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(
         c,
         '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
     )
+}
+
+/// Writes the escape of `c` (a character [`needs_escape`] accepts; `next` is the one after it).
+pub(crate) fn escape_into(out: &mut String, c: char, next: Option<char>) {
+    match c {
+        '\r' if next == Some('\n') => out.push('\r'),
+        '\r' => out.push_str("\\r"),
+        '\u{7}' => out.push_str("\\a"),
+        '\u{8}' => out.push_str("\\b"),
+        '\u{c}' => out.push_str("\\f"),
+        '\u{b}' => out.push_str("\\v"),
+        c if (c as u32) < 0x80 => {
+            let _ = write!(out, "\\{:03o}", c as u32);
+        }
+        c => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
 }
 
 /// Whether `c` is written as a `\uXXXX` escape in machine-readable output. serde_json already
@@ -72,23 +92,10 @@ pub fn visible(s: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(s.len() + 16);
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
-        if !needs_escape(c) {
+        if needs_escape(c) {
+            escape_into(&mut out, c, chars.peek().copied());
+        } else {
             out.push(c);
-            continue;
-        }
-        match c {
-            '\r' if chars.peek() == Some(&'\n') => out.push('\r'),
-            '\r' => out.push_str("\\r"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x80 => {
-                let _ = write!(out, "\\{:03o}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
         }
     }
     Cow::Owned(out)

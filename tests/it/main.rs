@@ -29,6 +29,7 @@ mod mcp_attacks;
 mod mcp_hardening;
 mod mcp_security;
 mod mcp_server;
+mod output_gate;
 mod page_text_fixtures;
 mod pdf_text;
 mod real_agents;

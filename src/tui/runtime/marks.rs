@@ -44,11 +44,18 @@ pub(super) fn marks(vault: &Vault, ui: &UnboundedSender<Msg>, e: MarksEffect) {
                 .and_then(|e| Ok((cited::write_to_state(vault, &e, format)?, e)))
             {
                 Ok((file, e)) => Status::info(format!(
-                    "{} of the {} paper{} this thread cited written to {}",
+                    "{} of the {} paper{} this thread cited written to {}{}",
                     format.name(),
                     e.sources.len(),
                     if e.sources.len() == 1 { "" } else { "s" },
-                    file.display()
+                    file.display(),
+                    match e.warnings.len() {
+                        0 => String::new(),
+                        n => format!(
+                            " ({n} citation key{} replaced: `agentero threads --export` says why)",
+                            if n == 1 { "" } else { "s" }
+                        ),
+                    }
                 )),
                 Err(e) => Status::error(format!("cannot export the thread: {e}")),
             }
@@ -88,6 +95,7 @@ fn export_highlights(vault: &Vault, path: &str) -> Status {
         .map_err(|e| e.to_string())
         .and_then(|_| crate::vault::statefs::ensure_dir(&dir).map_err(|e| e.to_string()))
         .and_then(|_| {
+            crate::vault::output::file::sweep_state(&dir);
             crate::vault::statefs::atomic_write(&file, md.as_bytes()).map_err(|e| e.to_string())
         });
     match written {

@@ -1,9 +1,15 @@
 //! A paper's annotations as a markdown file: a heading per page, each highlight quoted, its
 //! comment under it, and the citation URI of its page (`papers/x.pdf#page=N`), which agentero,
-//! its agents and any markdown reader that knows the vault can follow.
+//! its agents and any markdown reader that knows the vault can follow. Every piece of the
+//! library's or the reader's text (title, path, page label, highlighted text, comment) goes
+//! through [`output::markdown`]: it reads as text, never as a heading, a tag or a link.
 
 use super::super::annotations::{Annotation, AnnotationOrigin};
+use super::super::output::markdown;
 use super::super::{Vault, meta, uri};
+
+/// The longest page label written, in characters (labels are "iv", "12", "A-3").
+const LABEL_CHARS: usize = 32;
 
 /// The markdown of `annotations` of the paper at `rel`.
 pub fn markdown(vault: &Vault, rel: &str, annotations: &[Annotation]) -> String {
@@ -12,8 +18,13 @@ pub fn markdown(vault: &Vault, rel: &str, annotations: &[Annotation]) -> String 
         .map(|r| r.meta.title)
         .filter(|t| !t.trim().is_empty())
         .unwrap_or_else(|| meta::file_title(rel));
-    let mut out = format!("# Highlights: {}\n\n", one_line(&title));
-    out.push_str(&format!("Paper: [{rel}]({})\n", uri::encode_path(rel)));
+    let mut out = format!("# Highlights: {}\n\n", markdown::inline(&title));
+    // The link target is percent-encoded (its alphabet has no `:`, so no scheme).
+    out.push_str(&format!(
+        "Paper: [{}]({})\n",
+        markdown::inline(rel),
+        uri::encode_path(rel)
+    ));
     if annotations.is_empty() {
         out.push_str("\nNo highlights yet.\n");
         return out;
@@ -23,34 +34,38 @@ pub fn markdown(vault: &Vault, rel: &str, annotations: &[Annotation]) -> String 
         if a.page != page {
             page = a.page;
             match &a.page_label {
-                Some(l) if *l != page.to_string() => {
-                    out.push_str(&format!("\n## Page {page} (labelled {l})\n"))
+                Some(l) if *l != page.to_string() && !l.trim().is_empty() => {
+                    out.push_str(&format!(
+                        "\n## Page {page} (labelled {})\n",
+                        markdown::label(l, LABEL_CHARS)
+                    ))
                 }
                 _ => out.push_str(&format!("\n## Page {page}\n")),
             }
         }
         out.push('\n');
-        if let Some(t) = a.text.as_deref().filter(|t| !t.trim().is_empty()) {
-            out.push_str(&format!("> {}\n", one_line(t)));
-        } else {
-            out.push_str(&format!("> ({})\n", a.kind.as_str()));
+        match a.text.as_deref().map(markdown::inline) {
+            Some(t) if !t.is_empty() => out.push_str(&format!("> {t}\n")),
+            _ => out.push_str(&format!("> ({})\n", a.kind.as_str())),
         }
-        if let Some(c) = a.comment.as_deref().filter(|c| !c.trim().is_empty()) {
+        let comment = a
+            .comment
+            .as_deref()
+            .map(markdown::block)
+            .unwrap_or_default();
+        if !comment.is_empty() {
             out.push('\n');
-            for line in c.trim().lines() {
-                out.push_str(line.trim_end());
-                out.push('\n');
-            }
+            out.push_str(&comment);
+            out.push('\n');
         }
         let from = match &a.origin {
             AnnotationOrigin::Zotero { .. } => " (Zotero)",
             AnnotationOrigin::Agentero { .. } => "",
         };
-        out.push_str(&format!("\n— {}{from}\n", uri::page_uri(rel, a.page)));
+        out.push_str(&format!(
+            "\n— {}{from}\n",
+            markdown::inline(&uri::page_uri(rel, a.page))
+        ));
     }
     out
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

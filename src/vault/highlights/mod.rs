@@ -28,6 +28,13 @@ pub const MAX_PER_PAPER: usize = 10_000;
 pub const MAX_COMMENT_CHARS: usize = 4000;
 /// The longest highlighted text kept, in characters.
 pub const MAX_TEXT_CHARS: usize = 20_000;
+/// The largest highlight store read or written, in bytes. Ten thousand highlights of a long
+/// sentence and a comment each take about 5 MB; a larger file was not written by agentero and
+/// is refused before it is read (a planted store must not cost every `search` its size in
+/// memory).
+pub const MAX_STORE_BYTES: u64 = 16 << 20;
+/// The most annotations of one paper shown (agentero's and Zotero's together).
+pub const MAX_ANNOTATIONS: usize = 2 * MAX_PER_PAPER;
 
 /// One highlight, as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,6 +78,17 @@ pub enum HighlightError {
     Unknown { path: String, id: String },
     #[error("the highlights of {path} cannot be read ({reason}); the file was left as it is")]
     Corrupt { path: String, reason: String },
+    #[error(
+        "the highlights of {path} were not loaded: their file {file} holds {bytes} bytes, more than the {} MB a highlight store may hold; the file was left as it is",
+        MAX_STORE_BYTES >> 20
+    )]
+    TooLarge {
+        path: String,
+        file: String,
+        bytes: u64,
+    },
+    #[error("{path} would have highlights of more than {} MB", MAX_STORE_BYTES >> 20)]
+    StoreFull { path: String },
     #[error("{0}")]
     NoState(String),
     #[error(transparent)]
@@ -93,7 +111,8 @@ fn sha_of(vault: &Vault, rel: &str) -> Result<(PathBuf, String), HighlightError>
 }
 
 fn load_file(vault: &Vault, rel: &str, sha: &str) -> Result<Vec<Highlight>, HighlightError> {
-    let Some(bytes) = statefs::read_if_exists(&store_path(vault, sha))? else {
+    let path = store_path(vault, sha);
+    let Some(bytes) = read_bounded(&path, rel)? else {
         return Ok(Vec::new());
     };
     let file: StoreFile = serde_json::from_slice(&bytes).map_err(|e| HighlightError::Corrupt {
@@ -101,11 +120,62 @@ fn load_file(vault: &Vault, rel: &str, sha: &str) -> Result<Vec<Highlight>, High
         reason: e.to_string(),
     })?;
     let mut v = file.highlights;
+    if v.len() > MAX_PER_PAPER {
+        return Err(HighlightError::Corrupt {
+            path: rel.to_string(),
+            reason: format!("{} highlights, more than {MAX_PER_PAPER}", v.len()),
+        });
+    }
+    // What `add` keeps, on load too.
+    for h in &mut v {
+        if h.text.len() > MAX_TEXT_CHARS {
+            h.text = h.text.chars().take(MAX_TEXT_CHARS).collect();
+        }
+        if let Some(c) = h.comment.as_mut().filter(|c| c.len() > MAX_COMMENT_CHARS) {
+            *c = c.chars().take(MAX_COMMENT_CHARS).collect();
+        }
+    }
     v.sort_by_key(|h| (h.page, h.start, h.end));
     Ok(v)
 }
 
-fn save_file(vault: &Vault, sha: &str, highlights: Vec<Highlight>) -> Result<(), HighlightError> {
+/// The store at `path`, or `None` when there is none; its size is checked before it is read
+/// (and the read stops past the cap, should it grow meanwhile).
+fn read_bounded(path: &std::path::Path, rel: &str) -> Result<Option<Vec<u8>>, HighlightError> {
+    use std::io::Read;
+    let f = match statefs::open_read(path) {
+        Ok(f) => f,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let too_large = |bytes: u64| HighlightError::TooLarge {
+        path: rel.to_string(),
+        file: path.display().to_string(),
+        bytes,
+    };
+    let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if size > MAX_STORE_BYTES {
+        return Err(too_large(size));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    f.take(MAX_STORE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| HighlightError::Corrupt {
+            path: rel.to_string(),
+            reason: e.to_string(),
+        })?;
+    if bytes.len() as u64 > MAX_STORE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(Some(bytes))
+}
+
+fn save_file(
+    vault: &Vault,
+    rel: &str,
+    sha: &str,
+    highlights: Vec<Highlight>,
+) -> Result<(), HighlightError> {
     let path = store_path(vault, sha);
     if highlights.is_empty() {
         match statefs::remove_file(&path) {
@@ -113,15 +183,23 @@ fn save_file(vault: &Vault, sha: &str, highlights: Vec<Highlight>) -> Result<(),
             _ => return Ok(()),
         }
     }
-    vault
-        .ensure_state_dir()
-        .map_err(|e| HighlightError::NoState(e.to_string()))?;
-    statefs::ensure_dir(&vault.state_dir().join(DIR))?;
     let file = StoreFile {
         version: VERSION,
         highlights,
     };
     let bytes = serde_json::to_vec_pretty(&file).unwrap_or_default();
+    if bytes.len() as u64 > MAX_STORE_BYTES {
+        return Err(HighlightError::StoreFull {
+            path: rel.to_string(),
+        });
+    }
+    vault
+        .ensure_state_dir()
+        .map_err(|e| HighlightError::NoState(e.to_string()))?;
+    let dir = vault.state_dir().join(DIR);
+    statefs::ensure_dir(&dir)?;
+    // What a save killed before its rename left here.
+    super::output::file::sweep_state(&dir);
     statefs::atomic_write(&path, &bytes)?;
     Ok(())
 }
@@ -163,7 +241,7 @@ pub fn add(vault: &Vault, rel: &str, new: NewHighlight) -> Result<Highlight, Hig
     };
     all.push(h.clone());
     all.sort_by_key(|h| (h.page, h.start, h.end));
-    save_file(vault, &sha, all)?;
+    save_file(vault, rel, &sha, all)?;
     Ok(h)
 }
 
@@ -178,7 +256,7 @@ pub fn delete(vault: &Vault, rel: &str, id: &str) -> Result<Highlight, Highlight
         });
     };
     let gone = all.remove(i);
-    save_file(vault, &sha, all)?;
+    save_file(vault, rel, &sha, all)?;
     Ok(gone)
 }
 
@@ -255,26 +333,47 @@ impl Highlight {
 
 impl Vault {
     /// Every annotation of the paper at `rel`, in page order: agentero's own highlights (and,
-    /// for a Zotero library, Zotero's). A paper whose highlights cannot be read has none here;
-    /// the reason is logged.
+    /// for a Zotero library, Zotero's), [`MAX_ANNOTATIONS`] at most. A paper whose highlights
+    /// cannot be read has none here; the reason is logged.
     pub fn annotations(&self, rel: &str) -> Vec<Annotation> {
-        let mut out = match list(self, rel) {
-            Ok(v) => v.iter().map(|h| h.annotation(rel)).collect(),
-            Err(e) => {
-                tracing::warn!(path = rel, %e, "highlights not read");
-                Vec::new()
-            }
+        let (out, problem) = self.annotations_checked(rel);
+        if let Some(e) = problem {
+            tracing::warn!(path = rel, %e, "highlights not read");
+        }
+        out
+    }
+
+    /// [`Vault::annotations`], and why agentero's own highlights were left out, when they were
+    /// (a damaged or oversized store), for a caller that tells the user.
+    pub fn annotations_checked(&self, rel: &str) -> (Vec<Annotation>, Option<String>) {
+        let (mut out, problem) = match list(self, rel) {
+            Ok(v) => (
+                v.iter().map(|h| h.annotation(rel)).collect::<Vec<_>>(),
+                None,
+            ),
+            Err(e) => (Vec::new(), Some(e.to_string())),
         };
         out.extend(self.zotero_annotations(rel));
+        if out.len() > MAX_ANNOTATIONS {
+            tracing::warn!(
+                path = rel,
+                n = out.len(),
+                "annotations cut to {MAX_ANNOTATIONS}"
+            );
+            out.truncate(MAX_ANNOTATIONS);
+        }
         // Page order; within a page, Zotero's and ours keep the order they came in.
         out.sort_by_key(|a| a.page);
-        out
+        (out, problem)
     }
 
     /// The papers of the catalog that have annotations (highlight files of their hash), in path
     /// order: where a search of the annotations looks.
     pub fn annotated_papers(&self) -> Vec<String> {
         let dir = self.state_dir().join(DIR);
+        // A save killed before its rename left a temporary file: gone on the next run that
+        // looks here (every `search`), not only on the next save.
+        super::output::file::sweep_state(&dir);
         let names = match statefs::check_dir(&dir).and_then(|d| d.list()) {
             Ok(n) => n,
             Err(e) => {
