@@ -75,7 +75,7 @@ pub fn unsuitable(dir: &Path, vault_root: &Path) -> Option<String> {
     let vault = vault_root
         .canonicalize()
         .unwrap_or_else(|_| vault_root.to_path_buf());
-    let dir = canonical_prefix(dir);
+    let dir = crate::vault::state::canonical_prefix(dir);
     if dir.starts_with(&vault) {
         return Some(format!("{} lies inside the vault", dir.display()));
     }
@@ -93,27 +93,6 @@ pub fn repository_above(dir: &Path) -> Option<PathBuf> {
     dir.ancestors()
         .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok())
         .map(Path::to_path_buf)
-}
-
-/// `path` with its longest existing prefix made canonical.
-fn canonical_prefix(path: &Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut here = path.to_path_buf();
-    loop {
-        if let Ok(c) = here.canonicalize() {
-            return rest
-                .into_iter()
-                .rev()
-                .fold(c, |acc, n: std::ffi::OsString| acc.join(n));
-        }
-        match (here.file_name().map(|n| n.to_os_string()), here.parent()) {
-            (Some(n), Some(p)) => {
-                rest.push(n);
-                here = p.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
 }
 
 /// The working folder of session runtime `runtime_id` (created `0700`).

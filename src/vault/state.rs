@@ -117,7 +117,7 @@ pub fn belongs_to(dir: &Path, root: &Path, prefix: Option<&str>) -> bool {
 
 /// `path` with its longest existing prefix made canonical (symlinks in `$HOME` resolved), so
 /// the state folder's name is the same whichever way it is reached.
-fn canonical_prefix(path: &Path) -> PathBuf {
+pub fn canonical_prefix(path: &Path) -> PathBuf {
     let mut rest = Vec::new();
     let mut here = path.to_path_buf();
     loop {
