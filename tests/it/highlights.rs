@@ -8,7 +8,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use agentero::vault::Vault;
-use agentero::vault::highlights::{NewHighlight, add};
 use agentero::vault::indexer::{IndexOptions, index_vault};
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
@@ -27,26 +26,10 @@ fn indexed_with_a_highlight() -> (tempfile::TempDir, Vault, String) {
     let dir = common::demo_vault();
     let vault = Vault::open(dir.path()).unwrap();
     index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
-    let text = vault
-        .open_index()
-        .unwrap()
-        .page(LAYOUTFLOW, 2)
-        .unwrap()
-        .unwrap()
-        .text;
-    let start = text.find("gutter").unwrap();
-    let h = add(
+    let h = common::highlight_gutter(
         &vault,
-        LAYOUTFLOW,
-        NewHighlight {
-            page: 2,
-            start,
-            end: start + 6,
-            text: "gutter".into(),
-            comment: Some(format!("a {ONLY_IN_COMMENT} idea\nsecond line")),
-        },
-    )
-    .unwrap();
+        Some(format!("a {ONLY_IN_COMMENT} idea\nsecond line")),
+    );
     (dir, vault, h.id)
 }
 

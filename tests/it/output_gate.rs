@@ -15,7 +15,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use agentero::acp::transcript::{Line, Thread};
-use agentero::vault::highlights::{MAX_STORE_BYTES, NewHighlight, add};
+use agentero::vault::highlights::MAX_STORE_BYTES;
 use agentero::vault::indexer::{IndexOptions, index_vault};
 use agentero::vault::{EntryKind, Vault, output, uri};
 use serde_json::Value;
@@ -371,26 +371,7 @@ fn with_a_highlight() -> (tempfile::TempDir, Vault, PathBuf) {
     let dir = common::demo_vault();
     let vault = Vault::open(dir.path()).unwrap();
     index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
-    let text = vault
-        .open_index()
-        .unwrap()
-        .page(LAYOUTFLOW, 2)
-        .unwrap()
-        .unwrap()
-        .text;
-    let start = text.find("gutter").unwrap();
-    add(
-        &vault,
-        LAYOUTFLOW,
-        NewHighlight {
-            page: 2,
-            start,
-            end: start + 6,
-            text: "gutter".into(),
-            comment: Some("zanzibarish".into()),
-        },
-    )
-    .unwrap();
+    common::highlight_gutter(&vault, Some("zanzibarish".into()));
     let store_dir = vault.state_dir().join("highlights");
     let store = std::fs::read_dir(&store_dir)
         .unwrap()
@@ -507,26 +488,7 @@ fn an_oversized_highlight_store_is_refused_and_search_goes_on() {
     std::fs::write(&stale, b"{").unwrap();
     std::fs::remove_file(&store).unwrap();
     let vault = Vault::open(root).unwrap();
-    let text = vault
-        .open_index()
-        .unwrap()
-        .page(LAYOUTFLOW, 2)
-        .unwrap()
-        .unwrap()
-        .text;
-    let start = text.find("gutter").unwrap();
-    add(
-        &vault,
-        LAYOUTFLOW,
-        NewHighlight {
-            page: 2,
-            start,
-            end: start + 6,
-            text: "gutter".into(),
-            comment: None,
-        },
-    )
-    .unwrap();
+    common::highlight_gutter(&vault, None);
     assert!(!stale.exists(), "swept by the next save");
 }
 

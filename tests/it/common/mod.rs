@@ -246,3 +246,33 @@ pub fn tool_text(r: &rmcp::model::CallToolResult) -> String {
     }
     t
 }
+
+/// Highlights the word "gutter" on page 2 of the demo vault's LayoutFlow paper (the vault
+/// indexed), with `comment`.
+pub fn highlight_gutter(
+    vault: &agentero::vault::Vault,
+    comment: Option<String>,
+) -> agentero::vault::highlights::Highlight {
+    use agentero::vault::highlights::{NewHighlight, add};
+    const LAYOUTFLOW: &str = "papers/layoutflow/paper.pdf";
+    let text = vault
+        .open_index()
+        .unwrap()
+        .page(LAYOUTFLOW, 2)
+        .unwrap()
+        .unwrap()
+        .text;
+    let start = text.find("gutter").unwrap();
+    add(
+        vault,
+        LAYOUTFLOW,
+        NewHighlight {
+            page: 2,
+            start,
+            end: start + 6,
+            text: "gutter".into(),
+            comment,
+        },
+    )
+    .unwrap()
+}
