@@ -113,6 +113,9 @@ pub(super) fn print_summary(vault: &Vault, s: &IndexSummary) {
     }
 }
 
+/// The longest title `search --json` prints, in characters (the rest is cut, with `…`).
+const JSON_TITLE_CHARS: usize = 1_000;
+
 pub(super) fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> anyhow::Result<()> {
     if limit == 0 {
         bail!("--limit must be at least 1");
@@ -153,10 +156,22 @@ pub(super) fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> an
         )
     };
     if json {
+        // A title is a title: a library's 1 MB one is cut here as on the terminal (at more).
+        let cards: Vec<_> = hits
+            .iter()
+            .cloned()
+            .map(|mut h| {
+                if h.card.title.chars().count() > JSON_TITLE_CHARS {
+                    h.card.title = h.card.title.chars().take(JSON_TITLE_CHARS).collect();
+                    h.card.title.push('…');
+                }
+                h
+            })
+            .collect();
         let mut doc = serde_json::json!({
             "query": query,
             "vault": vault.root(),
-            "cards": hits,
+            "cards": cards,
         });
         if let Some(why) = &incomplete {
             doc["indexIncomplete"] = serde_json::json!(why);

@@ -531,6 +531,13 @@ fn search_cuts_a_megabyte_title() {
         head.chars().count()
     );
     assert!(text.len() < 4000, "{} bytes", text.len());
+    // And in JSON: cut at a thousand characters, with its mark.
+    let out = run(root, &["search", "--json", "zanzibarish"]);
+    let doc: Value = serde_json::from_slice(ok(&out)).unwrap();
+    let title = doc["cards"][0]["title"].as_str().unwrap();
+    assert_eq!(title.chars().count(), 1_001, "{} characters", title.len());
+    assert!(title.ends_with('…'));
+    assert!(out.stdout.len() < 20_000, "{} bytes", out.stdout.len());
 }
 
 /// The paper pane's title shows a sidecar title's controls and RLO escaped: no cell holds one.
