@@ -79,24 +79,6 @@ fn bibtex_entries(bib: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-fn demo_pdfs() -> Vec<Vec<u8>> {
-    let demo = common::demo_vault();
-    let mut paths = Vec::new();
-    let mut stack = vec![demo.path().to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() && !e.file_name().to_string_lossy().starts_with('.') {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "pdf") {
-                paths.push(p);
-            }
-        }
-    }
-    paths.sort();
-    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
-}
-
 struct Lib {
     _tmp: tempfile::TempDir,
     dir: PathBuf,
@@ -112,7 +94,7 @@ fn hostile_library(schema: &Path) -> Lib {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("Zotero");
     std::fs::create_dir_all(dir.join("storage")).unwrap();
-    let pdfs = demo_pdfs();
+    let pdfs = common::demo_pdfs();
     let z = library::create(&dir, schema);
     let a = z.item("journalArticle", "GATEKEYA");
     z.set(a, "title", TITLE);

@@ -38,24 +38,6 @@ struct Library {
     spare: Vec<Vec<u8>>,
 }
 
-fn demo_pdfs() -> Vec<Vec<u8>> {
-    let demo = common::demo_vault();
-    let mut out = Vec::new();
-    let mut stack = vec![demo.path().to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() && !e.file_name().to_string_lossy().starts_with('.') {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "pdf") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out.iter().map(|p| std::fs::read(p).unwrap()).collect()
-}
-
 const HIGHLIGHT_POS: &str =
     r#"{"pageIndex":0,"rects":[[72.5,700.25,300,712.5],[72.5,686,250,698]]}"#;
 
@@ -65,7 +47,7 @@ fn build(schema: &Path) -> Library {
     let linked = tmp.path().join("Linked Papers");
     let profile = tmp.path().join("home/.zotero/zotero/abcd1234.default");
     std::fs::create_dir_all(dir.join("storage")).unwrap();
-    let pdfs = demo_pdfs();
+    let pdfs = common::demo_pdfs();
     assert!(pdfs.len() >= 6, "the demo vault has enough PDFs");
 
     // Zotero's profile names the base folder of relative linked files.

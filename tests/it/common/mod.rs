@@ -276,3 +276,22 @@ pub fn highlight_gutter(
     )
     .unwrap()
 }
+
+/// The bytes of every PDF of a fresh demo vault, in path order.
+pub fn demo_pdfs() -> Vec<Vec<u8>> {
+    let demo = demo_vault();
+    let mut paths = Vec::new();
+    let mut stack = vec![demo.path().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() && !e.file_name().to_string_lossy().starts_with('.') {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "pdf") {
+                paths.push(p);
+            }
+        }
+    }
+    paths.sort();
+    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
