@@ -237,6 +237,11 @@ impl Prepared {
     }
 }
 
+/// `s` without its whitespace.
+fn compact(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
 /// Whether `q` is on page `i` of `w`: within it, or running across its break with a
 /// neighbour.
 fn on_page(w: &Witness, q: &verify::Quote, i: usize) -> bool {
@@ -267,15 +272,33 @@ impl Stream {
         let mut blocks = Vec::new();
         let mut page_of = Vec::new();
         for p in lo..=hi {
-            let gone = furniture.get(p);
-            for b in docs.blocks(path, p as u32 + 1)? {
-                let b = match gone.filter(|g| !g.is_empty()) {
-                    None => b,
-                    Some(g) => b
-                        .lines()
-                        .filter(|l| !g.contains(l.trim()))
+            // The page's furniture lines without whitespace: the stream draws a running head
+            // in pieces (its page number one block, its title another), spaced differently.
+            let gone: Vec<String> = furniture
+                .get(p)
+                .map(|g| g.iter().map(|l| compact(l)).collect())
+                .unwrap_or_default();
+            let drawn = docs.blocks(path, p as u32 + 1)?;
+            let n = drawn.len();
+            for (k, b) in drawn.into_iter().enumerate() {
+                let piece = |t: &str, edge: bool| {
+                    let t = compact(t);
+                    !t.is_empty()
+                        && (t.chars().count() >= 4 || edge)
+                        && gone.iter().any(|g| g.contains(&t))
+                };
+                // A whole block that is (a piece of) a furniture line; a lone number only among
+                // the first or last blocks drawn, where page numbers are.
+                if piece(&b, k < 3 || k + 3 >= n) {
+                    continue;
+                }
+                let b = if gone.is_empty() {
+                    b
+                } else {
+                    b.lines()
+                        .filter(|l| !piece(l, false))
                         .collect::<Vec<_>>()
-                        .join("\n"),
+                        .join("\n")
                 };
                 if b.trim().is_empty() {
                     continue;
@@ -742,6 +765,15 @@ mod tests {
                 ("notes/n.md#line=3,3", Verdict::Verified)
             ]
         );
+    }
+
+    #[test]
+    fn a_zero_marker_points_to_nothing() {
+        // `[0]` in an answer (a table cell, an index in code) is no marker of the evidence.
+        let a = "The row \"x[0] = 1\" and [0] here (papers/a/paper.pdf#page=1)";
+        let evidence = vec!["papers/a/paper.pdf#page=1".to_string()];
+        let got = check(a, &evidence, &mut docs());
+        assert!(got.len() <= 1, "{got:?}");
     }
 
     #[test]

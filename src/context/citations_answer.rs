@@ -361,10 +361,11 @@ pub(super) fn markers_in(
             continue;
         }
         for n in m[1].split(',').filter_map(|n| n.trim().parse::<u32>().ok()) {
-            let target = definitions
-                .get(&n)
-                .cloned()
-                .or_else(|| evidence.get(n as usize - 1).cloned().filter(|_| n >= 1));
+            let target = definitions.get(&n).cloned().or_else(|| {
+                // `[0]` (a table cell, an index in code) points to no evidence.
+                let i = usize::try_from(n).ok()?.checked_sub(1)?;
+                evidence.get(i).cloned()
+            });
             if let Some(u) = target.filter(|u| vault_uri(u).is_some()) {
                 out.push(Cite {
                     uri: u,

@@ -41,4 +41,5 @@ mod tmux_images;
 mod tui_snapshots;
 mod tui_tmux;
 mod vault_mcp;
+mod verify_held_out;
 mod zotero;

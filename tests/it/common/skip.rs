@@ -25,8 +25,12 @@ pub enum Peer {
     Tmux,
     /// The real pages named by `AGENTERO_REAL_PAGES`.
     RealPages,
+    /// The held-out papers named by `AGENTERO_HELD_OUT`.
+    HeldOut,
     /// qpdf (encrypted fixtures).
     Qpdf,
+    /// MuPDF's mutool (a second reference extractor).
+    Mutool,
     /// The openssl CLI (a throwaway CA).
     Openssl,
     /// Zotero's schema files (`AGENTERO_ZOTERO_SCHEMA` or `../shared/zotero-schema/`).
@@ -45,7 +49,9 @@ impl Peer {
             Peer::Inspector => "MCP Inspector",
             Peer::Tmux => "tmux",
             Peer::RealPages => "the real pages (AGENTERO_REAL_PAGES)",
+            Peer::HeldOut => "the held-out papers (AGENTERO_HELD_OUT)",
             Peer::Qpdf => "qpdf",
+            Peer::Mutool => "mutool (mupdf-tools)",
             Peer::Openssl => "the openssl CLI",
             Peer::ZoteroSchema => "Zotero's schema files",
         }
@@ -64,8 +70,8 @@ impl Peer {
             Peer::Inspector => {
                 ".ci/run npm-installs @modelcontextprotocol/inspector and sets AGENTERO_MCP_INSPECTOR"
             }
-            Peer::Tmux | Peer::Qpdf | Peer::Openssl => ".ci/run apt-installs it",
-            Peer::RealPages => ".ci/run downloads and sha256-checks them",
+            Peer::Tmux | Peer::Qpdf | Peer::Mutool | Peer::Openssl => ".ci/run apt-installs it",
+            Peer::RealPages | Peer::HeldOut => ".ci/run downloads and sha256-checks them",
             Peer::ZoteroSchema => "put them in ../shared/zotero-schema or AGENTERO_ZOTERO_SCHEMA",
         }
     }
