@@ -200,8 +200,18 @@ const SPANS_BLOCKS: &str =
 struct Prepared {
     doc: Doc,
     read: Witness,
-    /// The furniture lines of each page (trimmed), to leave out of the second witness too.
-    furniture: Vec<HashSet<String>>,
+    /// The furniture of each page, to leave out of the second witness too.
+    furniture: Vec<Furniture>,
+}
+
+/// A page's furniture as the second witness needs it.
+#[derive(Debug, Default)]
+struct Furniture {
+    /// Its lines (trimmed).
+    lines: HashSet<String>,
+    /// Its footer number when the extraction put more text after it (a figure's labels): the
+    /// blocks drawn after that number go to the top of the page, as in [`furniture::body`].
+    number_before_text: Option<String>,
 }
 
 impl Prepared {
@@ -209,11 +219,21 @@ impl Prepared {
         let (read, furniture) = match &doc {
             Doc::Pages(pages) => {
                 let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
-                let stripped = furniture::strip(&pages);
-                (
-                    Witness::pages(stripped.iter().map(String::as_str)),
-                    furniture::lines_of(&pages),
-                )
+                let body = furniture::body(&pages);
+                let numbers = furniture::page_numbers(&pages);
+                let marks = furniture::lines_of(&pages)
+                    .into_iter()
+                    .zip(numbers)
+                    .zip(&pages)
+                    .map(|((lines, number), page)| Furniture {
+                        lines,
+                        number_before_text: number
+                            .filter(|n| n.text_after)
+                            .and_then(|n| page.lines().nth(n.line))
+                            .map(|l| l.trim().to_string()),
+                    })
+                    .collect();
+                (Witness::pages(body.iter().map(String::as_str)), marks)
             }
             Doc::Text(text) => (Witness::pages([text.as_str()]), Vec::new()),
         };
@@ -267,7 +287,7 @@ impl Stream {
         path: &str,
         lo: usize,
         hi: usize,
-        furniture: &[HashSet<String>],
+        furniture: &[Furniture],
     ) -> Option<Stream> {
         let mut blocks = Vec::new();
         let mut page_of = Vec::new();
@@ -276,9 +296,20 @@ impl Stream {
             // in pieces (its page number one block, its title another), spaced differently.
             let gone: Vec<String> = furniture
                 .get(p)
-                .map(|g| g.iter().map(|l| compact(l)).collect())
+                .map(|g| g.lines.iter().map(|l| compact(l)).collect())
                 .unwrap_or_default();
-            let drawn = docs.blocks(path, p as u32 + 1)?;
+            let mut drawn = docs.blocks(path, p as u32 + 1)?;
+            let number = furniture
+                .get(p)
+                .and_then(|f| f.number_before_text.as_deref())
+                .map(compact);
+            if let Some(cut) = number.and_then(|num| drawn.iter().rposition(|b| compact(b) == num))
+            {
+                // What was drawn after the footer's number goes first; the number goes.
+                let after = drawn.split_off(cut + 1);
+                drawn.pop();
+                drawn.splice(0..0, after);
+            }
             let n = drawn.len();
             for (k, b) in drawn.into_iter().enumerate() {
                 let piece = |t: &str, edge: bool| {

@@ -31,14 +31,19 @@ pub fn detect(pages: &[&str]) -> Vec<Vec<usize>> {
                 .insert(page);
         }
     }
+    // A repeated line counts with a few letters, or with a number in it (`?????-#`, a footer
+    // that numbers the page).
     let furniture = |zone: Zone, shape: &str| {
         is_page_number(shape)
-            || (shape.chars().filter(|c| c.is_alphabetic()).count() >= MIN_SHAPE
+            || ((shape.chars().filter(|c| c.is_alphabetic()).count() >= MIN_SHAPE
+                || (shape.contains('#') && shape.chars().filter(|c| *c != ' ').count() >= 3))
                 && seen.get(&(zone, shape)).is_some_and(|p| p.len() >= 2))
     };
+    let numbers = page_numbers(pages);
     edges
         .iter()
-        .map(|lines| {
+        .zip(numbers)
+        .map(|(lines, number)| {
             // From each edge inwards, only while every line so far is furniture: a line of text
             // that happens to repeat further in is text.
             let mut out = Vec::new();
@@ -50,9 +55,134 @@ pub fn detect(pages: &[&str]) -> Vec<Vec<usize>> {
                     out.push(*i);
                 }
             }
+            out.extend(number.map(|n| n.line));
             out.sort_unstable();
             out.dedup();
             out
+        })
+        .collect()
+}
+
+/// A page's own number where the extraction did not leave it at an edge (a figure's labels,
+/// drawn after the footer, follow it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageNumber {
+    /// Its index in the page's `lines()`.
+    pub line: usize,
+    /// Whether it stands in the lower half of the page's lines with text after it: the body's
+    /// last line is the one before it, and what follows is drawn elsewhere on the page.
+    pub text_after: bool,
+}
+
+/// How far from an edge (non-blank lines) a page's number is looked for.
+const NUMBER_REACH: usize = 40;
+
+/// Each page's number line, when the document numbers its pages in sequence: a line that is only
+/// a number (`8`, `- 8 -`), equal to the page's position plus an offset that most pages share
+/// (at least three, and a third of them). Sequence, not place, tells it from a number in the
+/// text: a table cell `8` on page 8 of a paper numbered from 1 is taken only when no other line
+/// of the page is the number and it is within the reach of an edge.
+pub fn page_numbers(pages: &[&str]) -> Vec<Option<PageNumber>> {
+    // (page, line, value) of every bare number line near an edge.
+    let mut found: Vec<Vec<(usize, i64)>> = Vec::with_capacity(pages.len());
+    for page in pages {
+        let lines: Vec<(usize, &str)> = page
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .collect();
+        let n = lines.len();
+        let mut here = Vec::new();
+        for (k, &(i, l)) in lines.iter().enumerate() {
+            if k >= NUMBER_REACH && k + NUMBER_REACH < n {
+                continue;
+            }
+            if let Some(v) = number_value(l) {
+                here.push((i, v));
+            }
+        }
+        found.push(here);
+    }
+    let mut offsets: HashMap<i64, HashSet<usize>> = HashMap::new();
+    for (p, here) in found.iter().enumerate() {
+        for &(_, v) in here {
+            offsets.entry(v - p as i64).or_default().insert(p);
+        }
+    }
+    let need = (pages.len() / 3).max(3);
+    let Some(offset) = offsets
+        .iter()
+        .filter(|(_, p)| p.len() >= need)
+        .max_by_key(|(d, p)| (p.len(), -(d.abs())))
+        .map(|(d, _)| *d)
+    else {
+        return vec![None; pages.len()];
+    };
+    found
+        .iter()
+        .enumerate()
+        .map(|(p, here)| {
+            let want = p as i64 + offset;
+            let hits: Vec<usize> = here
+                .iter()
+                .filter(|(_, v)| *v == want)
+                .map(|(i, _)| *i)
+                .collect();
+            let [line] = hits[..] else {
+                return None;
+            };
+            let lines: Vec<usize> = pages[p]
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+                .map(|(i, _)| i)
+                .collect();
+            let k = lines.iter().position(|&i| i == line)?;
+            Some(PageNumber {
+                line,
+                text_after: k * 2 >= lines.len() && k + 1 < lines.len(),
+            })
+        })
+        .collect()
+}
+
+/// The value of a line that is only a page number in digits (`8`, `- 8 -`, `[8]`).
+fn number_value(line: &str) -> Option<i64> {
+    let core = line
+        .trim()
+        .trim_matches(|c| matches!(c, '-' | '–' | '—' | '[' | ']' | ' '));
+    if core.is_empty() || core.len() > 5 || !core.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    core.parse().ok()
+}
+
+/// The pages as a reader goes through their body: without their furniture, and with what the
+/// extraction put after a page's footer number (a figure's labels, drawn last) moved to the top
+/// of the page, so the body's last line meets the next page's first across the break.
+pub fn body(pages: &[&str]) -> Vec<String> {
+    let marks = detect(pages);
+    let numbers = page_numbers(pages);
+    pages
+        .iter()
+        .zip(marks.iter().zip(&numbers))
+        .map(|(page, (gone, number))| {
+            let kept = |range: &mut dyn Iterator<Item = (usize, &str)>| -> Vec<String> {
+                range
+                    .filter(|(i, _)| gone.binary_search(i).is_err())
+                    .map(|(_, l)| l.to_string())
+                    .collect()
+            };
+            let lines: Vec<(usize, &str)> = page.lines().enumerate().collect();
+            match number.filter(|n| n.text_after) {
+                None => kept(&mut lines.iter().copied()).join("\n"),
+                Some(n) => {
+                    let mut out = kept(&mut lines[n.line + 1..].iter().copied());
+                    out.push(String::new());
+                    out.extend(kept(&mut lines[..n.line].iter().copied()));
+                    out.join("\n")
+                }
+            }
         })
         .collect()
 }
@@ -185,6 +315,38 @@ mod tests {
             "\nThis paper demonstrates the use of\naomart class."
         );
         assert!(lines_of(&pages)[3].contains("20 AMS AND BORIS VEYTSMAN"));
+    }
+
+    #[test]
+    fn a_page_number_before_a_figure_s_labels_is_found_and_the_labels_move_up() {
+        let pages = [
+            "Title of the paper\nThe body starts here and runs on\n1",
+            "Body line one\nBody line two\nThe body goes on and on until\n2\nMean Squared Error\n0.0 0.5 1.0",
+            "the sentence ends on this page.\nA table has a cell\n3\nof its own.\n3",
+            "More text.\n4",
+            "?????-5\nA footer that numbers the page.\n?????-5",
+            "?????-6\nAnd another one.\n?????-6",
+        ];
+        let numbers = page_numbers(&pages);
+        assert_eq!(
+            numbers[1],
+            Some(PageNumber {
+                line: 3,
+                text_after: true
+            })
+        );
+        // Two lines that are the page's number: none is taken from the middle.
+        assert_eq!(numbers[2], None);
+        assert_eq!(detect(&pages)[1], vec![3]);
+        let body = body(&pages);
+        assert!(
+            body[1].ends_with("The body goes on and on until"),
+            "{:?}",
+            body[1]
+        );
+        assert!(body[1].starts_with("Mean Squared Error"), "{:?}", body[1]);
+        // A numbered footer without letters, repeated, is furniture.
+        assert_eq!(detect(&pages)[4], vec![0, 2]);
     }
 
     #[test]

@@ -838,6 +838,17 @@ fn a_verified_quote_holds_on_the_tuning_set_and_on_papers_nobody_tuned_on() {
             );
         }
     }
+    // Quotes that run across a page break under a running header or over a footer number.
+    let breaks = h
+        .by_class
+        .get(&Class::PageBreak)
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        breaks.recall().unwrap_or(0.0) >= 0.9,
+        "page breaks on the held-out set: recall {}\n{side}\n{problems}",
+        fmt(breaks.recall())
+    );
     let failed = t.all().false_verified > 0
         || h.all().false_verified > 0
         || [&t, &h].iter().any(|r| {
