@@ -142,12 +142,58 @@ pub fn is_code(line: &str) -> bool {
     {
         return true;
     }
+    // Prompts of a session printed in the paper (R, a shell, Python, Julia).
+    const PROMPTS: &[&str] = &["R> ", "> ", "+ ", "In [", "julia> ", "% "];
+    if PROMPTS
+        .iter()
+        .any(|p| t.starts_with(p) && t[p.len()..].starts_with(|c: char| !c.is_whitespace()))
+    {
+        return true;
+    }
+    // A statement with a comment after it (`v1 := ld state[764] // load k`), or an operator
+    // prose does not write between spaces.
+    let comment = t.find(" //").is_some_and(|i| i > 0) || t.contains(" /* ");
+    const OPERATORS: &[&str] = &[" := ", " <- ", " == ", " != ", " += ", " -= ", " => ", "::"];
+    if comment || OPERATORS.iter().any(|o| t.contains(o)) {
+        return true;
+    }
+    if is_instruction(t) {
+        return true;
+    }
     let n = t.chars().count();
     let symbols = t
         .chars()
         .filter(|c| "{}[]()<>=;+*/&|!#$%^~`\\_".contains(*c))
         .count();
     n >= 6 && symbols * 5 >= n
+}
+
+/// An assembly or bytecode instruction: a short lower-case mnemonic, then two or more operands
+/// that are single tokens separated by commas (`mov eax, [ebx+4]`, `add r1, r2, #4`), with an
+/// optional comment (`;`, `//`). Prose separates words, not tokens, by its commas.
+fn is_instruction(t: &str) -> bool {
+    let code = t
+        .split(';')
+        .next()
+        .unwrap_or(t)
+        .split(" //")
+        .next()
+        .unwrap_or(t)
+        .trim();
+    let Some((mnemonic, operands)) = code.split_once(' ') else {
+        return false;
+    };
+    let mnemonic_ok = (2..=8).contains(&mnemonic.len())
+        && mnemonic.starts_with(|c: char| c.is_ascii_lowercase())
+        && mnemonic
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.');
+    let ops: Vec<&str> = operands.split(',').map(str::trim).collect();
+    mnemonic_ok
+        && ops.len() >= 2
+        && ops
+            .iter()
+            .all(|o| !o.is_empty() && !o.contains(' ') && o.len() <= 24)
 }
 
 /// Byte ranges of case-insensitive matches of `needle` in `hay`.

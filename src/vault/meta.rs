@@ -142,6 +142,8 @@ fn plausible_info_title(t: &str) -> bool {
         "powerpoint",
     ];
     lower.chars().filter(|c| c.is_alphabetic()).count() >= 4
+        && !lower.contains("<rdf:")
+        && !lower.starts_with('<')
         && !junk.iter().any(|j| lower.starts_with(j))
         && ![".dvi", ".tex", ".doc", ".docx", ".pdf", ".ps", ".rtf"]
             .iter()
@@ -467,6 +469,9 @@ mod tests {
     #[test]
     fn untrusted_info_is_ignored() {
         assert!(!plausible_info_title("No Title Given"));
+        assert!(!plausible_info_title(
+            "<rdf:Alt><rdf:li xml:lang='x-default'></rdf:li></rdf:Alt>"
+        ));
         assert!(!plausible_info_title("ascexmpl.dvi"));
         assert!(plausible_info_title("Attention Is All You Need"));
         assert!(!plausible_info_author("No Author Given"));

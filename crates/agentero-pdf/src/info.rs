@@ -47,8 +47,9 @@ pub fn apply_xmp(xml: &str, info: &mut DocInfo) {
         info.xmp_title = items
             .into_iter()
             .next()
-            .or_else(|| Some(unescape(title.trim())))
-            .filter(|s| !s.is_empty());
+            // A bare value; markup whose items are empty (`<rdf:li …></rdf:li>`) is no title.
+            .or_else(|| Some(unescape(title.trim())).filter(|t| !t.contains('<')))
+            .filter(|s| !s.trim().is_empty());
     }
     if let Some(creators) = element(xml, "dc:creator") {
         info.xmp_authors = list_items(creators);
@@ -206,6 +207,13 @@ mod tests {
         let mut info = DocInfo::default();
         apply_xmp(xml, &mut info);
         assert_eq!(info.xmp_title.as_deref(), Some("A & B"));
+        // hyperref with an empty title writes an empty item: no title, never the markup.
+        let empty = r#"<x:xmpmeta><rdf:RDF><rdf:Description>
+            <dc:title><rdf:Alt><rdf:li xml:lang='x-default'></rdf:li></rdf:Alt></dc:title>
+            </rdf:Description></rdf:RDF></x:xmpmeta>"#;
+        let mut none = DocInfo::default();
+        apply_xmp(empty, &mut none);
+        assert_eq!(none.xmp_title, None);
         assert_eq!(info.xmp_authors, vec!["Ann Smith", "Bob Jones"]);
         assert_eq!(info.doi.as_deref(), Some("10.1234/abc.5"));
     }

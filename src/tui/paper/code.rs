@@ -83,6 +83,14 @@ mod tests {
             "}",
             "// the comment before the listing",
             "\\begin{verbatim}",
+            // Listing lines with a comment after the statement, as a wide pane used to join.
+            "v1 := ld state[764] // load k",
+            "v2 := i2f(v1) // convert to float",
+            // Assembly and printed sessions.
+            "mov eax, [ebx+4]",
+            "add r1, r2, #4 ; bump",
+            "R> z <- zoo(x, order.by = index)",
+            "> plot(ocus, boundary = FALSE)",
         ] {
             assert!(is_code(code), "{code:?}");
         }
@@ -92,6 +100,10 @@ mod tests {
             "Return values are discussed in Section 4.",
             "from 6.4 to 1.9 percent, at 38 milliseconds per page on a single",
             "class of methods that read the page twice",
+            // Commas between words, not operands; a URL is no comment.
+            "in 2004, we found that the method works, and",
+            "see http://www.jstatsoft.org/v07/i02/ for the data set",
+            "and, in turn, the index",
             "",
         ] {
             assert!(!is_code(prose), "{prose:?}");

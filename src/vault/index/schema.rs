@@ -12,7 +12,9 @@ use crate::vault::tokenizer;
 /// rebuilt from scratch.
 /// 7: an index of a Zotero library may hold papers from outside it (a symlink under `storage/`, a
 /// `..` key), which the resolved-path rule no longer admits: rebuilt, not trusted.
-pub const SCHEMA_VERSION: u32 = 7;
+/// 8: an empty XMP title (hyperref's `<rdf:li …></rdf:li>`) was taken as its markup: papers'
+/// titles read again.
+pub const SCHEMA_VERSION: u32 = 8;
 
 #[derive(Clone, Copy)]
 pub struct Fields {
