@@ -112,9 +112,11 @@ pub fn run(vault_path: &Path) -> anyhow::Result<()> {
         },
         Err(why) => chips::AgentState::Unavailable(why.clone()),
     };
+    // Held until the app ends: a second app on this vault is told about the first.
+    let (_claim, shared) = vault.claim();
     let app = app::AppState::new(name, setup.keymap, setup.agent)
         .with_errors(errors)
-        .with_notice(vault.read_only_notice());
+        .with_notice(shared.or(vault.read_only_notice()));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

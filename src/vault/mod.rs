@@ -184,6 +184,53 @@ impl Vault {
         })
     }
 
+    /// Says this process has the vault open: an advisory lock on `.agentero/app.lock` (released
+    /// by the kernel when the process ends, however it ends), holding its pid. When another
+    /// process holds it, the notice says so — two apps on one vault each save their highlights,
+    /// marks and threads without seeing the other's until restarted. Keep the returned lock for
+    /// as long as the vault is open; `None` for a read-only vault or one whose state folder
+    /// cannot be written.
+    pub fn claim(&self) -> (Option<std::fs::File>, Option<String>) {
+        use std::io::{Read, Seek, Write};
+        let path = self.state_dir().join("app.lock");
+        let Ok(mut f) = statefs::open_rw(&path) else {
+            return (None, None);
+        };
+        match f.try_lock() {
+            Ok(()) => {
+                let _ = f.set_len(0);
+                let _ = f.seek(std::io::SeekFrom::Start(0));
+                let _ = write!(f, "{}", std::process::id());
+                (Some(f), None)
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut pid = String::new();
+                let _ = f.read_to_string(&mut pid);
+                let pid: String = pid
+                    .trim()
+                    .chars()
+                    .filter(char::is_ascii_digit)
+                    .take(10)
+                    .collect();
+                let who = if pid.is_empty() {
+                    "another agentero".to_string()
+                } else {
+                    format!("agentero pid {pid}")
+                };
+                (
+                    None,
+                    Some(format!(
+                        "vault also open in {who}: what one saves, the other sees only after a restart"
+                    )),
+                )
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                tracing::warn!(error = %e, "cannot lock app.lock");
+                (None, None)
+            }
+        }
+    }
+
     /// The Zotero library behind this vault, when it is one.
     pub fn zotero(&self) -> Option<&zotero::Source> {
         self.zotero.as_deref()

@@ -391,6 +391,13 @@ pub fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, StateError> {
     }
 }
 
+/// Opens a state file for reading and writing, creating it 0600 (and its folders 0700) when
+/// missing, without truncating it (a lock file).
+pub fn open_rw(path: &Path) -> Result<std::fs::File, StateError> {
+    let (parent, name) = parent_and_name(path)?;
+    StateDir::open(parent, true)?.open_file(name, OFlags::RDWR | OFlags::CREATE, "open")
+}
+
 /// Opens a state file for appending, creating it 0600 (and its folders 0700) when missing.
 pub fn open_append(path: &Path) -> Result<std::fs::File, StateError> {
     let (parent, name) = parent_and_name(path)?;

@@ -228,6 +228,61 @@ fn open_by_title(target: &str, title: &str, shown: &str) -> String {
     screen
 }
 
+/// A second app on the same vault says the first has it open (its pid), and keeps saying it;
+/// once the first has quit, a new one says nothing of the kind.
+#[test]
+fn a_second_app_on_a_vault_is_told_of_the_first() {
+    if !available() {
+        common::skip::missing(common::skip::Peer::Tmux, "");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let id = std::process::id();
+    let (first, a) = start_app(
+        &format!("agentero-claim-a-{id}"),
+        &vault,
+        &home,
+        "space f vault",
+    );
+    let pid = app_pid(&a, false);
+    let (second, b) = start_app(
+        &format!("agentero-claim-b-{id}"),
+        &vault,
+        &home,
+        "vault also open in",
+    );
+    let screen = wait_for(&b, &format!("agentero pid {pid}"), 5);
+    assert!(
+        screen.contains(&format!("vault also open in agentero pid {pid}")),
+        "{screen}"
+    );
+    // Still there a while later (the first app indexes the vault meanwhile).
+    std::thread::sleep(Duration::from_millis(3000));
+    let screen = tmux(&["capture-pane", "-p", "-t", &b]);
+    assert!(screen.contains("vault also open in"), "{screen}");
+    drop(second);
+    drop(first);
+    let gone = std::time::Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}")).exists()
+        && gone.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (_third, c) = start_app(
+        &format!("agentero-claim-c-{id}"),
+        &vault,
+        &home,
+        "space f vault",
+    );
+    std::thread::sleep(Duration::from_millis(1000));
+    let screen = tmux(&["capture-pane", "-p", "-t", &c]);
+    assert!(!screen.contains("vault also open in"), "{screen}");
+}
+
 /// The reading position survives a restart: open a long paper, go to page 5, quit, start
 /// again — the paper is open at page 5.
 #[test]
