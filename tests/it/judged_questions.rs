@@ -16,7 +16,16 @@
 //! table-row question: for the held-out set a quote holds the recorded `expect` words, for the
 //! tuning set, which records none, the first quote is on a right page and has a number).
 //!
-//! Runs when AGENTERO_CORPUS is set; `AGENTERO_JUDGED_SET=tuning|heldout` runs one set only. `AGENTERO_JUDGED_BIN` runs another build of agentero
+//! A third set, `vignettes` (`tests/judged/vignettes.json`), asks reader questions of the
+//! held-out R package vignettes (`AGENTERO_HELD_OUT`, laid out as `papers/<stem>/paper.pdf` in a
+//! vault of all 30): written from titles, abstracts and section headings before the answering
+//! pages were looked up, in a reader's words rather than the page's (issue 37). It is asked with
+//! the paper mentioned and with the `papers/` folder mentioned, and reports besides the page
+//! whether the first citation is in the right paper and whether a quote of a right page holds
+//! the recorded `expect` words (every question of this set has them).
+//!
+//! The first two run when AGENTERO_CORPUS is set, the third when AGENTERO_HELD_OUT is set;
+//! `AGENTERO_JUDGED_SET=tuning|heldout|vignettes` runs one set only. `AGENTERO_JUDGED_BIN` runs another build of agentero
 //! instead (how the figures of an earlier version are measured); `AGENTERO_JUDGED_REPORT`
 //! names a file that gets one JSON line per question and scope.
 
@@ -41,7 +50,7 @@ struct Question {
     /// Asked only with its paper mentioned (it does not say which paper it is about).
     #[serde(default)]
     needs_paper: bool,
-    /// Words the answering quote holds (held-out set).
+    /// Words the answering quote holds (held-out and vignettes sets).
     #[serde(default)]
     expect: Option<String>,
 }
@@ -138,6 +147,11 @@ struct Run {
     /// Number and table questions, and those whose quote has the asked number.
     numbers: usize,
     quotes_number: usize,
+    /// Answers whose first citation is in the question's paper.
+    right_paper: usize,
+    /// Questions with `expect` words, and those with a quote of a right page that holds them.
+    expects: usize,
+    quotes_expect: usize,
 }
 
 /// The sentence of `paper`'s page `page` that contains `words` (through the one containing
@@ -250,8 +264,19 @@ fn run(
         if rank.is_some_and(|i| i < 3) {
             r.top3 += 1;
         }
+        let right_paper = cited.first().is_some_and(|(p, _)| *p == q.paper);
+        r.right_paper += usize::from(right_paper);
         let said = quotes(&answer);
         let on_page = |(_, p, n): &&(String, String, u32)| *p == q.paper && q.pages.contains(n);
+        let quotes_expect = q.expect.as_ref().map(|e| {
+            said.iter()
+                .filter(on_page)
+                .any(|(t, _, _)| squash(t).contains(&squash(e)))
+        });
+        if let Some(hit) = quotes_expect {
+            r.expects += 1;
+            r.quotes_expect += usize::from(hit);
+        }
         let first = said.first();
         let from_selection = selected.as_ref().map(|s| {
             let s = squash(s);
@@ -284,6 +309,7 @@ fn run(
                 "scope": scope, "kind": q.kind, "question": q.question, "paper": q.paper,
                 "pages": q.pages, "rank": rank, "cited": cited, "answer": answer,
                 "quotes_selection": from_selection, "quotes_number": number,
+                "right_paper": right_paper, "quotes_expect": quotes_expect,
             });
             let _ = writeln!(f, "{line}");
         }
@@ -321,10 +347,13 @@ fn floors(set: &str) -> Floors {
 
 #[test]
 fn the_builtin_agent_finds_the_page_that_answers() {
+    let only = std::env::var("AGENTERO_JUDGED_SET").ok();
+    if only.as_deref() == Some("vignettes") {
+        return; // the vignettes set is its own test, on its own papers
+    }
     let Some(corpus) = common::corpus() else {
         return;
     };
-    let only = std::env::var("AGENTERO_JUDGED_SET").ok();
     let sets: Vec<(&str, Vec<Question>)> = SETS
         .iter()
         .filter(|(name, _)| only.as_deref().is_none_or(|o| o == *name))
@@ -401,6 +430,124 @@ fn the_builtin_agent_finds_the_page_that_answers() {
                 failures.push(format!(
                     "{name} set: the asked number is quoted in {num:.3} of its questions, under the floor of {}",
                     fl.number
+                ));
+            }
+        }
+    }
+    if std::env::var_os("AGENTERO_JUDGED_BIN").is_some() {
+        return; // measuring another build: figures only
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Floors of the vignettes set, per scope: top-1 page, top-3 page, first citation in the right
+/// paper, a right page's quote holding the expected words.
+struct VignetteFloors {
+    top1: f64,
+    top3: f64,
+    right_paper: f64,
+    expect: f64,
+}
+
+fn vignette_floors(scope: &str) -> VignetteFloors {
+    match scope {
+        // Measured with the questions as first written (this build, 30 questions): top-1 0.367,
+        // top-3 0.700, right paper 1.000, expected words quoted 0.267. Each floor is about one
+        // question under that: a measurement to improve on (issue 37 asks for top-1 0.80 and
+        // top-3 0.90), not a goal.
+        "paper" => VignetteFloors {
+            top1: 0.33,
+            top3: 0.66,
+            right_paper: 0.96,
+            expect: 0.23,
+        },
+        // Measured (22 questions; the 8 that do not say what they are about are asked with their
+        // paper only): top-1 0.364, top-3 0.636, right paper 0.773, expected words quoted 0.227.
+        // Floors about one question under (the goal is right paper 0.90 and top-3 within 0.05
+        // of the paper scope).
+        _ => VignetteFloors {
+            top1: 0.31,
+            top3: 0.59,
+            right_paper: 0.72,
+            expect: 0.18,
+        },
+    }
+}
+
+#[test]
+fn the_builtin_agent_answers_reader_questions_on_the_held_out_vignettes() {
+    let only = std::env::var("AGENTERO_JUDGED_SET").ok();
+    if only.as_deref().is_some_and(|o| o != "vignettes") {
+        return; // another set was asked for
+    }
+    let Some(held) = crate::verify_held_out::held_out() else {
+        return;
+    };
+    let set = judged_set(include_str!("../judged/vignettes.json"));
+    assert!(
+        set.len() >= 30,
+        "the vignettes set has {} questions",
+        set.len()
+    );
+    // The vault: every held-out vignette, as papers/<stem>/paper.pdf (the 14 papers no question
+    // is about stay in, as the folder scope's distractors).
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    for stem in crate::verify_held_out::HELD_OUT {
+        let to = vault.join("papers").join(stem);
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(held.join(format!("{stem}.pdf")), to.join("paper.pdf")).unwrap();
+    }
+    for q in &set {
+        assert!(
+            vault.join(&q.paper).is_file(),
+            "{} is not a held-out vignette",
+            q.paper
+        );
+        assert!(
+            q.expect.is_some(),
+            "{:?} records no expected words",
+            q.question
+        );
+    }
+    let bin = binary();
+    let out = common::output_within(
+        {
+            let mut c = Command::new(&bin);
+            c.arg("index").arg(&vault);
+            c
+        },
+        Duration::from_secs(900),
+    );
+    assert!(out.status.success(), "index: {}", common::stderr(&out));
+    let mut report = std::env::var_os("AGENTERO_JUDGED_REPORT")
+        .map(|p| std::fs::File::create(p).expect("the report file can be written"));
+    let mut failures = Vec::new();
+    for scope in ["paper", "folder"] {
+        let r = run(&bin, &vault, &set, scope, &mut report);
+        let f = |n: usize, of: usize| n as f64 / of.max(1) as f64;
+        let (top1, top3, right, expect) = (
+            f(r.top1, r.total),
+            f(r.top3, r.total),
+            f(r.right_paper, r.total),
+            f(r.quotes_expect, r.expects),
+        );
+        eprintln!(
+            "vignettes set, {scope} scope ({} questions): top-1 page {top1:.3} ({}), top-3 page {top3:.3} ({}), \
+             first citation in the right paper {right:.3} ({}), quotes the expected words {expect:.3} ({}/{}), \
+             answered with a page citation {}",
+            r.total, r.top1, r.top3, r.right_paper, r.quotes_expect, r.expects, r.answered,
+        );
+        let fl = vignette_floors(scope);
+        for (what, got, floor) in [
+            ("top-1 page", top1, fl.top1),
+            ("top-3 page", top3, fl.top3),
+            ("first citation in the right paper", right, fl.right_paper),
+            ("quotes the expected words", expect, fl.expect),
+        ] {
+            if got < floor {
+                failures.push(format!(
+                    "vignettes set, {scope} scope: {what} {got:.3} is under the floor of {floor}"
                 ));
             }
         }

@@ -36,7 +36,7 @@ use crate::common::skip::{self, Peer};
 use crate::common::{copy_tree, reduce};
 
 /// The held-out papers `.ci/run` downloads (each checked by its sha256 there).
-const HELD_OUT: [&str; 30] = [
+pub(crate) const HELD_OUT: [&str; 30] = [
     "zoo",
     "zoo-faq",
     "zoo-read",
@@ -747,7 +747,7 @@ fn table(sets: &[&SetReport]) -> String {
 }
 
 /// The held-out folder, or `None` with the reason (a failure under `CI`).
-fn held_out() -> Option<PathBuf> {
+pub(crate) fn held_out() -> Option<PathBuf> {
     let reason = match std::env::var_os("AGENTERO_HELD_OUT") {
         None => "AGENTERO_HELD_OUT is not set".to_string(),
         Some(dir) => {
