@@ -15,6 +15,8 @@ pub enum Kind {
     Dataset,
     /// Limitations, known bugs, future work.
     Limitation,
+    /// Which function, command, class, package or tool: a name written as code answers it.
+    Name,
     Other,
 }
 

@@ -179,8 +179,43 @@ fn cue_hits(q: &Question, lower: &str, original: &str) -> f64 {
         Kind::Contribution => count(CONTRIBUTION_CUES),
         Kind::Dataset => count(DATASET_CUES),
         Kind::Limitation => count(LIMITATION_CUES),
+        // A name in a prose sentence (code lines name everything).
+        Kind::Name if original.ends_with('.') && wordiness(original, false) >= 0.75 => {
+            code_names(original).min(1) as f64
+        }
+        Kind::Name => 0.0,
         Kind::Other => 0.0,
     }
+}
+
+/// How many names written as code a sentence has: a call (`rollapply()`, `anova(f0, f1)`), a
+/// dotted or underscored identifier (`na.approx`, `type_coef`), a camel-case one
+/// (`xtsAttributes`, `evalCpp`), a class in straight quotes (`"zoo"`). Abbreviations (`e.g.`,
+/// `i.e.`) are not names.
+fn code_names(s: &str) -> usize {
+    s.split_whitespace()
+        .filter(|w| {
+            let quoted =
+                w.starts_with('"') && w.trim_end_matches([',', '.', ';', ')']).ends_with('"');
+            let t = w
+                .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '('));
+            let t = t.trim_end_matches('.');
+            let ident = |x: &str| {
+                x.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && x.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+            };
+            let call = t
+                .split_once('(')
+                .is_some_and(|(name, _)| name.len() >= 2 && ident(name));
+            let dotted = ident(t) && t.contains('.') && t.split('.').all(|p| p.len() >= 2);
+            let snake = ident(t) && t.contains('_');
+            let camel = ident(t)
+                && t.starts_with(|c: char| c.is_ascii_lowercase())
+                && t.chars().skip(1).any(|c| c.is_ascii_uppercase());
+            (quoted && w.len() >= 4) || call || dotted || snake || camel
+        })
+        .count()
 }
 
 /// The share of a sentence that is letters (and digits, when numbers are what is asked for):
@@ -333,6 +368,7 @@ fn score_all(q: &Question, cands: &[Candidate], sents: &[Sent]) -> Vec<Scored> {
     } else {
         HashMap::new()
     };
+    let prior = paper_prior(cands);
     let mut scored = Vec::new();
     for (i, s) in sents.iter().enumerate() {
         let (mut score, matched) = raw[i];
@@ -371,10 +407,84 @@ fn score_all(q: &Question, cands: &[Candidate], sents: &[Sent]) -> Vec<Scored> {
         if score <= 0.0 && !opening {
             continue;
         }
-        score = placed(q, s, score, base);
+        score =
+            placed(q, s, score, base) * prior.get(paper_of(&s.cand.uri)).copied().unwrap_or(1.0);
         scored.push(Scored { score, matched, i });
     }
+    if q.kind != Kind::Contribution {
+        follow_the_question(q, sents, &raw, &mut scored);
+    }
     scored
+}
+
+/// An answer often comes right after the sentence that asks it ("… suppose that we wanted to
+/// test that the slopes were the same? This is done with the anova command."): the sentence
+/// after one that has most of the question's words gets more than that one's score when that
+/// one is a question, and most of it when a name is asked for and it names code — even with
+/// none of the words itself.
+fn follow_the_question(
+    q: &Question,
+    sents: &[Sent],
+    raw: &[(f64, usize)],
+    scored: &mut Vec<Scored>,
+) {
+    let need = q.terms.len().div_ceil(2).max(2);
+    for i in 1..sents.len() {
+        let (prev, s) = (&sents[i - 1], &sents[i]);
+        let asked = prev.text.ends_with('?');
+        if !std::ptr::eq(prev.cand, s.cand)
+            || prev.pos + 1 != s.pos
+            || raw[i - 1].1 < need
+            || !(asked || q.kind == Kind::Name && code_names(&s.text) > 0)
+        {
+            continue;
+        }
+        let Some(lead) = scored.iter().find(|x| x.i == i - 1).map(|x| x.score) else {
+            continue;
+        };
+        // After a question the paper asks, the next sentence is its answer.
+        let share = if prev.text.ends_with('?') { 1.1 } else { 0.7 };
+        match scored.iter_mut().find(|x| x.i == i) {
+            Some(x) => x.score = x.score.max(x.score * 0.5 + lead * share),
+            None => scored.push(Scored {
+                score: lead * share,
+                matched: 0,
+                i,
+            }),
+        }
+    }
+}
+
+/// The source a candidate's URI is in (its path, without the page).
+fn paper_of(uri: &str) -> &str {
+    uri.split('#').next().unwrap_or(uri)
+}
+
+/// With candidates from several papers (a folder in the grant), the paper the search found
+/// most of — its cards' ranks summed as `1/(1+rank)`, the page the user reads counted as the
+/// best card — keeps its sentences' scores; another paper's are weighed down by how much less
+/// of it was found (to 0.75 at most): a sentence of a paper the search barely touched must
+/// match much better to lead.
+fn paper_prior(cands: &[Candidate]) -> HashMap<&str, f64> {
+    let mut mass: HashMap<&str, f64> = HashMap::new();
+    for c in cands {
+        let m = match (c.anchor, c.rank) {
+            (true, _) => 1.0,
+            (false, Some(r)) => 1.0 / (1.0 + r as f64),
+            (false, None) => 0.0,
+        };
+        *mass.entry(paper_of(&c.uri)).or_default() += m;
+    }
+    if mass.len() < 2 {
+        return HashMap::new();
+    }
+    let best = mass.values().copied().fold(0.0, f64::max);
+    if best <= 0.0 {
+        return HashMap::new();
+    }
+    mass.into_iter()
+        .map(|(p, m)| (p, 0.6 + 0.4 * m / best))
+        .collect()
 }
 
 /// The score of a unit adjusted for where it stands and what it looks like.
@@ -402,6 +512,7 @@ fn placed(q: &Question, s: &Sent, mut score: f64, base: f64) -> f64 {
     if q.kind == Kind::Number && !has_number(&s.text) {
         score *= 0.5;
     }
+
     score * shape_weight(q, s)
 }
 
@@ -476,4 +587,59 @@ pub fn choose(q: &Question, cands: &[Candidate], selection: Option<&str>) -> Vec
         });
     }
     picks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_written_as_code_are_counted_and_abbreviations_are_not() {
+        assert_eq!(
+            code_names("This is done with the anova(f0, f1) command."),
+            1
+        );
+        assert_eq!(code_names("Fill them with na.approx or na.locf."), 2);
+        assert_eq!(code_names("Use xtsAttributes to keep the source."), 1);
+        assert_eq!(code_names("an object of class \"zoo\" is returned"), 1);
+        assert_eq!(code_names("e.g., the mean, i.e., a summary, and so on."), 0);
+        assert_eq!(code_names("The Durbin-Watson test (1950) is biased."), 0);
+    }
+
+    #[test]
+    fn the_name_after_the_sentence_that_asks_for_it_is_quoted_first() {
+        let q = Question {
+            kind: Kind::Name,
+            words: vec![
+                "test".into(),
+                "slopes".into(),
+                "same".into(),
+                "quantiles".into(),
+            ],
+            terms: stems("test slopes same quantiles"),
+            expansion: Vec::new(),
+            deictic: false,
+            this_page: false,
+            setting: false,
+            asks: Default::default(),
+        };
+        let page = "Quantile regression fits the conditional quantiles of a response. \
+                    Suppose that we wanted to test that the slopes were the same at the three quantiles? \
+                    This is done with the anova(fit1, fit2) command as follows. \
+                    The slopes differ in the plot below.";
+        let cand = Candidate {
+            uri: "papers/q/paper.pdf#page=9".into(),
+            title: "Quantile Regression in R".into(),
+            text: page.into(),
+            rank: Some(0),
+            anchor: false,
+            first_page: false,
+        };
+        let picks = choose(&q, &[cand], None);
+        assert!(
+            picks[0].text.contains("anova("),
+            "{:?}",
+            picks.iter().map(|p| (&p.text, p.score)).collect::<Vec<_>>()
+        );
+    }
 }

@@ -220,7 +220,7 @@ fn kind_words(kind: Kind) -> &'static [&'static str] {
             "known",
         ],
         Kind::Dataset => &[],
-        Kind::Number | Kind::Other => &[],
+        Kind::Number | Kind::Name | Kind::Other => &[],
     }
 }
 
@@ -250,7 +250,7 @@ fn cue_query(kind: Kind) -> &'static [&'static str] {
             "fails",
             "broken",
         ],
-        Kind::Number | Kind::Other => &[],
+        Kind::Number | Kind::Name | Kind::Other => &[],
     }
 }
 
@@ -380,6 +380,9 @@ pub fn kind_of(question: &str) -> Kind {
     {
         return Kind::Number;
     }
+    if is_name_question(&q) {
+        return Kind::Name;
+    }
     // "What window size is used?", "Which version of natbib …?"
     let t = q.trim_start();
     if (t.starts_with("what ") || t.starts_with("which "))
@@ -404,6 +407,44 @@ pub fn kind_of(question: &str) -> Kind {
         return Kind::Number;
     }
     Kind::Other
+}
+
+/// "Which function …?", "What command …?", "How can I … in R?": a name answers it. "Which
+/// method performs best?" asks for a name too.
+fn is_name_question(q: &str) -> bool {
+    const ASKED: &[&str] = &[
+        "function",
+        "command",
+        "class",
+        "package",
+        "library",
+        "method",
+        "routine",
+        "argument",
+        "option",
+        "estimator",
+        "tool",
+        "software",
+        "program",
+        "optimizer",
+        "algorithm",
+        "macro",
+        "environment",
+    ];
+    let t = q.trim_start();
+    let which = ["which ", "what "].iter().any(|w| t.starts_with(w))
+        && ASKED.iter().any(|a| {
+            // The asked-for noun within the question's first words ("which R function", "what
+            // kind of class").
+            t.split_whitespace().take(5).any(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .starts_with(a)
+            })
+        });
+    // "How can I …" / "how do I …" in a question that names code or a language.
+    let how = (t.starts_with("how can i ") || t.starts_with("how do i "))
+        && ASKED.iter().any(|a| t.contains(a));
+    which || how
 }
 
 /// "What is the lps class for?", "What is this demo file for?"
@@ -621,6 +662,16 @@ mod tests {
         assert_eq!(kind_of("What is this paper about?"), Kind::Contribution);
         assert_eq!(kind_of("What is the lps class for?"), Kind::Contribution);
         assert_eq!(kind_of("Which dataset do they use?"), Kind::Dataset);
+        assert_eq!(
+            kind_of("Which function gives me a moving average of a series?"),
+            Kind::Name
+        );
+        assert_eq!(kind_of("What R class holds a sparse matrix?"), Kind::Name);
+        assert_eq!(
+            kind_of("How can I call that function from the command line?"),
+            Kind::Name
+        );
+        assert_eq!(kind_of("Which paper came first?"), Kind::Other);
         assert_eq!(kind_of("What are the limitations?"), Kind::Limitation);
         assert_eq!(kind_of("Where are table captions placed?"), Kind::Other);
     }

@@ -451,25 +451,27 @@ struct VignetteFloors {
 
 fn vignette_floors(scope: &str) -> VignetteFloors {
     match scope {
-        // Measured with the questions as first written (this build, 30 questions): top-1 0.367,
-        // top-3 0.700, right paper 1.000, expected words quoted 0.267. Each floor is about one
-        // question under that: a measurement to improve on (issue 37 asks for top-1 0.80 and
-        // top-3 0.90), not a goal.
+        // Measured with the questions as first written, before any rule looked at them: top-1
+        // 0.367, top-3 0.700, right paper 1.000, expected words quoted 0.267. After the rules of
+        // issue 37 that were tried on this set (a name asked for, the sentence after the one that
+        // asks, the paper prior) — so for those rules it is a tuning set now: top-1 0.333, top-3
+        // 0.667, expected words 0.333. Each floor is about one question under that: a
+        // measurement to improve on (issue 37 asks for top-1 0.80 and top-3 0.90), not a goal.
         "paper" => VignetteFloors {
-            top1: 0.33,
-            top3: 0.66,
+            top1: 0.30,
+            top3: 0.63,
             right_paper: 0.96,
-            expect: 0.23,
+            expect: 0.30,
         },
-        // Measured (22 questions; the 8 that do not say what they are about are asked with their
-        // paper only): top-1 0.364, top-3 0.636, right paper 0.773, expected words quoted 0.227.
-        // Floors about one question under (the goal is right paper 0.90 and top-3 within 0.05
-        // of the paper scope).
+        // 22 questions (the 8 that do not say what they are about are asked with their paper
+        // only). As first written: top-1 0.364, top-3 0.636, right paper 0.773, expected words
+        // 0.227; after the rules above: 0.364, 0.682, 0.818, 0.364. Floors about one question
+        // under (the goal is right paper 0.90 and top-3 within 0.05 of the paper scope).
         _ => VignetteFloors {
             top1: 0.31,
-            top3: 0.59,
-            right_paper: 0.72,
-            expect: 0.18,
+            top3: 0.63,
+            right_paper: 0.77,
+            expect: 0.31,
         },
     }
 }
