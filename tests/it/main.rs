@@ -35,6 +35,7 @@ mod pdf_text;
 mod real_agents;
 mod real_pages;
 mod search_ranking;
+mod standalone;
 mod state_files;
 mod threads;
 mod tmux_images;
