@@ -34,6 +34,7 @@ mod page_text_fixtures;
 mod pdf_text;
 mod real_agents;
 mod real_pages;
+mod registry_manifests;
 mod search_ranking;
 mod standalone;
 mod state_files;

@@ -1,5 +1,5 @@
 //! The binary needs nothing from the repository at run time: the keymaps, themes and demo vault
-//! are embedded. A copy of the built binary, alone in a folder of its own, runs from an empty
+//! are embedded. The built binary, alone in a folder of its own, runs from an empty
 //! working folder with an empty HOME, XDG folders in temporary places and no environment from
 //! the build (no `CARGO_MANIFEST_DIR`): what a `cargo install`ed or packaged binary meets.
 
@@ -29,11 +29,15 @@ impl Alone {
         ] {
             std::fs::create_dir_all(tmp.path().join(d)).unwrap();
         }
-        std::fs::copy(
+        // A hard link where the file system allows it (the debug binary is large), else a copy:
+        // either way the binary runs from a folder of its own.
+        let (built, alone) = (
             env!("CARGO_BIN_EXE_agentero"),
             tmp.path().join("bin/agentero"),
-        )
-        .unwrap();
+        );
+        if std::fs::hard_link(built, &alone).is_err() {
+            std::fs::copy(built, &alone).unwrap();
+        }
         Alone { tmp }
     }
     fn path(&self, p: &str) -> PathBuf {
