@@ -134,7 +134,8 @@ pub enum Command {
         question: Vec<String>,
     },
     /// Check the configured agents (or those named): command found, `initialize` answered,
-    /// login in place, a session opened. Exits non-zero when one fails.
+    /// login in place, a session opened. Exits non-zero when one fails (a preset never set up
+    /// whose runtime is absent is listed as not set up, not failed).
     Agents {
         #[arg(long)]
         vault: Option<PathBuf>,

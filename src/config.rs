@@ -36,7 +36,7 @@
 //! - `local`: `codex-acp` with a model served by Ollama on this machine, set under `[local]`
 //!   (see [`local`]); no login, nothing leaves the machine
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::context::budget::Budget;
@@ -149,6 +149,9 @@ pub struct Config {
     pub agents: BTreeMap<String, AgentDef>,
     /// The `local` preset's model and Ollama server (`[local]`).
     pub local_model: LocalModel,
+    /// The agents the file sets up: its `[agents.NAME]` sections, and `local` for `[local]`
+    /// (see [`Config::configured`]).
+    pub set_up: BTreeSet<String>,
     /// Mistakes in the file, each `file:line: message`, skipped so the rest still works.
     pub problems: Vec<String>,
 }
@@ -214,6 +217,7 @@ impl Config {
             turn_timeout_secs: DEFAULT_TURN_TIMEOUT_SECS,
             agents,
             local_model,
+            set_up: BTreeSet::new(),
             problems: Vec::new(),
         }
     }
@@ -390,8 +394,16 @@ impl Config {
             else {
                 continue;
             };
+            self.set_up.insert(name.clone());
             self.agents.insert(name.clone(), agent_def(name, a));
         }
+    }
+
+    /// Whether the user set the agent `name` up (the built-in agent always is): the file
+    /// defines it, configures it (`[local]`) or makes it the default. A preset as shipped is
+    /// not: `agentero agents` shows one whose runtime is absent as not set up, not as failed.
+    pub fn configured(&self, name: &str) -> bool {
+        name == BUILTIN_AGENT || name == self.default_agent || self.set_up.contains(name)
     }
 
     pub fn agent_names(&self) -> Vec<String> {
@@ -569,6 +581,22 @@ warm_pool = 2
             Config::parse("[budget]\nsearch_cards = 3\n", Path::new("c.toml"), &exe()).unwrap();
         assert!(ok.problems.is_empty());
         assert_eq!(ok.budget.search_cards, 3);
+    }
+
+    #[test]
+    fn an_agent_is_configured_when_the_file_sets_it_up() {
+        let shipped = Config::defaults(&exe());
+        assert!(shipped.configured(BUILTIN_AGENT));
+        for name in ["claude", "gemini", "codex", LOCAL_AGENT] {
+            assert!(!shipped.configured(name), "{name}");
+        }
+        let text = "default_agent = \"gemini\"\n[local]\nmodel = \"llama3.2:3b\"\n\
+                    [agents.claude]\ncommand = \"claude-agent-acp\"\n";
+        let c = Config::parse(text, Path::new("c.toml"), &exe()).unwrap();
+        for name in ["claude", "gemini", LOCAL_AGENT] {
+            assert!(c.configured(name), "{name}");
+        }
+        assert!(!c.configured("codex"));
     }
 
     #[test]

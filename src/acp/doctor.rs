@@ -86,8 +86,8 @@ pub struct AgentReport {
     /// The agent's own name and version (`initialize`).
     pub agent_name: Option<String>,
     pub version: Option<String>,
-    /// The ACP protocol version it answered with.
-    pub protocol: Option<String>,
+    /// The ACP protocol version it answered with (a number, as on the wire).
+    pub protocol: Option<u16>,
     /// The ids of the authentication methods it advertised.
     pub auth_methods: Vec<String>,
     /// `initialize` (and the `env_var` authentication, when one applies).
@@ -106,6 +106,13 @@ pub struct AgentReport {
     pub protections: Option<ProtectionReport>,
     /// What to do next, when something is missing or failed.
     pub hint: Option<String>,
+    /// The user set it up: the config file defines or configures it, makes it the default, or
+    /// the command line names it (the built-in agent always is). A preset as shipped is not.
+    pub configured: bool,
+    /// `false`: a preset the user never configured whose runtime is absent (neither its
+    /// command nor `npx`, or no Ollama for the `local` preset) — shown as `– not set up`, and
+    /// not a failure of `agentero agents`.
+    pub set_up: bool,
     /// Every check that ran passed (a reopen refused is not a failure: turns then start a
     /// new session seeded with the thread).
     pub ok: bool,
@@ -146,7 +153,7 @@ impl ProtectionReport {
 const ATTACH_WAIT: Duration = Duration::from_secs(15);
 
 impl AgentReport {
-    fn new(def: &AgentDef) -> AgentReport {
+    fn new(def: &AgentDef, configured: bool) -> AgentReport {
         AgentReport {
             name: def.name.clone(),
             adapter: def.adapter.as_str().into(),
@@ -166,13 +173,20 @@ impl AgentReport {
             resume: Step::not_run(),
             protections: None,
             hint: None,
+            configured,
+            set_up: true,
             ok: false,
         }
     }
 
+    /// Counts against `agentero agents`: a check failed for an agent that is set up.
+    pub fn failed(&self) -> bool {
+        self.set_up && !self.ok
+    }
+
     /// The report of an agent whose check ran out of time.
-    pub fn timed_out(def: &AgentDef, secs: u64) -> AgentReport {
-        let mut r = AgentReport::new(def);
+    pub fn timed_out(def: &AgentDef, configured: bool, secs: u64) -> AgentReport {
+        let mut r = AgentReport::new(def, configured);
         r.found = true;
         r.initialize = Step::new(
             State::Failed,
@@ -231,19 +245,30 @@ fn claude_login(def: &AgentDef) -> Step {
     )
 }
 
-/// Finds the command; `false` when the check ends here.
-fn find(def: &AgentDef, npx: bool, r: &mut AgentReport) -> bool {
+/// Whether the agent's command can be started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found {
+    /// Installed (or run through `npx` now, with `--npx`).
+    Yes,
+    /// Not installed, but a turn would run it through `npx`.
+    ThroughNpx,
+    /// Neither the command nor `npx`.
+    Absent,
+}
+
+/// Finds the command.
+fn find(def: &AgentDef, npx: bool, r: &mut AgentReport) -> Found {
     match (find_command(&def.command), &def.npx_package) {
         (Some(p), _) => {
             r.found = true;
             r.found_at = Some(p.display().to_string());
-            true
+            Found::Yes
         }
         (None, Some(pkg)) if find_command(Path::new("npx")).is_some() => {
             if npx {
                 r.found = true;
                 r.found_at = Some(format!("npx -y {pkg}"));
-                return true;
+                return Found::Yes;
             }
             r.found_at = Some(format!("npx -y {pkg} at its first use (a download)"));
             r.add_hint(format!(
@@ -252,16 +277,14 @@ fn find(def: &AgentDef, npx: bool, r: &mut AgentReport) -> bool {
                 def.command.display(),
                 def.name
             ));
-            // Not a failure: a turn would run it through npx.
-            r.ok = true;
-            false
+            Found::ThroughNpx
         }
         (None, Some(pkg)) => {
             r.add_hint(format!(
                 "Neither {} nor npx is on PATH: install Node.js, or `npm install -g {pkg}`.",
                 def.command.display()
             ));
-            false
+            Found::Absent
         }
         (None, None) => {
             r.add_hint(format!(
@@ -269,7 +292,7 @@ fn find(def: &AgentDef, npx: bool, r: &mut AgentReport) -> bool {
                 def.command.display(),
                 def.name
             ));
-            false
+            Found::Absent
         }
     }
 }
@@ -293,18 +316,28 @@ fn open_failure(def: &AgentDef, r: &mut AgentReport, e: OpenError) -> Step {
 }
 
 /// Checks one agent; `npx` allows starting a preset that is not installed through `npx -y`
-/// (which may download it).
-pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
-    let mut r = AgentReport::new(def);
+/// (which may download it). `configured`: the user set it up (see [`AgentReport::configured`]);
+/// when not, an absent runtime makes it not set up rather than failed.
+pub async fn check(def: &AgentDef, vault: &Vault, npx: bool, configured: bool) -> AgentReport {
+    let mut r = AgentReport::new(def, configured);
     if let Some(m) = &def.local_model {
         r.ollama = Some(super::ollama::check(m).await);
     }
-    if !find(def, npx, &mut r) {
+    let found = find(def, npx, &mut r);
+    let ollama_ok = r.ollama.as_ref().is_none_or(|c| c.ok);
+    if !configured && (found == Found::Absent || !ollama_ok) {
+        r.set_up = false;
         return r;
     }
-    if r.ollama.as_ref().is_some_and(|c| !c.ok) {
-        // No model to answer: the agent is not started.
-        return r;
+    match found {
+        Found::Yes if ollama_ok => {}
+        // Not a failure when a turn would run it through npx (and its model answers).
+        Found::ThroughNpx => {
+            r.ok = ollama_ok;
+            return r;
+        }
+        // Not installed; or no model to answer, and the agent is not started.
+        Found::Yes | Found::Absent => return r,
     }
     let started = Instant::now();
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("agentero"));
@@ -327,7 +360,7 @@ pub async fn check(def: &AgentDef, vault: &Vault, npx: bool) -> AgentReport {
     let info = &agent.info;
     r.agent_name = info.name.clone();
     r.version = info.version.clone();
-    r.protocol = Some(info.protocol_version.clone());
+    r.protocol = Some(info.protocol_version);
     r.auth_methods = info.auth.iter().map(|m| m.id.clone()).collect();
     r.initialize = Step::ok("answered").timed(started);
     r.protections = Some(ProtectionReport::of(&agent.protections));
@@ -454,9 +487,9 @@ async fn wait_attached(files: &grant::GrantFiles) -> Step {
     )
 }
 
-/// The mark of a report: ✓ passed, ✗ failed, – not installed (not checked).
+/// The mark of a report: ✓ passed, ✗ failed, – not installed or not set up (not checked).
 fn mark(r: &AgentReport) -> &'static str {
-    match (r.found, r.ok) {
+    match (r.found && r.set_up, r.ok) {
         (false, _) => "–",
         (true, true) => "✓",
         (true, false) => "✗",
@@ -467,7 +500,13 @@ fn mark(r: &AgentReport) -> &'static str {
 pub fn render(reports: &[AgentReport]) -> String {
     let mut s = String::new();
     for r in reports {
-        s.push_str(&format!("{} {} ({})\n", mark(r), r.name, r.adapter));
+        let not_set_up = if r.set_up { "" } else { " – not set up" };
+        s.push_str(&format!(
+            "{} {} ({}){not_set_up}\n",
+            mark(r),
+            r.name,
+            r.adapter
+        ));
         let mut line = |label: &str, text: &str| {
             let mut lines = text.lines();
             s.push_str(&format!("  {label}: {}\n", lines.next().unwrap_or("")));
@@ -481,7 +520,7 @@ pub fn render(reports: &[AgentReport]) -> String {
             (None, _) => line("command", &format!("{} — not found", r.command)),
         }
         if let Some(c) = &r.ollama {
-            if c.ok {
+            if c.ok || !r.set_up {
                 line("ollama", &c.detail);
             } else {
                 line("ollama", &format!("FAILED: {}", c.detail));
@@ -494,7 +533,7 @@ pub fn render(reports: &[AgentReport]) -> String {
                     "{} {} · protocol {}{}",
                     r.agent_name.as_deref().unwrap_or("(unnamed)"),
                     r.version.as_deref().unwrap_or(""),
-                    r.protocol.as_deref().unwrap_or("?"),
+                    r.protocol.map_or("?".into(), |p| p.to_string()),
                     r.initialize
                         .secs
                         .map(|s| format!(" · {s:.1} s"))
@@ -557,7 +596,7 @@ mod tests {
 
     #[test]
     fn a_missing_adapter_is_a_dash_and_steps_read_as_states() {
-        let mut r = AgentReport::new(&def("gemini"));
+        let mut r = AgentReport::new(&def("gemini"), false);
         r.found_at = Some("npx -y @google/gemini-cli at its first use (a download)".into());
         r.ok = true;
         let text = render(std::slice::from_ref(&r));
@@ -569,7 +608,7 @@ mod tests {
         r.initialize = Step::ok("answered");
         r.agent_name = Some("gemini-cli".into());
         r.version = Some("0.61.0".into());
-        r.protocol = Some("1".into());
+        r.protocol = Some(1);
         r.session = Step::ok("ok");
         r.load = Step::new(State::Refused, Some("Authentication required".into()));
         r.resume = Step::new(State::NotOffered, None);
@@ -592,7 +631,9 @@ mod tests {
         let v = serde_json::to_value(&r).unwrap();
         assert_eq!(v["found"], true);
         assert_eq!(v["version"], "0.61.0");
-        assert_eq!(v["protocol"], "1");
+        assert_eq!(v["protocol"], 1, "a number, as on the wire: {v}");
+        assert_eq!(v["set_up"], true);
+        assert_eq!(v["configured"], false);
         assert_eq!(v["load"]["state"], "refused");
         assert_eq!(v["load"]["message"], "Authentication required");
         assert_eq!(v["resume"]["state"], "not_offered");
@@ -602,9 +643,39 @@ mod tests {
     }
 
     #[test]
+    fn a_preset_never_set_up_is_not_a_failure_and_a_configured_one_is() {
+        let no_ollama = Check {
+            ok: false,
+            detail: "Ollama is not running at http://127.0.0.1:9 (connection refused)".into(),
+        };
+        let mut r = AgentReport::new(&def("local"), false);
+        r.found = true;
+        r.ollama = Some(no_ollama.clone());
+        r.set_up = false;
+        let text = render(std::slice::from_ref(&r));
+        assert!(text.starts_with("– local (codex) – not set up\n"), "{text}");
+        assert!(!text.contains("FAILED"), "{text}");
+        assert!(!r.failed());
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["set_up"], false, "{v}");
+        assert_eq!(v["ok"], false, "{v}");
+
+        let mut r = AgentReport::new(&def("local"), true);
+        r.found = true;
+        r.ollama = Some(no_ollama);
+        let text = render(std::slice::from_ref(&r));
+        assert!(text.starts_with("✗ local (codex)\n"), "{text}");
+        assert!(
+            text.contains("ollama: FAILED: Ollama is not running"),
+            "{text}"
+        );
+        assert!(r.failed());
+    }
+
+    #[test]
     fn the_report_says_which_protections_hold() {
         use crate::acp::workdir::WorkBase;
-        let mut r = AgentReport::new(&def("codex"));
+        let mut r = AgentReport::new(&def("codex"), true);
         r.found = true;
         let protections = Protections {
             work: Some(WorkBase {

@@ -28,16 +28,19 @@ pub(super) fn agents(
     let mut reports = Vec::new();
     let mut out = std::io::stdout().lock();
     for def in &defs {
+        // An agent named on the command line is asked for: its absent runtime is a failure.
+        let configured = !names.is_empty() || config.configured(&def.name);
         let r = runtime.block_on(async {
             tokio::time::timeout(
                 crate::acp::doctor::CHECK_TIMEOUT,
-                crate::acp::doctor::check(def, vault, npx),
+                crate::acp::doctor::check(def, vault, npx, configured),
             )
             .await
         });
         let r = r.unwrap_or_else(|_| {
             crate::acp::doctor::AgentReport::timed_out(
                 def,
+                configured,
                 crate::acp::doctor::CHECK_TIMEOUT.as_secs(),
             )
         });
@@ -56,12 +59,9 @@ pub(super) fn agents(
     if json {
         writeln!(out, "{}", crate::vault::visible::to_json_pretty(&reports)?)?;
     }
-    if reports.iter().any(|r| !r.ok) {
-        bail!(
-            "{} of {} agents failed a check",
-            reports.iter().filter(|r| !r.ok).count(),
-            reports.len()
-        );
+    let failed = reports.iter().filter(|r| r.failed()).count();
+    if failed > 0 {
+        bail!("{failed} of {} agents failed a check", reports.len());
     }
     Ok(())
 }

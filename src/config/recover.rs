@@ -148,6 +148,7 @@ impl Config {
             problem(header, "`local` must be a [local] table; ignored".into());
             return;
         };
+        self.set_up.insert(super::LOCAL_AGENT.to_string());
         let spans = spans_of(text, "local", None);
         for (key, v) in table {
             let line = key_line(&spans, &key, text, offset, header);

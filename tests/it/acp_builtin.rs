@@ -507,3 +507,90 @@ fn a_mention_that_names_nothing_is_reported_with_the_nearest_path() {
         "{sources:?}"
     );
 }
+
+/// `agentero agents` with nothing but agentero itself (no PATH, no Ollama): the built-in agent
+/// passes with the protocol version as a number, the presets the user never configured are not
+/// set up and do not fail the command; once the file configures `local`, its missing Ollama
+/// fails it.
+#[test]
+fn the_doctor_passes_over_presets_never_set_up_and_fails_a_configured_one() {
+    let dir = common::demo_vault();
+    let root = dir.path();
+    // A port nothing listens on: Ollama is absent.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let doctor = |args: &[&str]| {
+        let mut cmd = common::command(root);
+        cmd.arg("agents")
+            .arg("--vault")
+            .arg(root)
+            .args(args)
+            .env("PATH", "/nonexistent")
+            .env("OLLAMA_HOST", closed.to_string());
+        common::output_within(cmd, Duration::from_secs(120))
+    };
+    let out = doctor(&[]);
+    let report = common::stdout(&out);
+    assert!(out.status.success(), "{report}\n{}", common::stderr(&out));
+    assert!(report.starts_with("✓ builtin"), "{report}");
+    for preset in [
+        "claude (claude)",
+        "codex (codex)",
+        "gemini (gemini)",
+        "local (codex)",
+    ] {
+        assert!(
+            report.contains(&format!("– {preset} – not set up\n")),
+            "{preset}: {report}"
+        );
+    }
+    assert!(!report.contains("FAILED"), "{report}");
+
+    let out = doctor(&["--json"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let by_name = |n: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == n)
+            .unwrap_or_else(|| panic!("{n}: {v}"))
+            .clone()
+    };
+    let builtin = by_name("builtin");
+    assert!(builtin["protocol"].is_u64(), "a JSON number: {builtin}");
+    assert!(builtin["initialize"]["secs"].is_number(), "{builtin}");
+    assert_eq!(builtin["ok"], true, "{builtin}");
+    let local = by_name("local");
+    assert_eq!(local["set_up"], false, "{local}");
+    assert_eq!(local["configured"], false, "{local}");
+    assert_eq!(local["ollama"]["ok"], false, "{local}");
+
+    // Configured in the file, the same missing Ollama is a failure.
+    let config = root.join(".agentero-test-home/config/agentero");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[local]\nmodel = \"llama3.2:3b\"\n",
+    )
+    .unwrap();
+    let out = doctor(&[]);
+    let report = common::stdout(&out);
+    assert!(!out.status.success(), "{report}");
+    // Its command is not installed either (a dash, as for any agent not found), and not
+    // excused as not set up.
+    assert!(report.contains("– local (codex)\n"), "{report}");
+    assert!(report.contains("ollama: FAILED: "), "{report}");
+    assert!(
+        report.contains("– gemini (gemini) – not set up"),
+        "{report}"
+    );
+    let all = v.as_array().unwrap().len();
+    assert!(
+        common::stderr(&out).contains(&format!("1 of {all} agents failed a check")),
+        "{}",
+        common::stderr(&out)
+    );
+}

@@ -37,8 +37,8 @@ pub struct AgentInfo {
     pub prompt_embedded_context: bool,
     pub mcp_http: bool,
     pub mcp_sse: bool,
-    /// The protocol version the agent answered with.
-    pub protocol_version: String,
+    /// The protocol version the agent answered with (a number on the wire).
+    pub protocol_version: u16,
     /// The authentication methods it advertised.
     pub auth: Vec<AuthInfo>,
     /// The `env_var` method agentero authenticated with, if any.
@@ -405,9 +405,7 @@ impl AgentProcess {
             prompt_embedded_context: caps.prompt_capabilities.embedded_context,
             mcp_http: caps.mcp_capabilities.http,
             mcp_sse: caps.mcp_capabilities.sse,
-            protocol_version: serde_json::to_value(resp.protocol_version)
-                .map(|v| v.to_string())
-                .unwrap_or_default(),
+            protocol_version: resp.protocol_version.as_u16(),
             auth: auth_methods(&resp.auth_methods, raw_auth),
             authenticated: None,
         };
