@@ -4,9 +4,7 @@
 //! - round-trip latency, p50 and p99, of each tool over the stdio MCP protocol against the
 //!   real `agentero --agentero-context-mcp` child (goals: context_search p99 under 15 ms,
 //!   context_read page p99 under 5 ms);
-//! - citation verification per citation, p50 and p99, on the real corpus (indexed): a fresh
-//!   checker per answer (the page texts from the index, the second witness parsed from the
-//!   PDF), with right, altered and misplaced quotes.
+//! (Citation verification per citation is `cargo bench --bench verify`.)
 //!
 //! Run: `cargo bench --bench context` (release build).
 
@@ -148,57 +146,4 @@ fn main() {
         report("paper_relations", s, None);
         client.cancel().await.unwrap();
     });
-    citation_checks();
-}
-
-/// 3. Strict verification of one citation, with its second witness, on the real corpus.
-fn citation_checks() {
-    use agentero::context::citations::{self, Doc, Docs, VaultDocs};
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_tree(&common::corpus(), dir.path());
-    let vault = agentero::vault::Vault::open(dir.path()).unwrap();
-    agentero::vault::indexer::index_vault(&vault, &Default::default(), &mut |_| {}).unwrap();
-    let mut answers = Vec::new();
-    for e in std::fs::read_dir(dir.path().join("papers"))
-        .unwrap()
-        .flatten()
-    {
-        let path = format!("papers/{}/paper.pdf", e.file_name().to_string_lossy());
-        let Some(Doc::Pages(pages)) = VaultDocs::new(&vault).doc(&path) else {
-            continue;
-        };
-        for (i, page) in pages.iter().enumerate().take(6) {
-            let words: Vec<&str> = page.split_whitespace().collect();
-            if words.len() < 60 {
-                continue;
-            }
-            let q = words[20..40].join(" ");
-            let p = i + 1;
-            answers.push(format!("> \"{q}\" — {path}#page={p}\n"));
-            answers.push(format!(
-                "> \"{}\" — {path}#page={p}\n",
-                q.replacen('e', "a", 1)
-            ));
-            answers.push(format!(
-                "> \"{q}\" — {path}#page={}\n",
-                if p > 1 { p - 1 } else { p + 1 }
-            ));
-        }
-    }
-    let mut samples = Vec::new();
-    for a in &answers {
-        let t = Instant::now();
-        let checks = citations::check(a, &[], &mut VaultDocs::new(&vault));
-        samples.push(t.elapsed());
-        assert_eq!(checks.len(), 1, "{a}");
-    }
-    report("citation check (cold)", samples, None);
-    let mut docs = VaultDocs::new(&vault);
-    let mut samples = Vec::new();
-    for a in &answers {
-        let t = Instant::now();
-        citations::check(a, &[], &mut docs);
-        samples.push(t.elapsed());
-    }
-    report("citation check (warm)", samples, None);
 }

@@ -138,24 +138,11 @@ fn search_finds_the_words_of_a_comment() {
 
 #[tokio::test]
 async fn vault_search_finds_the_words_of_a_comment() {
-    use rmcp::ServiceExt;
     let (dir, _vault, _) = indexed_with_a_highlight();
     let home = dir.path().join(".agentero-test-home");
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agentero"));
-    cmd.args(["serve", "--stdio"])
-        .arg(dir.path())
-        .env("HOME", &home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .kill_on_drop(true);
-    let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the server starts");
-    let client = tokio::time::timeout(Duration::from_secs(60), ().serve(transport))
-        .await
-        .unwrap()
-        .expect("the MCP handshake succeeds");
+    cmd.args(["serve", "--stdio"]).arg(dir.path());
+    let client = crate::common::stdio_client(cmd, &home).await;
     let call = |args: Value| {
         CallToolRequestParams::new("vault_search")
             .with_arguments(args.as_object().cloned().unwrap())

@@ -82,6 +82,17 @@ fn judged_set(text: &str) -> Vec<Question> {
         .questions
 }
 
+/// Indexes `vault` with `bin` (the questions are asked of an indexed vault) and opens the
+/// report file `AGENTERO_JUDGED_REPORT` names, if any.
+fn index_for_questions(bin: &Path, vault: &Path) -> Option<std::fs::File> {
+    let mut c = Command::new(bin);
+    c.arg("index").arg(vault);
+    let out = common::output_within(c, Duration::from_secs(900));
+    assert!(out.status.success(), "index: {}", common::stderr(&out));
+    std::env::var_os("AGENTERO_JUDGED_REPORT")
+        .map(|p| std::fs::File::create(p).expect("the report file can be written"))
+}
+
 fn binary() -> PathBuf {
     std::env::var_os("AGENTERO_JUDGED_BIN")
         .map(PathBuf::from)
@@ -378,17 +389,7 @@ fn the_builtin_agent_finds_the_page_that_answers() {
     let vault = dir.path().join("vault");
     common::copy_tree(&corpus, &vault);
     let bin = binary();
-    let out = common::output_within(
-        {
-            let mut c = Command::new(&bin);
-            c.arg("index").arg(&vault);
-            c
-        },
-        Duration::from_secs(900),
-    );
-    assert!(out.status.success(), "index: {}", common::stderr(&out));
-    let mut report = std::env::var_os("AGENTERO_JUDGED_REPORT")
-        .map(|p| std::fs::File::create(p).expect("the report file can be written"));
+    let mut report = index_for_questions(&bin, &vault);
     let mut failures = Vec::new();
     for (name, set) in &sets {
         let fl = floors(name);
@@ -513,17 +514,7 @@ fn the_builtin_agent_answers_reader_questions_on_the_held_out_vignettes() {
         );
     }
     let bin = binary();
-    let out = common::output_within(
-        {
-            let mut c = Command::new(&bin);
-            c.arg("index").arg(&vault);
-            c
-        },
-        Duration::from_secs(900),
-    );
-    assert!(out.status.success(), "index: {}", common::stderr(&out));
-    let mut report = std::env::var_os("AGENTERO_JUDGED_REPORT")
-        .map(|p| std::fs::File::create(p).expect("the report file can be written"));
+    let mut report = index_for_questions(&bin, &vault);
     let mut failures = Vec::new();
     for scope in ["paper", "folder"] {
         let r = run(&bin, &vault, &set, scope, &mut report);

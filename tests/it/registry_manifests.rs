@@ -7,7 +7,6 @@ use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -95,7 +94,6 @@ fn the_packaged_crates_agree_on_the_pdf_engine_version() {
 /// bundle's folder (where the built binary stands at `entry_point`) and the vault chosen.
 #[tokio::test]
 async fn the_bundle_starts_the_vault_server_with_the_tools_it_lists() {
-    use rmcp::ServiceExt;
     let m = manifest();
     let dir = common::demo_vault();
     let bundle = tempfile::tempdir().unwrap();
@@ -113,19 +111,8 @@ async fn the_bundle_starts_the_vault_server_with_the_tools_it_lists() {
     let config = &m["server"]["mcp_config"];
     let home = dir.path().join(".agentero-test-home");
     let mut cmd = tokio::process::Command::new(fill(&config["command"]));
-    cmd.args(config["args"].as_array().unwrap().iter().map(fill))
-        .env("HOME", &home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .kill_on_drop(true);
-    let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the server starts");
-    let client = tokio::time::timeout(Duration::from_secs(60), ().serve(transport))
-        .await
-        .unwrap()
-        .expect("the MCP handshake succeeds");
+    cmd.args(config["args"].as_array().unwrap().iter().map(fill));
+    let client = crate::common::stdio_client(cmd, &home).await;
     let info = client.peer_info().expect("the server introduced itself");
     let implementation = info.server_info.as_ref().expect("serverInfo");
     assert_eq!(implementation.version, m["version"].as_str().unwrap());

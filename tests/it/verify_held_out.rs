@@ -626,9 +626,10 @@ fn run_set(name: &'static str, pdfs: &[(String, PathBuf)]) -> SetReport {
             let t = report.by_class.entry(p.class).or_default();
             let first = got.first();
             let verified = first.is_some_and(|c| c.verdict == Verdict::Verified);
-            let what = || match first {
-                Some(c) => c.line(),
-                None => "no citation found".to_string(),
+            // The planted citation and what the verifier said of it, for the failure message.
+            let said = |note: &str| {
+                let v = first.map_or_else(|| "no citation found".to_string(), |c| c.line());
+                format!("[{}] {}{note}\n    → {v}", p.class.name(), p.answer.trim())
             };
             match &p.truth {
                 Truth::True => {
@@ -636,24 +637,14 @@ fn run_set(name: &'static str, pdfs: &[(String, PathBuf)]) -> SetReport {
                     if verified {
                         t.truths_verified += 1;
                     } else {
-                        report.misses.push(format!(
-                            "[{}] {}\n    → {}",
-                            p.class.name(),
-                            p.answer.trim(),
-                            what()
-                        ));
+                        report.misses.push(said(""));
                     }
                 }
                 Truth::False => {
                     t.falses += 1;
                     if verified {
                         t.false_verified += 1;
-                        report.wrong.push(format!(
-                            "[{}] {}\n    → {}",
-                            p.class.name(),
-                            p.answer.trim(),
-                            what()
-                        ));
+                        report.wrong.push(said(""));
                     }
                 }
                 Truth::Elsewhere(at) => {
@@ -664,21 +655,11 @@ fn run_set(name: &'static str, pdfs: &[(String, PathBuf)]) -> SetReport {
                     });
                     if verified {
                         t.false_verified += 1;
-                        report.wrong.push(format!(
-                            "[{}] {}\n    → {}",
-                            p.class.name(),
-                            p.answer.trim(),
-                            what()
-                        ));
+                        report.wrong.push(said(""));
                     } else if named {
                         t.elsewhere_named += 1;
                     } else {
-                        report.misses.push(format!(
-                            "[{}] {} (it is on p.{at})\n    → {}",
-                            p.class.name(),
-                            p.answer.trim(),
-                            what()
-                        ));
+                        report.misses.push(said(&format!(" (it is on p.{at})")));
                     }
                 }
             }

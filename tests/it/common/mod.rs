@@ -218,6 +218,24 @@ pub fn reduce(s: &str) -> String {
 /// A client of the real context server (see [`mcp_client`]).
 pub type McpClient = rmcp::service::RunningService<rmcp::service::RoleClient, ()>;
 
+/// A client of the MCP server `cmd` starts on stdio, with HOME and the XDG folders under `home`
+/// (killed when the client drops); a failed start or handshake fails the test.
+pub async fn stdio_client(mut cmd: tokio::process::Command, home: &Path) -> McpClient {
+    use rmcp::ServiceExt;
+    cmd.env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .kill_on_drop(true);
+    let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    tokio::time::timeout(std::time::Duration::from_secs(60), ().serve(transport))
+        .await
+        .unwrap()
+        .expect("the MCP handshake succeeds")
+}
+
 /// Calls `tool` with the JSON object `args`; a protocol error fails the test.
 pub async fn call_tool(
     client: &McpClient,

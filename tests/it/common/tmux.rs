@@ -103,3 +103,14 @@ pub fn select_last_source(target: &str, screen: &str) {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// A temporary folder with the demo vault written to `vault/` and an empty `home/` for an app
+/// started by [`start`].
+pub fn demo_and_home() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    (dir, vault, home)
+}
