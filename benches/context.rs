@@ -3,8 +3,9 @@
 //! - plan computation for a request with 20 mentions (goal: under 10 ms);
 //! - round-trip latency, p50 and p99, of each tool over the stdio MCP protocol against the
 //!   real `agentero --agentero-context-mcp` child (goals: context_search p99 under 15 ms,
-//!   context_read page p99 under 5 ms);
-//! (Citation verification per citation is `cargo bench --bench verify`.)
+//!   context_read page p99 under 5 ms).
+//!
+//! Citation verification per citation is timed by `cargo bench --bench verify`.
 //!
 //! Run: `cargo bench --bench context` (release build).
 
