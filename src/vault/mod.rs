@@ -186,8 +186,8 @@ impl Vault {
 
     /// Says this process has the vault open: an advisory lock on `.agentero/app.lock` (released
     /// by the kernel when the process ends, however it ends), holding its pid. When another
-    /// process holds it, the notice says so — two apps on one vault each save their highlights,
-    /// marks and threads without seeing the other's until restarted. Keep the returned lock for
+    /// process holds it, the notice says so — two apps on one vault each save their highlights
+    /// and marks without seeing the other's until restarted (threads arrive on their own). Keep the returned lock for
     /// as long as the vault is open; `None` for a read-only vault or one whose state folder
     /// cannot be written.
     pub fn claim(&self) -> (Option<std::fs::File>, Option<String>) {
@@ -220,7 +220,7 @@ impl Vault {
                 (
                     None,
                     Some(format!(
-                        "vault also open in {who}: what one saves, the other sees only after a restart"
+                        "vault also open in {who}: highlights and marks one saves, the other sees after a restart"
                     )),
                 )
             }

@@ -275,6 +275,35 @@ fn a_second_app_on_a_vault_is_told_of_the_first() {
     assert!(!screen.contains("vault also open in"), "{screen}");
 }
 
+/// A thread `agentero ask` writes while the app is open appears in the app within seconds,
+/// after the threads it had (its count in the chat pane's title goes up), without a restart.
+#[test]
+fn a_thread_asked_from_the_command_line_appears_in_the_running_app() {
+    if !available() {
+        common::skip::missing(common::skip::Peer::Tmux, "");
+        return;
+    }
+    let (_dir, vault, home) = common::tmux::demo_and_home();
+    let name = format!("agentero-arrive-{}", std::process::id());
+    let (_session, target) = start_app(&name, &vault, &home, "space f vault");
+    tmux(&["resize-window", "-t", &target, "-x", "160", "-y", "44"]);
+    let screen = wait_for(&target, "(1/1)", 10);
+    assert!(screen.contains("(1/1)"), "{screen}");
+    let out = common::command(&home)
+        .args(["ask", "--vault"])
+        .arg(&vault)
+        .arg("What does @papers/layoutflow/paper.pdf say about the gutter?")
+        .output()
+        .expect("ask runs");
+    assert!(out.status.success(), "ask: {}", common::stderr(&out));
+    let screen = wait_for(&target, "a new thread from another process", 20);
+    assert!(
+        screen.contains("a new thread from another process"),
+        "the thread did not arrive:\n{screen}"
+    );
+    assert!(screen.contains("(1/2)"), "{screen}");
+}
+
 /// The reading position survives a restart: open a long paper, go to page 5, quit, start
 /// again — the paper is open at page 5.
 #[test]

@@ -71,6 +71,8 @@ pub enum Msg {
     Agent(AgentState),
     /// Threads read from `.agentero/chats/`, oldest first.
     Threads(Vec<Thread>),
+    /// Threads another process wrote there since (`agentero ask`), oldest first.
+    ThreadsArrived(Vec<Thread>),
     /// The Quick Chat became this thread on disk (or why it could not).
     Promoted(Result<Thread, String>),
     Status(Status),
@@ -332,6 +334,7 @@ impl AppState {
             }
             Msg::Agent(state) => self.send_chat(ChatMsg::Agent(state)),
             Msg::Threads(threads) => self.send_chat(ChatMsg::Threads(threads)),
+            Msg::ThreadsArrived(threads) => self.send_chat(ChatMsg::Arrived(threads)),
             Msg::Promoted(Ok(thread)) => self.send_chat(ChatMsg::Promoted(thread)),
             Msg::Promoted(Err(e)) => {
                 self.status = Status::error(format!("cannot promote the Quick Chat: {e}"));

@@ -65,6 +65,8 @@ pub enum ChatMsg {
     Agent(AgentState),
     /// Threads read from disk, oldest first.
     Threads(Vec<Thread>),
+    /// Threads another process wrote since, oldest first: listed after the others.
+    Arrived(Vec<Thread>),
     /// A Quick Chat became this thread.
     Promoted(Thread),
     /// The thread list's choice.
@@ -213,6 +215,21 @@ impl Chat {
             ChatMsg::Threads(threads) => {
                 self.restore(threads);
                 Vec::new()
+            }
+            ChatMsg::Arrived(threads) => {
+                let mut new: Vec<Thread> = threads
+                    .into_iter()
+                    .filter(|t| !self.threads.iter().any(|o| o.id == t.id))
+                    .collect();
+                let Some(last) = new.last() else {
+                    return Vec::new();
+                };
+                let status = match new.len() {
+                    1 => format!("a new thread from another process: \"{}\"", last.title),
+                    n => format!("{n} new threads from another process"),
+                };
+                self.threads.append(&mut new);
+                vec![Out::info(status)]
             }
             ChatMsg::Promoted(thread) => {
                 let status = format!("Quick Chat promoted to the thread \"{}\"", thread.title);

@@ -33,6 +33,29 @@ pub(super) fn load(vault: &Vault) -> Vec<Transcript> {
     found.into_iter().map(|(_, t)| t).collect()
 }
 
+/// The threads in `.agentero/chats/` whose ids are not in `known`, oldest first: written by
+/// another process since the app loaded its threads.
+pub(super) fn new_on_disk(
+    vault: &Vault,
+    known: &std::collections::HashSet<String>,
+) -> Vec<Transcript> {
+    let chats = transcript::chats_dir(vault);
+    let Ok(names) = crate::vault::statefs::check_dir(&chats).and_then(|d| d.list()) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, Transcript)> = names
+        .into_iter()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|id| !known.contains(id))
+        .filter_map(|id| Transcript::open(vault, &id).ok())
+        // A thread another process is still writing its first line to is read next time.
+        .filter(|t| !t.lines.is_empty())
+        .map(|t| (t.state.updated.clone(), t))
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found.into_iter().map(|(_, t)| t).collect()
+}
+
 /// The thread behind the chat pane's id when it is not in memory: on disk, else a new one
 /// (whose folder appears with its first line).
 pub(super) fn open_or_create(vault: &Vault, id: &str) -> Transcript {

@@ -4,8 +4,9 @@
 //! questions waiting for the user. Turns run in tasks of their own ([`super::turn`]) and talk
 //! back on the service's channel.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::sync::mpsc::{
     UnboundedReceiver, UnboundedSender, WeakUnboundedSender, unbounded_channel,
@@ -24,6 +25,9 @@ use crate::tui::app::Msg;
 use crate::tui::chips::AgentState;
 use crate::tui::thread::ChatEvent;
 use crate::vault::Vault;
+
+/// How often `.agentero/chats/` is looked at for threads written by another process.
+const RESCAN_EVERY: Duration = Duration::from_secs(3);
 
 /// The door to the turns service.
 pub(super) struct Turns {
@@ -49,7 +53,20 @@ impl Turns {
             quick: None,
             cancels: HashMap::new(),
             answers: HashMap::new(),
+            loaded: false,
+            seen: HashSet::new(),
         };
+        // The clock of the rescan: threads other processes write appear without a restart.
+        let me = tx.downgrade();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(RESCAN_EVERY).await;
+                match me.upgrade() {
+                    Some(tx) if tx.send(Cmd::Rescan).is_ok() => {}
+                    _ => break,
+                }
+            }
+        });
         tokio::spawn(service.serve(rx));
         Turns { tx, busy }
     }
@@ -92,6 +109,10 @@ struct Service {
     cancels: HashMap<u64, Arc<Notify>>,
     /// Answers for permission questions on screen, by question id.
     answers: HashMap<String, oneshot::Sender<Option<String>>>,
+    /// The threads on disk have been loaded (a rescan before that would find them all).
+    loaded: bool,
+    /// The ids of every transcript this run has held: a rescan brings only others.
+    seen: HashSet<String>,
 }
 
 impl Service {
@@ -174,9 +195,40 @@ impl Service {
             Cmd::ThreadsLoaded { found, held } => {
                 let _ = self.ui.send(Msg::Threads(threads::shown(&found)));
                 for t in found {
+                    self.seen.insert(t.id.clone());
                     self.threads.entry(t.id.clone()).or_insert(t);
                 }
+                self.loaded = true;
                 drop(held);
+            }
+            // Not while a turn runs: a thread begun in this run gets its transcript's id only
+            // when its turn gives it back.
+            Cmd::Rescan if self.loaded && self.cancels.is_empty() => {
+                let mut known = self.seen.clone();
+                known.extend(self.threads.keys().cloned());
+                known.extend(self.threads.values().map(|t| t.id.clone()));
+                let (vault, me) = (self.vault.clone(), self.me.clone());
+                tokio::task::spawn_blocking(move || {
+                    let found = threads::new_on_disk(&vault, &known);
+                    if !found.is_empty()
+                        && let Some(me) = me.upgrade()
+                    {
+                        let _ = me.send(Cmd::Rescanned { found });
+                    }
+                });
+            }
+            Cmd::Rescanned { found } => {
+                let found: Vec<Transcript> = found
+                    .into_iter()
+                    .filter(|t| !self.seen.contains(&t.id) && !self.threads.contains_key(&t.id))
+                    .collect();
+                if !found.is_empty() {
+                    let _ = self.ui.send(Msg::ThreadsArrived(threads::shown(&found)));
+                    for t in found {
+                        self.seen.insert(t.id.clone());
+                        self.threads.insert(t.id.clone(), t);
+                    }
+                }
             }
             Cmd::Promote { turn, held } => {
                 let Some((_, quick)) = self.quick.take_if(|(t, _)| *t == turn) else {
@@ -195,6 +247,7 @@ impl Service {
             Cmd::Promoted { result, held } => {
                 let shown = result.map(|thread| {
                     let shown = crate::tui::thread::from_transcript(&thread);
+                    self.seen.insert(thread.id.clone());
                     self.threads.insert(thread.id.clone(), *thread);
                     shown
                 });
@@ -308,6 +361,7 @@ impl Service {
                 });
             }
         } else {
+            self.seen.insert(thread.id.clone());
             self.threads.insert(thread_id, thread);
         }
         self.cancels.remove(&turn);

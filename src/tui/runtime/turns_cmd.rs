@@ -100,6 +100,13 @@ pub(super) enum Cmd {
         found: Vec<Transcript>,
         held: Held,
     },
+    /// From the service's clock: look for threads another process (`agentero ask`, a second
+    /// app) has written to `.agentero/chats/` since they were loaded.
+    Rescan,
+    /// Those threads, read.
+    Rescanned {
+        found: Vec<Transcript>,
+    },
     Promoted {
         result: Result<Box<Transcript>, String>,
         held: Held,
