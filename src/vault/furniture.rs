@@ -113,7 +113,9 @@ pub fn page_numbers(pages: &[&str]) -> Vec<Option<PageNumber>> {
     let Some(offset) = offsets
         .iter()
         .filter(|(_, p)| p.len() >= need)
-        .max_by_key(|(d, p)| (p.len(), -(d.abs())))
+        // Most pages, then the smallest offset, then the positive one: the same choice on
+        // every run.
+        .max_by_key(|(d, p)| (p.len(), -(d.abs()), **d))
         .map(|(d, _)| *d)
     else {
         return vec![None; pages.len()];
