@@ -34,6 +34,7 @@ pub mod answer;
 pub mod candidate;
 pub mod choose;
 pub mod handoff;
+mod kind;
 pub mod rank;
 mod respond;
 mod server;
