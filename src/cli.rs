@@ -11,6 +11,7 @@ use crate::vault::visible::visible;
 use crate::vault::{Card, SearchOptions, Vault, VaultError};
 
 mod agents;
+mod check;
 mod index;
 mod man;
 mod marks;
@@ -174,6 +175,26 @@ pub enum Command {
     },
     /// Write the bundled demo vault into a folder (default: the app's data folder) and print it.
     Demo { dir: Option<PathBuf> },
+    /// Check every citation of a manuscript (Markdown/pandoc, LaTeX or plain text) against the
+    /// cited page of the vault's paper: a quote is verified there (✓, or ⚠ with what differs,
+    /// the page it is really on, or that it is nowhere); a claim without a quote gets the
+    /// passages that match it best. Exits 1 when any citation needs a look.
+    Check {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// A BibTeX file whose keys the manuscript uses; its entries are matched to the vault's
+        /// papers by DOI, arXiv id or title.
+        #[arg(long, value_name = "FILE")]
+        bib: Option<PathBuf>,
+        /// Print one JSON object (every citation, its outcome and where).
+        #[arg(long)]
+        json: bool,
+        /// Only the citations that need a look.
+        #[arg(long, conflicts_with = "json")]
+        problems: bool,
+        /// The manuscript.
+        draft: PathBuf,
+    },
     /// List the vault's chat threads, most recent first, or find them: by a paper, page or
     /// lines their answers cited, and by words of their questions and answers. Each thread is
     /// listed with the turns that match (`ask --thread ID` continues it).
@@ -444,6 +465,16 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             page_png(&vault, &paper, page, &png, &opts)
         }
         Command::Demo { dir } => run_demo(dir),
+        Command::Check {
+            vault,
+            bib,
+            json,
+            problems,
+            draft,
+        } => {
+            let vault = open_vault(vault.as_deref())?;
+            check::run(&vault, &draft, bib.as_deref(), json, problems)
+        }
         Command::Man => man::print_man(&mut std::io::stdout().lock()),
         Command::Completions { shell } => {
             man::print_completions(shell, &mut std::io::stdout().lock())

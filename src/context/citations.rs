@@ -326,7 +326,7 @@ fn judge_text(path: &str, lines: Option<(u32, u32)>, q: &verify::Quote, src: &Pr
 /// Checks every citation of `answer` against the texts `docs` gives. `evidence` are the
 /// prompt's evidence URIs in their `[n]` order.
 pub fn check(answer: &str, evidence: &[String], docs: &mut dyn Docs) -> Vec<CitationCheck> {
-    let mut cache: HashMap<String, Option<Prepared>> = HashMap::new();
+    let mut checker = Checker::new(docs);
     let mut out = Vec::new();
     for Paired {
         uri: u,
@@ -337,42 +337,135 @@ pub fn check(answer: &str, evidence: &[String], docs: &mut dyn Docs) -> Vec<Cita
         let judged = match (vault_uri(&u), &quote) {
             (None, _) => Judged::new(Verdict::Unverifiable),
             (Some(_), None) => Judged::new(Verdict::NoQuote),
-            (Some((path, page, lines)), Some(text)) => {
-                if !cache.contains_key(&path) {
-                    let doc = docs.doc(&path).map(Prepared::new);
-                    cache.insert(path.clone(), doc);
-                }
-                match (
-                    cache.get(&path).and_then(Option::as_ref),
-                    verify::Quote::new(text),
-                ) {
-                    (None, _) => Judged::new(Verdict::Unverifiable)
-                        .because(Some("the cited source cannot be read".into())),
-                    (Some(_), None) => Judged::new(Verdict::Unverifiable)
-                        .because(Some("nothing in the quote to check".into())),
-                    (Some(src), Some(q)) => match src.doc {
-                        Doc::Pages(_) => judge_pages(&path, page, &q, src, docs),
-                        Doc::Text(_) => judge_text(&path, lines, &q, src),
-                    },
-                }
-            }
+            (Some((path, page, lines)), Some(text)) => checker.judge(&path, page, lines, text),
         };
-        // A quote whose end cannot be told is verified only as its longest reading, whole;
-        // anything less would be a ✓ on a prefix.
-        let judged = if unclear && judged.verdict != Verdict::Verified && quote.is_some() {
-            Judged::new(Verdict::Unverifiable).because(Some(UNCLEAR_EXTENT.into()))
-        } else {
-            judged
-        };
-        out.push(CitationCheck {
-            uri: u,
-            quote,
-            verdict: judged.verdict,
-            found_at: judged.found_at,
-            detail: judged.detail,
-        });
+        out.push(finish(u, quote, unclear, judged));
     }
     out
+}
+
+/// The check's record of one judged quote. A quote whose end cannot be told is verified only as
+/// its longest reading, whole; anything less would be a ✓ on a prefix.
+fn finish(uri: String, quote: Option<String>, unclear: bool, judged: Judged) -> CitationCheck {
+    let judged = if unclear && judged.verdict != Verdict::Verified && quote.is_some() {
+        Judged::new(Verdict::Unverifiable).because(Some(UNCLEAR_EXTENT.into()))
+    } else {
+        judged
+    };
+    CitationCheck {
+        uri,
+        quote,
+        verdict: judged.verdict,
+        found_at: judged.found_at,
+        detail: judged.detail,
+    }
+}
+
+/// Quotes checked one by one against the texts of a [`Docs`], each source read and prepared
+/// once: what [`check`] does for an answer, for callers that pair quotes with places themselves
+/// (a manuscript's citations).
+pub struct Checker<'d> {
+    docs: &'d mut dyn Docs,
+    cache: HashMap<String, Option<Prepared>>,
+}
+
+impl<'d> Checker<'d> {
+    pub fn new(docs: &'d mut dyn Docs) -> Checker<'d> {
+        Checker {
+            docs,
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The verdict on `quote` cited at page `page` (1-based; `None`: anywhere) of the source at
+    /// vault path `path`. `unclear`: where the quote ends could not be told from its marks.
+    pub fn quote(
+        &mut self,
+        path: &str,
+        page: Option<u32>,
+        quote: &str,
+        unclear: bool,
+    ) -> CitationCheck {
+        let uri = match page {
+            Some(p) => uri::page_uri(path, p),
+            None => uri::encode_path(path),
+        };
+        let judged = self.judge(path, page, None, quote);
+        finish(uri, Some(quote.to_string()), unclear, judged)
+    }
+
+    /// The page texts of the paper at `path` (`None`: it cannot be read, or it is not a paper).
+    pub fn pages(&mut self, path: &str) -> Option<&[String]> {
+        self.prepared(path);
+        match self
+            .cache
+            .get(path)
+            .and_then(Option::as_ref)
+            .map(|s| &s.doc)
+        {
+            Some(Doc::Pages(p)) => Some(p.as_slice()),
+            _ => None,
+        }
+    }
+
+    fn prepared(&mut self, path: &str) {
+        if !self.cache.contains_key(path) {
+            let doc = self.docs.doc(path).map(Prepared::new);
+            self.cache.insert(path.to_string(), doc);
+        }
+    }
+
+    fn judge(
+        &mut self,
+        path: &str,
+        page: Option<u32>,
+        lines: Option<(u32, u32)>,
+        text: &str,
+    ) -> Judged {
+        self.prepared(path);
+        match (
+            self.cache.get(path).and_then(Option::as_ref),
+            verify::Quote::new(text),
+        ) {
+            (None, _) => Judged::new(Verdict::Unverifiable)
+                .because(Some("the cited source cannot be read".into())),
+            (Some(_), None) => Judged::new(Verdict::Unverifiable)
+                .because(Some("nothing in the quote to check".into())),
+            (Some(src), Some(q)) => match src.doc {
+                Doc::Pages(_) => judge_pages(path, page, &q, src, &mut *self.docs),
+                Doc::Text(_) => judge_text(path, lines, &q, src),
+            },
+        }
+    }
+}
+
+/// A quoted string of a text: the whole (marks included) and the inner byte ranges, and whether
+/// its end cannot be told from its marks (straight marks that do not pair up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuotedSpan {
+    pub whole: Range<usize>,
+    pub inner: Range<usize>,
+    pub unclear: bool,
+}
+
+/// The quoted strings of `text` (`“…”`, `"…"`, `「…」`, `『…』`), in order, found as in an
+/// answer.
+pub fn quoted_spans(text: &str) -> Vec<QuotedSpan> {
+    quoted_strings(text)
+        .into_iter()
+        .map(|q| QuotedSpan {
+            whole: q.whole,
+            inner: q.inner,
+            unclear: q.unclear,
+        })
+        .collect()
+}
+
+/// A quoted passage without its marks, end ellipses and runs of white space; `None` when it is
+/// a term, not evidence (fewer than three words or fifteen characters).
+pub fn evidence_quote(inner: &str) -> Option<String> {
+    let q = clean_quote(inner);
+    is_quote(&q).then_some(q)
 }
 
 /// The vault's texts, as the context tools serve them (index pages, or extracted on demand),

@@ -11,6 +11,7 @@
 
 pub mod budget;
 pub mod canonical;
+pub mod check;
 pub mod citations;
 pub mod grant;
 pub mod library;

@@ -83,41 +83,8 @@ const NUMBER_REACH: usize = 40;
 /// text: a table cell `8` on page 8 of a paper numbered from 1 is taken only when no other line
 /// of the page is the number and it is within the reach of an edge.
 pub fn page_numbers(pages: &[&str]) -> Vec<Option<PageNumber>> {
-    // (page, line, value) of every bare number line near an edge.
-    let mut found: Vec<Vec<(usize, i64)>> = Vec::with_capacity(pages.len());
-    for page in pages {
-        let lines: Vec<(usize, &str)> = page
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .collect();
-        let n = lines.len();
-        let mut here = Vec::new();
-        for (k, &(i, l)) in lines.iter().enumerate() {
-            if k >= NUMBER_REACH && k + NUMBER_REACH < n {
-                continue;
-            }
-            if let Some(v) = number_value(l) {
-                here.push((i, v));
-            }
-        }
-        found.push(here);
-    }
-    let mut offsets: HashMap<i64, HashSet<usize>> = HashMap::new();
-    for (p, here) in found.iter().enumerate() {
-        for &(_, v) in here {
-            offsets.entry(v - p as i64).or_default().insert(p);
-        }
-    }
-    let need = (pages.len() / 3).max(3);
-    let Some(offset) = offsets
-        .iter()
-        .filter(|(_, p)| p.len() >= need)
-        // Most pages, then the smallest offset, then the positive one: the same choice on
-        // every run.
-        .max_by_key(|(d, p)| (p.len(), -(d.abs()), **d))
-        .map(|(d, _)| *d)
-    else {
+    let found = number_lines(pages);
+    let Some(offset) = offset_of(&found, pages.len()) else {
         return vec![None; pages.len()];
     };
     found
@@ -146,6 +113,55 @@ pub fn page_numbers(pages: &[&str]) -> Vec<Option<PageNumber>> {
             })
         })
         .collect()
+}
+
+/// The printed number of each page when the document numbers its pages in sequence (as
+/// [`page_numbers`] finds it): page `i` (0-based) is printed as `i + offset`. `None` when no
+/// numbering is found.
+pub fn numbering_offset(pages: &[&str]) -> Option<i64> {
+    offset_of(&number_lines(pages), pages.len())
+}
+
+/// (line, value) of every bare number line near an edge, page by page.
+fn number_lines(pages: &[&str]) -> Vec<Vec<(usize, i64)>> {
+    let mut found: Vec<Vec<(usize, i64)>> = Vec::with_capacity(pages.len());
+    for page in pages {
+        let lines: Vec<(usize, &str)> = page
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .collect();
+        let n = lines.len();
+        let mut here = Vec::new();
+        for (k, &(i, l)) in lines.iter().enumerate() {
+            if k >= NUMBER_REACH && k + NUMBER_REACH < n {
+                continue;
+            }
+            if let Some(v) = number_value(l) {
+                here.push((i, v));
+            }
+        }
+        found.push(here);
+    }
+    found
+}
+
+/// The offset most numbered pages share (at least three, and a third of them).
+fn offset_of(found: &[Vec<(usize, i64)>], pages: usize) -> Option<i64> {
+    let mut offsets: HashMap<i64, HashSet<usize>> = HashMap::new();
+    for (p, here) in found.iter().enumerate() {
+        for &(_, v) in here {
+            offsets.entry(v - p as i64).or_default().insert(p);
+        }
+    }
+    let need = (pages / 3).max(3);
+    offsets
+        .iter()
+        .filter(|(_, p)| p.len() >= need)
+        // Most pages, then the smallest offset, then the positive one: the same choice on
+        // every run.
+        .max_by_key(|(d, p)| (p.len(), -(d.abs()), **d))
+        .map(|(d, _)| *d)
 }
 
 /// The value of a line that is only a page number in digits (`8`, `- 8 -`, `[8]`).

@@ -128,6 +128,12 @@ fn parse_json(text: &str) -> Result<Vec<Reference>, String> {
 /// crate does not read, are rewritten as `{…}` first; a file the crate refuses as a whole (one
 /// broken entry, a repeated key) is read entry by entry so that the good ones are kept.
 pub fn parse_bib(text: &str) -> Vec<Reference> {
+    parse_bib_keyed(text).into_iter().map(|(_, r)| r).collect()
+}
+
+/// [`parse_bib`], each reference with its citation key (a manuscript's `refs.bib`).
+pub fn parse_bib_keyed(text: &str) -> Vec<(String, Reference)> {
+    let keyed = |e: &biblatex::Entry| (e.key.clone(), reference_of(e));
     let entries = bib_entries(text);
     let strings: String = entries
         .iter()
@@ -144,13 +150,13 @@ pub fn parse_bib(text: &str) -> Vec<Reference> {
         .collect::<Vec<_>>()
         .join("\n");
     if let Ok(bib) = biblatex::Bibliography::parse(&whole) {
-        return bib.iter().map(reference_of).collect();
+        return bib.iter().map(keyed).collect();
     }
     records
         .iter()
         .filter_map(|e| {
             match biblatex::Bibliography::parse(&format!("{strings}\n{}", e.text)) {
-                Ok(bib) => bib.iter().next().map(reference_of),
+                Ok(bib) => bib.iter().next().map(keyed),
                 Err(err) => {
                     tracing::warn!(entry = %e.text.chars().take(60).collect::<String>(), error = ?err.kind, "skipped a BibTeX entry");
                     None

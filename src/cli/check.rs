@@ -1,0 +1,195 @@
+//! `agentero check DRAFT`: the manuscript's citations against the vault's pages, as a report
+//! a person reads (`file:line:col` first, as compilers write, so editors jump there) or as JSON.
+
+use super::index::progress_bar;
+use super::*;
+use crate::context::check::library::Library;
+use crate::context::check::{self, Checked, Outcome, Report};
+
+/// The largest manuscript read (a book is a few MB of text).
+const MAX_DRAFT_BYTES: u64 = 32 * 1024 * 1024;
+
+fn read_text(path: &Path, what: &str) -> anyhow::Result<String> {
+    let meta = std::fs::metadata(path)
+        .with_context(|| format!("cannot read the {what} {}", path.display()))?;
+    if !meta.is_file() {
+        bail!("the {what} {} is not a file", path.display());
+    }
+    if meta.len() > MAX_DRAFT_BYTES {
+        bail!(
+            "the {what} {} is {} MB; at most {} MB is read",
+            path.display(),
+            meta.len() / (1024 * 1024),
+            MAX_DRAFT_BYTES / (1024 * 1024)
+        );
+    }
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read the {what} {}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "the {what} {} is not UTF-8 text (byte {} is not); save it as UTF-8",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+pub(super) fn run(
+    vault: &Vault,
+    draft: &Path,
+    bib: Option<&Path>,
+    json: bool,
+    problems_only: bool,
+) -> anyhow::Result<()> {
+    let text = read_text(draft, "manuscript")?;
+    let (bar, mut progress) = progress_bar();
+    let mut notice = |m: &str| eprintln!("{}", visible(m));
+    let (index, incomplete) =
+        indexer::open_for_search(vault, &IndexOptions::default(), &mut progress, &mut notice)?;
+    bar.finish_and_clear();
+    if let Some(why) = &incomplete {
+        eprintln!(
+            "agentero: the index does not cover the whole vault yet ({}); papers not indexed count as not in the library",
+            visible(why)
+        );
+    }
+    let mut library = Library::load(vault);
+    if let Some(b) = bib {
+        let unmatched = library.add_bib(&read_text(b, "bibliography")?);
+        if unmatched > 0 {
+            eprintln!(
+                "agentero: {unmatched} entries of {} match no paper of the vault",
+                visible(&b.display().to_string())
+            );
+        }
+    }
+    let name = draft.display().to_string();
+    let bar = indicatif::ProgressBar::hidden();
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template("checking [{bar:30}] {pos}/{len}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    let report = check::check(
+        vault,
+        Some(&index),
+        &library,
+        &name,
+        &text,
+        &mut |done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        },
+    );
+    bar.finish_and_clear();
+    let mut out = std::io::stdout().lock();
+    if json {
+        let doc = serde_json::json!({
+            "draft": name,
+            "vault": vault.root(),
+            "format": report.format,
+            "citations": report.citations,
+            "summary": report.summary,
+        });
+        writeln!(out, "{}", crate::vault::visible::to_json_pretty(&doc)?)?;
+    } else {
+        print_report(&mut out, &name, &report, problems_only)?;
+    }
+    let s = &report.summary;
+    if s.problems > 0 {
+        bail!("{} of {} citations need a look", s.problems, s.citations);
+    }
+    Ok(())
+}
+
+fn print_report(
+    out: &mut impl Write,
+    name: &str,
+    report: &Report,
+    problems_only: bool,
+) -> anyhow::Result<()> {
+    let name = visible(name);
+    for c in &report.citations {
+        if problems_only && !c.outcome.problem() {
+            continue;
+        }
+        writeln!(
+            out,
+            "{name}:{}:{}: {} {} {}",
+            c.line,
+            c.column,
+            c.outcome.glyph(),
+            visible(&cited_as(c)),
+            visible(&c.says)
+        )?;
+        if let Some(q) = &c.quote {
+            writeln!(out, "    “{}”", visible(&short(q, 160)))?;
+        }
+        if let Some(n) = &c.note {
+            writeln!(out, "    {}", visible(n))?;
+        }
+        for s in &c.support {
+            let page = match &s.page_label {
+                Some(l) => format!("p. {l}"),
+                None => format!("p. {}", s.page),
+            };
+            let mark = if s.cited { "cited page" } else { "" };
+            writeln!(
+                out,
+                "    {page}: {} {}",
+                visible(&short(&s.excerpt, 200)),
+                mark
+            )?;
+        }
+        for p in &c.candidates {
+            writeln!(out, "    could be {}", visible(p))?;
+        }
+        if let Some(u) = &c.uri
+            && c.outcome != Outcome::NotInLibrary
+        {
+            writeln!(out, "    {}", visible(u))?;
+        }
+    }
+    let s = &report.summary;
+    writeln!(
+        out,
+        "{} of {}: {} ✓, {} ⚠, {} without a quote{}",
+        count(s.citations, "citation"),
+        count(s.papers, "paper"),
+        s.verified,
+        s.problems,
+        s.claims,
+        if s.not_in_library > 0 {
+            format!(" ({} not in the library)", s.not_in_library)
+        } else {
+            String::new()
+        }
+    )?;
+    Ok(())
+}
+
+/// `@smith2020, p. 4`.
+fn cited_as(c: &Checked) -> String {
+    match &c.locator {
+        Some(l) => format!("{}, {l}:", c.key),
+        None => format!("{}:", c.key),
+    }
+}
+
+fn short(s: &str, max: usize) -> String {
+    let s = s.trim();
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(max).collect();
+    t.push('…');
+    t
+}
+
+/// `1 paper`, `3 papers`.
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
