@@ -82,21 +82,6 @@ pub(super) fn mask(text: &str, format: Format) -> String {
                 blank!(a..b);
                 from = b;
             }
-            // Link destinations and bare URLs (`https://x.org/@a` names no citation).
-            static URL: OnceLock<Regex> = OnceLock::new();
-            let url = URL.get_or_init(|| {
-                Regex::new(r"\]\([^)\s]*\)|<?(?:https?|ftp|mailto):[^\s<>)\]]+>?").unwrap()
-            });
-            let found: Vec<Range<usize>> = url.find_iter(text).map(|m| m.range()).collect();
-            for r in found {
-                // A link's text stays: only the destination after `]` goes.
-                let from = if text[r.clone()].starts_with(']') {
-                    r.start + 1
-                } else {
-                    r.start
-                };
-                blank!(from..r.end);
-            }
             // Code spans: a run of backticks to the same run, within a paragraph.
             let bytes = text.as_bytes();
             let mut i = 0;
@@ -182,10 +167,18 @@ pub(super) fn pandoc_groups(masked: &str) -> Vec<Group> {
             });
         }
     }
-    // In-text: `@key`, `@key [p. 4]`.
+    // In-text: `@key`, `@key [p. 4]`; never inside a link's destination or a URL
+    // (`https://x.org/@a`), which stay in the text: a quote may hold a URL.
+    static URL: OnceLock<Regex> = OnceLock::new();
+    let url =
+        URL.get_or_init(|| Regex::new(r"\]\([^)\s]*\)|(?:https?|ftp|mailto):[^\s<>)\]]+").unwrap());
+    let urls: Vec<Range<usize>> = url.find_iter(masked).map(|m| m.range()).collect();
     for k in pandoc_key_re().captures_iter(masked) {
         let km = k.get(0).unwrap();
-        if taken.iter().any(|t| t.contains(&km.start())) || !k.get(1).unwrap().is_empty() {
+        if taken.iter().any(|t| t.contains(&km.start()))
+            || urls.iter().any(|u| u.contains(&km.start()))
+            || !k.get(1).unwrap().is_empty()
+        {
             continue;
         }
         let before = masked[..km.start()].chars().next_back();
