@@ -132,6 +132,7 @@ fn main() {
                         detail: None,
                     })
                     .collect(),
+                receipt: None,
             })
             .unwrap();
             th.append(Line::End {

@@ -173,6 +173,18 @@ pub enum Command {
         #[arg(long)]
         fresh: bool,
     },
+    /// Check every quote a thread's answers cited again, against the vault as it is now (on
+    /// another machine, or after a paper was replaced by a new version), beside the turn's
+    /// receipt: what changed. Exits 1 when a citation that was verified is not any more.
+    Reverify {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// The thread (its id, or a prefix only it has).
+        thread: String,
+    },
     /// Write the bundled demo vault into a folder (default: the app's data folder) and print it.
     Demo { dir: Option<PathBuf> },
     /// Check every citation of a manuscript (Markdown/pandoc, LaTeX or plain text) against the
@@ -465,6 +477,14 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             page_png(&vault, &paper, page, &png, &opts)
         }
         Command::Demo { dir } => run_demo(dir),
+        Command::Reverify {
+            vault,
+            json,
+            thread,
+        } => {
+            let vault = open_vault(vault.as_deref())?;
+            check::reverify(&vault, &thread, json)
+        }
         Command::Check {
             vault,
             bib,

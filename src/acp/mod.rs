@@ -19,6 +19,7 @@ pub mod events;
 pub mod handoff;
 pub mod ollama;
 pub mod permission;
+pub mod reverify;
 pub mod sandbox;
 pub mod seed;
 pub mod session;

@@ -322,9 +322,12 @@ impl ThreadIndex {
         self.threads.is_empty()
     }
 
-    /// The places the answers of thread `id` (the id, or a prefix of only one) cited: each
-    /// path once, in the order first cited, with its cited pages in order; the full id first.
-    pub fn cited_in(&self, id: &str) -> Result<(String, CitedPlaces), String> {
+    /// The full id of thread `id` (the id, or a prefix of only one).
+    pub fn resolve(&self, id: &str) -> Result<String, String> {
+        self.find(id).map(|t| t.id.clone())
+    }
+
+    fn find(&self, id: &str) -> Result<&IndexedThread, String> {
         let id = id.trim();
         let found: Vec<&IndexedThread> = match self.threads.iter().find(|t| t.id == id) {
             Some(t) => vec![t],
@@ -345,6 +348,13 @@ impl ThreadIndex {
                 ));
             }
         };
+        Ok(t)
+    }
+
+    /// The places the answers of thread `id` (the id, or a prefix of only one) cited: each
+    /// path once, in the order first cited, with its cited pages in order; the full id first.
+    pub fn cited_in(&self, id: &str) -> Result<(String, CitedPlaces), String> {
+        let t = self.find(id)?;
         let mut out: Vec<(String, Vec<u32>)> = Vec::new();
         for (path, page, _) in t.turns.iter().flat_map(|turn| &turn.cited) {
             let i = match out.iter().position(|(p, _)| p == path) {

@@ -13,6 +13,7 @@ use super::seed::PriorMessage;
 use super::session::SessionRecord;
 use crate::context::citations::CitationCheck;
 use crate::context::grant::{new_id, now_rfc3339, valid_id};
+use crate::context::receipt::Receipt;
 use crate::vault::Vault;
 use crate::vault::statefs;
 
@@ -67,11 +68,15 @@ pub enum Line {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         consulted: Vec<String>,
     },
-    /// The verdict on each citation of the turn's answer.
+    /// The verdict on each citation of the turn's answer, with its receipt: the hash of each
+    /// cited source as checked and the grant the agent had (absent in transcripts written
+    /// before receipts were kept).
     Citations {
         ts: String,
         turn: String,
         checks: Vec<CitationCheck>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        receipt: Option<Receipt>,
     },
     Notice {
         ts: String,

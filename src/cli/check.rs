@@ -1,5 +1,6 @@
 //! `agentero check DRAFT`: the manuscript's citations against the vault's pages, as a report
-//! a person reads (`file:line:col` first, as compilers write, so editors jump there) or as JSON.
+//! a person reads (`file:line:col` first, as compilers write, so editors jump there) or as JSON;
+//! and `agentero reverify THREAD`, a thread's citations checked again.
 
 use super::index::progress_bar;
 use super::*;
@@ -192,4 +193,80 @@ fn count(n: usize, what: &str) -> String {
     } else {
         format!("{n} {what}s")
     }
+}
+
+/// `agentero reverify THREAD`.
+pub(super) fn reverify(vault: &Vault, id: &str, json: bool) -> anyhow::Result<()> {
+    let r = crate::acp::reverify::reverify(vault, id)
+        .map_err(|m| anyhow::anyhow!(visible(&m).into_owned()))?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", crate::vault::visible::to_json_pretty(&r)?)?;
+    } else {
+        writeln!(
+            out,
+            "thread {}: {}",
+            r.thread,
+            visible(&short(&r.title, 100))
+        )?;
+        for t in &r.turns {
+            let receipt = if t.receipt {
+                ""
+            } else {
+                " (no receipt: written before receipts were kept)"
+            };
+            writeln!(
+                out,
+                "turn {}: {}{receipt}",
+                t.number,
+                visible(&short(&t.question, 100))
+            )?;
+            for c in &t.citations {
+                let mark = if c.now == crate::context::citations::Verdict::Verified {
+                    "✓"
+                } else if c.now == crate::context::citations::Verdict::NoQuote {
+                    "·"
+                } else {
+                    "⚠"
+                };
+                let quote = c
+                    .quote
+                    .as_deref()
+                    .map(|q| format!(" “{}”", short(q, 60)))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "  {mark} {}{} — {}",
+                    visible(&c.uri),
+                    visible(&quote),
+                    visible(&c.says)
+                )?;
+            }
+        }
+        let new_versions: std::collections::BTreeSet<&str> = r
+            .all()
+            .filter(|c| c.source_changed == Some(true))
+            .map(|c| c.uri.split('#').next().unwrap_or(""))
+            .collect();
+        writeln!(
+            out,
+            "{} in {}: {} changed, {} no longer verified{}",
+            count(r.all().count(), "citation"),
+            count(r.turns.len(), "turn"),
+            r.changed(),
+            r.lost(),
+            if new_versions.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} replaced by a new version",
+                    count(new_versions.len(), "source")
+                )
+            }
+        )?;
+    }
+    if r.lost() > 0 {
+        bail!("{} citations verified before are not any more", r.lost());
+    }
+    Ok(())
 }

@@ -394,6 +394,18 @@ impl<'d> Checker<'d> {
         finish(uri, Some(quote.to_string()), unclear, judged)
     }
 
+    /// `before` checked again, its quote against the place it cites, as the first check read
+    /// it (a quote whose end could not be told stays so).
+    pub fn again(&mut self, before: &CitationCheck) -> CitationCheck {
+        let unclear = before.detail.as_deref() == Some(UNCLEAR_EXTENT);
+        let judged = match (vault_uri(&before.uri), &before.quote) {
+            (None, _) => Judged::new(Verdict::Unverifiable),
+            (Some(_), None) => Judged::new(Verdict::NoQuote),
+            (Some((path, page, lines)), Some(text)) => self.judge(&path, page, lines, text),
+        };
+        finish(before.uri.clone(), before.quote.clone(), unclear, judged)
+    }
+
     /// The page texts of the paper at `path` (`None`: it cannot be read, or it is not a paper).
     pub fn pages(&mut self, path: &str) -> Option<&[String]> {
         self.prepared(path);

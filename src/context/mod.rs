@@ -19,6 +19,7 @@ pub mod mention;
 pub mod plan;
 pub mod prompt;
 pub mod quote;
+pub mod receipt;
 pub mod seal;
 pub mod tools;
 pub mod verify;

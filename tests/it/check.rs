@@ -364,3 +364,148 @@ fn the_draft_parser_never_panics_on_random_text() {
         }
     }
 }
+
+/// A PDF of `pages`, each a list of lines (Helvetica, so every reader reads it); the first line
+/// is the title.
+fn lines_pdf(pages: &[&[&str]]) -> Vec<u8> {
+    use crate::common::hostile_pdf::{pdf, stream};
+    let n = pages.len();
+    let font = 3 + 2 * n;
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 3 + 2 * i)).collect();
+    let mut objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")).into_bytes(),
+    ];
+    for (i, lines) in pages.iter().enumerate() {
+        objects.push(
+            format!(
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R \
+                 /Resources << /Font << /F1 {font} 0 R >> >> >>",
+                4 + 2 * i
+            )
+            .into_bytes(),
+        );
+        // The first line of the first page is the title, set larger.
+        let mut content = String::from("BT 72 700 Td 16 TL");
+        for (k, l) in lines.iter().enumerate() {
+            let size = if i == 0 && k == 0 { 20 } else { 11 };
+            content.push_str(&format!(" /F1 {size} Tf ({l}) Tj T*"));
+        }
+        content.push_str(" ET");
+        objects.push(stream("", content.as_bytes()));
+    }
+    objects.push(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec());
+    pdf(&objects)
+}
+
+const ANNEALED: &str = "The samples were annealed at 450 degrees for two hours in argon.";
+
+fn trial(version: &str) -> Vec<u8> {
+    let filler: &[&str] = &[
+        "Grain growth was observed in every sample after cooling to room temperature.",
+        "Hardness was measured at five points on each polished cross section.",
+    ];
+    match version {
+        "v1" => lines_pdf(&[
+            &["Annealing trial", ANNEALED, filler[0]],
+            &["Discussion", filler[1]],
+        ]),
+        "edited" => lines_pdf(&[
+            &[
+                "Annealing trial",
+                &ANNEALED.replace("450", "540"),
+                filler[0],
+            ],
+            &["Discussion", filler[1]],
+        ]),
+        _ => lines_pdf(&[
+            &["Annealing trial", filler[0]],
+            &["Discussion", ANNEALED, filler[1]],
+        ]),
+    }
+}
+
+#[test]
+fn reverify_says_what_changed_when_a_paper_is_replaced_by_a_new_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let pdf = root.join("papers/trial/paper.pdf");
+    std::fs::create_dir_all(pdf.parent().unwrap()).unwrap();
+    std::fs::write(&pdf, trial("v1")).unwrap();
+    assert!(agentero(&["index", "."], root).status.success());
+    // A real turn of the built-in agent: its answer quotes the sentence and cites the page.
+    let out = agentero(
+        &[
+            "ask",
+            "--json",
+            "@papers/trial/paper.pdf At what temperature were the samples annealed?",
+        ],
+        root,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let thread = answer["threadId"].as_str().unwrap().to_string();
+    let verified: Vec<&Value> = answer["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            c["verdict"] == "verified" && c["quote"].as_str().is_some_and(|q| q.contains("450"))
+        })
+        .collect();
+    assert!(!verified.is_empty(), "{answer:#}");
+    // The receipt: the cited paper's hash and the grant.
+    let transcript = std::fs::read_to_string(
+        root.join(".agentero/chats")
+            .join(&thread)
+            .join("transcript.jsonl"),
+    )
+    .unwrap();
+    let sha = agentero::vault::fsutil::sha256_file(&pdf).unwrap();
+    assert!(transcript.contains(&sha), "{transcript}");
+    assert!(transcript.contains("\"grant\""), "{transcript}");
+
+    let same = agentero(&["reverify", &thread[..8]], root);
+    assert!(same.status.success(), "{}{}", stdout(&same), stderr(&same));
+    assert!(
+        stdout(&same).contains("unchanged: verified"),
+        "{}",
+        stdout(&same)
+    );
+
+    // A new version with a number changed: no longer on the page, and said so.
+    std::fs::write(&pdf, trial("edited")).unwrap();
+    let edited = agentero(&["reverify", &thread], root);
+    assert_eq!(edited.status.code(), Some(1), "{}", stderr(&edited));
+    let text = stdout(&edited);
+    assert!(
+        text.contains("this quote is no longer on p. 1 of the new version"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 source replaced by a new version"),
+        "{text}"
+    );
+    assert!(stderr(&edited).contains("verified before are not any more"));
+
+    // A version where the sentence moved to the next page: where it is now.
+    std::fs::write(&pdf, trial("moved")).unwrap();
+    let moved = agentero(&["reverify", "--json", &thread], root);
+    let doc: Value = serde_json::from_str(&stdout(&moved)).unwrap();
+    let c = doc["turns"][0]["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["then"] == "verified" && c["quote"].as_str().is_some_and(|q| q.contains("450")))
+        .unwrap()
+        .clone();
+    assert_eq!(c["now"], "other_page", "{doc:#}");
+    assert_eq!(c["nowFoundAt"], "papers/trial/paper.pdf#page=2");
+    assert_eq!(c["sourceChanged"], true);
+    assert!(
+        c["says"]
+            .as_str()
+            .unwrap()
+            .contains("it is at papers/trial/paper.pdf#page=2")
+    );
+}

@@ -189,7 +189,7 @@ pub async fn run_turn(
     let attached = session.attach_mcp.then(|| attached(&session.files));
     let stop_reason = stop_name(response.stop_reason);
     let cited = sources::check(vault, &answer, &given, &uris).await;
-    sources::record(thread, &turn, &uris, &cited);
+    sources::record(vault, plan, thread, &turn, &uris, &cited);
 
     let effects = machine.handle(Event::TurnEnded { attached });
     let mut end_notices = Vec::new();

@@ -86,8 +86,16 @@ pub(super) async fn check(
     }
 }
 
-/// The turn's Sources line, and its Citations line when the answer cites anything.
-pub(super) fn record(thread: &mut Thread, turn: &str, sources: &[String], cited: &Cited) {
+/// The turn's Sources line, and its Citations line (with its receipt) when the answer cites
+/// anything.
+pub(super) fn record(
+    vault: &Vault,
+    plan: &ContextPlan,
+    thread: &mut Thread,
+    turn: &str,
+    sources: &[String],
+    cited: &Cited,
+) {
     let _ = thread.append(Line::Sources {
         ts: now_rfc3339(),
         turn: turn.to_string(),
@@ -100,6 +108,7 @@ pub(super) fn record(thread: &mut Thread, turn: &str, sources: &[String], cited:
             ts: now_rfc3339(),
             turn: turn.to_string(),
             checks: cited.checks.clone(),
+            receipt: Some(crate::context::receipt::receipt(vault, plan, &cited.checks)),
         });
     }
 }
