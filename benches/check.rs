@@ -3,7 +3,9 @@
 //! downloaded them) 200 times — right quotes, quotes with a changed word, quotes cited at the
 //! wrong page and claims without a quote — checked in process (per-citation p50/p99, the whole
 //! check) and by the real binary, the user's command (`agentero check --json`), beside
-//! `agentero search` on the same vault (what opening the vault and its index costs).
+//! `agentero search` on the same vault (what opening the vault and its index costs); and
+//! `agentero reverify` of a 50-turn thread whose answers cite those papers (4 quotes a turn,
+//! with receipts), in process and as the user's command.
 //!
 //! Run: `cargo bench --bench check` (release build). `AGENTERO_CHECK_KEEP=DIR` keeps the vault
 //! and the manuscript in DIR, for `farm-bench`.
@@ -172,6 +174,71 @@ fn main() {
         check_wall.as_secs_f64() * 1e3,
         search_wall.as_secs_f64() * 1e3,
         check_wall.as_secs_f64() / search_wall.as_secs_f64()
+    );
+
+    // A 50-turn thread: each turn's answer cites four quotes of the pool, with its receipt.
+    let mut th = agentero::acp::transcript::Thread::create(&vault);
+    let path_of: std::collections::HashMap<&str, &str> = library
+        .papers
+        .iter()
+        .map(|p| (p.key.as_str(), p.path.as_str()))
+        .collect();
+    for t in 0..50 {
+        use agentero::acp::transcript::Line;
+        use agentero::context::citations::{CitationCheck, Verdict};
+        let turn = format!("turn-{t:02}");
+        let ts = agentero::context::grant::now_rfc3339();
+        th.append(Line::User {
+            ts: ts.clone(),
+            turn: turn.clone(),
+            text: format!("Question {t}"),
+            mentions: Vec::new(),
+        })
+        .unwrap();
+        let mut checks = Vec::new();
+        let mut hashes = std::collections::BTreeMap::new();
+        for k in 0..4 {
+            let (key, page, sentences) = &pool[(t * 4 + k) * 31 % pool.len()];
+            let path = path_of[key.as_str()];
+            hashes.insert(
+                path.to_string(),
+                agentero::vault::fsutil::sha256_file(&root.join(path)).unwrap(),
+            );
+            checks.push(CitationCheck {
+                uri: agentero::vault::uri::page_uri(path, *page),
+                quote: Some(sentences[0].clone()),
+                verdict: Verdict::Verified,
+                found_at: None,
+                detail: None,
+            });
+        }
+        th.append(Line::Citations {
+            ts: ts.clone(),
+            turn: turn.clone(),
+            checks,
+            receipt: Some(agentero::context::receipt::Receipt {
+                grant: "0".repeat(64),
+                mode: "mcp".into(),
+                granted: Vec::new(),
+                hashes,
+            }),
+        })
+        .unwrap();
+    }
+    let id = th.id.clone();
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        let r = agentero::acp::reverify::reverify(&vault, &id).unwrap();
+        runs.push(t.elapsed());
+        assert_eq!(r.all().count(), 200);
+    }
+    runs.sort();
+    let cli = time(&["reverify", "--json", &id]);
+    println!(
+        "reverify of a 50-turn thread (200 quotes): {:.0} ms in process (median of 3), {:.0} ms as `agentero reverify`",
+        runs[1].as_secs_f64() * 1e3,
+        cli.as_secs_f64() * 1e3
     );
     if keep.is_none() {
         drop(tmp);

@@ -7,8 +7,7 @@ use super::*;
 use crate::context::check::library::Library;
 use crate::context::check::{self, Checked, Outcome, Report};
 
-/// The largest manuscript read (a book is a few MB of text).
-const MAX_DRAFT_BYTES: u64 = 32 * 1024 * 1024;
+use crate::context::check::MAX_DRAFT_BYTES;
 
 fn read_text(path: &Path, what: &str) -> anyhow::Result<String> {
     let meta = std::fs::metadata(path)

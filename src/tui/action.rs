@@ -118,6 +118,10 @@ actions! {
     MentionNext => "mention_next", "Next completion";
     MentionPrev => "mention_prev", "Previous completion";
     MentionAccept => "mention_accept", "Accept the completion as a chip";
+    CheckCitations => "check_citations", "Check the selected manuscript's citations against the cited pages (a checklist)";
+    Checklist => "checklist", "Reopen the last citation checklist";
+    NextProblem => "next_problem", "Checklist: next citation that needs a look";
+    PrevProblem => "prev_problem", "Checklist: previous citation that needs a look";
     AllowOnce => "allow_once", "Allow this once";
     AllowAlways => "allow_always", "Always allow";
     RejectOnce => "reject_once", "Reject this once";

@@ -118,6 +118,8 @@ pub enum OverlayKind {
     Recent,
     Annotations,
     Results,
+    /// A manuscript's citations, checked.
+    Checklist,
     Permission,
 }
 
@@ -343,6 +345,11 @@ pub enum Effect {
         option: Option<String>,
     },
     OpenUrl(String),
+    /// Check the citations of the manuscript at this vault path (reports `Msg::Checked`).
+    CheckDraft {
+        seq: u64,
+        path: String,
+    },
     /// Search the whole vault's index (reports `Msg::VaultSearch`).
     VaultSearch {
         seq: u64,

@@ -692,3 +692,66 @@ fn twins_named_by_folder() {
         snap("twins", w, hh, screen);
     }
 }
+
+#[test]
+fn citation_checklist_of_a_manuscript() {
+    for (w, hh) in SIZES {
+        let (d, mut h) = demo(w, hh);
+        let root = d.path().join("vault");
+        let v = agentero::vault::Vault::open(&root).unwrap();
+        let lib = agentero::context::check::library::Library::load(&v);
+        let key = |path: &str| {
+            lib.papers
+                .iter()
+                .find(|p| p.path == path)
+                .map(|p| p.key.clone())
+                .expect("the demo paper is in the library")
+        };
+        let (hv, dn) = (
+            key("papers/halvorsen2009-passages/paper.pdf"),
+            key("papers/dense-vs-sparse/paper.pdf"),
+        );
+        std::fs::write(
+            root.join("notes/draft.md"),
+            format!(
+                "# Draft\n\nWindows matter: “Windows of 50 words reach a MAP of 0.251” [@{hv}, p. 284].\n\
+                 Fusion: “Reciprocal rank fusion of the two reaches a recall at 10 of 0.731” [@{dn}, p. 2].\n\
+                 Passage retrieval beats whole documents [@{hv}, p. 283]. Unknown [@nobody2020].\n"
+            ),
+        )
+        .unwrap();
+        h.keys("space f r");
+        h.settle();
+        let pos = h
+            .app
+            .browser()
+            .visible()
+            .position(|e| e.path == "notes/draft.md")
+            .expect("the draft is listed");
+        h.keys("g g");
+        for _ in 0..pos {
+            h.keys("j");
+        }
+        h.keys("c");
+        h.settle();
+        let screen = h.render();
+        assert!(screen.contains("✓ 3:"), "{screen}");
+        assert!(screen.contains("⚠ 4:"), "{screen}");
+        snap("checklist", w, hh, screen);
+        // `]` to the first citation that needs a look; enter opens the page the quote is on.
+        h.keys("]");
+        h.keys("enter");
+        h.settle();
+        let p = h.app.paper().unwrap();
+        assert_eq!(
+            (p.path(), p.page()),
+            ("papers/dense-vs-sparse/paper.pdf", 1)
+        );
+        // `space k` reopens it where it was left.
+        h.keys("space k");
+        assert_eq!(
+            h.app.overlay(),
+            Some(agentero::tui::effect::OverlayKind::Checklist)
+        );
+    }
+}

@@ -296,6 +296,8 @@ impl AppState {
                 })
             }
             Action::ToggleVaultMcp => vec![Effect::ToggleVaultMcp],
+            Action::CheckCitations => self.check_citations(),
+            Action::Checklist => self.reopen_checklist(),
             Action::ReopenQuick => self.reopen_quick(),
             Action::Recent => {
                 let list = recent::list(self.recent_titled());
@@ -348,17 +350,85 @@ impl AppState {
         fx
     }
 
+    /// `c` on a manuscript in the browser: the checklist opens while its citations are checked.
+    fn check_citations(&mut self) -> Vec<Effect> {
+        let draft = self
+            .browser
+            .current()
+            .filter(|e| e.kind == crate::vault::EntryKind::File)
+            .map(|e| e.path.clone())
+            .filter(|p| {
+                let ext = p.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+                matches!(
+                    ext.as_deref(),
+                    Some("md" | "markdown" | "tex" | "latex" | "txt" | "qmd" | "rmd")
+                )
+            });
+        let Some(path) = draft else {
+            return self.apply(vec![Out::error(
+                "c checks a manuscript's citations: select a .md, .tex or .txt file",
+            )]);
+        };
+        let seq = self.check.0 + 1;
+        self.check = (seq, path.clone());
+        let list = crate::tui::overlay::checklist::checking(seq, &path);
+        let mut fx = self.apply(vec![Out::Overlay(OverlayRequest::List(list))]);
+        fx.push(Effect::CheckDraft { seq, path });
+        fx
+    }
+
+    /// `space k`: the last checklist, where it was left.
+    fn reopen_checklist(&mut self) -> Vec<Effect> {
+        match self.checklist.clone() {
+            Some(list) => self.apply(vec![Out::Overlay(OverlayRequest::List(list))]),
+            None => self.apply(vec![Out::info(
+                "no checklist yet: c on a manuscript (.md, .tex, .txt) in the vault browser checks its citations",
+            )]),
+        }
+    }
+
+    /// The report of check `seq` of `path`: the open checklist gets its rows, and it is kept
+    /// for `space k`.
+    pub(super) fn checked(
+        &mut self,
+        seq: u64,
+        path: &str,
+        result: Result<Box<crate::context::check::Report>, String>,
+    ) -> Vec<Effect> {
+        if seq != self.check.0 {
+            return Vec::new();
+        }
+        let width = (self.size.0.saturating_sub(8).min(110) as usize).saturating_sub(2);
+        let list = crate::tui::overlay::checklist::checked(seq, path, result.as_deref(), width);
+        self.checklist = Some(list.clone());
+        self.apply(vec![Out::Refill {
+            list,
+            keep_selection: false,
+        }])
+    }
+
+    /// The open checklist, kept as it is (selection too) for `space k`.
+    fn keep_checklist(&mut self) {
+        if let Some(Overlay::List(list)) = &self.overlay
+            && list.kind == OverlayKind::Checklist
+        {
+            self.checklist = Some(list.clone());
+        }
+    }
+
     /// What a choice on an overlay comes to: the overlay closes, its row's outs are carried
     /// out.
     fn choose(&mut self, choice: Choice) -> Vec<Effect> {
         match choice {
             Choice::Stay => Vec::new(),
             Choice::Close => {
+                self.keep_checklist();
                 self.overlay = None;
                 Vec::new()
             }
             Choice::Run { close, outs } => {
                 if close {
+                    self.keep_checklist();
                     self.overlay = None;
                 }
                 self.apply(outs)

@@ -85,6 +85,13 @@ pub enum Msg {
         seq: u64,
         result: Result<Vec<crate::vault::PaperHit>, String>,
     },
+    /// The citation check numbered `seq` of the manuscript at `path`: its report, or why it
+    /// failed.
+    Checked {
+        seq: u64,
+        path: String,
+        result: Result<Box<crate::context::check::Report>, String>,
+    },
     /// A page image asked for by the paper pane.
     PageImage {
         key: crate::tui::shot::ShotKey,
@@ -136,6 +143,10 @@ pub struct AppState {
     reading_doc: Option<String>,
     /// The vault search asked for last, numbered: a late answer to an older one is dropped.
     search: (u64, String),
+    /// The citation check asked for last, numbered, and its manuscript.
+    check: (u64, String),
+    /// The last checklist, as it was when closed (`space k` reopens it there).
+    checklist: Option<crate::tui::effect::List>,
 }
 
 impl AppState {
@@ -168,6 +179,8 @@ impl AppState {
             reading: None,
             reading_doc: None,
             search: (0, String::new()),
+            check: (0, String::new()),
+            checklist: None,
         }
     }
 
@@ -371,6 +384,7 @@ impl AppState {
                     keep_selection: true,
                 }])
             }
+            Msg::Checked { seq, path, result } => self.checked(seq, &path, result),
             Msg::Reading { state, problems } => {
                 let session = state.session.clone();
                 self.reading = Some(*state);

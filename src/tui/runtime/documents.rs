@@ -38,6 +38,11 @@ enum Cmd {
         query: String,
         held: Held,
     },
+    Check {
+        seq: u64,
+        path: String,
+        held: Held,
+    },
     Reindex {
         held: Held,
     },
@@ -114,6 +119,11 @@ impl Documents {
         let _ = self.tx.send(Cmd::Search { seq, query, held });
     }
 
+    pub(super) fn check(&self, seq: u64, path: String) {
+        let held = self.busy.hold();
+        let _ = self.tx.send(Cmd::Check { seq, path, held });
+    }
+
     pub(super) fn reindex(&self) {
         let held = self.busy.hold();
         let _ = self.tx.send(Cmd::Reindex { held });
@@ -183,6 +193,7 @@ impl Service {
                 held,
             } => self.load(req, path, pages, held),
             Cmd::Search { seq, query, held } => self.search(seq, query, held),
+            Cmd::Check { seq, path, held } => self.check(seq, path, held),
             Cmd::Reindex { held } => self.reindex(held),
             Cmd::Opened {
                 req,
@@ -313,6 +324,23 @@ impl Service {
                 None => Err("the vault has no index yet (it is being built)".into()),
             };
             let _ = ui.send(Msg::VaultSearch { seq, result });
+            drop(held);
+        });
+    }
+
+    /// A manuscript's citations checked off the async threads (it reads papers).
+    fn check(&self, seq: u64, path: String, held: Held) {
+        let (vault, me, mut index, ui) = (
+            self.vault.clone(),
+            self.me.clone(),
+            self.index_at(),
+            self.ui.clone(),
+        );
+        tokio::task::spawn_blocking(move || {
+            let index = index.get(&vault, &me);
+            let result = crate::context::check::check_vault_file(&vault, index.as_deref(), &path)
+                .map(Box::new);
+            let _ = ui.send(Msg::Checked { seq, path, result });
             drop(held);
         });
     }

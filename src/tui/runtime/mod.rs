@@ -132,6 +132,7 @@ impl Runner {
             Effect::OpenPaper { req, path, kind } => self.documents.open(req, path, kind),
             Effect::LoadPages { req, path, pages } => self.documents.load_pages(req, path, pages),
             Effect::VaultSearch { seq, query } => self.documents.search(seq, query),
+            Effect::CheckDraft { seq, path } => self.documents.check(seq, path),
             Effect::RenderPage { key, path } => self.images.render(key, path),
             Effect::Plan { seq, request } => self.turns.counted(|held| TurnCmd::Plan {
                 seq,
