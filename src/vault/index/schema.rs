@@ -14,7 +14,10 @@ use crate::vault::tokenizer;
 /// `..` key), which the resolved-path rule no longer admits: rebuilt, not trusted.
 /// 8: an empty XMP title (hyperref's `<rdf:li …></rdf:li>`) was taken as its markup: papers'
 /// titles read again.
-pub const SCHEMA_VERSION: u32 = 8;
+/// 9: papers' metadata carries the kind of work, journal or book, volume, issue, pages,
+/// publisher and the managed citation key (papis `ref`), and cards carry the citation key:
+/// papers read again.
+pub const SCHEMA_VERSION: u32 = 9;
 
 #[derive(Clone, Copy)]
 pub struct Fields {

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::read::{Creator, ItemRow, Rows};
 use crate::vault::annotations::{Annotation, AnnotationKind, AnnotationOrigin};
 use crate::vault::paths::{self, Segment, VaultRel};
+use crate::vault::publication::{self, Publication, WorkType};
 
 /// A paper of the library: one PDF attachment and the metadata of its item.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,8 +27,10 @@ pub struct ZoteroItem {
     pub year: Option<i32>,
     pub doi: Option<String>,
     pub abstract_text: Option<String>,
-    /// The journal, proceedings or book it appeared in.
-    pub publication: Option<String>,
+    /// The kind of work and where it appeared (journal, proceedings or book, volume, pages…).
+    pub publication: Publication,
+    /// A preprint's archive id (`archiveID`, `arXiv:2101.00001`), when it is an arXiv id.
+    pub arxiv: Option<String>,
     pub citation_key: Option<String>,
     /// Its vault path.
     pub paper: String,
@@ -140,6 +143,35 @@ fn field<'a>(item: &'a ItemRow, names: &[&str]) -> Option<&'a str> {
         .find_map(|n| item.fields.get(*n))
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
+}
+
+/// The item's bibliographic fields. Zotero stores each under its type's own name (a thesis's
+/// `university`, a report's `institution` and `reportNumber`, a chapter's `bookTitle`), mapped
+/// here to one field each.
+fn publication_of(item: &ItemRow) -> Publication {
+    let get = |names: &[&str]| field(item, names).and_then(publication::value);
+    Publication {
+        kind: Some(WorkType::from_zotero(
+            &item.type_name,
+            field(item, &["thesisType"]),
+        )),
+        container: get(&[
+            "publicationTitle",
+            "proceedingsTitle",
+            "bookTitle",
+            "encyclopediaTitle",
+            "dictionaryTitle",
+            "websiteTitle",
+            "blogTitle",
+            "forumTitle",
+        ]),
+        volume: get(&["volume"]),
+        issue: get(&["issue", "reportNumber", "number"]),
+        pages: get(&["pages"]),
+        publisher: get(&["publisher", "repository", "label", "company"]),
+        institution: get(&["university", "institution"]),
+        url: get(&["url"]),
+    }
 }
 
 /// Zotero stores dates as `YYYY-MM-DD original` (`2009-00-00 2009`).
@@ -426,16 +458,8 @@ pub fn build(
                 year,
                 doi: field(owner, &["DOI"]).map(str::to_string),
                 abstract_text: field(owner, &["abstractNote"]).map(str::to_string),
-                publication: field(
-                    owner,
-                    &[
-                        "publicationTitle",
-                        "proceedingsTitle",
-                        "bookTitle",
-                        "websiteTitle",
-                    ],
-                )
-                .map(str::to_string),
+                publication: publication_of(owner),
+                arxiv: field(owner, &["archiveID"]).and_then(crate::vault::ids::normalize_arxiv),
                 citation_key,
                 paper: rel.clone(),
                 abs,

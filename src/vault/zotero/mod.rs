@@ -257,9 +257,11 @@ impl Source {
             authors: item.author_names(),
             year: item.year,
             doi: item.doi.clone(),
-            arxiv: None,
+            arxiv: item.arxiv.clone(),
             abstract_text: item.abstract_text.clone(),
             title_source: MetaSource::Zotero,
+            publication: item.publication.clone(),
+            citation_key: item.citation_key.clone(),
         })
     }
 }
