@@ -10,6 +10,7 @@ mod acp_failures;
 mod acp_hostile;
 mod agent_sandbox;
 mod architecture;
+mod bibliography;
 mod citations;
 mod cjk_text;
 mod cli_injection;
