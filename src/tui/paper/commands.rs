@@ -84,7 +84,7 @@ impl Paper {
                     doi: i.doi.clone(),
                     arxiv: i.arxiv.clone(),
                     abstract_text: i.abstract_text.clone(),
-                    publication: i.publication.clone(),
+                    publication: (*i.publication).clone(),
                     citation_key: i.citation_key.clone(),
                     ..Default::default()
                 };

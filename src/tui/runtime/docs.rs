@@ -45,7 +45,7 @@ pub(super) fn open(
                 doi: m.doi,
                 arxiv: m.arxiv,
                 abstract_text: m.abstract_text,
-                publication: m.publication,
+                publication: Box::new(m.publication),
                 citation_key: vault.citation_key(path).or(m.citation_key),
                 labels: rec.page_labels,
                 sections: rec.sections,
