@@ -374,7 +374,7 @@ fn every_kind_of_work_from_info_yaml_and_xmp_compiles_with_pandoc_and_bibtex() {
 /// on its search cards, so what it writes (`[@key, p. N]`) resolves in the export.
 #[test]
 fn the_citation_key_is_in_read_metadata_and_search_cards() {
-    let (_dir, vault, paths) = folder_vault();
+    let (dir, vault, paths) = folder_vault();
     let (_, _, sources) = export(&vault, &paths);
     let tools = VaultTools::new(vault.clone(), Limits::default());
     for s in &sources {
@@ -404,6 +404,21 @@ fn the_citation_key_is_in_read_metadata_and_search_cards() {
         .find(|c| c["path"] == "papers/tables/paper.pdf")
         .unwrap_or_else(|| panic!("{found:#}"));
     assert_eq!(card["citationKey"], "vries2018tables", "{card}");
+    // And in what `agentero search` prints for a person.
+    let out = common::agentero(
+        &[
+            "search",
+            "--vault",
+            dir.path().to_str().unwrap(),
+            "paper on tables",
+        ],
+        dir.path(),
+    );
+    assert!(
+        common::stdout(&out).contains("papers/tables/paper.pdf  @vries2018tables"),
+        "{}",
+        common::stdout(&out)
+    );
     assert!(
         found
             .to_string()
