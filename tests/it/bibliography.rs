@@ -618,6 +618,14 @@ fn every_zotero_item_type_compiles_with_pandoc_and_bibtex() {
     index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
     let (bib, csl, sources) = export(&vault, &paths);
     check(&bib, &csl, &sources, &wants);
+    // Better BibTeX's key (a `Citation Key:` line in Extra) is what `paper_read` tells an agent.
+    let tools = VaultTools::new(vault.clone(), Limits::default());
+    let m = tools
+        .call("paper_read", json!({"path": paths[1]}))
+        .unwrap()
+        .structured;
+    assert_eq!(m["citationKey"], "deVries:2019", "{m}");
+    assert_eq!(m["containerTitle"], "Proceedings of Document Engineering");
     drop(z);
 }
 
