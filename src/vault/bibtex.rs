@@ -7,7 +7,7 @@ use biblatex::{Chunk, Entry, EntryType, Spanned};
 
 use super::meta::PaperMeta;
 use super::output::bibtex as gate;
-use super::publication::{self, WorkType};
+use super::publication::{self, NameParts, WorkType};
 
 /// The entry for a paper under its generated key (Google Scholar's shape: first author's
 /// family name, year, first word of the title that is not a small word,
@@ -67,8 +67,13 @@ pub fn entry_with_key(meta: &PaperMeta, key: &str) -> String {
             vec![Spanned::zero(Chunk::Verbatim(one_line(&meta.title)))],
         );
     }
-    let authors: Vec<String> = meta
-        .authors
+    // "Family, Given" when the source kept the parts (BibTeX would take the last word of
+    // "Gabriel García Márquez" for the family name).
+    let names: Vec<String> = match meta.publication.names_of(meta.authors.len()) {
+        Some(parts) => parts.iter().map(NameParts::bibtex).collect(),
+        None => meta.authors.clone(),
+    };
+    let authors: Vec<String> = names
         .iter()
         .map(|a| one_line(a))
         .filter(|a| !a.is_empty())
@@ -175,10 +180,12 @@ const SMALL_WORDS: &[&str] = &[
 /// the key is always of BibTeX's alphabet and length).
 pub fn key(meta: &PaperMeta) -> String {
     let cap = |w: String| w.chars().take(40).collect::<String>();
-    let who = meta
-        .authors
-        .first()
-        .map(|a| cap(ascii_word(family_name(a))))
+    let family = match meta.publication.names_of(meta.authors.len()) {
+        Some(parts) => parts.first().map(|n| n.family.as_str()),
+        None => meta.authors.first().map(|a| family_name(a)),
+    };
+    let who = family
+        .map(|f| cap(ascii_word(f)))
         .filter(|w| !w.is_empty())
         .unwrap_or_else(|| "anon".into());
     let year = meta.year.map(|y| y.to_string()).unwrap_or_default();
@@ -273,6 +280,7 @@ mod tests {
                 publisher: Some("ACM".into()),
                 institution: Some("Universität Wien".into()),
                 url: Some("https://example.org/a b{c}".into()),
+                names: Vec::new(),
             },
             ..PaperMeta::default()
         }
@@ -346,5 +354,32 @@ mod tests {
         assert_eq!(key(&m("Éric Leroux", "Étude")), "leroux2020etude");
         assert_eq!(key(&m("Zhang Wei", "注意力")), "wei2020zhuyili");
         assert!(gate::key_ok(&key(&m("Łukasz Ćwik", "Œuvre"))));
+    }
+
+    #[test]
+    fn names_in_parts_are_written_family_first() {
+        let m = PaperMeta {
+            title: "Cien años".into(),
+            authors: vec!["Gabriel García Márquez".into(), "Ilse de Vries".into()],
+            year: Some(1967),
+            publication: Publication {
+                names: vec![
+                    NameParts::new("García Márquez", "Gabriel").unwrap(),
+                    NameParts::new("de Vries", "Ilse").unwrap(),
+                ],
+                ..Publication::default()
+            },
+            ..PaperMeta::default()
+        };
+        let e = entry(&m);
+        assert!(e.starts_with("@misc{garciamarquez1967cien,"), "{e}");
+        assert!(
+            e.contains("author = {García Márquez, Gabriel and de Vries, Ilse},"),
+            "{e}"
+        );
+        // Parts that do not match the authors one for one are not used.
+        let mut short = m.clone();
+        short.publication.names.pop();
+        assert!(entry(&short).starts_with("@misc{marquez1967cien,"));
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::meta::{self, PaperMeta};
 use super::output::bibtex::key_ok;
-use super::publication::{self, WorkType};
+use super::publication::{self, NameParts, WorkType};
 use super::{Vault, bibtex, uri};
 
 /// One paper of a bibliography.
@@ -173,6 +173,16 @@ fn csl_name(author: &str) -> Value {
     }
 }
 
+/// A name given in parts as CSL: `{family, given}`, or `{literal}` for a family name alone (an
+/// organisation).
+fn csl_parts(n: &NameParts) -> Value {
+    if n.given.is_empty() {
+        json!({"literal": n.family})
+    } else {
+        json!({"family": n.family, "given": n.given})
+    }
+}
+
 /// The CSL-JSON of `sources`: an array of items, `id` and `citation-key` the key, the type of
 /// work (`article-journal`, `paper-conference`, `book`, `chapter`, `thesis`, `report`,
 /// `article` for a preprint, `document` otherwise) and where it appeared.
@@ -192,12 +202,15 @@ pub fn csl_json(sources: &[Source]) -> Value {
         if !title.is_empty() {
             v.insert("title".into(), json!(title));
         }
-        let authors: Vec<Value> = m
-            .authors
-            .iter()
-            .filter(|a| !a.trim().is_empty())
-            .map(|a| csl_name(a))
-            .collect();
+        let authors: Vec<Value> = match p.names_of(m.authors.len()) {
+            Some(parts) => parts.iter().map(csl_parts).collect(),
+            None => m
+                .authors
+                .iter()
+                .filter(|a| !a.trim().is_empty())
+                .map(|a| csl_name(a))
+                .collect(),
+        };
         if !authors.is_empty() {
             v.insert("author".into(), Value::Array(authors));
         }
@@ -322,6 +335,14 @@ mod tests {
             json!({"family": "Schrödinger", "given": "Erwin"})
         );
         assert_eq!(csl_name("OpenAI"), json!({"literal": "OpenAI"}));
+        assert_eq!(
+            csl_parts(&NameParts::new("García Márquez", "Gabriel").unwrap()),
+            json!({"family": "García Márquez", "given": "Gabriel"})
+        );
+        assert_eq!(
+            csl_parts(&NameParts::new("World Health Organization", "").unwrap()),
+            json!({"literal": "World Health Organization"})
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ids;
 use super::pdf::{DocInfo, PageText};
-use super::publication::{self, Publication, WorkType};
+use super::publication::{self, NameParts, Publication, WorkType};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -114,6 +114,7 @@ impl InfoYaml {
                 .or_else(|| scalar(&self.institution))
                 .or_else(|| scalar(&self.organization)),
             url: scalar(&self.url),
+            names: Vec::new(),
         }
     }
 }
@@ -140,6 +141,9 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
         Err(e) => return Err(format!("info.yaml: {e}")),
     };
     let info: InfoYaml = serde_norway::from_str(&text).map_err(|e| format!("info.yaml: {e}"))?;
+    // The names in parts too, when every author has them (an `author_list` of family and
+    // given names, or `Family, Given and …`).
+    let mut names: Vec<NameParts> = Vec::new();
     let mut authors: Vec<String> = match &info.author_list {
         Some(list) => list
             .iter()
@@ -150,6 +154,10 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
                         .flatten()
                         .collect::<Vec<_>>()
                         .join(" ");
+                    names.extend(NameParts::new(
+                        family.as_deref().unwrap_or(""),
+                        given.as_deref().unwrap_or(""),
+                    ));
                     (!name.trim().is_empty()).then(|| name.trim().to_string())
                 }
                 AuthorEntry::Plain(s) => Some(s.trim().to_string()),
@@ -160,10 +168,14 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
     if authors.is_empty()
         && let Some(a) = &info.author
     {
+        names.clear();
         authors = a
             .split(" and ")
             .map(|s| match s.split_once(',') {
-                Some((family, given)) => format!("{} {}", given.trim(), family.trim()),
+                Some((family, given)) => {
+                    names.extend(NameParts::new(family, given));
+                    format!("{} {}", given.trim(), family.trim())
+                }
                 None => s.trim().to_string(),
             })
             .filter(|s| !s.is_empty())
@@ -174,7 +186,10 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
         serde_norway::Value::String(s) => s.trim().get(..4).and_then(|y| y.parse().ok()),
         _ => None,
     });
-    let publication = info.publication();
+    let mut publication = info.publication();
+    if names.len() == authors.len() {
+        publication.names = names;
+    }
     let citation_key = scalar(&info.citation_key);
     Ok(Some(PaperMeta {
         title: clean(info.title.as_deref().unwrap_or("")),
@@ -601,6 +616,11 @@ mod tests {
         assert_eq!(p.pages.as_deref(), Some("117--130"));
         assert_eq!(p.publisher.as_deref(), Some("ACL"));
         assert_eq!(p.url.as_deref(), Some("https://example.org/x"));
+        assert_eq!(
+            p.names,
+            [NameParts::new("Yıldız", "Ayşe").unwrap()],
+            "`Family, Given` keeps its parts"
+        );
         // papis's crossref import: `issue`, a thesis's `school`, a booktitle without a type.
         std::fs::write(
             dir.path().join("info.yaml"),

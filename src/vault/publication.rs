@@ -134,6 +134,42 @@ pub struct Publication {
     pub institution: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// The authors' names in parts, when the source keeps them apart (papis's `author_list` or
+    /// `Family, Given`, Zotero's creators): one per author of the paper, in order. A
+    /// bibliography needs them — "Gabriel García Márquez" alone reads as family name Márquez.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<NameParts>,
+}
+
+/// A person's name as family and given names; an organisation has a family name only.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NameParts {
+    pub family: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub given: String,
+}
+
+impl NameParts {
+    /// From `family` and `given` as a source wrote them (whitespace runs as one space); `None`
+    /// without a family name.
+    pub fn new(family: &str, given: &str) -> Option<NameParts> {
+        let clean = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let family = clean(family);
+        (!family.is_empty()).then(|| NameParts {
+            family,
+            given: clean(given),
+        })
+    }
+
+    /// As BibTeX reads a name: `Family, Given` (a `von` part such as "de" stays in front:
+    /// `de Vries, Ilse`), or the family name alone.
+    pub fn bibtex(&self) -> String {
+        if self.given.is_empty() {
+            self.family.clone()
+        } else {
+            format!("{}, {}", self.family, self.given)
+        }
+    }
 }
 
 impl Publication {
@@ -170,6 +206,14 @@ impl Publication {
         fill(&mut self.publisher, &other.publisher);
         fill(&mut self.institution, &other.institution);
         fill(&mut self.url, &other.url);
+        if self.names.is_empty() {
+            self.names.clone_from(&other.names);
+        }
+    }
+
+    /// The names in parts of `authors`, when there is one for each.
+    pub fn names_of(&self, authors: usize) -> Option<&[NameParts]> {
+        (authors > 0 && self.names.len() == authors).then_some(self.names.as_slice())
     }
 }
 

@@ -72,7 +72,7 @@ const SIDECARS: &[(&str, &str)] = &[
     ),
     (
         "machines",
-        "type: book\ntitle: Reading Machines\nauthor: Lovelace, Ada\nyear: 2015\n\
+        "type: book\ntitle: Reading Machines\nauthor: García Márquez, Gabriel\nyear: 2015\n\
          publisher: MIT Press\n",
     ),
     (
@@ -135,14 +135,19 @@ const FOLDER_WANTS: &[Want] = &[
         ],
     },
     Want {
-        key: "lovelace2015reading",
+        key: "garciamarquez2015reading",
         bibtex_type: "book",
         csl_type: "book",
-        rendered: &["Reading Machines", "MIT Press"],
+        // A family name of two words stays one (in BibTeX: `García Márquez, Gabriel`).
+        rendered: &[
+            "García Márquez, Gabriel. 2015",
+            "Reading Machines",
+            "MIT Press",
+        ],
         bbl: &["MIT Press"],
     },
     Want {
-        key: "vries2018tables",
+        key: "devries2018tables",
         bibtex_type: "incollection",
         csl_type: "chapter",
         rendered: &["Handbook of Document Analysis", "21–39", "Springer"],
@@ -403,7 +408,7 @@ fn the_citation_key_is_in_read_metadata_and_search_cards() {
         .iter()
         .find(|c| c["path"] == "papers/tables/paper.pdf")
         .unwrap_or_else(|| panic!("{found:#}"));
-    assert_eq!(card["citationKey"], "vries2018tables", "{card}");
+    assert_eq!(card["citationKey"], "devries2018tables", "{card}");
     // And in what `agentero search` prints for a person.
     let out = common::agentero(
         &[
@@ -415,7 +420,7 @@ fn the_citation_key_is_in_read_metadata_and_search_cards() {
         dir.path(),
     );
     assert!(
-        common::stdout(&out).contains("papers/tables/paper.pdf  @vries2018tables"),
+        common::stdout(&out).contains("papers/tables/paper.pdf  @devries2018tables"),
         "{}",
         common::stdout(&out)
     );

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::read::{Creator, ItemRow, Rows};
 use crate::vault::annotations::{Annotation, AnnotationKind, AnnotationOrigin};
 use crate::vault::paths::{self, Segment, VaultRel};
-use crate::vault::publication::{self, Publication, WorkType};
+use crate::vault::publication::{self, NameParts, Publication, WorkType};
 
 /// A paper of the library: one PDF attachment and the metadata of its item.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,19 +39,34 @@ pub struct ZoteroItem {
 }
 
 impl ZoteroItem {
-    /// The authors' names in order (the other creators when there are no authors).
-    pub fn author_names(&self) -> Vec<String> {
-        let authors: Vec<String> = self
+    /// The authors (the other creators when there are no authors).
+    fn authors(&self) -> Vec<&Creator> {
+        let authors: Vec<&Creator> = self
             .creators
             .iter()
             .filter(|c| c.kind == "author")
-            .map(Creator::full_name)
             .collect();
         if authors.is_empty() {
-            self.creators.iter().map(Creator::full_name).collect()
+            self.creators.iter().collect()
         } else {
             authors
         }
+    }
+
+    /// The authors' names in order (the other creators when there are no authors).
+    pub fn author_names(&self) -> Vec<String> {
+        self.authors().into_iter().map(Creator::full_name).collect()
+    }
+
+    /// The same names in parts (a one-field creator's name is its family name).
+    pub fn author_parts(&self) -> Vec<NameParts> {
+        self.authors()
+            .into_iter()
+            .filter_map(|c| match c.last.trim() {
+                "" => NameParts::new(&c.first, ""),
+                last => NameParts::new(last, &c.first),
+            })
+            .collect()
     }
 }
 
@@ -171,6 +186,7 @@ fn publication_of(item: &ItemRow) -> Publication {
         publisher: get(&["publisher", "repository", "label", "company"]),
         institution: get(&["university", "institution"]),
         url: get(&["url"]),
+        names: Vec::new(),
     }
 }
 

@@ -19,6 +19,7 @@ pub use library::{Library, ZoteroItem};
 use super::annotations::Annotation;
 use super::meta::{MetaSource, PaperMeta};
 use super::paths::{self, Refusal, Resolved, StateRel};
+use super::publication::Publication;
 use super::scan::{Entry, EntryKind, mtime_ns};
 use super::{VaultError, statefs};
 
@@ -260,7 +261,10 @@ impl Source {
             arxiv: item.arxiv.clone(),
             abstract_text: item.abstract_text.clone(),
             title_source: MetaSource::Zotero,
-            publication: item.publication.clone(),
+            publication: Publication {
+                names: item.author_parts(),
+                ..item.publication.clone()
+            },
             citation_key: item.citation_key.clone(),
         })
     }
