@@ -1813,6 +1813,17 @@ fn yank_citation_bibtex_selection_and_open_in_the_viewer() {
         .set_pdf_viewer(Some("/nonexistent/viewer {file}".to_string()));
     h.keys("O");
     assert!(h.app.status().contains("not found"), "{}", h.app.status());
+
+    // A paper with a papis sidecar: `y b` writes its `ref` key, its type and its journal.
+    select(&mut h, "papers/citeweave/paper.pdf");
+    h.keys("enter y b");
+    let bib = h.runner.copied().unwrap();
+    assert!(bib.starts_with("@article{raman2022citeweave,"), "{bib}");
+    assert!(
+        bib.contains("journal = {Transactions on Scholarly Data Mining},")
+            && bib.contains("pages = {112--131},"),
+        "{bib}"
+    );
 }
 
 /// `space /` searches the text of the whole vault: the results overlay lists papers and notes

@@ -193,7 +193,11 @@ pub(super) fn search(vault: &Vault, query: &str, limit: usize, json: bool) -> an
     for (i, h) in hits.iter().enumerate() {
         let c = &h.card;
         writeln!(out, "{:>2}. {}", i + 1, visible(&headline(h)))?;
-        writeln!(out, "    {}", visible(&c.path))?;
+        // The key a manuscript cites the paper with (pandoc's `[@key, p. N]`).
+        match &c.citation_key {
+            Some(k) => writeln!(out, "    {}  @{}", visible(&c.path), visible(k))?,
+            None => writeln!(out, "    {}", visible(&c.path))?,
+        }
         writeln!(out, "    {}: {}", place(c), visible(&c.excerpt))?;
         writeln!(
             out,

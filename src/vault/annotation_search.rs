@@ -100,8 +100,9 @@ fn cards_checked(
         if !in_scope(&path) {
             continue;
         }
-        let title = vault
-            .record_for(&path)
+        let record = vault.record_for(&path);
+        let citation_key = record.as_ref().map(|r| super::citekeys::key_of(&r.meta));
+        let title = record
             .map(|r| r.meta.title)
             .unwrap_or_else(|| super::meta::file_title(&path));
         let (annotations, problem) = vault.annotations_checked(&path);
@@ -122,6 +123,7 @@ fn cards_checked(
                     lines: None,
                     excerpt: excerpt(&a, excerpt_chars),
                     citation_uri: uri::page_uri(&path, a.page),
+                    citation_key: citation_key.clone(),
                     score,
                 });
             }

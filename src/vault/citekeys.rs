@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::meta::{self, PaperMeta};
 use super::output::bibtex::key_ok;
+use super::publication::{self, NameParts, WorkType};
 use super::{Vault, bibtex, uri};
 
 /// One paper of a bibliography.
@@ -44,17 +45,34 @@ pub fn bibliography(vault: &Vault, paths: &[String]) -> Bibliography {
         .iter()
         .filter(|p| seen_paths.insert(p.as_str()))
         .map(|p| {
+            let zotero = vault.zotero().and_then(|z| z.item(p));
             let meta = vault
                 .record_for(p)
                 .map(|r| r.meta)
+                .or_else(|| vault.zotero()?.meta(p))
                 .unwrap_or_else(|| PaperMeta {
                     title: meta::file_title(p),
                     ..PaperMeta::default()
                 });
-            (p.clone(), vault.citation_key(p), meta)
+            // Zotero's key as the library has it now, else the one the index read (papis's
+            // `ref`, or Zotero's at the last run).
+            let key = zotero
+                .and_then(|z| z.citation_key)
+                .or_else(|| meta.citation_key.clone());
+            (p.clone(), key, meta)
         })
         .collect();
     assign(papers)
+}
+
+/// The citation key of one paper on its own: its reference manager's when there is one of
+/// BibTeX's key alphabet, else the generated one. (In a bibliography a key two papers share
+/// gets a suffix, see [`assign`].) What `context_read`'s metadata and search cards show.
+pub fn key_of(meta: &PaperMeta) -> String {
+    match &meta.citation_key {
+        Some(k) if key_ok(k) => k.clone(),
+        _ => bibtex::key(meta),
+    }
 }
 
 /// The bibliography of `papers` (path, the reference manager's key if any, metadata), in
@@ -155,45 +173,83 @@ fn csl_name(author: &str) -> Value {
     }
 }
 
-/// The CSL-JSON of `sources`: an array of items, `id` and `citation-key` the key.
+/// A name given in parts as CSL: `{family, given}`, or `{literal}` for a family name alone (an
+/// organisation).
+fn csl_parts(n: &NameParts) -> Value {
+    if n.given.is_empty() {
+        json!({"literal": n.family})
+    } else {
+        json!({"family": n.family, "given": n.given})
+    }
+}
+
+/// The CSL-JSON of `sources`: an array of items, `id` and `citation-key` the key, the type of
+/// work (`article-journal`, `paper-conference`, `book`, `chapter`, `thesis`, `report`,
+/// `article` for a preprint, `document` otherwise) and where it appeared.
 pub fn csl_json(sources: &[Source]) -> Value {
     let items = sources.iter().map(|s| {
         let m = &s.meta;
+        let p = &m.publication;
         let mut v = Map::new();
         v.insert("id".into(), json!(s.key));
         v.insert("citation-key".into(), json!(s.key));
-        let kind = if m.doi.is_some() {
-            "article-journal"
-        } else {
-            "article"
-        };
-        v.insert("type".into(), json!(kind));
+        let kind = p.kind_or_guess(m.doi.is_some(), m.arxiv.is_some());
+        v.insert("type".into(), json!(kind.csl()));
+        if let Some(genre) = kind.thesis_genre() {
+            v.insert("genre".into(), json!(genre));
+        }
         let title = m.title.split_whitespace().collect::<Vec<_>>().join(" ");
         if !title.is_empty() {
             v.insert("title".into(), json!(title));
         }
-        let authors: Vec<Value> = m
-            .authors
-            .iter()
-            .filter(|a| !a.trim().is_empty())
-            .map(|a| csl_name(a))
-            .collect();
+        let authors: Vec<Value> = match p.names_of(m.authors.len()) {
+            Some(parts) => parts.iter().map(csl_parts).collect(),
+            None => m
+                .authors
+                .iter()
+                .filter(|a| !a.trim().is_empty())
+                .map(|a| csl_name(a))
+                .collect(),
+        };
         if !authors.is_empty() {
             v.insert("author".into(), Value::Array(authors));
         }
         if let Some(y) = m.year {
             v.insert("issued".into(), json!({"date-parts": [[y]]}));
         }
+        let mut put = |field: &str, value: &Option<String>| {
+            if let Some(x) = value {
+                v.insert(field.into(), json!(x));
+            }
+        };
+        put("container-title", &p.container);
+        put("volume", &p.volume);
+        put(
+            if kind == WorkType::Report {
+                "number"
+            } else {
+                "issue"
+            },
+            &p.issue,
+        );
+        put("page", &p.pages.as_deref().map(publication::csl_pages));
+        // CSL names a thesis's university and a report's institution `publisher`.
+        let publisher = match kind {
+            WorkType::PhdThesis | WorkType::MastersThesis | WorkType::Report => {
+                p.institution.clone().or_else(|| p.publisher.clone())
+            }
+            _ => p.publisher.clone(),
+        };
+        put("publisher", &publisher);
+        put("URL", &p.url);
         if let Some(doi) = &m.doi {
             v.insert("DOI".into(), json!(doi));
-            v.insert("URL".into(), json!(uri::doi_uri(doi)));
+            v.entry("URL").or_insert_with(|| json!(uri::doi_uri(doi)));
         }
         if let Some(id) = &m.arxiv {
             v.insert("archive".into(), json!("arXiv"));
-            v.insert("number".into(), json!(id));
-            if m.doi.is_none() {
-                v.insert("URL".into(), json!(uri::arxiv_uri(id)));
-            }
+            v.entry("number").or_insert_with(|| json!(id));
+            v.entry("URL").or_insert_with(|| json!(uri::arxiv_uri(id)));
         }
         if let Some(ab) = m.abstract_text.as_deref().filter(|a| !a.trim().is_empty()) {
             v.insert("abstract".into(), json!(ab.trim()));
@@ -279,5 +335,55 @@ mod tests {
             json!({"family": "Schrödinger", "given": "Erwin"})
         );
         assert_eq!(csl_name("OpenAI"), json!({"literal": "OpenAI"}));
+        assert_eq!(
+            csl_parts(&NameParts::new("García Márquez", "Gabriel").unwrap()),
+            json!({"family": "García Márquez", "given": "Gabriel"})
+        );
+        assert_eq!(
+            csl_parts(&NameParts::new("World Health Organization", "").unwrap()),
+            json!({"literal": "World Health Organization"})
+        );
+    }
+
+    #[test]
+    fn the_managed_key_is_the_papers_key_when_it_is_one() {
+        let mut m = PaperMeta {
+            title: "Işık".into(),
+            authors: vec!["Yıldız, Ayşe".into()],
+            year: Some(2020),
+            citation_key: Some("Yildiz:2020".into()),
+            ..PaperMeta::default()
+        };
+        assert_eq!(key_of(&m), "Yildiz:2020");
+        m.citation_key = Some("bad key}".into());
+        assert_eq!(key_of(&m), "yildiz2020isik");
+        m.citation_key = None;
+        assert_eq!(key_of(&m), "yildiz2020isik");
+    }
+
+    #[test]
+    fn csl_items_carry_their_type_and_container() {
+        let m = PaperMeta {
+            title: "Tables".into(),
+            authors: vec!["de Vries, Ilse".into()],
+            year: Some(2019),
+            publication: crate::vault::publication::Publication {
+                kind: Some(WorkType::MastersThesis),
+                institution: Some("TU Delft".into()),
+                pages: Some("1–20".into()),
+                ..Default::default()
+            },
+            ..PaperMeta::default()
+        };
+        let csl = csl_json(&[Source {
+            path: "a.pdf".into(),
+            key: "k".into(),
+            meta: m,
+        }]);
+        let item = &csl[0];
+        assert_eq!(item["type"], "thesis");
+        assert_eq!(item["genre"], "Master's thesis");
+        assert_eq!(item["publisher"], "TU Delft");
+        assert_eq!(item["page"], "1-20");
     }
 }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ids;
 use super::pdf::{DocInfo, PageText};
+use super::publication::{self, NameParts, Publication, WorkType};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -33,9 +34,19 @@ pub struct PaperMeta {
     pub abstract_text: Option<String>,
     /// Where the title came from.
     pub title_source: MetaSource,
+    /// The kind of work and where it appeared (journal, volume, pages, …).
+    #[serde(default, skip_serializing_if = "Publication::is_empty")]
+    pub publication: Publication,
+    /// The citation key the reference manager gave the paper (papis `ref`, Zotero's
+    /// `citationKey`, Better BibTeX's), as it wrote it: checked where it is written
+    /// ([`super::citekeys`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation_key: Option<String>,
 }
 
-/// The fields of a papis-style `info.yaml` we use. Unknown fields are ignored.
+/// The fields of a papis-style `info.yaml` we use (papis writes BibTeX's field names, and
+/// `ref` for the citation key). Unknown fields are ignored; the bibliographic ones may be
+/// numbers (`volume: 12`) as well as strings.
 #[derive(Debug, Default, Deserialize)]
 struct InfoYaml {
     title: Option<String>,
@@ -46,6 +57,66 @@ struct InfoYaml {
     eprint: Option<String>,
     #[serde(rename = "abstract")]
     abstract_text: Option<String>,
+    #[serde(rename = "ref")]
+    citation_key: Option<serde_norway::Value>,
+    #[serde(rename = "type")]
+    kind: Option<serde_norway::Value>,
+    journal: Option<serde_norway::Value>,
+    journaltitle: Option<serde_norway::Value>,
+    #[serde(rename = "container-title")]
+    container_title: Option<serde_norway::Value>,
+    booktitle: Option<serde_norway::Value>,
+    volume: Option<serde_norway::Value>,
+    number: Option<serde_norway::Value>,
+    issue: Option<serde_norway::Value>,
+    pages: Option<serde_norway::Value>,
+    publisher: Option<serde_norway::Value>,
+    school: Option<serde_norway::Value>,
+    institution: Option<serde_norway::Value>,
+    organization: Option<serde_norway::Value>,
+    url: Option<serde_norway::Value>,
+}
+
+/// A scalar of the YAML as text (`12` and `"12"` alike); lists and maps are not a value.
+fn scalar(v: &Option<serde_norway::Value>) -> Option<String> {
+    match v.as_ref()? {
+        serde_norway::Value::String(s) => publication::value(s),
+        serde_norway::Value::Number(n) => publication::value(&n.to_string()),
+        _ => None,
+    }
+}
+
+impl InfoYaml {
+    /// The bibliographic fields: the journal is the container of an article, the booktitle
+    /// that of a conference paper or a chapter; a thesis's `school` and a report's
+    /// `institution` are one field.
+    fn publication(&self) -> Publication {
+        let kind = scalar(&self.kind).and_then(|k| WorkType::from_name(&k));
+        let journal = scalar(&self.journal)
+            .or_else(|| scalar(&self.journaltitle))
+            .or_else(|| scalar(&self.container_title));
+        let booktitle = scalar(&self.booktitle);
+        let container = match kind {
+            Some(WorkType::Conference | WorkType::Chapter) => booktitle.or(journal),
+            _ => journal.or(booktitle),
+        };
+        Publication {
+            kind: kind.or(match (&container, self.booktitle.is_some()) {
+                (Some(_), true) if self.journal.is_none() => Some(WorkType::Conference),
+                _ => None,
+            }),
+            container,
+            volume: scalar(&self.volume),
+            issue: scalar(&self.number).or_else(|| scalar(&self.issue)),
+            pages: scalar(&self.pages),
+            publisher: scalar(&self.publisher),
+            institution: scalar(&self.school)
+                .or_else(|| scalar(&self.institution))
+                .or_else(|| scalar(&self.organization)),
+            url: scalar(&self.url),
+            names: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -70,6 +141,9 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
         Err(e) => return Err(format!("info.yaml: {e}")),
     };
     let info: InfoYaml = serde_norway::from_str(&text).map_err(|e| format!("info.yaml: {e}"))?;
+    // The names in parts too, when every author has them (an `author_list` of family and
+    // given names, or `Family, Given and …`).
+    let mut names: Vec<NameParts> = Vec::new();
     let mut authors: Vec<String> = match &info.author_list {
         Some(list) => list
             .iter()
@@ -80,6 +154,10 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
                         .flatten()
                         .collect::<Vec<_>>()
                         .join(" ");
+                    names.extend(NameParts::new(
+                        family.as_deref().unwrap_or(""),
+                        given.as_deref().unwrap_or(""),
+                    ));
                     (!name.trim().is_empty()).then(|| name.trim().to_string())
                 }
                 AuthorEntry::Plain(s) => Some(s.trim().to_string()),
@@ -90,10 +168,14 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
     if authors.is_empty()
         && let Some(a) = &info.author
     {
+        names.clear();
         authors = a
             .split(" and ")
             .map(|s| match s.split_once(',') {
-                Some((family, given)) => format!("{} {}", given.trim(), family.trim()),
+                Some((family, given)) => {
+                    names.extend(NameParts::new(family, given));
+                    format!("{} {}", given.trim(), family.trim())
+                }
                 None => s.trim().to_string(),
             })
             .filter(|s| !s.is_empty())
@@ -104,6 +186,11 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
         serde_norway::Value::String(s) => s.trim().get(..4).and_then(|y| y.parse().ok()),
         _ => None,
     });
+    let mut publication = info.publication();
+    if names.len() == authors.len() {
+        publication.names = names;
+    }
+    let citation_key = scalar(&info.citation_key);
     Ok(Some(PaperMeta {
         title: clean(info.title.as_deref().unwrap_or("")),
         authors,
@@ -115,6 +202,8 @@ pub fn read_sidecar(pdf: &Path) -> Result<Option<PaperMeta>, String> {
             .map(|a| clean(&a))
             .filter(|a| !a.is_empty()),
         title_source: MetaSource::Sidecar,
+        publication,
+        citation_key,
     }))
 }
 
@@ -392,6 +481,15 @@ pub fn resolve(
     if meta.arxiv.is_none() {
         meta.arxiv = ids::find_arxiv_ids(&own).into_iter().next();
     }
+    // A publisher's XMP (PRISM) names the journal, volume, issue and pages; the sidecar's
+    // fields come first.
+    meta.publication.fill_from(&Publication {
+        container: info.publication.as_deref().and_then(publication::value),
+        volume: info.volume.as_deref().and_then(publication::value),
+        issue: info.issue.as_deref().and_then(publication::value),
+        pages: info.pages.as_deref().and_then(publication::value),
+        ..Publication::default()
+    });
     meta
 }
 
@@ -495,5 +593,57 @@ mod tests {
         assert_eq!(m.doi.as_deref(), Some("10.1234/x"));
         std::fs::write(dir.path().join("info.yaml"), "title: [unclosed").unwrap();
         assert!(read_sidecar(&dir.path().join("paper.pdf")).is_err());
+    }
+
+    #[test]
+    fn every_papis_bibliographic_key_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let pdf = dir.path().join("paper.pdf");
+        std::fs::write(
+            dir.path().join("info.yaml"),
+            "ref: yildiz2020isik\ntype: inproceedings\ntitle: Işık\nauthor: Yıldız, Ayşe\n\
+             year: 2020\nbooktitle: Proceedings of ACL\njournal: Not this one\nvolume: 12\n\
+             number: 3\npages: 117--130\npublisher: ACL\nurl: https://example.org/x\n",
+        )
+        .unwrap();
+        let m = read_sidecar(&pdf).unwrap().unwrap();
+        assert_eq!(m.citation_key.as_deref(), Some("yildiz2020isik"));
+        let p = &m.publication;
+        assert_eq!(p.kind, Some(WorkType::Conference));
+        assert_eq!(p.container.as_deref(), Some("Proceedings of ACL"));
+        assert_eq!(p.volume.as_deref(), Some("12"));
+        assert_eq!(p.issue.as_deref(), Some("3"));
+        assert_eq!(p.pages.as_deref(), Some("117--130"));
+        assert_eq!(p.publisher.as_deref(), Some("ACL"));
+        assert_eq!(p.url.as_deref(), Some("https://example.org/x"));
+        assert_eq!(
+            p.names,
+            [NameParts::new("Yıldız", "Ayşe").unwrap()],
+            "`Family, Given` keeps its parts"
+        );
+        // papis's crossref import: `issue`, a thesis's `school`, a booktitle without a type.
+        std::fs::write(
+            dir.path().join("info.yaml"),
+            "type: phdthesis\ntitle: T\nschool: Universitetet i Oslo\nissue: '7'\n",
+        )
+        .unwrap();
+        let m = read_sidecar(&pdf).unwrap().unwrap();
+        assert_eq!(m.publication.kind, Some(WorkType::PhdThesis));
+        assert_eq!(
+            m.publication.institution.as_deref(),
+            Some("Universitetet i Oslo")
+        );
+        assert_eq!(m.publication.issue.as_deref(), Some("7"));
+        std::fs::write(
+            dir.path().join("info.yaml"),
+            "title: T\nbooktitle: Proc. X\n",
+        )
+        .unwrap();
+        let m = read_sidecar(&pdf).unwrap().unwrap();
+        assert_eq!(m.publication.kind, Some(WorkType::Conference));
+        // A list where a value belongs is no value.
+        std::fs::write(dir.path().join("info.yaml"), "title: T\nvolume: [1, 2]\n").unwrap();
+        let m = read_sidecar(&pdf).unwrap().unwrap();
+        assert_eq!(m.publication.volume, None);
     }
 }

@@ -21,6 +21,7 @@ pub mod meta;
 pub mod output;
 pub mod paths;
 pub mod pdf;
+pub mod publication;
 pub mod ranking;
 pub mod reading;
 pub mod refs;

@@ -10,6 +10,7 @@ mod acp_failures;
 mod acp_hostile;
 mod agent_sandbox;
 mod architecture;
+mod bibliography;
 mod check;
 mod citations;
 mod cjk_text;

@@ -347,6 +347,8 @@ async fn every_read_mode_on_a_paper() {
         assert_eq!(m["pages"], 2);
         assert!(m["authors"].as_array().unwrap().len() >= 2);
         assert_eq!(m["doi"], "10.5555/agentero.2021.0104");
+        let key = m["citationKey"].as_str().unwrap_or_default();
+        assert!(key.starts_with(char::is_alphabetic), "the key to cite it with: {m}");
         let sections = m["sections"].as_array().unwrap();
         assert!(sections.iter().any(|s| s["title"] == "Columns"));
 

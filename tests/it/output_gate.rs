@@ -26,6 +26,19 @@ const TITLE: &str = "Dropout\u{1b}]52;c;cHduZWQ=\u{7} as a \u{9b}31m Bayesian\u{
 const TITLE_YAML: &str =
     r#""Dropout\e]52;c;cHduZWQ=\a as a \x9b31m Bayesian\u202efdp.exe \e[2J approximation""#;
 const BAD_KEY: &str = "gal2009,\n  title = {PWNED}}\n@misc{pwn";
+/// Zotero fields of the first paper, each trying to close its entry (a `}`, a line break, a
+/// trailing backslash) and start one of its own.
+const BIB_FIELDS: [(&str, &str); 6] = [
+    (
+        "publicationTitle",
+        "Journal}\n@misc{jpwn, title={INJECTED}}\u{1b}[2J",
+    ),
+    ("volume", "1}}\n@misc{vpwn,"),
+    ("issue", "2\\"),
+    ("pages", "1–2}, note={INJECTED"),
+    ("DOI", "10.1234/x}}\n@misc{dpwn,"),
+    ("url", "https://example.org/}\n@misc{upwn, \\"),
+];
 const COMMENT: &str = "# heading\n<script>alert(1)</script>\n[x](javascript:alert(1))";
 const LABEL: &str = "3\n# Injected";
 const POSITION: &str = r#"{"pageIndex":0,"rects":[[72.5,700.25,300,712.5]]}"#;
@@ -100,6 +113,10 @@ fn hostile_library(schema: &Path) -> Lib {
     z.set(a, "title", TITLE);
     z.set(a, "date", "2009-00-00 2009");
     z.set(a, "citationKey", BAD_KEY);
+    // Every bibliographic field tries to end the entry and start another.
+    for (field, value) in BIB_FIELDS {
+        z.set(a, field, value);
+    }
     z.creator(a, "Yarin", "Gal", 0);
     let att = z.attachment(Some(a), "GATEATTA", 1, "storage:gal.pdf");
     put(&dir.join("storage/GATEATTA/gal.pdf"), &pdfs[0]);
@@ -239,6 +256,20 @@ fn hostile_library_text_leaves_through_every_export_escaped() {
         "{bib}"
     );
     assert_eq!(bibtex_entries(&bib).unwrap().len(), 3, "{bib}");
+    // The hostile journal, volume, pages, DOI and URL stay inside their own entry.
+    assert_eq!(
+        bib.lines().filter(|l| l.starts_with('@')).count(),
+        3,
+        "{bib}"
+    );
+    let journal = first.get("journal").unwrap().format_verbatim();
+    assert!(
+        journal.starts_with("Journal") && journal.contains("INJECTED"),
+        "{bib}"
+    );
+    for field in ["volume", "number", "pages", "doi", "url"] {
+        assert!(first.get(field).is_some(), "{field} in\n{bib}");
+    }
     let err = common::stderr(&out);
     assert_clean("stderr", err.as_bytes());
     assert!(

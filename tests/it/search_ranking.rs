@@ -33,6 +33,7 @@ fn build(dir: &std::path::Path) -> SearchIndex {
                 doi: Some("10.5555/agentero.2021.0001"),
                 arxiv: Some("2101.00001"),
                 abstract_text: Some("We retrieve papers with dense vectors."),
+                ..Identity::default()
             },
             pages: vec![
                 format!("Dense Retrieval for Scholarly Search. Adaeze Okonkwo. {filler}"),

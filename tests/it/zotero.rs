@@ -349,7 +349,7 @@ fn the_library_maps_onto_a_vault_while_zotero_holds_it() {
     assert_eq!(a.year, Some(2021));
     assert_eq!(a.citation_key.as_deref(), Some("nunez2021reading"));
     assert_eq!(
-        a.publication.as_deref(),
+        a.publication.container.as_deref(),
         Some("Journal of Reading Machines")
     );
     assert_eq!(a.doi.as_deref(), Some("10.1234/zot.2021.1"));
@@ -360,7 +360,7 @@ fn the_library_maps_onto_a_vault_while_zotero_holds_it() {
         "from better-bibtex.sqlite"
     );
     assert_eq!(
-        b.publication.as_deref(),
+        b.publication.container.as_deref(),
         Some("Proceedings of Document Engineering")
     );
     let e = z.item("linked/ATT5KEY5/book.pdf").unwrap();

@@ -54,6 +54,28 @@ pub fn apply_xmp(xml: &str, info: &mut DocInfo) {
     if let Some(creators) = element(xml, "dc:creator") {
         info.xmp_authors = list_items(creators);
     }
+    // PRISM, as publishers write it, as an element or as an attribute.
+    let prism = |tag: &str| {
+        element(xml, tag)
+            .map(|v| {
+                list_items(v)
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| unescape(v.trim()))
+            })
+            .or_else(|| attribute(xml, tag).map(|v| unescape(&v)))
+            .filter(|v| !v.is_empty() && !v.contains('<'))
+    };
+    info.publication = prism("prism:publicationName");
+    info.volume = prism("prism:volume");
+    info.issue = prism("prism:number");
+    info.pages = prism("prism:pageRange").or_else(|| {
+        match (prism("prism:startingPage"), prism("prism:endingPage")) {
+            (Some(a), Some(b)) if a != b => Some(format!("{a}-{b}")),
+            (Some(a), _) => Some(a),
+            _ => None,
+        }
+    });
     if info.doi.is_none() {
         let candidates = [
             "prism:doi",
@@ -216,6 +238,23 @@ mod tests {
         assert_eq!(none.xmp_title, None);
         assert_eq!(info.xmp_authors, vec!["Ann Smith", "Bob Jones"]);
         assert_eq!(info.doi.as_deref(), Some("10.1234/abc.5"));
+    }
+
+    #[test]
+    fn prism_gives_journal_volume_issue_pages() {
+        let xml = r#"<x:xmpmeta><rdf:RDF><rdf:Description prism:volume="12" prism:number="3">
+            <prism:publicationName>Journal of A &amp; B</prism:publicationName>
+            <prism:startingPage>117</prism:startingPage><prism:endingPage>130</prism:endingPage>
+            </rdf:Description></rdf:RDF></x:xmpmeta>"#;
+        let mut info = DocInfo::default();
+        apply_xmp(xml, &mut info);
+        assert_eq!(info.publication.as_deref(), Some("Journal of A & B"));
+        assert_eq!(info.volume.as_deref(), Some("12"));
+        assert_eq!(info.issue.as_deref(), Some("3"));
+        assert_eq!(info.pages.as_deref(), Some("117-130"));
+        let mut none = DocInfo::default();
+        apply_xmp("<x:xmpmeta></x:xmpmeta>", &mut none);
+        assert_eq!((none.publication, none.pages), (None, None));
     }
 
     #[test]

@@ -102,6 +102,13 @@ pub struct DocInfo {
     /// `dc:title` from XMP, when present.
     pub xmp_title: Option<String>,
     pub doi: Option<String>,
+    /// The journal or book XMP's PRISM names (`prism:publicationName`).
+    pub publication: Option<String>,
+    /// `prism:volume`, `prism:number`.
+    pub volume: Option<String>,
+    pub issue: Option<String>,
+    /// `prism:pageRange`, or `prism:startingPage`–`prism:endingPage`.
+    pub pages: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

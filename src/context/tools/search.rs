@@ -17,7 +17,7 @@ use crate::vault::catalog::{Catalog, Status};
 use crate::vault::index::sort_cards;
 use crate::vault::ranking::{per_document_cap, shown_score, spread};
 use crate::vault::scan::{self, EntryKind};
-use crate::vault::{Card, Scope, SearchOptions, Vault, textfile, uri};
+use crate::vault::{Card, Scope, SearchOptions, Vault, citekeys, textfile, uri};
 
 /// `context_search`'s arguments; they are its input schema too (see [`super::spec`]).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -393,6 +393,7 @@ fn search_fresh(
             let Ok(p) = s.paper(&ctx.vault, t) else {
                 return cards;
             };
+            let key = citekeys::key_of(&p.record.meta);
             for page in &p.pages {
                 if let Some((score, excerpt)) = score_text(&page.text, &words, excerpt_chars) {
                     cards.push(Card {
@@ -404,6 +405,7 @@ fn search_fresh(
                         lines: None,
                         excerpt,
                         citation_uri: uri::page_uri(&t.rel, page.number),
+                        citation_key: Some(key.clone()),
                         score,
                     });
                 }
@@ -425,6 +427,7 @@ fn search_fresh(
                         lines: Some([c.start, c.end]),
                         excerpt,
                         citation_uri: uri::lines_uri(&t.rel, c.start, c.end),
+                        citation_key: None,
                         score,
                     });
                 }

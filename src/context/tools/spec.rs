@@ -26,8 +26,8 @@ fn search() -> ToolSpec {
         title: "Search the granted sources",
         description: "Full-text search over the sources granted for this turn only: the pages of granted papers, \
 granted text files, and the papers and text files inside granted directories (at any depth). Returns a few short \
-evidence cards (path, title, page or line range, a short excerpt with matches in **bold**, a citation URI and a \
-score), never whole texts, with no one document taking every card while others match. Card count and excerpt \
+evidence cards (path, title, page or line range, a short excerpt with matches in **bold**, a citation URI, a \
+paper's citation key and a score), never whole texts, with no one document taking every card while others match. Card count and excerpt \
 length are capped by the turn's budget. Use context_read on a card's path or citation URI \
 to read more, and cite with the citationUri.",
         input_schema: input_schema::<search::Args>(),
@@ -40,7 +40,7 @@ fn read() -> ToolSpec {
         title: "Read a granted source",
         description: "Read one granted source. `path` is a granted vault path (a citation URI such as \
 papers/x/paper.pdf#page=3 or notes/a.md#line=10,20 is accepted too). Modes: `metadata` (default: title, authors, \
-year, DOI/arXiv, abstract, page count and sections of a paper; title and line count of a file), `excerpt` (find \
+year, DOI/arXiv, citation key for a manuscript's [@key, p. N], abstract, page count and sections of a paper; title and line count of a file), `excerpt` (find \
 `quote` in the source — whitespace, hyphenation and ligatures may differ — and return the text around it), \
 `section` (a paper's section by title or number), `page` (one page of a paper), `region` (characters `start`..`end` \
 of one page of a paper, or lines `start`..`end` of a file), `full` (the whole text from `page`/`start` on, only \

@@ -53,6 +53,7 @@ fn card_schema() -> Value {
             "lines": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
             "excerpt": {"type": "string"},
             "citationUri": {"type": "string"},
+            "citationKey": {"type": "string", "description": "A paper's citation key, to cite it in a manuscript: [@key, p. N]."},
             "score": {"type": "number"}
         },
         "required": ["path", "kind", "title", "excerpt", "citationUri", "score"]
@@ -65,7 +66,7 @@ fn vault_search() -> VaultToolSpec {
         title: "Search the vault",
         description: "Full-text search over every paper (page by page) and text file of the vault. Returns short \
 evidence cards: path, title, physical page and printed page label (papers) or line range (files), an excerpt with \
-the matched words in **bold**, a citation URI and a score — never whole texts. Filter by `folder`, `kind` (paper or \
+the matched words in **bold**, a citation URI, a paper's citation key and a score — never whole texts. Filter by `folder`, `kind` (paper or \
 file) and publication `year` (or `yearFrom`/`yearTo`). Read more with paper_read or file_read on a card's \
 citationUri; cite with the citationUri.",
         input_schema: Value::Null,
@@ -138,6 +139,9 @@ fn read_output() -> Value {
             "year": nullable("integer"),
             "doi": nullable("string"),
             "arxiv": nullable("string"),
+            "citationKey": {"type": "string", "description": "The citation key to cite the paper with in a manuscript: [@key, p. N]."},
+            "type": {"type": "string", "description": "The kind of work, as a CSL type (article-journal, paper-conference, book, chapter, thesis, report, article for a preprint, document)."},
+            "containerTitle": {"type": "string", "description": "The journal, proceedings or book it appeared in."},
             "abstract": nullable("string"),
             "pages": {"type": "integer"},
             "sections": {"type": "array", "items": {"type": "object"}},
@@ -156,7 +160,7 @@ fn paper_read() -> VaultToolSpec {
         name: "paper_read",
         title: "Read a paper",
         description: "Read one paper (PDF) of the vault. `mode`: `metadata` (default: title, authors, year, DOI/arXiv, \
-abstract, page count, sections), `page` (one physical page; `next` points to the following page, so a whole book \
+citation key for a manuscript's [@key, p. N], abstract, page count, sections), `page` (one physical page; `next` points to the following page, so a whole book \
 can be read page by page), `pages` (pages `page`..`endPage`), `section` (by title or number), `excerpt` (the text \
 around `quote`; whitespace, hyphenation and ligatures may differ), `region` (characters `start`..`end` of a page), \
 `full` (the whole text from `page` on), `annotations` (the reader's highlights and notes: page, type, text, \

@@ -84,9 +84,15 @@ impl Paper {
                     doi: i.doi.clone(),
                     arxiv: i.arxiv.clone(),
                     abstract_text: i.abstract_text.clone(),
+                    publication: (*i.publication).clone(),
+                    citation_key: i.citation_key.clone(),
                     ..Default::default()
                 };
-                let entry = crate::vault::bibtex::entry(&meta);
+                // The key the paper's exports have (the reference manager's, else generated).
+                let entry = crate::vault::bibtex::entry_with_key(
+                    &meta,
+                    &crate::vault::citekeys::key_of(&meta),
+                );
                 let key = entry
                     .split_once('{')
                     .and_then(|(_, rest)| rest.split_once(','))

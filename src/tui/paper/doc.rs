@@ -22,6 +22,11 @@ pub struct DocInfo {
     pub doi: Option<String>,
     pub arxiv: Option<String>,
     pub abstract_text: Option<String>,
+    /// The kind of work and where it appeared (for its BibTeX entry; boxed, as the messages
+    /// that carry a `DocInfo` stay small).
+    pub publication: Box<crate::vault::publication::Publication>,
+    /// The reference manager's citation key, when it gave one.
+    pub citation_key: Option<String>,
     pub labels: Vec<Option<String>>,
     pub sections: Vec<Section>,
     pub pages_without_text: Vec<u32>,

@@ -45,6 +45,8 @@ pub(super) fn open(
                 doi: m.doi,
                 arxiv: m.arxiv,
                 abstract_text: m.abstract_text,
+                publication: Box::new(m.publication),
+                citation_key: vault.citation_key(path).or(m.citation_key),
                 labels: rec.page_labels,
                 sections: rec.sections,
                 pages_without_text: rec.pages_without_text,

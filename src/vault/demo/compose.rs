@@ -500,8 +500,18 @@ struct PapisInfo {
     doi: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     eprint: Option<String>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     journal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    booktitle: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    volume: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    number: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pages: Option<String>,
     #[serde(rename = "ref")]
     reference: String,
     tags: Vec<String>,
@@ -531,7 +541,51 @@ pub fn plain_abstract(paper: &Paper) -> String {
     words.join(" ")
 }
 
+/// Where a paper appeared, as papis keeps it: a preprint nowhere; proceedings (or findings) as
+/// the `booktitle` of an `inproceedings`; a journal line `Name 41(3): 283–286, 2009` as an
+/// `article`'s journal, volume, number and pages.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Venue {
+    pub(super) kind: Option<&'static str>,
+    pub(super) journal: Option<String>,
+    pub(super) booktitle: Option<String>,
+    pub(super) volume: Option<String>,
+    pub(super) number: Option<String>,
+    pub(super) pages: Option<String>,
+}
+
+pub(super) fn venue(line: &str) -> Venue {
+    if line.starts_with("Preprint") || line.starts_with("arXiv") {
+        return Venue::default();
+    }
+    if line.starts_with("Proceedings of") || line.starts_with("Findings of") {
+        return Venue {
+            kind: Some("inproceedings"),
+            booktitle: Some(line.to_string()),
+            ..Venue::default()
+        };
+    }
+    let journal_line = regex::Regex::new(r"^(.+?) (\d+)(?:\((\d+)\))?: (\d+)–(\d+)(?:, \d{4})?$")
+        .expect("valid regex");
+    match journal_line.captures(line) {
+        Some(c) => Venue {
+            kind: Some("article"),
+            journal: Some(c[1].to_string()),
+            volume: Some(c[2].to_string()),
+            number: c.get(3).map(|m| m.as_str().to_string()),
+            pages: Some(format!("{}--{}", &c[4], &c[5])),
+            ..Venue::default()
+        },
+        None => Venue {
+            kind: Some("article"),
+            journal: Some(line.to_string()),
+            ..Venue::default()
+        },
+    }
+}
+
 pub fn info_yaml(paper: &Paper, with_author_list: bool) -> Result<String, serde_norway::Error> {
+    let venue = venue(paper.venue);
     let info = PapisInfo {
         title: paper.title.to_string(),
         author_list: with_author_list.then(|| {
@@ -548,7 +602,12 @@ pub fn info_yaml(paper: &Paper, with_author_list: bool) -> Result<String, serde_
         year: paper.year,
         doi: paper.doi.map(str::to_string),
         eprint: paper.arxiv.map(str::to_string),
-        journal: (paper.venue != "Preprint").then(|| paper.venue.to_string()),
+        kind: venue.kind,
+        journal: venue.journal,
+        booktitle: venue.booktitle,
+        volume: venue.volume,
+        number: venue.number,
+        pages: venue.pages,
         reference: bib_key(paper),
         tags: paper.keywords.iter().map(|k| k.replace(' ', "-")).collect(),
         abstract_text: plain_abstract(paper),

@@ -19,7 +19,7 @@ use std::path::Path;
 use papers::{PAPERS, Paper, RefSidecar};
 
 /// Version of the demo content; bump whenever anything [`write_demo_vault`] writes changes.
-pub const DEMO_VAULT_VERSION: u32 = 2;
+pub const DEMO_VAULT_VERSION: u32 = 3;
 
 /// Name of the marker file holding [`DEMO_VAULT_VERSION`]; hidden, so the vault scan skips it.
 pub const VERSION_MARKER: &str = ".agentero-demo-version";

@@ -562,3 +562,53 @@ fn note_quotes_are_verbatim_from_the_papers() {
     }
     assert!(quotes >= 4);
 }
+
+/// The sidecars say where each paper appeared as papis does: a journal article's journal,
+/// volume and pages apart, proceedings as a booktitle, a preprint nowhere.
+#[test]
+fn sidecars_carry_the_venue_as_bibliographic_fields() {
+    use crate::vault::publication::WorkType;
+    let dir = tempfile::tempdir().unwrap();
+    write_demo_vault(dir.path()).unwrap();
+    let read = |path: &str| {
+        crate::vault::meta::read_sidecar(&dir.path().join(path))
+            .unwrap()
+            .unwrap_or_else(|| panic!("{path} has a sidecar"))
+            .publication
+    };
+    let journal = read("papers/citeweave/paper.pdf");
+    assert_eq!(journal.kind, Some(WorkType::Article));
+    assert_eq!(
+        journal.container.as_deref(),
+        Some("Transactions on Scholarly Data Mining")
+    );
+    assert_eq!(journal.volume.as_deref(), Some("5"));
+    assert_eq!(journal.issue, None);
+    assert_eq!(journal.pages.as_deref(), Some("112--131"));
+    let v = super::compose::venue("Surveys in Information Access 7(2): 1–38, 2024");
+    assert_eq!(
+        (v.kind, v.journal.as_deref(), v.volume.as_deref()),
+        (
+            Some("article"),
+            Some("Surveys in Information Access"),
+            Some("7")
+        )
+    );
+    assert_eq!(
+        (v.number.as_deref(), v.pages.as_deref()),
+        (Some("2"), Some("1--38"))
+    );
+    let v =
+        super::compose::venue("Proceedings of the Workshop on Document Understanding (WDU 2021)");
+    assert_eq!(v.kind, Some("inproceedings"));
+    assert!(v.booktitle.is_some_and(|b| b.starts_with("Proceedings of")));
+    assert_eq!(
+        super::compose::venue("Preprint, version 2"),
+        Default::default()
+    );
+    for paper in PAPERS.iter().filter(|p| p.venue.starts_with("Preprint")) {
+        let sidecar = dir.path().join(paper.path).with_file_name("info.yaml");
+        let yaml = std::fs::read_to_string(&sidecar).unwrap_or_default();
+        assert!(!yaml.contains("journal:"), "{}: {yaml}", paper.path);
+    }
+}

@@ -405,10 +405,14 @@ impl Vault {
         out
     }
 
-    /// The citation key a reference manager gave the paper at `rel`, when it has one (agentero
+    /// The citation key a reference manager gave the paper at `rel`, when it has one: Zotero's
+    /// (or Better BibTeX's), else papis's `ref` as the last index run read it (agentero
     /// generates one from the metadata otherwise, see [`super::citekeys`]).
     pub fn citation_key(&self, rel: &str) -> Option<String> {
-        self.zotero()?.item(rel)?.citation_key
+        if let Some(key) = self.zotero().and_then(|z| z.item(rel)?.citation_key) {
+            return Some(key);
+        }
+        self.record_for(rel)?.meta.citation_key
     }
 }
 

@@ -21,6 +21,9 @@ pub struct Card {
     /// A short passage around the best match; matched words are wrapped in `**`.
     pub excerpt: String,
     pub citation_uri: String,
+    /// The paper's citation key, to cite it in a manuscript (`[@key, p. 3]`); none for files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation_key: Option<String>,
     #[serde(serialize_with = "three_decimals")]
     pub score: f32,
 }

@@ -14,7 +14,10 @@ use crate::vault::tokenizer;
 /// `..` key), which the resolved-path rule no longer admits: rebuilt, not trusted.
 /// 8: an empty XMP title (hyperref's `<rdf:li …></rdf:li>`) was taken as its markup: papers'
 /// titles read again.
-pub const SCHEMA_VERSION: u32 = 8;
+/// 9: papers' metadata carries the kind of work, journal or book, volume, issue, pages,
+/// publisher and the managed citation key (papis `ref`), and cards carry the citation key:
+/// papers read again.
+pub const SCHEMA_VERSION: u32 = 9;
 
 #[derive(Clone, Copy)]
 pub struct Fields {
@@ -38,6 +41,8 @@ pub struct Fields {
     pub year: Field,
     pub doi: Field,
     pub arxiv: Field,
+    /// The paper's citation key (stored on every page, for its cards).
+    pub citekey: Field,
     /// CJK character pairs of `text` (and of the title on a first page), for ranking CJK queries.
     pub cjk: Field,
     pub sha256: Field,
@@ -77,6 +82,7 @@ pub fn schema() -> (Schema, Fields) {
         year: b.add_text_field("year", STRING),
         doi: b.add_text_field("doi", id.clone()),
         arxiv: b.add_text_field("arxiv", id),
+        citekey: b.add_text_field("citekey", STORED),
         cjk: b.add_text_field(
             "cjk",
             TextOptions::default().set_indexing_options(
@@ -130,4 +136,6 @@ pub struct Identity<'a> {
     pub doi: Option<&'a str>,
     pub arxiv: Option<&'a str>,
     pub abstract_text: Option<&'a str>,
+    /// The key to cite it with ([`crate::vault::citekeys::key_of`]), shown on every card.
+    pub citation_key: Option<&'a str>,
 }

@@ -316,7 +316,9 @@ impl SearchIndex {
             _ => uri::encode_path(&path),
         };
         let label = text_of(f.page_label);
+        let key = text_of(f.citekey);
         Card {
+            citation_key: (!key.is_empty()).then_some(key),
             kind,
             title: text_of(f.title_stored),
             page,

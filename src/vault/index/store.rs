@@ -122,6 +122,9 @@ impl SearchIndex {
         doc.add_text(f.kind, d.kind.as_str());
         doc.add_text(f.title_stored, d.title);
         doc.add_text(f.authors_stored, d.authors);
+        if let Some(k) = d.identity.citation_key.filter(|k| !k.is_empty()) {
+            doc.add_text(f.citekey, k);
+        }
         if d.carries_title {
             doc.add_text(f.title, d.title);
             doc.add_text(f.authors, d.authors);

@@ -184,6 +184,7 @@ fn marks_and_orders() {
         lines: None,
         excerpt: String::new(),
         citation_uri: String::new(),
+        citation_key: None,
         score,
     };
     let mut cards = vec![

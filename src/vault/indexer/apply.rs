@@ -53,6 +53,7 @@ pub(super) fn apply(
         Outcome::Paper { record, pages } => {
             index.delete_path(writer, &path);
             let authors = record.meta.authors.join(", ");
+            let key = crate::vault::citekeys::key_of(&record.meta);
             for page in &pages {
                 index.add(
                     writer,
@@ -67,6 +68,7 @@ pub(super) fn apply(
                             doi: record.meta.doi.as_deref(),
                             arxiv: record.meta.arxiv.as_deref(),
                             abstract_text: record.meta.abstract_text.as_deref(),
+                            citation_key: Some(&key),
                         },
                         page: Some(page.number),
                         page_label: page.label.as_deref(),

@@ -6,7 +6,10 @@
 //!   a brace, a space or a line break would end the key and let the rest be read as fields;
 //! - a field value is one line with no control characters, and its braces balance
 //!   ([`value`]): an unmatched `}` is dropped, an unclosed `{` too. A value on one line with
-//!   balanced braces cannot close its entry, so an `@` in it starts nothing.
+//!   balanced braces cannot close its entry, so an `@` in it starts nothing;
+//! - a value does not end with a backslash: escaped as `\\`, it would stand before the
+//!   field's closing brace, and pandoc's BibTeX reader takes `\\}` for a backslash and an
+//!   escaped brace, reading on into the next entry.
 
 /// The longest citation key written, in characters.
 pub const MAX_KEY_CHARS: usize = 100;
@@ -24,11 +27,21 @@ pub fn key_ok(key: &str) -> bool {
 }
 
 /// `s` as a field value: one line without control characters ([`super::plain_line`]) whose
-/// braces balance.
+/// braces balance, with no backslash at its end.
 pub fn value(s: &str) -> String {
-    let one = super::plain_line(s);
+    let one = balance(&super::plain_line(s));
+    let end = one.trim_end_matches(|c: char| c == '\\' || c.is_whitespace());
+    if end.len() == one.len() {
+        one
+    } else {
+        end.to_string()
+    }
+}
+
+/// `one` with the braces that do not pair dropped.
+fn balance(one: &str) -> String {
     if !one.contains(['{', '}']) {
-        return one;
+        return one.to_string();
     }
     // The `{` that a later `}` closes are kept; the others, and every unmatched `}`, go.
     let mut open: Vec<usize> = Vec::new();
@@ -106,5 +119,9 @@ mod tests {
             assert!(balanced(&value(s)), "{s:?} -> {:?}", value(s));
         }
         assert!(!balanced("a}b{"));
+        // A trailing backslash would stand before the closing brace (pandoc reads `\\}`).
+        assert_eq!(value("a\\"), "a");
+        assert_eq!(value("a \\\\ }"), "a");
+        assert_eq!(value("a\\b"), "a\\b");
     }
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::read::{Creator, ItemRow, Rows};
 use crate::vault::annotations::{Annotation, AnnotationKind, AnnotationOrigin};
 use crate::vault::paths::{self, Segment, VaultRel};
+use crate::vault::publication::{self, NameParts, Publication, WorkType};
 
 /// A paper of the library: one PDF attachment and the metadata of its item.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,8 +27,10 @@ pub struct ZoteroItem {
     pub year: Option<i32>,
     pub doi: Option<String>,
     pub abstract_text: Option<String>,
-    /// The journal, proceedings or book it appeared in.
-    pub publication: Option<String>,
+    /// The kind of work and where it appeared (journal, proceedings or book, volume, pages…).
+    pub publication: Publication,
+    /// A preprint's archive id (`archiveID`, `arXiv:2101.00001`), when it is an arXiv id.
+    pub arxiv: Option<String>,
     pub citation_key: Option<String>,
     /// Its vault path.
     pub paper: String,
@@ -36,19 +39,34 @@ pub struct ZoteroItem {
 }
 
 impl ZoteroItem {
-    /// The authors' names in order (the other creators when there are no authors).
-    pub fn author_names(&self) -> Vec<String> {
-        let authors: Vec<String> = self
+    /// The authors (the other creators when there are no authors).
+    fn authors(&self) -> Vec<&Creator> {
+        let authors: Vec<&Creator> = self
             .creators
             .iter()
             .filter(|c| c.kind == "author")
-            .map(Creator::full_name)
             .collect();
         if authors.is_empty() {
-            self.creators.iter().map(Creator::full_name).collect()
+            self.creators.iter().collect()
         } else {
             authors
         }
+    }
+
+    /// The authors' names in order (the other creators when there are no authors).
+    pub fn author_names(&self) -> Vec<String> {
+        self.authors().into_iter().map(Creator::full_name).collect()
+    }
+
+    /// The same names in parts (a one-field creator's name is its family name).
+    pub fn author_parts(&self) -> Vec<NameParts> {
+        self.authors()
+            .into_iter()
+            .filter_map(|c| match c.last.trim() {
+                "" => NameParts::new(&c.first, ""),
+                last => NameParts::new(last, &c.first),
+            })
+            .collect()
     }
 }
 
@@ -140,6 +158,36 @@ fn field<'a>(item: &'a ItemRow, names: &[&str]) -> Option<&'a str> {
         .find_map(|n| item.fields.get(*n))
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
+}
+
+/// The item's bibliographic fields. Zotero stores each under its type's own name (a thesis's
+/// `university`, a report's `institution` and `reportNumber`, a chapter's `bookTitle`), mapped
+/// here to one field each.
+fn publication_of(item: &ItemRow) -> Publication {
+    let get = |names: &[&str]| field(item, names).and_then(publication::value);
+    Publication {
+        kind: Some(WorkType::from_zotero(
+            &item.type_name,
+            field(item, &["thesisType"]),
+        )),
+        container: get(&[
+            "publicationTitle",
+            "proceedingsTitle",
+            "bookTitle",
+            "encyclopediaTitle",
+            "dictionaryTitle",
+            "websiteTitle",
+            "blogTitle",
+            "forumTitle",
+        ]),
+        volume: get(&["volume"]),
+        issue: get(&["issue", "reportNumber", "number"]),
+        pages: get(&["pages"]),
+        publisher: get(&["publisher", "repository", "label", "company"]),
+        institution: get(&["university", "institution"]),
+        url: get(&["url"]),
+        names: Vec::new(),
+    }
 }
 
 /// Zotero stores dates as `YYYY-MM-DD original` (`2009-00-00 2009`).
@@ -426,16 +474,8 @@ pub fn build(
                 year,
                 doi: field(owner, &["DOI"]).map(str::to_string),
                 abstract_text: field(owner, &["abstractNote"]).map(str::to_string),
-                publication: field(
-                    owner,
-                    &[
-                        "publicationTitle",
-                        "proceedingsTitle",
-                        "bookTitle",
-                        "websiteTitle",
-                    ],
-                )
-                .map(str::to_string),
+                publication: publication_of(owner),
+                arxiv: field(owner, &["archiveID"]).and_then(crate::vault::ids::normalize_arxiv),
                 citation_key,
                 paper: rel.clone(),
                 abs,

@@ -19,6 +19,7 @@ pub use library::{Library, ZoteroItem};
 use super::annotations::Annotation;
 use super::meta::{MetaSource, PaperMeta};
 use super::paths::{self, Refusal, Resolved, StateRel};
+use super::publication::Publication;
 use super::scan::{Entry, EntryKind, mtime_ns};
 use super::{VaultError, statefs};
 
@@ -257,9 +258,14 @@ impl Source {
             authors: item.author_names(),
             year: item.year,
             doi: item.doi.clone(),
-            arxiv: None,
+            arxiv: item.arxiv.clone(),
             abstract_text: item.abstract_text.clone(),
             title_source: MetaSource::Zotero,
+            publication: Publication {
+                names: item.author_parts(),
+                ..item.publication.clone()
+            },
+            citation_key: item.citation_key.clone(),
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod csl;
 pub mod hostile_pdf;
 pub mod known_items;
 pub mod skip;

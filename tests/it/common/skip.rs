@@ -35,6 +35,10 @@ pub enum Peer {
     Openssl,
     /// Zotero's schema files (`AGENTERO_ZOTERO_SCHEMA` or `../shared/zotero-schema/`).
     ZoteroSchema,
+    /// pandoc with its citeproc (renders a bibliography as a reader sees it).
+    Pandoc,
+    /// BibTeX and its standard styles (`bibtex`, `plain.bst`).
+    Bibtex,
 }
 
 impl Peer {
@@ -54,6 +58,8 @@ impl Peer {
             Peer::Mutool => "mutool (mupdf-tools)",
             Peer::Openssl => "the openssl CLI",
             Peer::ZoteroSchema => "Zotero's schema files",
+            Peer::Pandoc => "pandoc",
+            Peer::Bibtex => "bibtex with plain.bst (texlive-binaries, texlive-base)",
         }
     }
 
@@ -70,7 +76,12 @@ impl Peer {
             Peer::Inspector => {
                 ".ci/run npm-installs @modelcontextprotocol/inspector and sets AGENTERO_MCP_INSPECTOR"
             }
-            Peer::Tmux | Peer::Qpdf | Peer::Mutool | Peer::Openssl => ".ci/run apt-installs it",
+            Peer::Tmux
+            | Peer::Qpdf
+            | Peer::Mutool
+            | Peer::Openssl
+            | Peer::Pandoc
+            | Peer::Bibtex => ".ci/run apt-installs it",
             Peer::RealPages | Peer::HeldOut => ".ci/run downloads and sha256-checks them",
             Peer::ZoteroSchema => "put them in ../shared/zotero-schema or AGENTERO_ZOTERO_SCHEMA",
         }

@@ -7,6 +7,7 @@ use super::{Args, Mode, Piece, Target, fit, take, window};
 use crate::context::quote;
 use crate::context::tools::{PaperData, ToolError};
 use crate::vault::Section;
+use crate::vault::citekeys;
 use crate::vault::furniture;
 use crate::vault::pdf::PageText;
 use crate::vault::uri;
@@ -104,6 +105,16 @@ fn metadata(rel: &str, paper: &PaperData, a: &Args, limit: usize) -> Piece {
         p.extra.insert("year".into(), json!(m.year));
         p.extra.insert("doi".into(), json!(m.doi));
         p.extra.insert("arxiv".into(), json!(m.arxiv));
+        // What a manuscript cites it with (`[@key, p. 3]`), and where it appeared.
+        p.extra
+            .insert("citationKey".into(), json!(citekeys::key_of(m)));
+        let kind = m
+            .publication
+            .kind_or_guess(m.doi.is_some(), m.arxiv.is_some());
+        p.extra.insert("type".into(), json!(kind.csl()));
+        if let Some(c) = &m.publication.container {
+            p.extra.insert("containerTitle".into(), json!(c));
+        }
         p.extra.insert("pages".into(), json!(paper.record.pages));
         if let Some(ab) = &m.abstract_text {
             let (x, more) = take(ab, 0, (room / 2).max(200).min(room));
