@@ -11,6 +11,7 @@ mod files;
 pub mod fixtures;
 mod papers;
 mod pdfwriter;
+mod sidecars;
 
 use std::fs;
 use std::io;
