@@ -14,6 +14,7 @@ mod agents;
 mod index;
 mod man;
 mod marks;
+mod model;
 mod page;
 mod plan;
 mod serve_config;
@@ -253,9 +254,25 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// The static embedding models of hybrid search: which are installed (in the Hugging Face
+    /// cache), which one is used, and this vault's vectors; `model pull ORG/NAME` downloads one.
+    Model {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        #[command(subcommand)]
+        action: Option<ModelAction>,
+    },
     /// Serve the whole vault, read-only, to external MCP clients (Claude Desktop, Claude Code,
     /// Cursor, Zed, …): Streamable HTTP on 127.0.0.1 with a bearer token, or --stdio.
     Serve(ServeArgs),
+}
+
+/// `agentero model`'s actions.
+#[derive(Debug, Subcommand)]
+pub enum ModelAction {
+    /// Download a model2vec model (ORG/NAME) from the Hugging Face hub into the Hugging Face
+    /// cache (the machine must reach the hub).
+    Pull { name: String },
 }
 
 /// `agentero serve`'s arguments.
@@ -298,6 +315,14 @@ pub struct ServeArgs {
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    // The embedding model of every vault this process opens (resolved when one is).
+    if cli.render_page.is_none() && cli.sandboxed_exec.is_none() {
+        let exe = std::env::current_exe().unwrap_or_default();
+        let setting = crate::config::Config::load(None, &exe)
+            .ok()
+            .and_then(|c| c.embeddings);
+        crate::vault::embed::set_process_setting(setting);
+    }
     if let Some(grant) = &cli.agentero_context_mcp {
         return crate::mcp::run(grant);
     }
@@ -443,6 +468,10 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             let opts = PageOptions { dpi, quote, fresh };
             page_png(&vault, &paper, page, &png, &opts)
         }
+        Command::Model { vault, action } => match action {
+            Some(ModelAction::Pull { name }) => model::pull(&name),
+            None => model::list(vault.as_deref()),
+        },
         Command::Demo { dir } => run_demo(dir),
         Command::Man => man::print_man(&mut std::io::stdout().lock()),
         Command::Completions { shell } => {

@@ -1,0 +1,237 @@
+//! Hybrid retrieval: the BM25 hits of a plain query fused with the passages nearest to it in
+//! the embedding space, by reciprocal rank fusion. Tiers stay first (a paper the query names by
+//! its metadata, the owner of an identifier); within a tier a passage ranks by
+//! `Σ 1 / (K + rank)` over the two lists. Queries with operators, phrases or fields, and
+//! identifiers, are exact requests: BM25 alone answers them.
+
+use std::collections::HashMap;
+
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{DocAddress, TantivyDocument, Term};
+
+use super::cards::Scope;
+use super::error::IndexError;
+use super::store::SearchIndex;
+use crate::vault::embed::Vectors;
+use crate::vault::ranking::{self, Hit};
+
+/// Reciprocal rank fusion's constant (the usual 60: a rank's weight falls slowly).
+const RRF_K: f32 = 60.0;
+/// Passages taken from the vectors for a query.
+pub(super) const VECTOR_DEPTH: usize = 50;
+/// Documents of the BM25 list fused (their hits, in BM25 order).
+pub(super) const BM25_DOCS: usize = 50;
+/// A passage found by the vectors alone must be at least this similar to the query (cosine):
+/// below it, every query would "find" something.
+const MIN_SIMILARITY: f32 = 0.2;
+
+/// Whether the vectors answer `query` too: plain words, no identifier.
+pub(super) fn fusable(query: &str) -> bool {
+    ranking::is_plain(query) && ranking::identifier(query).is_none()
+}
+
+/// The score shown for a fused passage: ordered like (tier, rrf), in [tier, tier + 1).
+fn fused_score(tier: u8, rrf: f32) -> f32 {
+    let top = 2.0 / (RRF_K + 1.0);
+    let s = tier as f32 + 0.999 * (rrf / top).clamp(0.0, 1.0);
+    (s * 1000.0).round() / 1000.0
+}
+
+fn unit_of(h: &Hit) -> u32 {
+    h.page
+        .or(h.lines.map(|l| l.0))
+        .map_or(0, |u| u.min(u32::MAX as u64) as u32)
+}
+
+struct Fused {
+    path: String,
+    unit: u32,
+    tier: u8,
+    rrf: f32,
+    hit: Option<Hit>,
+    /// The vectors' document (for a passage only they found).
+    doc: Option<usize>,
+}
+
+impl SearchIndex {
+    /// `bm25` (best first) fused with the vectors' nearest passages, best first, at most
+    /// `keep` of them; `bm25` itself when there are no vectors or the query is not plain.
+    pub(super) fn fuse(
+        &self,
+        searcher: &tantivy::Searcher,
+        query: &str,
+        scope: Option<&Scope>,
+        bm25: Vec<(String, Hit)>,
+        keep: usize,
+    ) -> Result<Vec<(String, Hit)>, IndexError> {
+        let Some(v) = self.vectors.as_deref().filter(|_| fusable(query)) else {
+            return Ok(bm25);
+        };
+        let Some(q) = v.model.embed_query(query) else {
+            return Ok(bm25);
+        };
+        let allowed = |d: usize| in_scope(scope, &v.store.docs[d].path);
+        let nearest = v.store.nearest(&q, VECTOR_DEPTH, &allowed);
+        let mut fused: Vec<Fused> = Vec::new();
+        let mut at: HashMap<(String, u32), usize> = HashMap::new();
+        for (rank, (path, hit)) in bm25.into_iter().enumerate() {
+            let key = (path.clone(), unit_of(&hit));
+            at.entry(key).or_insert_with(|| {
+                fused.push(Fused {
+                    path,
+                    unit: unit_of(&hit),
+                    tier: hit.tier,
+                    rrf: 1.0 / (RRF_K + rank as f32 + 1.0),
+                    hit: Some(hit),
+                    doc: None,
+                });
+                fused.len() - 1
+            });
+        }
+        for (rank, (row, sim)) in nearest.into_iter().enumerate() {
+            let doc = row.doc as usize;
+            let path = &v.store.docs[doc].path;
+            let w = 1.0 / (RRF_K + rank as f32 + 1.0);
+            match at.get(&(path.clone(), row.unit)) {
+                Some(&i) => fused[i].rrf += w,
+                None if sim >= MIN_SIMILARITY => fused.push(Fused {
+                    path: path.clone(),
+                    unit: row.unit,
+                    tier: 0,
+                    rrf: w,
+                    hit: None,
+                    doc: Some(doc),
+                }),
+                None => {}
+            }
+        }
+        fused.sort_by(|a, b| {
+            b.tier
+                .cmp(&a.tier)
+                .then_with(|| b.rrf.total_cmp(&a.rrf))
+                .then_with(|| a.path.cmp(&b.path))
+                .then_with(|| a.unit.cmp(&b.unit))
+        });
+        let mut out = Vec::with_capacity(keep.min(fused.len()));
+        for f in fused {
+            if out.len() >= keep {
+                break;
+            }
+            let hit = match (f.hit, f.doc) {
+                (Some(h), _) => Some(h),
+                (None, Some(d)) => self.passage(searcher, v, d, f.unit)?,
+                (None, None) => None,
+            };
+            if let Some(mut h) = hit {
+                h.score = fused_score(f.tier, f.rrf);
+                out.push((f.path, h));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The index's document of the vectors' passage (`unit` of document `d`), when the index
+    /// holds it as the vectors saw it (same sha256).
+    fn passage(
+        &self,
+        searcher: &tantivy::Searcher,
+        v: &Vectors,
+        d: usize,
+        unit: u32,
+    ) -> Result<Option<Hit>, IndexError> {
+        let f = &self.fields;
+        let doc = &v.store.docs[d];
+        let path_q = || -> Box<dyn Query> {
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.path, &doc.path),
+                IndexRecordOption::Basic,
+            ))
+        };
+        let page_q = BooleanQuery::new(vec![
+            (Occur::Must, path_q()),
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_u64(f.page, unit as u64),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ]);
+        let num = |d: &TantivyDocument, field| d.get_first(field).and_then(|v| v.as_u64());
+        let same = |d: &TantivyDocument| {
+            d.get_first(f.sha256).and_then(|v| v.as_str()) == Some(doc.sha256.as_str())
+        };
+        let hit = |address: DocAddress, page, lines| Hit {
+            tier: 0,
+            score: 0.0,
+            address,
+            page,
+            lines,
+        };
+        let found = searcher.search(&page_q, &TopDocs::with_limit(1).order_by_score())?;
+        if let Some((_, addr)) = found.first() {
+            let d: TantivyDocument = searcher.doc(*addr)?;
+            return Ok(same(&d).then(|| hit(*addr, Some(unit as u64), None)));
+        }
+        // A text file's chunk, by its first line.
+        let chunks = searcher.search(&*path_q(), &TopDocs::with_limit(10_000).order_by_score())?;
+        for (_, addr) in chunks {
+            let d: TantivyDocument = searcher.doc(addr)?;
+            if num(&d, f.line_start) == Some(unit as u64) && same(&d) {
+                let lines = num(&d, f.line_start).zip(num(&d, f.line_end));
+                return Ok(Some(hit(addr, None, lines)));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Whether `path` is inside `scope` (everything when there is none).
+fn in_scope(scope: Option<&Scope>, path: &str) -> bool {
+    let Some(s) = scope else {
+        return true;
+    };
+    s.files.iter().any(|f| f == path)
+        || s.dirs.iter().any(|d| {
+            d.is_empty()
+                || path
+                    .strip_prefix(d.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fused_scores_keep_tiers_apart_and_order_by_rrf() {
+        let one = 1.0 / (RRF_K + 1.0);
+        assert!(fused_score(0, 2.0 * one) < 1.0);
+        assert!(fused_score(1, 0.0) >= 1.0);
+        assert!(fused_score(0, one) > fused_score(0, 1.0 / (RRF_K + 2.0)));
+    }
+
+    #[test]
+    fn only_plain_queries_are_fused() {
+        assert!(fusable("heat treatment of steel"));
+        assert!(!fusable("\"heat treatment\""));
+        assert!(!fusable("title:steel"));
+        assert!(!fusable("10.1145/3290605.3300233"));
+    }
+
+    #[test]
+    fn scope_admits_its_files_and_folders() {
+        let s = Scope {
+            files: vec!["a/x.pdf".into()],
+            dirs: vec!["papers".into()],
+        };
+        assert!(in_scope(Some(&s), "a/x.pdf"));
+        assert!(in_scope(Some(&s), "papers/y/z.pdf"));
+        assert!(!in_scope(Some(&s), "papersx/z.pdf"));
+        assert!(!in_scope(Some(&s), "a/y.pdf"));
+        assert!(in_scope(None, "anything"));
+    }
+}
