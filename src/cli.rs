@@ -315,12 +315,15 @@ pub struct ServeArgs {
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    // The embedding model of every vault this process opens (resolved when one is).
+    // The embedding model of every vault this process opens (resolved when one is):
+    // `AGENTERO_EMBEDDINGS`, else the config's `[search] embeddings`.
     if cli.render_page.is_none() && cli.sandboxed_exec.is_none() {
-        let exe = std::env::current_exe().unwrap_or_default();
-        let setting = crate::config::Config::load(None, &exe)
-            .ok()
-            .and_then(|c| c.embeddings);
+        let setting = std::env::var("AGENTERO_EMBEDDINGS").ok().or_else(|| {
+            let exe = std::env::current_exe().unwrap_or_default();
+            crate::config::Config::load(None, &exe)
+                .ok()
+                .and_then(|c| c.embeddings)
+        });
         crate::vault::embed::set_process_setting(setting);
     }
     if let Some(grant) = &cli.agentero_context_mcp {

@@ -18,6 +18,7 @@ mod config_robustness;
 mod context_plan;
 mod corpus_index;
 mod demo_vault;
+mod embeddings;
 mod fuzz;
 mod fuzz_acp;
 mod highlights;

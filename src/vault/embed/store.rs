@@ -279,6 +279,11 @@ impl StoreWriter {
         self.push_quantized(unit, scale, &comps);
     }
 
+    /// Replaces the vectors file at `path` (a state file: atomically, never through a link).
+    pub fn save(self, path: &Path) -> Result<(), statefs::StateError> {
+        statefs::atomic_write(path, &self.finish())
+    }
+
     /// The file's bytes.
     pub fn finish(self) -> Vec<u8> {
         let header = serde_json::to_vec(&Header {

@@ -10,7 +10,6 @@ use super::{ModelChoice, load};
 use crate::vault::catalog::{Catalog, Status};
 use crate::vault::index::SearchIndex;
 use crate::vault::scan::EntryKind;
-use crate::vault::statefs;
 
 /// What an index run did to the vectors.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -119,7 +118,7 @@ pub fn sync(
         return Some(summary);
     }
     drop(old);
-    if let Err(e) = statefs::atomic_write(path, &w.finish()) {
+    if let Err(e) = w.save(path) {
         summary.error = Some(format!("the vectors cannot be written: {e}"));
     }
     Some(summary)

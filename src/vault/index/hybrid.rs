@@ -23,8 +23,8 @@ const RRF_K: f32 = 60.0;
 pub(super) const VECTOR_DEPTH: usize = 50;
 /// Documents of the BM25 list fused (their hits, in BM25 order).
 pub(super) const BM25_DOCS: usize = 50;
-/// A passage found by the vectors alone must be at least this similar to the query (cosine):
-/// below it, every query would "find" something.
+/// A passage counts in the vectors' list only when it is at least this similar to the query
+/// (cosine): below it, every query would "find" something, and every BM25 hit get a vote.
 const MIN_SIMILARITY: f32 = 0.2;
 
 /// Whether the vectors answer `query` too: plain words, no identifier.
@@ -73,7 +73,9 @@ impl SearchIndex {
             return Ok(bm25);
         };
         let allowed = |d: usize| in_scope(scope, &v.store.docs[d].path);
-        let nearest = v.store.nearest(&q, VECTOR_DEPTH, &allowed);
+        // Only passages near enough to the query vote: the rest of the vectors' list is noise.
+        let mut nearest = v.store.nearest(&q, VECTOR_DEPTH, &allowed);
+        nearest.retain(|(_, sim)| *sim >= MIN_SIMILARITY);
         let mut fused: Vec<Fused> = Vec::new();
         let mut at: HashMap<(String, u32), usize> = HashMap::new();
         for (rank, (path, hit)) in bm25.into_iter().enumerate() {
@@ -90,13 +92,13 @@ impl SearchIndex {
                 fused.len() - 1
             });
         }
-        for (rank, (row, sim)) in nearest.into_iter().enumerate() {
+        for (rank, (row, _)) in nearest.into_iter().enumerate() {
             let doc = row.doc as usize;
             let path = &v.store.docs[doc].path;
             let w = 1.0 / (RRF_K + rank as f32 + 1.0);
             match at.get(&(path.clone(), row.unit)) {
                 Some(&i) => fused[i].rrf += w,
-                None if sim >= MIN_SIMILARITY => fused.push(Fused {
+                None => fused.push(Fused {
                     path: path.clone(),
                     unit: row.unit,
                     tier: 0,
@@ -104,7 +106,6 @@ impl SearchIndex {
                     hit: None,
                     doc: Some(doc),
                 }),
-                None => {}
             }
         }
         fused.sort_by(|a, b| {

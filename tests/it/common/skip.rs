@@ -35,6 +35,8 @@ pub enum Peer {
     Openssl,
     /// Zotero's schema files (`AGENTERO_ZOTERO_SCHEMA` or `../shared/zotero-schema/`).
     ZoteroSchema,
+    /// The wordllama wheel's static embeddings, unpacked (`AGENTERO_WORDLLAMA`).
+    Wordllama,
 }
 
 impl Peer {
@@ -54,6 +56,7 @@ impl Peer {
             Peer::Mutool => "mutool (mupdf-tools)",
             Peer::Openssl => "the openssl CLI",
             Peer::ZoteroSchema => "Zotero's schema files",
+            Peer::Wordllama => "the wordllama wheel's embeddings (AGENTERO_WORDLLAMA)",
         }
     }
 
@@ -73,6 +76,9 @@ impl Peer {
             Peer::Tmux | Peer::Qpdf | Peer::Mutool | Peer::Openssl => ".ci/run apt-installs it",
             Peer::RealPages | Peer::HeldOut => ".ci/run downloads and sha256-checks them",
             Peer::ZoteroSchema => "put them in ../shared/zotero-schema or AGENTERO_ZOTERO_SCHEMA",
+            Peer::Wordllama => {
+                ".ci/run pip-downloads wordllama==0.4.0.post1, sha256-checks and unpacks it"
+            }
         }
     }
 }
