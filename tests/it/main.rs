@@ -22,6 +22,7 @@ mod embeddings;
 mod fuzz;
 mod fuzz_acp;
 mod highlights;
+mod hybrid_quality;
 mod index_recovery;
 mod index_search;
 mod judged_questions;

@@ -18,9 +18,14 @@ const MAX_MODEL_BYTES: u64 = 2 << 30;
 /// change past that).
 pub const MAX_PASSAGE_CHARS: usize = 12_000;
 
+/// A query whose tokens the vocabulary knows less than this share of is not embedded.
+const MIN_KNOWN_SHARE: f32 = 0.75;
+
 /// A loaded model: what embeds passages and queries, and what identifies it.
 pub struct Embedder {
     model: model2vec_rs::model::StaticModel,
+    /// The model's tokenizer, to tell how much of a query its vocabulary knows.
+    tokenizer: Option<tokenizers::Tokenizer>,
     /// Where it was loaded from.
     pub folder: PathBuf,
     /// `ORG/NAME` when it is in the Hugging Face cache, else the folder's name.
@@ -94,12 +99,16 @@ impl Embedder {
         })
         .map_err(|_| err("the model files are malformed".into()))?
         .map_err(|e| err(format!("{e:#}")))?;
+        let tokenizer = std::panic::catch_unwind(|| tokenizers::Tokenizer::from_bytes(&tok))
+            .ok()
+            .and_then(Result::ok);
         let dims = model.dim();
         if dims == 0 || dims > super::store::MAX_DIMS {
             return Err(err(format!("{dims} dimensions")));
         }
         Ok(Embedder {
             model,
+            tokenizer,
             folder: folder.to_path_buf(),
             name: model_name(folder),
             identity,
@@ -119,9 +128,35 @@ impl Embedder {
         std::panic::catch_unwind(|| self.model.encode_flat_with_args(&cut, None)).ok()
     }
 
-    /// The unit vector of a query.
+    /// The unit vector of a query, when the model knows most of it: a query whose tokens are
+    /// mostly unknown to the vocabulary, or bytes it falls back to (a script the model was not
+    /// trained on), has a vector that means nothing.
     pub fn embed_query(&self, query: &str) -> Option<Vec<f32>> {
+        if self.known_share(query) < MIN_KNOWN_SHARE {
+            return None;
+        }
         self.embed(&[query.to_string()])
+    }
+
+    /// The share of `query`'s tokens that are words of the vocabulary (not the unknown token,
+    /// not a byte fallback such as `<0xE4>`); 1 when the tokenizer cannot tell.
+    pub fn known_share(&self, query: &str) -> f32 {
+        let Some(t) = &self.tokenizer else {
+            return 1.0;
+        };
+        let Ok(Ok(enc)) = std::panic::catch_unwind(|| t.encode(query, false)) else {
+            return 1.0;
+        };
+        let tokens = enc.get_tokens();
+        if tokens.is_empty() {
+            return 0.0;
+        }
+        let unknown = |s: &str| {
+            matches!(s, "[UNK]" | "<unk>" | "<UNK>")
+                || (s.len() == 6 && s.starts_with("<0x") && s.ends_with('>'))
+        };
+        let known = tokens.iter().filter(|s| !unknown(s)).count();
+        known as f32 / tokens.len() as f32
     }
 }
 
