@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! Embedding models for tests and benches, in model2vec's folder format (`tokenizer.json`,
 //! `model.safetensors`, `config.json`): a tiny one written here, whose words have meanings the
 //! tests choose, and the real static embeddings of the `wordllama` wheel when `.ci/run` has
@@ -153,7 +154,7 @@ fn write_safetensors(path: &Path, rows: usize, cols: usize, data: &[u8]) {
         "embeddings": {"dtype": "F32", "shape": [rows, cols], "data_offsets": [0, data.len()]}
     })
     .to_string();
-    while header.len() % 8 != 0 {
+    while !header.len().is_multiple_of(8) {
         header.push(' ');
     }
     let mut out = (header.len() as u64).to_le_bytes().to_vec();
