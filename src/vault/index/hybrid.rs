@@ -19,6 +19,9 @@ use super::store::SearchIndex;
 use crate::vault::embed::Vectors;
 use crate::vault::ranking::{self, Hit};
 
+/// Windows of a page compared with the query for an excerpt, at most.
+const MAX_WINDOWS: usize = 64;
+
 /// Reciprocal rank fusion's constant (the usual 60: a rank's weight falls slowly).
 const RRF_K: f32 = 60.0;
 /// How much a rank in the vectors' list counts against the same rank in BM25's. Measured on
@@ -157,6 +160,63 @@ impl SearchIndex {
                 (path, h)
             })
             .collect())
+    }
+
+    /// The vector of `query` when the vectors answer it (see [`fusable`]).
+    pub(super) fn query_vector(&self, query: &str) -> Option<Vec<f32>> {
+        let v = self.vectors.as_deref().filter(|_| fusable(query))?;
+        v.model.embed_query(query)
+    }
+
+    /// The window of `text` (about `max` characters, cut at spaces) nearest to the query
+    /// vector `q`, with `…` where it was cut; `None` when the text is short or nothing is near.
+    pub(super) fn nearest_window(&self, text: &str, q: &[f32], max: usize) -> Option<String> {
+        let v = self.vectors.as_deref()?;
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let max = max.max(40);
+        if words.iter().map(|w| w.len() + 1).sum::<usize>() <= max {
+            return None;
+        }
+        // Windows of whole words, each starting half a window after the previous one.
+        let mut windows: Vec<(usize, usize)> = Vec::new();
+        let mut start = 0;
+        while start < words.len() && windows.len() < MAX_WINDOWS {
+            let (mut end, mut chars) = (start, 0);
+            while end < words.len() && chars + words[end].chars().count() < max {
+                chars += words[end].chars().count() + 1;
+                end += 1;
+            }
+            let end = end.max(start + 1);
+            windows.push((start, end));
+            if end >= words.len() {
+                break;
+            }
+            start += ((end - start) / 2).max(1);
+        }
+        let texts: Vec<String> = windows
+            .iter()
+            .map(|&(a, b)| words[a..b].join(" "))
+            .collect();
+        let vectors = v.model.embed(&texts)?;
+        let dims = v.model.dims;
+        let (best, sim) = vectors
+            .chunks(dims)
+            .map(|w| w.iter().zip(q).map(|(a, b)| a * b).sum::<f32>())
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(&b.1))?;
+        if sim < MIN_SIMILARITY {
+            return None;
+        }
+        let (a, b) = windows[best];
+        let mut out = String::new();
+        if a > 0 {
+            out.push('…');
+        }
+        out.push_str(&texts[best]);
+        if b < words.len() {
+            out.push('…');
+        }
+        Some(out)
     }
 
     /// The index's document of the vectors' passage (`unit` of document `d`), when the index

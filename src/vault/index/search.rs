@@ -184,15 +184,14 @@ impl SearchIndex {
         };
         let (snippets, terms) = self.excerpts(&searcher, &*plan.main, opts.excerpt_chars)?;
         let cjk_runs = tokenizer::cjk_runs(query);
+        let near = self.query_vector(query);
         let mut cards = Vec::with_capacity(hits.len());
         for (_, hit) in hits {
             let doc: TantivyDocument = searcher.doc(hit.address)?;
             cards.push(self.card(
                 &doc,
                 hit.score,
-                &snippets,
-                &terms,
-                &cjk_runs,
+                (&snippets, &terms, &cjk_runs, near.as_deref()),
                 opts.excerpt_chars,
             ));
         }
@@ -213,6 +212,7 @@ impl SearchIndex {
         let groups = self.fuse_groups(&searcher, query, opts, groups)?;
         let (snippets, terms) = self.excerpts(&searcher, &*plan.main, opts.excerpt_chars)?;
         let cjk_runs = tokenizer::cjk_runs(query);
+        let near = self.query_vector(query);
         let mut out = Vec::with_capacity(groups.len());
         for g in groups {
             let best = &g.hits[0];
@@ -220,9 +220,7 @@ impl SearchIndex {
             let card = self.card(
                 &doc,
                 best.score,
-                &snippets,
-                &terms,
-                &cjk_runs,
+                (&snippets, &terms, &cjk_runs, near.as_deref()),
                 opts.excerpt_chars,
             );
             let pages = g
@@ -315,15 +313,16 @@ impl SearchIndex {
         Ok((snippets, terms))
     }
 
+    /// `marks`: the excerpt generator, the query's terms in the text, its CJK runs, and its
+    /// vector (a page no term of the query is on is excerpted where it is nearest in meaning).
     fn card(
         &self,
         doc: &TantivyDocument,
         score: f32,
-        snippets: &SnippetGenerator,
-        terms: &[String],
-        cjk_runs: &[String],
+        marks: (&SnippetGenerator, &[String], &[String], Option<&[f32]>),
         max: usize,
     ) -> Card {
+        let (snippets, terms, cjk_runs, near) = marks;
         let f = &self.fields;
         let text_of = |field: Field| {
             doc.get_first(field)
@@ -355,7 +354,8 @@ impl SearchIndex {
             if text.trim().is_empty() {
                 "(no text layer on this page)".to_string()
             } else {
-                shorten(&text, max)
+                near.and_then(|q| self.nearest_window(&text, q, max))
+                    .unwrap_or_else(|| shorten(&text, max))
             }
         } else {
             mark(snippet.fragment(), &highlights)
