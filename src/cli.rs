@@ -15,6 +15,7 @@ mod check;
 mod index;
 mod man;
 mod marks;
+mod model;
 mod page;
 mod plan;
 mod serve_config;
@@ -286,9 +287,25 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// The static embedding models of hybrid search: which are installed (in the Hugging Face
+    /// cache), which one is used, and this vault's vectors; `model pull ORG/NAME` downloads one.
+    Model {
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        #[command(subcommand)]
+        action: Option<ModelAction>,
+    },
     /// Serve the whole vault, read-only, to external MCP clients (Claude Desktop, Claude Code,
     /// Cursor, Zed, …): Streamable HTTP on 127.0.0.1 with a bearer token, or --stdio.
     Serve(ServeArgs),
+}
+
+/// `agentero model`'s actions.
+#[derive(Debug, Subcommand)]
+pub enum ModelAction {
+    /// Download a model2vec model (ORG/NAME) from the Hugging Face hub into the Hugging Face
+    /// cache (the machine must reach the hub).
+    Pull { name: String },
 }
 
 /// `agentero serve`'s arguments.
@@ -331,6 +348,17 @@ pub struct ServeArgs {
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    // The embedding model of every vault this process opens (resolved when one is):
+    // `AGENTERO_EMBEDDINGS`, else the config's `[search] embeddings`.
+    if cli.render_page.is_none() && cli.sandboxed_exec.is_none() {
+        let setting = std::env::var("AGENTERO_EMBEDDINGS").ok().or_else(|| {
+            let exe = std::env::current_exe().unwrap_or_default();
+            crate::config::Config::load(None, &exe)
+                .ok()
+                .and_then(|c| c.embeddings)
+        });
+        crate::vault::embed::set_process_setting(setting);
+    }
     if let Some(grant) = &cli.agentero_context_mcp {
         return crate::mcp::run(grant);
     }
@@ -476,6 +504,10 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             let opts = PageOptions { dpi, quote, fresh };
             page_png(&vault, &paper, page, &png, &opts)
         }
+        Command::Model { vault, action } => match action {
+            Some(ModelAction::Pull { name }) => model::pull(&name),
+            None => model::list(vault.as_deref()),
+        },
         Command::Demo { dir } => run_demo(dir),
         Command::Reverify {
             vault,

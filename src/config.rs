@@ -13,6 +13,10 @@
 //! read_chars = 8000
 //! turn_chars = 40000
 //!
+//! [search]
+//! embeddings = "minishlab/potion-base-8M"   # or a model folder, or "off" (default: the first
+//!                                           # model2vec model in the Hugging Face cache)
+//!
 //! [agents.claude]
 //! command = "claude-agent-acp"
 //! args = []
@@ -149,6 +153,9 @@ pub struct Config {
     pub agents: BTreeMap<String, AgentDef>,
     /// The `local` preset's model and Ollama server (`[local]`).
     pub local_model: LocalModel,
+    /// `[search] embeddings`: the static embedding model of hybrid search, as written (see
+    /// `vault::embed::resolve`).
+    pub embeddings: Option<String>,
     /// The agents the file sets up: its `[agents.NAME]` sections, and `local` for `[local]`
     /// (see [`Config::configured`]).
     pub set_up: BTreeSet<String>,
@@ -217,6 +224,7 @@ impl Config {
             turn_timeout_secs: DEFAULT_TURN_TIMEOUT_SECS,
             agents,
             local_model,
+            embeddings: None,
             set_up: BTreeSet::new(),
             problems: Vec::new(),
         }
@@ -346,14 +354,39 @@ impl Config {
                     self.apply_agents(text, offset, value, problem);
                     Ok(())
                 }
+                "search" => self.apply_search(value),
                 other => Err(format!(
-                    "unknown setting `{other}` (known: default_agent, keymap, theme, turn_timeout_secs, [budget], [local], [agents.NAME])"
+                    "unknown setting `{other}` (known: default_agent, keymap, theme, turn_timeout_secs, [budget], [search], [local], [agents.NAME])"
                 )),
             };
             if let Err(m) = outcome {
                 problem(line, format!("{m}; ignored"));
             }
         }
+    }
+
+    /// `[search]`: `embeddings = "ORG/NAME" | "FOLDER" | "off"`.
+    fn apply_search(&mut self, value: toml::Value) -> Result<(), String> {
+        let toml::Value::Table(t) = value else {
+            return Err("`search` must be a table ([search])".into());
+        };
+        for (k, v) in t {
+            match (k.as_str(), v) {
+                ("embeddings", toml::Value::String(s)) => self.embeddings = Some(s),
+                ("embeddings", _) => {
+                    return Err(
+                        "[search] embeddings must be a string: ORG/NAME, a folder or \"off\""
+                            .into(),
+                    );
+                }
+                (other, _) => {
+                    return Err(format!(
+                        "unknown setting `{other}` in [search] (known: embeddings)"
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn apply_agents(

@@ -111,6 +111,30 @@ pub(super) fn print_summary(vault: &Vault, s: &IndexSummary) {
     for (p, w) in &s.warnings {
         let _ = writeln!(out, "  warning: {}: {}", visible(p), visible(w));
     }
+    let _ = writeln!(out, "  {}", embeddings_line(s.embeddings.as_ref()));
+}
+
+/// What the run did to the passage vectors, or how to add a model when there is none.
+fn embeddings_line(e: Option<&crate::vault::embed::EmbedSummary>) -> String {
+    let Some(e) = e else {
+        return crate::vault::embed::HOW_TO_ADD.to_string();
+    };
+    if let Some(why) = &e.error {
+        return format!("embeddings: none: {}", visible(why));
+    }
+    let mut line = format!(
+        "embeddings: {}: {} passages embedded, {} kept",
+        visible(&e.model),
+        e.embedded,
+        e.reused
+    );
+    if let Some(why) = &e.replaced {
+        line.push_str(&format!(
+            " (the previous vectors were replaced: {})",
+            visible(why)
+        ));
+    }
+    line
 }
 
 /// The longest title `search --json` prints, in characters (the rest is cut, with `…`).

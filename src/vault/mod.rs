@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod checked;
 pub mod citekeys;
 pub mod demo;
+pub mod embed;
 pub mod extract;
 pub mod fsutil;
 pub mod furniture;
@@ -82,6 +83,8 @@ pub struct Vault {
     root: PathBuf,
     state: state::StateLocation,
     zotero: Option<std::sync::Arc<zotero::Source>>,
+    /// The embedding model its index and searches use (this process's, unless set).
+    embeddings: embed::ModelChoice,
 }
 
 impl Vault {
@@ -136,6 +139,7 @@ impl Vault {
             root,
             state: location,
             zotero: source,
+            embeddings: embed::process_choice(),
         })
     }
 
@@ -364,7 +368,29 @@ impl Vault {
         self.record(&entry.sha256)
     }
 
+    /// The index, with the passage vectors attached when this vault's model wrote them.
     pub fn open_index(&self) -> Result<SearchIndex, VaultError> {
-        Ok(SearchIndex::open(&self.index_dir())?)
+        let index = SearchIndex::open(&self.index_dir())?;
+        Ok(
+            match embed::attach(&self.embeddings, &self.vectors_path()) {
+                Some(v) => index.with_vectors(v),
+                None => index,
+            },
+        )
+    }
+
+    /// The same vault with another embedding model (or none).
+    pub fn with_embeddings(mut self, choice: embed::ModelChoice) -> Vault {
+        self.embeddings = choice;
+        self
+    }
+
+    pub fn embeddings(&self) -> &embed::ModelChoice {
+        &self.embeddings
+    }
+
+    /// The passage vectors beside the index ([`embed::store`]).
+    pub fn vectors_path(&self) -> PathBuf {
+        self.state_dir().join("vectors.bin")
     }
 }

@@ -7,6 +7,7 @@ mod cards;
 mod contain;
 mod error;
 mod excerpt;
+mod hybrid;
 mod query;
 pub mod schema;
 mod search;

@@ -162,8 +162,9 @@ impl SearchIndex {
             return Ok(Vec::new());
         };
         let mut groups = self.collect(&searcher, &plan, opts.limit)?;
-        // The best `limit` hits (spread or not) all come from the best `limit` documents.
-        groups.truncate(opts.limit);
+        // The best `limit` hits (spread or not) all come from the best `limit` documents;
+        // fused with the vectors, from more of them.
+        groups.truncate(self.fused_docs(opts.limit));
         let mut hits: Vec<(String, Hit)> = groups
             .into_iter()
             .flat_map(|g| {
@@ -172,6 +173,8 @@ impl SearchIndex {
             })
             .collect();
         hits.sort_by(|a, b| ranking::hit_order((&a.0, &a.1), (&b.0, &b.1)));
+        let keep = opts.limit.saturating_mul(opts.limit).max(opts.limit);
+        let mut hits = self.fuse(&searcher, query, opts.scope.as_ref(), hits, keep)?;
         let hits = match opts.per_document {
             Some(cap) => ranking::spread(hits, opts.limit, cap, |h| h.0.as_str()),
             None => {
@@ -181,15 +184,14 @@ impl SearchIndex {
         };
         let (snippets, terms) = self.excerpts(&searcher, &*plan.main, opts.excerpt_chars)?;
         let cjk_runs = tokenizer::cjk_runs(query);
+        let near = self.query_vector(query);
         let mut cards = Vec::with_capacity(hits.len());
         for (_, hit) in hits {
             let doc: TantivyDocument = searcher.doc(hit.address)?;
             cards.push(self.card(
                 &doc,
                 hit.score,
-                &snippets,
-                &terms,
-                &cjk_runs,
+                (&snippets, &terms, &cjk_runs, near.as_deref()),
                 opts.excerpt_chars,
             ));
         }
@@ -206,9 +208,11 @@ impl SearchIndex {
             return Ok(Vec::new());
         };
         let mut groups = self.collect(&searcher, &plan, PAGES_LISTED)?;
-        groups.truncate(opts.limit);
+        groups.truncate(self.fused_docs(opts.limit));
+        let groups = self.fuse_groups(&searcher, query, opts, groups)?;
         let (snippets, terms) = self.excerpts(&searcher, &*plan.main, opts.excerpt_chars)?;
         let cjk_runs = tokenizer::cjk_runs(query);
+        let near = self.query_vector(query);
         let mut out = Vec::with_capacity(groups.len());
         for g in groups {
             let best = &g.hits[0];
@@ -216,9 +220,7 @@ impl SearchIndex {
             let card = self.card(
                 &doc,
                 best.score,
-                &snippets,
-                &terms,
-                &cjk_runs,
+                (&snippets, &terms, &cjk_runs, near.as_deref()),
                 opts.excerpt_chars,
             );
             let pages = g
@@ -244,6 +246,52 @@ impl SearchIndex {
         Ok(out)
     }
 
+    /// Documents of the BM25 list a search keeps: `limit`, or more when they are fused.
+    fn fused_docs(&self, limit: usize) -> usize {
+        if self.vectors.is_some() {
+            limit.max(super::hybrid::BM25_DOCS)
+        } else {
+            limit
+        }
+    }
+
+    /// Paper-level groups in fused order (their pages too), at most `opts.limit` of them.
+    fn fuse_groups(
+        &self,
+        searcher: &tantivy::Searcher,
+        query: &str,
+        opts: &SearchOptions,
+        mut groups: Vec<Group>,
+    ) -> Result<Vec<Group>, IndexError> {
+        if self.vectors.is_none() {
+            groups.truncate(opts.limit);
+            return Ok(groups);
+        }
+        let mut hits: Vec<(String, Hit)> = groups
+            .into_iter()
+            .flat_map(|g| {
+                let path = g.path;
+                g.hits.into_iter().map(move |h| (path.clone(), h))
+            })
+            .collect();
+        hits.sort_by(|a, b| ranking::hit_order((&a.0, &a.1), (&b.0, &b.1)));
+        let keep = opts.limit.saturating_mul(PAGES_LISTED);
+        let fused = self.fuse(searcher, query, opts.scope.as_ref(), hits, keep)?;
+        let mut out: Vec<Group> = Vec::new();
+        for (path, hit) in fused {
+            match out.iter().position(|g| g.path == path) {
+                Some(i) if out[i].hits.len() < PAGES_LISTED => out[i].hits.push(hit),
+                Some(_) => {}
+                None if out.len() < opts.limit => out.push(Group {
+                    path,
+                    hits: vec![hit],
+                }),
+                None => {}
+            }
+        }
+        Ok(out)
+    }
+
     /// The excerpt generator of a query and its terms in the text (where excerpts are cut).
     fn excerpts(
         &self,
@@ -265,15 +313,16 @@ impl SearchIndex {
         Ok((snippets, terms))
     }
 
+    /// `marks`: the excerpt generator, the query's terms in the text, its CJK runs, and its
+    /// vector (a page no term of the query is on is excerpted where it is nearest in meaning).
     fn card(
         &self,
         doc: &TantivyDocument,
         score: f32,
-        snippets: &SnippetGenerator,
-        terms: &[String],
-        cjk_runs: &[String],
+        marks: (&SnippetGenerator, &[String], &[String], Option<&[f32]>),
         max: usize,
     ) -> Card {
+        let (snippets, terms, cjk_runs, near) = marks;
         let f = &self.fields;
         let text_of = |field: Field| {
             doc.get_first(field)
@@ -305,7 +354,8 @@ impl SearchIndex {
             if text.trim().is_empty() {
                 "(no text layer on this page)".to_string()
             } else {
-                shorten(&text, max)
+                near.and_then(|q| self.nearest_window(&text, q, max))
+                    .unwrap_or_else(|| shorten(&text, max))
             }
         } else {
             mark(snippet.fragment(), &highlights)

@@ -16,6 +16,8 @@ pub struct SearchIndex {
     pub(super) index: Index,
     pub(super) reader: IndexReader,
     pub fields: Fields,
+    /// The passage vectors a plain query is fused with ([`super::hybrid`]).
+    pub(super) vectors: Option<std::sync::Arc<crate::vault::embed::Vectors>>,
 }
 
 impl SearchIndex {
@@ -68,7 +70,19 @@ impl SearchIndex {
             index,
             reader,
             fields,
+            vectors: None,
         })
+    }
+
+    /// This index with passage vectors to fuse with its BM25 hits.
+    pub fn with_vectors(mut self, vectors: crate::vault::embed::Vectors) -> SearchIndex {
+        self.vectors = Some(std::sync::Arc::new(vectors));
+        self
+    }
+
+    /// The model whose vectors are fused with this index's hits, if any.
+    pub fn embedding_model(&self) -> Option<&str> {
+        self.vectors.as_deref().map(|v| v.model.name.as_str())
     }
 
     /// Creates an empty index in `dir` (which must be empty or missing).

@@ -55,6 +55,8 @@ pub fn index_vault(
             progress,
         )?;
     }
+    summary.embeddings =
+        super::embed::sync(vault.embeddings(), &vault.vectors_path(), &index, &catalog);
     catalog
         .save(&vault.catalog_path())
         .map_err(|source| VaultError::StateNotWritable {

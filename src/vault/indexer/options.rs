@@ -69,6 +69,8 @@ pub struct IndexSummary {
     pub warnings: Vec<(String, String)>,
     /// Why the whole index was rebuilt, when it was.
     pub rebuilt: Option<String>,
+    /// What the run did to the passage vectors (`None`: no embedding model).
+    pub embeddings: Option<crate::vault::embed::EmbedSummary>,
     pub elapsed: Duration,
 }
 

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod csl;
+pub mod embedding_model;
 pub mod hostile_pdf;
 pub mod known_items;
 pub mod skip;
@@ -88,6 +89,10 @@ pub fn command(cwd: &Path) -> Command {
         .env("HOME", &home)
         .env("XDG_DATA_HOME", home.join("data"))
         .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env_remove("HF_HOME")
+        .env_remove("HF_HUB_CACHE")
+        .env_remove("AGENTERO_EMBEDDINGS")
         .env_remove("AGENTERO_LOG");
     cmd
 }
@@ -116,8 +121,10 @@ pub async fn mcp_client(
 ) -> rmcp::service::RunningService<rmcp::service::RoleClient, ()> {
     use rmcp::ServiceExt;
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agentero"));
+    // No embedding model: the user's Hugging Face cache does not change what tests find.
     cmd.arg("--agentero-context-mcp")
         .arg(grant)
+        .env("AGENTERO_EMBEDDINGS", "off")
         .kill_on_drop(true);
     let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
         .stderr(std::process::Stdio::piped())
@@ -226,6 +233,9 @@ pub async fn stdio_client(mut cmd: tokio::process::Command, home: &Path) -> McpC
     cmd.env("HOME", home)
         .env("XDG_DATA_HOME", home.join("data"))
         .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env_remove("HF_HOME")
+        .env_remove("HF_HUB_CACHE")
         .kill_on_drop(true);
     let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
         .stderr(std::process::Stdio::piped())

@@ -39,6 +39,8 @@ pub enum Peer {
     Pandoc,
     /// BibTeX and its standard styles (`bibtex`, `plain.bst`).
     Bibtex,
+    /// The wordllama wheel's static embeddings, unpacked (`AGENTERO_WORDLLAMA`).
+    Wordllama,
 }
 
 impl Peer {
@@ -60,6 +62,7 @@ impl Peer {
             Peer::ZoteroSchema => "Zotero's schema files",
             Peer::Pandoc => "pandoc",
             Peer::Bibtex => "bibtex with plain.bst (texlive-binaries, texlive-base)",
+            Peer::Wordllama => "the wordllama wheel's embeddings (AGENTERO_WORDLLAMA)",
         }
     }
 
@@ -84,6 +87,9 @@ impl Peer {
             | Peer::Bibtex => ".ci/run apt-installs it",
             Peer::RealPages | Peer::HeldOut => ".ci/run downloads and sha256-checks them",
             Peer::ZoteroSchema => "put them in ../shared/zotero-schema or AGENTERO_ZOTERO_SCHEMA",
+            Peer::Wordllama => {
+                ".ci/run pip-downloads wordllama==0.4.0.post1, sha256-checks and unpacks it"
+            }
         }
     }
 }

@@ -203,6 +203,24 @@ fn kinds() -> Vec<Kind> {
             },
         },
         Kind {
+            name: "vectors.bin",
+            speaks: true,
+            rel: "vectors.bin",
+            exercise: |v| {
+                use agentero::vault::embed::{VectorStore, store};
+                let id = store::ModelId {
+                    name: "t/m".into(),
+                    identity: "i".into(),
+                };
+                let mut w = store::StoreWriter::new(id, 2);
+                w.doc("papers/x.pdf", SHA);
+                w.push(1, &[0.6, 0.8]);
+                let mut said = err(w.save(&v.vectors_path()));
+                said.extend(err(VectorStore::open(&v.vectors_path()).map(|_| ())));
+                said
+            },
+        },
+        Kind {
             name: "log",
             speaks: true,
             rel: "logs/agentero.log",
