@@ -119,7 +119,8 @@ pub(super) fn pull(name: &str) -> anyhow::Result<()> {
         .and_then(|v| v.get("sha")?.as_str().map(str::to_string))
         .filter(|s| !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric()))
         .ok_or_else(|| offline("its revision", "the hub's answer names no revision".into()))?;
-    let repo = embed::repo_dir(&cache, name);
+    let repo = embed::repo_dir(&cache, name)
+        .with_context(|| format!("{:?} is not a model name", visible(name)))?;
     let snap = repo.join("snapshots").join(&rev);
     std::fs::create_dir_all(&snap).with_context(|| format!("cannot create {}", snap.display()))?;
     for file in embed::MODEL_FILES {

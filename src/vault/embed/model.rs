@@ -214,15 +214,17 @@ pub fn is_repo_name(name: &str) -> bool {
     matches!(name.split_once('/'), Some((org, n)) if ok(org) && ok(n))
 }
 
-/// The cache folder of a hub repository (`models--ORG--NAME`).
-pub fn repo_dir(cache: &Path, name: &str) -> PathBuf {
-    cache.join(format!("models--{}", name.replace('/', "--")))
+/// The cache folder of a hub repository (`models--ORG--NAME`): one path component under
+/// `cache`, built only from a name [`is_repo_name`] accepts (`None` for any other text: `..`,
+/// separators, a name with `--`).
+pub fn repo_dir(cache: &Path, name: &str) -> Option<PathBuf> {
+    is_repo_name(name).then(|| cache.join(format!("models--{}", name.replace('/', "--"))))
 }
 
 /// The snapshot of `name` in the cache that holds a whole model: the one `refs/main` names,
 /// else the most recent.
 pub fn cached_snapshot(cache: &Path, name: &str) -> Option<PathBuf> {
-    let repo = repo_dir(cache, name);
+    let repo = repo_dir(cache, name)?;
     let main = std::fs::read_to_string(repo.join("refs").join("main"))
         .ok()
         .map(|s| s.trim().to_string())
@@ -293,4 +295,34 @@ fn is_model2vec(dir: &Path) -> bool {
         .ok()
         .and_then(|v| v.get("model_type")?.as_str().map(|s| s == "model2vec"))
         .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repo_folder_is_one_component_under_the_cache_or_none() {
+        let cache = Path::new("/cache/hub");
+        assert_eq!(
+            repo_dir(cache, "minishlab/potion-base-8M"),
+            Some(cache.join("models--minishlab--potion-base-8M"))
+        );
+        for hostile in [
+            "../etc",
+            "a/../b",
+            "..",
+            "a/b/c",
+            "/abs/olute",
+            "a--b/c",
+            ".hidden/x",
+            "a/.x",
+            "a\\b/c",
+            "a/b\0",
+            "",
+            "noslash",
+        ] {
+            assert_eq!(repo_dir(cache, hostile), None, "{hostile:?}");
+        }
+    }
 }

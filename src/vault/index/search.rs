@@ -165,14 +165,7 @@ impl SearchIndex {
         // The best `limit` hits (spread or not) all come from the best `limit` documents;
         // fused with the vectors, from more of them.
         groups.truncate(self.fused_docs(opts.limit));
-        let mut hits: Vec<(String, Hit)> = groups
-            .into_iter()
-            .flat_map(|g| {
-                let path = g.path;
-                g.hits.into_iter().map(move |h| (path.clone(), h))
-            })
-            .collect();
-        hits.sort_by(|a, b| ranking::hit_order((&a.0, &a.1), (&b.0, &b.1)));
+        let hits = ranked_hits(groups);
         let keep = opts.limit.saturating_mul(opts.limit).max(opts.limit);
         let mut hits = self.fuse(&searcher, query, opts.scope.as_ref(), hits, keep)?;
         let hits = match opts.per_document {
@@ -267,14 +260,7 @@ impl SearchIndex {
             groups.truncate(opts.limit);
             return Ok(groups);
         }
-        let mut hits: Vec<(String, Hit)> = groups
-            .into_iter()
-            .flat_map(|g| {
-                let path = g.path;
-                g.hits.into_iter().map(move |h| (path.clone(), h))
-            })
-            .collect();
-        hits.sort_by(|a, b| ranking::hit_order((&a.0, &a.1), (&b.0, &b.1)));
+        let hits = ranked_hits(groups);
         let keep = opts.limit.saturating_mul(PAGES_LISTED);
         let fused = self.fuse(searcher, query, opts.scope.as_ref(), hits, keep)?;
         let mut out: Vec<Group> = Vec::new();
@@ -380,4 +366,18 @@ impl SearchIndex {
             path,
         }
     }
+}
+
+/// The hits of `groups`, each with its document's path, best first (the order every search
+/// ranks pages in).
+fn ranked_hits(groups: Vec<Group>) -> Vec<(String, Hit)> {
+    let mut hits: Vec<(String, Hit)> = groups
+        .into_iter()
+        .flat_map(|g| {
+            let path = g.path;
+            g.hits.into_iter().map(move |h| (path.clone(), h))
+        })
+        .collect();
+    hits.sort_by(|a, b| ranking::hit_order((&a.0, &a.1), (&b.0, &b.1)));
+    hits
 }
