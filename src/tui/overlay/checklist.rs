@@ -27,7 +27,7 @@ pub fn checked(seq: u64, path: &str, result: Result<&Report, &String>, width: us
         Err(e) => (Vec::new(), format!("cannot check: {e}"), String::new()),
         Ok(r) => {
             let s = &r.summary;
-            let n = format!(" · {} ✓ {} ⚠ {} ·", s.verified, s.problems, s.claims);
+            let n = format!(" ({} ✓, {} ⚠, {} ·)", s.verified, s.problems, s.claims);
             let rows = r.citations.iter().map(|c| row(c, width)).collect();
             (rows, "no citations found in it".to_string(), n)
         }
@@ -38,10 +38,7 @@ pub fn checked(seq: u64, path: &str, result: Result<&Report, &String>, width: us
 }
 
 fn title(path: &str, n: &str) -> String {
-    format!(
-        "Citations of {}{n} enter opens the page · ] next ⚠",
-        visible(path)
-    )
+    format!("Citations: {}{n} · enter opens · ]/[ next ⚠", visible(path))
 }
 
 /// `⚠ 12:34 @key, p. 4 — differs: "0.215" — the page has "0.251"`.
