@@ -40,6 +40,14 @@ pub struct Cli {
     /// else the bundled demo vault).
     #[arg(value_name = "VAULT")]
     pub vault: Option<PathBuf>,
+    /// Open the app with the citation checklist of this manuscript beside the paper (Markdown,
+    /// LaTeX or plain text, in the vault or anywhere); it is checked again when saved.
+    #[arg(long, value_name = "DRAFT")]
+    pub check: Option<PathBuf>,
+    /// With --check: a bibliography its keys resolve through (BibTeX, or CSL-JSON .json; may be
+    /// given more than once). Default: the ones the manuscript declares.
+    #[arg(long, value_name = "FILE", requires = "check")]
+    pub bib: Vec<PathBuf>,
     /// Serve the `agentero-context` MCP server over stdio for a grant file (started by the host
     /// for an agent session; stdout is the protocol).
     #[arg(long, value_name = "GRANT", hide = true)]
@@ -195,10 +203,12 @@ pub enum Command {
     Check {
         #[arg(long)]
         vault: Option<PathBuf>,
-        /// A BibTeX file whose keys the manuscript uses; its entries are matched to the vault's
-        /// papers by DOI, arXiv id or title.
+        /// A bibliography (BibTeX, or CSL-JSON when it ends in .json) whose keys the manuscript
+        /// uses; its entries are matched to the vault's papers by DOI, arXiv id or title. May be
+        /// given more than once. Without it, the bibliographies the manuscript declares are read
+        /// (pandoc's `bibliography:`, LaTeX's `\bibliography{}` and `\addbibresource{}`).
         #[arg(long, value_name = "FILE")]
-        bib: Option<PathBuf>,
+        bib: Vec<PathBuf>,
         /// Print one JSON object (every citation, its outcome and where).
         #[arg(long)]
         json: bool,
@@ -377,10 +387,33 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         None => {
             let path = crate::paths::choose_vault(cli.vault.as_deref())?;
-            crate::tui::run(&path)
+            let draft = match cli.check {
+                Some(d) => Some((draft_at(&path, &d)?, cli.bib)),
+                None => None,
+            };
+            crate::tui::run(&path, draft)
         }
         Some(command) => dispatch(command),
     }
+}
+
+/// A manuscript named on the command line: a vault path when it is a file of the vault (read
+/// through the vault's rules then), else the file itself. A file that is not there is said now,
+/// before the terminal is taken.
+fn draft_at(vault: &Path, draft: &Path) -> anyhow::Result<crate::context::check::source::DraftAt> {
+    use crate::context::check::source::DraftAt;
+    let abs = std::fs::canonicalize(draft)
+        .with_context(|| format!("cannot read the manuscript {}", draft.display()))?;
+    if !abs.is_file() {
+        bail!("the manuscript {} is not a file", draft.display());
+    }
+    let root = std::fs::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
+    Ok(
+        match abs.strip_prefix(&root).ok().and_then(|r| r.to_str()) {
+            Some(rel) if !rel.is_empty() => DraftAt::Vault(rel.replace('\\', "/")),
+            _ => DraftAt::File(abs),
+        },
+    )
 }
 
 /// Each subcommand to its own function.
@@ -525,7 +558,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             draft,
         } => {
             let vault = open_vault(vault.as_deref())?;
-            check::run(&vault, &draft, bib.as_deref(), json, problems)
+            check::run(&vault, &draft, &bib, json, problems)
         }
         Command::Man => man::print_man(&mut std::io::stdout().lock()),
         Command::Completions { shell } => {

@@ -4,44 +4,21 @@
 
 use super::index::progress_bar;
 use super::*;
-use crate::context::check::library::Library;
 use crate::context::check::{self, Checked, Outcome, Report};
 
-use crate::context::check::MAX_DRAFT_BYTES;
-
-fn read_text(path: &Path, what: &str) -> anyhow::Result<String> {
-    let meta = std::fs::metadata(path)
-        .with_context(|| format!("cannot read the {what} {}", path.display()))?;
-    if !meta.is_file() {
-        bail!("the {what} {} is not a file", path.display());
-    }
-    if meta.len() > MAX_DRAFT_BYTES {
-        bail!(
-            "the {what} {} is {} MB; at most {} MB is read",
-            path.display(),
-            meta.len() / (1024 * 1024),
-            MAX_DRAFT_BYTES / (1024 * 1024)
-        );
-    }
-    let bytes = std::fs::read(path)
-        .with_context(|| format!("cannot read the {what} {}", path.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "the {what} {} is not UTF-8 text (byte {} is not); save it as UTF-8",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
-}
+use crate::context::check::source::{self, DraftAt};
 
 pub(super) fn run(
     vault: &Vault,
     draft: &Path,
-    bib: Option<&Path>,
+    bibs: &[PathBuf],
     json: bool,
     problems_only: bool,
 ) -> anyhow::Result<()> {
-    let text = read_text(draft, "manuscript")?;
+    let at = DraftAt::File(draft.to_path_buf());
+    // The manuscript first: a path that is wrong is said before the index is opened.
+    let (file, text) =
+        source::read(vault, &at).map_err(|e| anyhow::anyhow!(visible(&e).into_owned()))?;
     let (bar, mut progress) = progress_bar();
     let mut notice = |m: &str| eprintln!("{}", visible(m));
     let (index, incomplete) =
@@ -53,17 +30,12 @@ pub(super) fn run(
             visible(why)
         );
     }
-    let mut library = Library::load(vault);
-    if let Some(b) = bib {
-        let unmatched = library.add_bib(&read_text(b, "bibliography")?);
-        if unmatched > 0 {
-            eprintln!(
-                "agentero: {unmatched} entries of {} match no paper of the vault",
-                visible(&b.display().to_string())
-            );
-        }
+    // The library as the index run left it, with the manuscript's bibliographies.
+    let (library, notes) = source::library(vault, &at, &file, &text, bibs);
+    for note in &notes {
+        eprintln!("agentero: {}", visible(note));
     }
-    let name = draft.display().to_string();
+    let name = at.name();
     let bar = indicatif::ProgressBar::hidden();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     if let Ok(style) = indicatif::ProgressStyle::with_template("checking [{bar:30}] {pos}/{len}") {

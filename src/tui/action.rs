@@ -119,9 +119,10 @@ actions! {
     MentionPrev => "mention_prev", "Previous completion";
     MentionAccept => "mention_accept", "Accept the completion as a chip";
     CheckCitations => "check_citations", "Check the selected manuscript's citations against the cited pages (a checklist)";
-    Checklist => "checklist", "Reopen the last citation checklist";
-    NextProblem => "next_problem", "Checklist: next citation that needs a look";
-    PrevProblem => "prev_problem", "Checklist: previous citation that needs a look";
+    Checklist => "checklist", "The citation checklist beside the paper (show / hide)";
+    NextProblem => "next_problem", "Checklist: open the next citation that needs a look";
+    PrevProblem => "prev_problem", "Checklist: open the previous citation that needs a look";
+    Recheck => "recheck", "Checklist: check the manuscript again now (a save does it too)";
     AllowOnce => "allow_once", "Allow this once";
     AllowAlways => "allow_always", "Always allow";
     RejectOnce => "reject_once", "Reject this once";

@@ -118,8 +118,6 @@ pub enum OverlayKind {
     Recent,
     Annotations,
     Results,
-    /// A manuscript's citations, checked.
-    Checklist,
     Permission,
 }
 
@@ -345,10 +343,21 @@ pub enum Effect {
         option: Option<String>,
     },
     OpenUrl(String),
-    /// Check the citations of the manuscript at this vault path (reports `Msg::Checked`).
+    /// Check the citations of a manuscript, with these bibliographies (none: the ones it
+    /// declares) (reports `Msg::Checked`).
     CheckDraft {
         seq: u64,
-        path: String,
+        draft: crate::context::check::source::DraftAt,
+        bibs: Vec<std::path::PathBuf>,
+    },
+    /// Watch a manuscript for saves (reports `Msg::DraftSaved` with `id` when its file changes
+    /// from `since`); `None` stops the watch. One watch at a time: a new one ends the last.
+    WatchDraft {
+        id: u64,
+        draft: Option<(
+            crate::context::check::source::DraftAt,
+            Option<crate::context::check::source::Stamp>,
+        )>,
     },
     /// Search the whole vault's index (reports `Msg::VaultSearch`).
     VaultSearch {

@@ -24,10 +24,11 @@ pub enum Mode {
     Permission,
     List,
     Prompt,
+    Checklist,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 10] = [
+    pub const ALL: [Mode; 11] = [
         Mode::Global,
         Mode::Vault,
         Mode::Paper,
@@ -38,6 +39,7 @@ impl Mode {
         Mode::Permission,
         Mode::List,
         Mode::Prompt,
+        Mode::Checklist,
     ];
 
     pub fn name(self) -> &'static str {
@@ -52,6 +54,7 @@ impl Mode {
             Mode::Permission => "permission",
             Mode::List => "list",
             Mode::Prompt => "prompt",
+            Mode::Checklist => "checklist",
         }
     }
 

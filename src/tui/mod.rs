@@ -13,6 +13,7 @@ pub mod action;
 pub mod app;
 pub mod browser;
 pub mod chat;
+pub mod checklist;
 pub mod chips;
 pub mod effect;
 pub mod headless;
@@ -86,7 +87,15 @@ pub fn agent_setup(
 }
 
 /// `agentero [VAULT]`: the interactive app on a vault.
-pub fn run(vault_path: &Path) -> anyhow::Result<()> {
+/// The terminal app on the vault at `vault_path`; `draft`: a manuscript whose citation
+/// checklist opens beside the paper (`agentero --check`), with its bibliographies.
+pub fn run(
+    vault_path: &Path,
+    draft: Option<(
+        crate::context::check::source::DraftAt,
+        Vec<std::path::PathBuf>,
+    )>,
+) -> anyhow::Result<()> {
     let vault = Vault::open(vault_path)?;
     // A state folder that is not agentero's own is said on stderr by the log's opening.
     let _ = vault.ensure_state_dir();
@@ -116,7 +125,8 @@ pub fn run(vault_path: &Path) -> anyhow::Result<()> {
     let (_claim, shared) = vault.claim();
     let app = app::AppState::new(name, setup.keymap, setup.agent)
         .with_errors(errors)
-        .with_notice(shared.or(vault.read_only_notice()));
+        .with_notice(shared.or(vault.read_only_notice()))
+        .with_draft(draft);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -166,6 +166,70 @@ pub fn parse_bib_keyed(text: &str) -> Vec<(String, Reference)> {
         .collect()
 }
 
+/// A CSL-JSON bibliography (pandoc's `.json` bibliography, what Zotero and agentero export):
+/// each item's `id` with its reference (title, authors, year, DOI, and an arXiv id from its DOI,
+/// URL or `number`). Items without an `id` are skipped; a file that is not a CSL-JSON array is
+/// refused with the reason.
+pub fn parse_csl_keyed(text: &str) -> Result<Vec<(String, Reference)>, String> {
+    let items: Vec<serde_json::Value> =
+        serde_json::from_str(text).map_err(|e| format!("not a CSL-JSON array: {e}"))?;
+    let s = |v: &serde_json::Value, k: &str| {
+        v.get(k)
+            .and_then(|x| x.as_str())
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(str::to_string)
+    };
+    Ok(items
+        .iter()
+        .filter_map(|item| {
+            let id = s(item, "id").or_else(|| item.get("id")?.as_i64().map(|n| n.to_string()))?;
+            let title = s(item, "title");
+            let authors: Vec<String> = item
+                .get("author")
+                .and_then(|a| a.as_array())
+                .map(|list| {
+                    list.iter()
+                        .filter_map(|a| {
+                            let family = s(a, "family").or_else(|| s(a, "literal"))?;
+                            Some(match s(a, "given") {
+                                Some(g) => format!("{g} {family}"),
+                                None => family,
+                            })
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let year = item
+                .get("issued")
+                .and_then(|i| i.get("date-parts"))
+                .and_then(|d| d.get(0)?.get(0)?.as_i64())
+                .map(|y| y as i32);
+            let doi = s(item, "DOI").and_then(|d| ids::normalize_doi(&d));
+            let arxiv = ["number", "URL", "DOI"]
+                .iter()
+                .filter_map(|k| s(item, k))
+                .find_map(|v| ids::normalize_arxiv(&v));
+            let raw = [authors.join(", "), title.clone().unwrap_or_default()]
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join(". ");
+            Some((
+                id,
+                Reference {
+                    raw,
+                    title,
+                    authors,
+                    year,
+                    doi,
+                    arxiv,
+                },
+            ))
+        })
+        .collect())
+}
+
 /// One top-level `@type{…}` or `@type(…)` of a .bib file, rewritten with braces.
 struct BibEntry {
     kind: String,

@@ -250,8 +250,90 @@ fn a_manuscripts_own_bib_maps_its_keys_by_doi_and_title() {
     );
     assert_eq!(code, 1);
     assert!(
-        err.contains("1 entries of refs.bib match no paper"),
+        err.contains("refs.bib: 1 entry matches no paper of the vault"),
         "{err}"
+    );
+}
+
+/// Without `--bib`, the bibliographies the manuscript declares are read: pandoc's front matter
+/// (here a CSL-JSON file beside it, in a folder of its own) and biblatex's `\addbibresource`;
+/// one that cannot be read is said, and its keys are then not in the library.
+#[test]
+fn a_manuscript_declares_its_own_bibliographies() {
+    let (dir, _) = vault();
+    let ms = dir.path().join("manuscript");
+    std::fs::create_dir_all(ms.join("lib")).unwrap();
+    std::fs::write(
+        ms.join("lib/refs.json"),
+        r#"[{"id": "H09", "type": "paper-conference", "title": "Not the title",
+             "DOI": "https://doi.org/10.5555/AGENTERO.2009.0283"},
+            {"id": "ghost", "type": "article-journal", "title": "A Paper Nobody Has In This Vault"}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ms.join("refs.bib"),
+        "@inproceedings{FI23, title={Dense or Sparse? {R}etrieving Passages from Scientific Papers}, year=2023}\n",
+    )
+    .unwrap();
+    let md = format!(
+        "---\ntitle: Draft\nbibliography: [lib/refs.json, missing.bib]\n---\n\n\
+         One “{ON_284}” [@H09, p. 284]. Two [@ghost, p. 1].\n"
+    );
+    std::fs::write(ms.join("d.md"), &md).unwrap();
+    let out = agentero(&["check", "--json", "manuscript/d.md"], dir.path());
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let err = stderr(&out);
+    assert_eq!(
+        outcomes(&doc)
+            .into_iter()
+            .map(|(_, o, _)| o)
+            .collect::<Vec<_>>(),
+        ["verified", "not_in_library"],
+        "{doc:#}\n{err}"
+    );
+    assert!(
+        err.contains("lib/refs.json: 1 entry matches no paper of the vault"),
+        "{err}"
+    );
+    assert!(
+        err.contains("missing.bib: cannot read the bibliography"),
+        "{err}"
+    );
+    let tex = format!(
+        "\\documentclass{{article}}\n\\addbibresource{{refs.bib}}\n% \\addbibresource{{lib/refs.json}}\n\
+         \\begin{{document}}\nFusion: ``{ON_DENSE_1}'' \\cite[p.~1]{{FI23}}. Not here \\cite[p.~284]{{H09}}.\n\\end{{document}}\n"
+    );
+    std::fs::write(ms.join("d.tex"), &tex).unwrap();
+    let out = agentero(&["check", "--json", "manuscript/d.tex"], dir.path());
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        outcomes(&doc)
+            .into_iter()
+            .map(|(_, o, _)| o)
+            .collect::<Vec<_>>(),
+        ["verified", "not_in_library"],
+        "{doc:#}\n{}",
+        stderr(&out)
+    );
+    // `--bib` replaces what the manuscript declares (as pandoc's `--bibliography` does).
+    let out = agentero(
+        &[
+            "check",
+            "--json",
+            "--bib",
+            "manuscript/lib/refs.json",
+            "manuscript/d.tex",
+        ],
+        dir.path(),
+    );
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        outcomes(&doc)
+            .into_iter()
+            .map(|(_, o, _)| o)
+            .collect::<Vec<_>>(),
+        ["not_in_library", "claim"],
+        "{doc:#}"
     );
 }
 

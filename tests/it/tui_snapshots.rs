@@ -693,24 +693,32 @@ fn twins_named_by_folder() {
     }
 }
 
+/// The demo vault's citation keys of two papers (Halvorsen and Renner; Fischbach et al.).
+fn demo_keys(root: &std::path::Path) -> (String, String) {
+    let v = agentero::vault::Vault::open(root).unwrap();
+    let lib = agentero::context::check::library::Library::load(&v);
+    let key = |path: &str| {
+        lib.papers
+            .iter()
+            .find(|p| p.path == path)
+            .map(|p| p.key.clone())
+            .expect("the demo paper is in the library")
+    };
+    (
+        key("papers/halvorsen2009-passages/paper.pdf"),
+        key("papers/dense-vs-sparse/paper.pdf"),
+    )
+}
+
+/// `c` on a draft in the browser: the checklist takes the browser's place beside the paper
+/// pane and keeps the keys while `]` and enter open the cited pages beside it; esc gives the
+/// browser back and `space k` shows the checklist again.
 #[test]
 fn citation_checklist_of_a_manuscript() {
     for (w, hh) in SIZES {
         let (d, mut h) = demo(w, hh);
         let root = d.path().join("vault");
-        let v = agentero::vault::Vault::open(&root).unwrap();
-        let lib = agentero::context::check::library::Library::load(&v);
-        let key = |path: &str| {
-            lib.papers
-                .iter()
-                .find(|p| p.path == path)
-                .map(|p| p.key.clone())
-                .expect("the demo paper is in the library")
-        };
-        let (hv, dn) = (
-            key("papers/halvorsen2009-passages/paper.pdf"),
-            key("papers/dense-vs-sparse/paper.pdf"),
-        );
+        let (hv, dn) = demo_keys(&root);
         std::fs::write(
             root.join("notes/draft.md"),
             format!(
@@ -735,23 +743,121 @@ fn citation_checklist_of_a_manuscript() {
         h.keys("c");
         h.settle();
         let screen = h.render();
-        assert!(screen.contains("✓ 3:"), "{screen}");
-        assert!(screen.contains("⚠ 4:"), "{screen}");
+        assert!(screen.contains("Citations · draft.md"), "{screen}");
+        assert!(screen.contains("✓ 3"), "{screen}");
+        assert!(screen.contains("⚠ 4"), "{screen}");
+        assert!(screen.contains("CHECKLIST"), "{screen}");
         snap("checklist", w, hh, screen);
-        // `]` to the first citation that needs a look; enter opens the page the quote is on.
+        // `]` opens the first citation that needs a look in the paper pane beside it (the page
+        // the quote is really on); the checklist keeps the keys.
         h.keys("]");
-        h.keys("enter");
         h.settle();
         let p = h.app.paper().unwrap();
         assert_eq!(
             (p.path(), p.page()),
             ("papers/dense-vs-sparse/paper.pdf", 1)
         );
-        // `space k` reopens it where it was left.
+        assert_eq!(h.app.checklist().unwrap().selected, 1);
+        let screen = h.render();
+        assert!(screen.contains("CHECKLIST"), "{screen}");
+        assert!(screen.contains("Reciprocal rank fusion"), "{screen}");
+        snap("checklist_beside_paper", w, hh, screen);
+        // `]` again goes on to the key nobody has: said, nothing opened.
+        h.keys("]");
+        assert_eq!(h.app.checklist().unwrap().selected, 3);
+        assert!(h.render().contains("nobody2020"));
+        // esc: the browser is back; `space k` shows the checklist where it was.
+        h.keys("esc");
+        assert!(h.render().contains("VAULT"));
+        assert!(!h.app.checklist().unwrap().shown);
         h.keys("space k");
+        assert!(h.app.checklist().unwrap().shown);
+        assert_eq!(h.app.checklist().unwrap().selected, 3);
+        // Enter on a verified row: its page, the quote highlighted.
+        h.keys("g g enter");
+        h.settle();
+        let p = h.app.paper().unwrap();
         assert_eq!(
-            h.app.overlay(),
-            Some(agentero::tui::effect::OverlayKind::Checklist)
+            (p.path(), p.page()),
+            ("papers/halvorsen2009-passages/paper.pdf", 2)
         );
     }
+}
+
+/// A save of the manuscript checks it again while the checklist is shown: the fixed quote
+/// turns ✓, the rows staying (and the selection on its citation) meanwhile. A manuscript
+/// outside the vault (`agentero --check`) reads the bibliography it declares beside it.
+#[test]
+fn checklist_follows_saves_and_drafts_outside_the_vault() {
+    let (d, mut h) = demo(80, 24);
+    let root = d.path().join("vault");
+    let (hv, _) = demo_keys(&root);
+    let outside = d.path().join("thesis");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("refs.bib"),
+        "@inproceedings{H09, title={Whatever}, doi={10.5555/AGENTERO.2009.0283}}\n",
+    )
+    .unwrap();
+    let draft = outside.join("ch2.md");
+    let text = |n: &str| {
+        format!(
+            "---\nbibliography: refs.bib\n---\n\nA claim [@{hv}, p. 283].\n\
+             “Windows of 50 words reach a MAP of {n}” [@H09, p. 284].\n"
+        )
+    };
+    std::fs::write(&draft, text("0.215")).unwrap();
+    let fx = h.app.open_draft(
+        agentero::context::check::source::DraftAt::File(draft.clone()),
+        Vec::new(),
+    );
+    h.run_effects(fx);
+    h.settle();
+    let outcomes = |h: &Headless| -> Vec<&'static str> {
+        h.app
+            .checklist()
+            .unwrap()
+            .rows()
+            .iter()
+            .map(|c| c.outcome.glyph())
+            .collect()
+    };
+    assert_eq!(outcomes(&h), ["·", "⚠"], "{}", h.render());
+    h.keys("j");
+    // Saved with the right number: checked again without a key.
+    std::fs::write(&draft, text("0.251")).unwrap();
+    let done = h.wait_until(std::time::Duration::from_secs(20), |app| {
+        app.checklist().is_some_and(|c| {
+            !c.running
+                && c.rows()
+                    .iter()
+                    .map(|c| c.outcome.glyph())
+                    .collect::<Vec<_>>()
+                    == ["·", "✓"]
+        })
+    });
+    assert!(done, "the save was not checked:\n{}", h.render());
+    assert_eq!(h.app.checklist().unwrap().selected, 1);
+    // Hidden, it is not watched; shown again, a save made meanwhile is checked.
+    h.keys("esc");
+    std::fs::write(&draft, text("0.999")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    h.settle();
+    assert_eq!(outcomes(&h), ["·", "✓"]);
+    h.keys("space k");
+    let done = h.wait_until(std::time::Duration::from_secs(20), |app| {
+        app.checklist().is_some_and(|c| {
+            !c.running
+                && c.rows()
+                    .iter()
+                    .map(|c| c.outcome.glyph())
+                    .collect::<Vec<_>>()
+                    == ["·", "⚠"]
+        })
+    });
+    assert!(
+        done,
+        "the save made while hidden was not checked:\n{}",
+        h.render()
+    );
 }

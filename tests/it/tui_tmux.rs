@@ -725,3 +725,64 @@ fn wait_until_prompts(target: &str, n: usize, secs: u64) -> String {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// `agentero --check DRAFT VAULT` in tmux: a manuscript outside the vault, whose keys resolve
+/// through the bibliography its front matter names, opens as a checklist beside the paper; `]`
+/// opens the citation that needs a look; a save from outside the app checks it again.
+#[test]
+fn a_manuscript_checked_from_the_command_line_follows_its_saves() {
+    if !available() {
+        common::skip::missing(common::skip::Peer::Tmux, "");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let thesis = dir.path().join("thesis");
+    std::fs::create_dir_all(&thesis).unwrap();
+    std::fs::write(
+        thesis.join("refs.bib"),
+        "@inproceedings{H09, title={Passages}, doi={10.5555/AGENTERO.2009.0283}}\n",
+    )
+    .unwrap();
+    let draft = thesis.join("ch2.md");
+    let text = |n: &str| {
+        format!(
+            "---\nbibliography: refs.bib\n---\n\nWindows: “Windows of 50 words reach a MAP of 0.251” [@H09, p. 284].\n\
+             Again: “Windows of 50 words reach a MAP of {n}” [@H09, p. 284].\n"
+        )
+    };
+    std::fs::write(&draft, text("0.215")).unwrap();
+    let name = format!("agentero-check-{}", std::process::id());
+    let (draft_s, vault_s) = (draft.display().to_string(), vault.display().to_string());
+    let _session = start(
+        &name,
+        &home,
+        &[
+            env!("CARGO_BIN_EXE_agentero"),
+            "--check",
+            &draft_s,
+            &vault_s,
+        ],
+    );
+    let target = format!("{name}:0");
+    let screen = wait_for(&target, "✓1 ⚠1", 60);
+    assert!(screen.contains("Citations · ch2.md"), "{screen}");
+    assert!(screen.contains("CHECKLIST"), "{screen}");
+    tmux(&["send-keys", "-t", &target, "]"]);
+    let screen = wait_for(&target, "Passage-Level Retrieval", 20);
+    assert!(screen.contains("differs"), "{screen}");
+    assert!(
+        screen.contains("CHECKLIST"),
+        "the checklist lost the keys:\n{screen}"
+    );
+    std::fs::write(&draft, text("0.251")).unwrap();
+    let screen = wait_for(&target, "✓2 ⚠0", 20);
+    assert!(
+        screen.contains("✓2 ⚠0"),
+        "the save was not checked:\n{screen}"
+    );
+    tmux(&["send-keys", "-t", &target, "q"]);
+}

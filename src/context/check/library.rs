@@ -95,8 +95,18 @@ impl Library {
     /// Reads a manuscript's `.bib`: each entry is matched to a paper of the vault by DOI, arXiv
     /// id or title. Returns how many entries matched none.
     pub fn add_bib(&mut self, text: &str) -> usize {
+        self.add_references(refs::parse_bib_keyed(text))
+    }
+
+    /// [`Library::add_bib`] for a CSL-JSON bibliography (pandoc's `.json`); refused with the
+    /// reason when it is not CSL-JSON.
+    pub fn add_csl_json(&mut self, text: &str) -> Result<usize, String> {
+        Ok(self.add_references(refs::parse_csl_keyed(text)?))
+    }
+
+    fn add_references(&mut self, entries: Vec<(String, Reference)>) -> usize {
         let mut unmatched = 0;
-        for (key, r) in refs::parse_bib_keyed(text) {
+        for (key, r) in entries {
             let found = self.match_reference(&r);
             if matches!(found, Resolved::Missing(_)) {
                 unmatched += 1;
@@ -111,7 +121,7 @@ impl Library {
             0 => None,
             1 => Some(Resolved::Paper(
                 hits[0],
-                Some(format!("its .bib entry, by {what}")),
+                Some(format!("its bibliography entry, by {what}")),
             )),
             _ => Some(Resolved::Ambiguous(hits)),
         };
@@ -141,7 +151,7 @@ impl Library {
             .or(r.doi.clone())
             .unwrap_or_else(|| "its entry".into());
         Resolved::Missing(format!(
-            "not in the library ({what} in the .bib matches no paper by DOI, arXiv id or title)"
+            "not in the library ({what} in the bibliography matches no paper by DOI, arXiv id or title)"
         ))
     }
 

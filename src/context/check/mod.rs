@@ -9,6 +9,7 @@
 pub mod draft;
 pub mod library;
 pub mod pages;
+pub mod source;
 
 use std::collections::HashMap;
 
@@ -503,33 +504,6 @@ fn as_page(written: &str) -> String {
 
 /// The largest manuscript read (a book is a few MB of text).
 pub const MAX_DRAFT_BYTES: u64 = 32 * 1024 * 1024;
-
-/// [`check`] of the manuscript at vault path `rel` (a note or draft kept in the vault), read
-/// through the vault's rules: a path that leaves the vault, a hidden entry, a file over
-/// [`MAX_DRAFT_BYTES`] or one that is not UTF-8 text is refused with the reason.
-pub fn check_vault_file(
-    vault: &Vault,
-    index: Option<&SearchIndex>,
-    rel: &str,
-) -> Result<Report, String> {
-    let target = super::tools::Access::WholeVault
-        .authorize(vault, rel)
-        .map_err(|e| format!("{rel}: {e}"))?;
-    let len = std::fs::metadata(&target.abs)
-        .map_err(|e| format!("{rel}: {e}"))?
-        .len();
-    if len > MAX_DRAFT_BYTES {
-        return Err(format!(
-            "{rel} is {} MB; at most {} MB is read",
-            len / (1024 * 1024),
-            MAX_DRAFT_BYTES / (1024 * 1024)
-        ));
-    }
-    let bytes = std::fs::read(&target.abs).map_err(|e| format!("{rel}: {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("{rel} is not UTF-8 text"))?;
-    let library = Library::load(vault);
-    Ok(check(vault, index, &library, rel, &text, &mut |_, _| {}))
-}
 
 /// The page of a citation URI.
 fn page_of(u: &str) -> Option<u32> {

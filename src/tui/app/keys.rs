@@ -4,9 +4,11 @@
 use ratatui::crossterm::event::KeyEvent;
 
 use super::{AppState, Status};
+use crate::context::check::source::DraftAt;
 use crate::tui::action::Action;
 use crate::tui::browser::BrowserMsg;
 use crate::tui::chat::{ChatMsg, Compose, FindThreads};
+use crate::tui::checklist::Checklist;
 use crate::tui::chips::{AgentState, Gate, Ticket};
 use crate::tui::effect::{Effect, Out, OverlayRequest, Pane, PromptKind};
 use crate::tui::input::Resolved;
@@ -49,6 +51,7 @@ impl AppState {
 
     pub fn focus_mode(&self) -> Mode {
         match self.focus {
+            Pane::Vault if self.checklist_shown() => Mode::Checklist,
             Pane::Vault => Mode::Vault,
             Pane::Paper if self.paper.in_visual() => Mode::Visual,
             Pane::Paper => Mode::Paper,
@@ -241,22 +244,7 @@ impl AppState {
             Action::Quit => self.apply(vec![Out::Quit]),
             Action::Suspend => vec![Effect::Suspend],
             Action::Help => self.apply(vec![Out::Overlay(OverlayRequest::Help)]),
-            Action::Cancel => {
-                self.input.clear();
-                if self.chat.cancels(self.focus == Pane::Chat) {
-                    return self.send_chat(ChatMsg::Cancel);
-                }
-                if self.focus == Pane::Vault && !self.browser.filter().is_empty() {
-                    let rows = self.areas().vault.height.saturating_sub(2) as usize;
-                    let out = self.browser.update(BrowserMsg::Action {
-                        action,
-                        count: None,
-                        rows,
-                    });
-                    return self.apply(out);
-                }
-                self.send_paper(PaperMsg::Cancel)
-            }
+            Action::Cancel => self.cancel(),
             Action::FocusNext | Action::FocusPrev => {
                 let order = [Pane::Vault, Pane::Paper, Pane::Chat];
                 let i = order.iter().position(|p| *p == self.focus).unwrap_or(0);
@@ -297,7 +285,7 @@ impl AppState {
             }
             Action::ToggleVaultMcp => vec![Effect::ToggleVaultMcp],
             Action::CheckCitations => self.check_citations(),
-            Action::Checklist => self.reopen_checklist(),
+            Action::Checklist => self.toggle_checklist(),
             Action::ReopenQuick => self.reopen_quick(),
             Action::Recent => {
                 let list = recent::list(self.recent_titled());
@@ -318,6 +306,7 @@ impl AppState {
                 })
             }
             _ => match self.focus {
+                Pane::Vault if self.checklist_shown() => self.checklist_action(action, count),
                 Pane::Vault => {
                     let rows = self.areas().vault.height.saturating_sub(2) as usize;
                     let out = self.browser.update(BrowserMsg::Action {
@@ -337,6 +326,28 @@ impl AppState {
         }
     }
 
+    /// esc: the prompt's keys cleared; then the chat's cancel, the checklist hidden, the
+    /// browser's filter cleared, or the paper's selection dropped.
+    fn cancel(&mut self) -> Vec<Effect> {
+        self.input.clear();
+        if self.chat.cancels(self.focus == Pane::Chat) {
+            return self.send_chat(ChatMsg::Cancel);
+        }
+        if self.focus == Pane::Vault && self.checklist_shown() {
+            return self.show_checklist(false);
+        }
+        if self.focus == Pane::Vault && !self.browser.filter().is_empty() {
+            let rows = self.areas().vault.height.saturating_sub(2) as usize;
+            let out = self.browser.update(BrowserMsg::Action {
+                action: Action::Cancel,
+                count: None,
+                rows,
+            });
+            return self.apply(out);
+        }
+        self.send_paper(PaperMsg::Cancel)
+    }
+
     /// `space /` then enter: the results overlay opens while the index is searched.
     fn vault_search(&mut self, query: String) -> Vec<Effect> {
         if query.trim().is_empty() {
@@ -350,7 +361,8 @@ impl AppState {
         fx
     }
 
-    /// `c` on a manuscript in the browser: the checklist opens while its citations are checked.
+    /// `c` on a manuscript in the browser: the checklist takes the browser's place while its
+    /// citations are checked.
     fn check_citations(&mut self) -> Vec<Effect> {
         let draft = self
             .browser
@@ -369,50 +381,152 @@ impl AppState {
                 "c checks a manuscript's citations: select a .md, .tex or .txt file",
             )]);
         };
-        let seq = self.check.0 + 1;
-        self.check = (seq, path.clone());
-        let list = crate::tui::overlay::checklist::checking(seq, &path);
-        let mut fx = self.apply(vec![Out::Overlay(OverlayRequest::List(list))]);
-        fx.push(Effect::CheckDraft { seq, path });
+        self.open_draft(DraftAt::Vault(path), Vec::new())
+    }
+
+    /// The checklist of a manuscript (in the vault or named on the command line, with these
+    /// bibliographies), shown beside the paper and focused while it is checked; saves check
+    /// it again.
+    pub fn open_draft(&mut self, draft: DraftAt, bibs: Vec<std::path::PathBuf>) -> Vec<Effect> {
+        self.check_seq += 1;
+        let mut list = Checklist::new(draft, bibs);
+        let mut fx = vec![list.recheck(self.check_seq), list.watch_effect()];
+        self.checklist = Some(list);
+        self.focus = Pane::Vault;
+        fx.extend(self.apply(vec![Out::info(
+            "checking the citations… (enter opens one, ]/[ the next to look at, esc the vault)",
+        )]));
         fx
     }
 
-    /// `space k`: the last checklist, where it was left.
-    fn reopen_checklist(&mut self) -> Vec<Effect> {
-        match self.checklist.clone() {
-            Some(list) => self.apply(vec![Out::Overlay(OverlayRequest::List(list))]),
+    pub(super) fn checklist_shown(&self) -> bool {
+        self.checklist.as_ref().is_some_and(|c| c.shown)
+    }
+
+    /// `space k`: the checklist shown and focused; when it is already, the vault browser back.
+    fn toggle_checklist(&mut self) -> Vec<Effect> {
+        match &self.checklist {
             None => self.apply(vec![Out::info(
                 "no checklist yet: c on a manuscript (.md, .tex, .txt) in the vault browser checks its citations",
             )]),
+            Some(c) if c.shown && self.focus == Pane::Vault => self.show_checklist(false),
+            Some(_) => self.show_checklist(true),
         }
     }
 
-    /// The report of check `seq` of `path`: the open checklist gets its rows, and it is kept
-    /// for `space k`.
+    /// Shows (and focuses) or hides the checklist; it is watched for saves while shown.
+    fn show_checklist(&mut self, show: bool) -> Vec<Effect> {
+        let Some(c) = self.checklist.as_mut() else {
+            return Vec::new();
+        };
+        c.shown = show;
+        let mut fx = vec![c.watch_effect()];
+        if show {
+            self.focus = Pane::Vault;
+            let rows = self.checklist_rows();
+            if let Some(c) = self.checklist.as_mut() {
+                c.follow(rows);
+            }
+        } else if self.focus == Pane::Vault {
+            fx.push(Effect::Scan);
+        }
+        fx
+    }
+
+    /// How many rows the checklist shows.
+    fn checklist_rows(&self) -> usize {
+        let n = self.checklist.as_ref().map_or(0, |c| c.rows().len());
+        crate::tui::checklist::view::list_rows(self.areas().vault.height.saturating_sub(2), n)
+    }
+
+    /// A key on the shown checklist: its rows and what they open (the checklist keeps the
+    /// focus, the paper beside it shows the page).
+    fn checklist_action(&mut self, action: Action, count: Option<u32>) -> Vec<Effect> {
+        let rows = self.checklist_rows();
+        let Some(c) = self.checklist.as_mut() else {
+            return Vec::new();
+        };
+        if action == Action::Recheck {
+            self.check_seq += 1;
+            let fx = vec![c.recheck(self.check_seq)];
+            return fx;
+        }
+        let out = c.update(action, count, rows);
+        let mut fx = self.apply(out);
+        self.focus = Pane::Vault;
+        fx.retain(|e| !matches!(e, Effect::Scan));
+        fx
+    }
+
+    /// The wheel over the checklist: the selection moves.
+    pub(super) fn checklist_wheel(&mut self, action: Action, by: u32) -> Vec<Effect> {
+        self.checklist_action(action, Some(by))
+    }
+
+    /// A click on row `i` of the checklist selects it; on the selected row of the focused
+    /// checklist, opens it.
+    pub(super) fn checklist_click(&mut self, i: usize, focused: bool) -> Vec<Effect> {
+        let again = focused && self.checklist.as_ref().is_some_and(|c| c.selected == i);
+        if let Some(c) = self.checklist.as_mut() {
+            c.selected = i;
+        }
+        if again {
+            self.checklist_action(Action::Open, None)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The report of check `seq`: the checklist gets its rows (a late report of an older
+    /// check is dropped).
     pub(super) fn checked(
         &mut self,
         seq: u64,
-        path: &str,
-        result: Result<Box<crate::context::check::Report>, String>,
+        result: Result<Box<crate::context::check::source::DraftReport>, String>,
     ) -> Vec<Effect> {
-        if seq != self.check.0 {
+        let Some(c) = self.checklist.as_mut() else {
+            return Vec::new();
+        };
+        if !c.checked(seq, result.map(|r| *r)) {
             return Vec::new();
         }
-        let width = (self.size.0.saturating_sub(8).min(110) as usize).saturating_sub(2);
-        let list = crate::tui::overlay::checklist::checked(seq, path, result.as_deref(), width);
-        self.checklist = Some(list.clone());
-        self.apply(vec![Out::Refill {
-            list,
-            keep_selection: false,
-        }])
+        let rows = self.checklist_rows();
+        let Some(c) = self.checklist.as_mut() else {
+            return Vec::new();
+        };
+        c.follow(rows);
+        let say = match &c.result {
+            Some(Ok(r)) => {
+                let s = &r.report.summary;
+                let name = c.draft.name();
+                let name = name.rsplit('/').next().unwrap_or(&name).to_string();
+                let what = if s.problems == 0 {
+                    "nothing needs a look".to_string()
+                } else {
+                    format!("{} need a look (] opens the next)", s.problems)
+                };
+                Out::info(format!(
+                    "{}: {} citations, {} ✓, {}",
+                    crate::vault::visible::visible(&name),
+                    s.citations,
+                    s.verified,
+                    what
+                ))
+            }
+            Some(Err(e)) => Out::error(format!("cannot check: {e}")),
+            None => return Vec::new(),
+        };
+        self.apply(vec![say])
     }
 
-    /// The open checklist, kept as it is (selection too) for `space k`.
-    fn keep_checklist(&mut self) {
-        if let Some(Overlay::List(list)) = &self.overlay
-            && list.kind == OverlayKind::Checklist
-        {
-            self.checklist = Some(list.clone());
+    /// The manuscript was saved: checked again (when the watch is the checklist's current one).
+    pub(super) fn draft_saved(&mut self, id: u64) -> Vec<Effect> {
+        match self.checklist.as_mut() {
+            Some(c) if c.shown && c.watch == id => {
+                self.check_seq += 1;
+                vec![c.recheck(self.check_seq)]
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -422,13 +536,11 @@ impl AppState {
         match choice {
             Choice::Stay => Vec::new(),
             Choice::Close => {
-                self.keep_checklist();
                 self.overlay = None;
                 Vec::new()
             }
             Choice::Run { close, outs } => {
                 if close {
-                    self.keep_checklist();
                     self.overlay = None;
                 }
                 self.apply(outs)

@@ -16,8 +16,9 @@ pub struct Areas {
 }
 
 /// Three panes when wide; two (the focused one and its neighbour) below 140 columns; the paper
-/// pane alone when it is `maximised` and focused.
-pub fn layout(area: Rect, focus: Pane, maximised: bool) -> Areas {
+/// pane alone when it is `maximised` and focused. A `checklist` in the vault pane's place gets
+/// a wider first column (its rows are sentences, not names).
+pub fn layout(area: Rect, focus: Pane, maximised: bool, checklist: bool) -> Areas {
     let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     let mut a = Areas {
         status,
@@ -26,10 +27,11 @@ pub fn layout(area: Rect, focus: Pane, maximised: bool) -> Areas {
     if maximised && focus == Pane::Paper {
         a.paper = main;
     } else if area.width >= 140 {
+        let (left, right) = if checklist { (34, 30) } else { (24, 36) };
         let [v, p, c] = Layout::horizontal([
-            Constraint::Percentage(24),
+            Constraint::Percentage(left),
             Constraint::Fill(1),
-            Constraint::Percentage(36),
+            Constraint::Percentage(right),
         ])
         .areas(main);
         (a.vault, a.paper, a.chat) = (v, p, c);

@@ -89,8 +89,11 @@ pub enum Msg {
     /// failed.
     Checked {
         seq: u64,
-        path: String,
-        result: Result<Box<crate::context::check::Report>, String>,
+        result: Result<Box<crate::context::check::source::DraftReport>, String>,
+    },
+    /// The manuscript of the checklist was saved (watch `id`).
+    DraftSaved {
+        id: u64,
     },
     /// A page image asked for by the paper pane.
     PageImage {
@@ -143,10 +146,16 @@ pub struct AppState {
     reading_doc: Option<String>,
     /// The vault search asked for last, numbered: a late answer to an older one is dropped.
     search: (u64, String),
-    /// The citation check asked for last, numbered, and its manuscript.
-    check: (u64, String),
-    /// The last checklist, as it was when closed (`space k` reopens it there).
-    checklist: Option<crate::tui::effect::List>,
+    /// Numbers the citation checks: a late report of an older one is dropped.
+    check_seq: u64,
+    /// The citation checklist of a manuscript, shown in the vault browser's place or hidden
+    /// (`space k`).
+    checklist: Option<crate::tui::checklist::Checklist>,
+    /// The manuscript `agentero --check` named, checked at start.
+    start_draft: Option<(
+        crate::context::check::source::DraftAt,
+        Vec<std::path::PathBuf>,
+    )>,
 }
 
 impl AppState {
@@ -179,8 +188,34 @@ impl AppState {
             reading: None,
             reading_doc: None,
             search: (0, String::new()),
-            check: (0, String::new()),
+            check_seq: 0,
             checklist: None,
+            start_draft: None,
+        }
+    }
+
+    /// An index run ended: its summary (when it had work), the browser rescanned; a checklist
+    /// is checked against the papers the run added.
+    fn index_done(&mut self, r: Result<Status, String>) -> Vec<Effect> {
+        let had_work = self.index.is_some();
+        self.index = None;
+        match r {
+            Ok(summary) => {
+                if had_work {
+                    self.status = summary;
+                }
+                // Titles and authors come from the fresh records.
+                let mut fx = vec![Effect::Scan];
+                if had_work && let Some(c) = self.checklist.as_mut() {
+                    self.check_seq += 1;
+                    fx.push(c.recheck(self.check_seq));
+                }
+                fx
+            }
+            Err(e) => {
+                self.status = Status::error(format!("indexing failed: {e}"));
+                Vec::new()
+            }
         }
     }
 
@@ -213,7 +248,23 @@ impl AppState {
         if matches!(self.chat.agent(), AgentState::Starting { .. }) {
             fx.push(Effect::StartAgent);
         }
+        if let Some((draft, bibs)) = self.start_draft.take() {
+            fx.extend(self.open_draft(draft, bibs));
+        }
         fx
+    }
+
+    /// A manuscript whose checklist opens at start (`agentero --check DRAFT`), with these
+    /// bibliographies.
+    pub fn with_draft(
+        mut self,
+        draft: Option<(
+            crate::context::check::source::DraftAt,
+            Vec<std::path::PathBuf>,
+        )>,
+    ) -> AppState {
+        self.start_draft = draft;
+        self
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
@@ -309,23 +360,7 @@ impl AppState {
                 self.index = Some((done, total));
                 Vec::new()
             }
-            Msg::IndexDone(r) => {
-                let had_work = self.index.is_some();
-                self.index = None;
-                match r {
-                    Ok(summary) => {
-                        if had_work {
-                            self.status = summary;
-                        }
-                        // Titles and authors come from the fresh records.
-                        vec![Effect::Scan]
-                    }
-                    Err(e) => {
-                        self.status = Status::error(format!("indexing failed: {e}"));
-                        Vec::new()
-                    }
-                }
-            }
+            Msg::IndexDone(r) => self.index_done(r),
             Msg::PaperOpened { req, result } => self.send_paper(PaperMsg::Opened { req, result }),
             Msg::Pages { req, pages } => self.send_paper(PaperMsg::Pages { req, pages }),
             Msg::Plan { seq, preview } => self.send_chat(ChatMsg::Plan { seq, preview }),
@@ -384,7 +419,8 @@ impl AppState {
                     keep_selection: true,
                 }])
             }
-            Msg::Checked { seq, path, result } => self.checked(seq, &path, result),
+            Msg::Checked { seq, result } => self.checked(seq, result),
+            Msg::DraftSaved { id } => self.draft_saved(id),
             Msg::Reading { state, problems } => {
                 let session = state.session.clone();
                 self.reading = Some(*state);
@@ -530,8 +566,11 @@ impl AppState {
 
     /// A message for the paper pane, at the size its text area has; the reading chip follows.
     fn send_paper(&mut self, msg: PaperMsg) -> Vec<Effect> {
-        if matches!(msg, PaperMsg::Jump(..)) {
-            // A jump focuses the paper: its text area is the one of that layout.
+        if matches!(msg, PaperMsg::Jump(..))
+            && !(self.focus == Pane::Vault && self.checklist_shown())
+        {
+            // A jump focuses the paper: its text area is the one of that layout (the shown
+            // checklist keeps the focus, and the paper its place beside it).
             self.focus = Pane::Paper;
         }
         let a = self.areas();
@@ -554,6 +593,7 @@ impl AppState {
             Rect::new(0, 0, self.size.0, self.size.1),
             self.focus,
             self.paper.maximised(),
+            self.checklist_shown(),
         )
     }
 
@@ -572,6 +612,11 @@ impl AppState {
             .as_ref()
             .filter(|o| o.kind() == OverlayKind::Threads)
             .and(self.chat.thread_filter())
+    }
+
+    /// The citation checklist, shown or hidden.
+    pub fn checklist(&self) -> Option<&crate::tui::checklist::Checklist> {
+        self.checklist.as_ref()
     }
 
     pub fn browser(&self) -> &Browser {

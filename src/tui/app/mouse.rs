@@ -20,6 +20,8 @@ use crate::tui::widgets::WHEEL_ROWS;
 pub enum Hit {
     /// The vault pane; the index into the visible entries when on one.
     Vault(Option<usize>),
+    /// The citation checklist in the vault pane's place; the row when on one.
+    Checklist(Option<usize>),
     /// The paper pane.
     Paper,
     /// The chat pane; the item of the current thread when on one of its lines.
@@ -31,7 +33,7 @@ pub enum Hit {
 impl Hit {
     pub fn pane(self) -> Option<Pane> {
         match self {
-            Hit::Vault(_) => Some(Pane::Vault),
+            Hit::Vault(_) | Hit::Checklist(_) => Some(Pane::Vault),
             Hit::Paper => Some(Pane::Paper),
             Hit::Chat(_) => Some(Pane::Chat),
             Hit::Outside => None,
@@ -46,6 +48,17 @@ fn contains(r: Rect, col: u16, row: u16) -> bool {
 /// What is under the cell (`col`, `row`) of the screen as the view draws `st`.
 pub fn hit(st: &AppState, col: u16, row: u16) -> Hit {
     let a = st.areas();
+    if contains(a.vault, col, row)
+        && let Some(c) = st.checklist.as_ref().filter(|c| c.shown)
+    {
+        let inner = Block::bordered().inner(a.vault);
+        let rows = crate::tui::checklist::view::list_rows(inner.height, c.rows().len());
+        if !contains(inner, col, row) || (row - inner.y) as usize >= rows {
+            return Hit::Checklist(None);
+        }
+        let i = c.offset + (row - inner.y) as usize;
+        return Hit::Checklist((i < c.rows().len()).then_some(i));
+    }
     if contains(a.vault, col, row) {
         let inner = Block::bordered().inner(a.vault);
         let b = &st.browser;
@@ -93,6 +106,14 @@ impl AppState {
                                 .update(BrowserMsg::Scroll(if down { d } else { -d }));
                         self.apply(out)
                     }
+                    Hit::Checklist(_) => {
+                        let action = if down {
+                            crate::tui::action::Action::MoveDown
+                        } else {
+                            crate::tui::action::Action::MoveUp
+                        };
+                        self.checklist_wheel(action, WHEEL_ROWS as u32)
+                    }
                     Hit::Paper => self.send_paper(PaperMsg::Wheel { down }),
                     Hit::Chat(_) => self.send_chat(ChatMsg::Scroll { up: !down }),
                     Hit::Outside => Vec::new(),
@@ -110,11 +131,13 @@ impl AppState {
                         let out = self.browser.update(BrowserMsg::Click { index, focused });
                         self.apply(out)
                     }
+                    Hit::Checklist(Some(i)) => self.checklist_click(i, was == Pane::Vault),
                     Hit::Chat(Some(i)) => self.send_chat(ChatMsg::Click(i)),
                     _ => Vec::new(),
                 };
                 if was != pane {
                     match pane {
+                        Pane::Vault if self.checklist_shown() => {}
                         Pane::Vault => fx.push(Effect::Scan),
                         Pane::Chat => fx.extend(self.send_chat(ChatMsg::Focused)),
                         Pane::Paper => {}

@@ -16,12 +16,21 @@ use crate::tui::overlay::Overlay;
 use crate::tui::text::str_width;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::truncate;
-use crate::tui::{browser, chat, input, overlay, paper, quick};
+use crate::tui::{browser, chat, checklist, input, overlay, paper, quick};
 
 pub fn view(st: &AppState, theme: &Theme, f: &mut Frame) {
-    let a = layout(f.area(), st.focus, st.paper.maximised());
+    let a = layout(
+        f.area(),
+        st.focus,
+        st.paper.maximised(),
+        st.checklist_shown(),
+    );
     f.render_widget(Block::default().style(theme.style("ui.text")), f.area());
-    if a.vault.width > 0 {
+    if a.vault.width > 0
+        && let Some(c) = st.checklist.as_ref().filter(|c| c.shown)
+    {
+        checklist::view::view(c, st.focus == Pane::Vault, theme, f, a.vault);
+    } else if a.vault.width > 0 {
         browser::view::view(
             &st.browser,
             &st.vault_name,
@@ -71,6 +80,7 @@ fn status(st: &AppState, theme: &Theme, f: &mut Frame, area: Rect) {
     let mode = match (&st.overlay, st.focus_mode()) {
         (Some(_), _) => "OVERLAY",
         (None, Mode::Vault) => "VAULT",
+        (None, Mode::Checklist) => "CHECKLIST",
         (None, Mode::Paper) => "PAPER",
         (None, Mode::Visual) => "VISUAL",
         (None, Mode::Chat) => "CHAT",

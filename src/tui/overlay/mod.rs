@@ -3,7 +3,6 @@
 //! overlay takes the keys first and owns what it shows; a choice comes back as the
 //! [`Out`]s its row carries, for the app to carry out like any component's.
 
-pub mod checklist;
 pub mod recent;
 pub mod results;
 pub mod view;
@@ -107,10 +106,6 @@ impl Overlay {
                 step(scroll, *total, action, count, rows);
                 shared(action)
             }
-            Overlay::List(list) if matches!(action, Action::NextProblem | Action::PrevProblem) => {
-                next_problem(list, action == Action::NextProblem);
-                Choice::Stay
-            }
             Overlay::List(list) => {
                 step(&mut list.selected, list.rows.len(), action, count, rows);
                 choose(list, action)
@@ -119,26 +114,6 @@ impl Overlay {
             Overlay::Text { .. } => shared(action),
             Overlay::Permission { turn, request } => answer(*turn, request, action),
         }
-    }
-}
-
-/// The selection to the next (or previous) row that needs a look, round the end.
-fn next_problem(list: &mut List, forward: bool) {
-    let n = list.rows.len();
-    if n == 0 {
-        return;
-    }
-    let found = (1..=n)
-        .map(|k| {
-            if forward {
-                (list.selected + k) % n
-            } else {
-                (list.selected + n - k % n) % n
-            }
-        })
-        .find(|&i| checklist::is_problem(&list.rows[i].text));
-    if let Some(i) = found {
-        list.selected = i;
     }
 }
 

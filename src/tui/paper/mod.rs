@@ -313,9 +313,15 @@ impl Paper {
                 };
             }
         }
+        let pending = p.pending_quote.is_some();
         p.settle_quote();
+        // A quote whose page just came: the cursor goes to it (a jump to a paper not open yet).
+        let placed = pending && p.pending_quote.is_none();
         if !p.search.query.is_empty() {
             p.research();
+        }
+        if placed {
+            self.place_highlight(view);
         }
         self.follow(view);
     }

@@ -3,6 +3,7 @@
 //! of the last paper read straight from its file, and the page loads under way; a newer paper
 //! aborts the loads of the one before, and none of their pages reach the app after it.
 
+use crate::context::check::source::{self, DraftAt};
 use std::sync::Arc;
 
 use tokio::sync::mpsc::{
@@ -40,7 +41,8 @@ enum Cmd {
     },
     Check {
         seq: u64,
-        path: String,
+        draft: DraftAt,
+        bibs: Vec<std::path::PathBuf>,
         held: Held,
     },
     Reindex {
@@ -119,9 +121,14 @@ impl Documents {
         let _ = self.tx.send(Cmd::Search { seq, query, held });
     }
 
-    pub(super) fn check(&self, seq: u64, path: String) {
+    pub(super) fn check(&self, seq: u64, draft: DraftAt, bibs: Vec<std::path::PathBuf>) {
         let held = self.busy.hold();
-        let _ = self.tx.send(Cmd::Check { seq, path, held });
+        let _ = self.tx.send(Cmd::Check {
+            seq,
+            draft,
+            bibs,
+            held,
+        });
     }
 
     pub(super) fn reindex(&self) {
@@ -193,7 +200,12 @@ impl Service {
                 held,
             } => self.load(req, path, pages, held),
             Cmd::Search { seq, query, held } => self.search(seq, query, held),
-            Cmd::Check { seq, path, held } => self.check(seq, path, held),
+            Cmd::Check {
+                seq,
+                draft,
+                bibs,
+                held,
+            } => self.check(seq, draft, bibs, held),
             Cmd::Reindex { held } => self.reindex(held),
             Cmd::Opened {
                 req,
@@ -329,7 +341,7 @@ impl Service {
     }
 
     /// A manuscript's citations checked off the async threads (it reads papers).
-    fn check(&self, seq: u64, path: String, held: Held) {
+    fn check(&self, seq: u64, draft: DraftAt, bibs: Vec<std::path::PathBuf>, held: Held) {
         let (vault, me, mut index, ui) = (
             self.vault.clone(),
             self.me.clone(),
@@ -338,9 +350,10 @@ impl Service {
         );
         tokio::task::spawn_blocking(move || {
             let index = index.get(&vault, &me);
-            let result = crate::context::check::check_vault_file(&vault, index.as_deref(), &path)
-                .map(Box::new);
-            let _ = ui.send(Msg::Checked { seq, path, result });
+            let result =
+                source::check_draft(&vault, index.as_deref(), &draft, &bibs, &mut |_, _| {})
+                    .map(Box::new);
+            let _ = ui.send(Msg::Checked { seq, result });
             drop(held);
         });
     }

@@ -18,6 +18,7 @@ mod turn;
 mod turns;
 mod turns_cmd;
 mod vault_mcp;
+mod watch;
 mod work;
 
 use crate::tui::app::Status;
@@ -53,6 +54,7 @@ pub struct Runner {
     reading: Reading,
     vault_mcp: VaultMcpService,
     clipboard: Clipboard,
+    watch: watch::Watch,
     /// `$AGENTERO_PDF_VIEWER` as read at start (only the runner reads and sets it).
     pdf_viewer: Mutex<Option<String>>,
 }
@@ -70,6 +72,7 @@ impl Runner {
             reading: Reading::start(vault.clone(), tx.clone(), busy.clone()),
             vault_mcp: VaultMcpService::start(vault.clone(), tx.clone()),
             clipboard: Clipboard::default(),
+            watch: watch::Watch::new(vault.clone(), tx.clone()),
             pdf_viewer: Mutex::new(std::env::var("AGENTERO_PDF_VIEWER").ok()),
             vault,
             tx,
@@ -132,7 +135,8 @@ impl Runner {
             Effect::OpenPaper { req, path, kind } => self.documents.open(req, path, kind),
             Effect::LoadPages { req, path, pages } => self.documents.load_pages(req, path, pages),
             Effect::VaultSearch { seq, query } => self.documents.search(seq, query),
-            Effect::CheckDraft { seq, path } => self.documents.check(seq, path),
+            Effect::CheckDraft { seq, draft, bibs } => self.documents.check(seq, draft, bibs),
+            Effect::WatchDraft { id, draft } => self.watch.watch(id, draft),
             Effect::RenderPage { key, path } => self.images.render(key, path),
             Effect::Plan { seq, request } => self.turns.counted(|held| TurnCmd::Plan {
                 seq,
