@@ -85,6 +85,18 @@ pub fn entry_with_key(meta: &PaperMeta, key: &str) -> String {
         e.set("year", text(&y.to_string()));
     }
     let p = &meta.publication;
+    // The book's editors, where BibTeX's styles print them (a chapter, a proceedings paper).
+    if matches!(kind, EntryType::InCollection | EntryType::InProceedings) {
+        let editors: Vec<String> = p
+            .editors
+            .iter()
+            .map(|n| one_line(&n.bibtex()))
+            .filter(|n| !n.is_empty())
+            .collect();
+        if !editors.is_empty() {
+            e.set("editor", text(&editors.join(" and ")));
+        }
+    }
     let mut put = |field: &str, v: &Option<String>| {
         if let Some(v) = v.as_deref().map(one_line).filter(|v| !v.is_empty()) {
             e.set(field, text(&v));
@@ -281,6 +293,7 @@ mod tests {
                 institution: Some("Universität Wien".into()),
                 url: Some("https://example.org/a b{c}".into()),
                 names: Vec::new(),
+                editors: Vec::new(),
             },
             ..PaperMeta::default()
         }

@@ -214,6 +214,10 @@ pub fn csl_json(sources: &[Source]) -> Value {
         if !authors.is_empty() {
             v.insert("author".into(), Value::Array(authors));
         }
+        if !p.editors.is_empty() {
+            let editors: Vec<Value> = p.editors.iter().map(csl_parts).collect();
+            v.insert("editor".into(), Value::Array(editors));
+        }
         if let Some(y) = m.year {
             v.insert("issued".into(), json!({"date-parts": [[y]]}));
         }

@@ -52,6 +52,7 @@ struct InfoYaml {
     title: Option<String>,
     author: Option<String>,
     author_list: Option<Vec<AuthorEntry>>,
+    editor: Option<serde_norway::Value>,
     year: Option<serde_norway::Value>,
     doi: Option<String>,
     eprint: Option<String>,
@@ -115,7 +116,37 @@ impl InfoYaml {
                 .or_else(|| scalar(&self.organization)),
             url: scalar(&self.url),
             names: Vec::new(),
+            editors: self.editors(),
         }
+    }
+}
+
+impl InfoYaml {
+    /// `editor:` as papis writes it (`Family, Given and Family, Given`, BibTeX's form) or a
+    /// list of names; a name without a comma is split at its last word.
+    fn editors(&self) -> Vec<NameParts> {
+        let names: Vec<String> = match self.editor.as_ref() {
+            Some(serde_norway::Value::String(s)) => {
+                s.split(" and ").map(|n| n.trim().to_string()).collect()
+            }
+            Some(serde_norway::Value::Sequence(list)) => list
+                .iter()
+                .filter_map(|v| v.as_str())
+                .map(|n| n.trim().to_string())
+                .collect(),
+            _ => Vec::new(),
+        };
+        names
+            .iter()
+            .filter_map(|n| match n.split_once(',') {
+                Some((family, given)) => NameParts::new(family, given),
+                None => match n.rsplit_once(' ') {
+                    Some((given, family)) => NameParts::new(family, given),
+                    None => NameParts::new(n, ""),
+                },
+            })
+            .take(100)
+            .collect()
     }
 }
 

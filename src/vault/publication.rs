@@ -62,6 +62,22 @@ impl WorkType {
         })
     }
 
+    /// The kind in words, for a person (`journal article`, `conference paper`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Article => "journal article",
+            Self::Conference => "conference paper",
+            Self::Book => "book",
+            Self::Chapter => "book chapter",
+            Self::PhdThesis => "PhD thesis",
+            Self::MastersThesis => "master's thesis",
+            Self::Report => "report",
+            Self::Preprint => "preprint",
+            Self::Webpage => "web page",
+            Self::Misc => "other",
+        }
+    }
+
     /// The type of a Zotero item (`journalArticle`, `conferencePaper`, `bookSection`, …); a
     /// thesis is a master's thesis when its `thesisType` says so.
     pub fn from_zotero(item_type: &str, thesis_type: Option<&str>) -> Self {
@@ -139,6 +155,10 @@ pub struct Publication {
     /// bibliography needs them — "Gabriel García Márquez" alone reads as family name Márquez.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub names: Vec<NameParts>,
+    /// The editors of the book or proceedings it appeared in (papis's `editor`, Zotero's
+    /// editor creators), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub editors: Vec<NameParts>,
 }
 
 /// A person's name as family and given names; an organisation has a family name only.

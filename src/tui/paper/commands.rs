@@ -76,18 +76,7 @@ impl Paper {
                 if p.kind != EntryKind::Paper {
                     return vec![Out::info("BibTeX entries are for papers")];
                 }
-                let i = &p.info;
-                let meta = crate::vault::meta::PaperMeta {
-                    title: i.title.clone(),
-                    authors: i.authors.clone(),
-                    year: i.year,
-                    doi: i.doi.clone(),
-                    arxiv: i.arxiv.clone(),
-                    abstract_text: i.abstract_text.clone(),
-                    publication: (*i.publication).clone(),
-                    citation_key: i.citation_key.clone(),
-                    ..Default::default()
-                };
+                let meta = p.info.meta();
                 // The key the paper's exports have (the reference manager's, else generated).
                 let entry = crate::vault::bibtex::entry_with_key(
                     &meta,

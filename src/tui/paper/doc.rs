@@ -38,6 +38,23 @@ pub struct DocInfo {
     pub annotations: Vec<crate::vault::annotations::Annotation>,
 }
 
+impl DocInfo {
+    /// The paper's metadata as the vault's exports read it (for its BibTeX entry and key).
+    pub fn meta(&self) -> crate::vault::meta::PaperMeta {
+        crate::vault::meta::PaperMeta {
+            title: self.title.clone(),
+            authors: self.authors.clone(),
+            year: self.year,
+            doi: self.doi.clone(),
+            arxiv: self.arxiv.clone(),
+            abstract_text: self.abstract_text.clone(),
+            publication: (*self.publication).clone(),
+            citation_key: self.citation_key.clone(),
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
     pub page: u32,

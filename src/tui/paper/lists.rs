@@ -107,6 +107,44 @@ pub(super) fn metadata(p: &Doc) -> OverlayRequest {
     if let Some(y) = i.year {
         lines.push((None, format!("year     {y}")));
     }
+    if p.kind == crate::vault::EntryKind::Paper {
+        // The key a manuscript cites it by (`agentero check`, `y b`): the reference
+        // manager's when it gave one, else the one agentero generates.
+        let meta = i.meta();
+        let key = crate::vault::citekeys::key_of(&meta);
+        let whose = if meta.citation_key.as_deref() == Some(key.as_str()) {
+            "its reference manager's"
+        } else {
+            "generated; y b copies the entry"
+        };
+        lines.push((None, format!("key      @{key} ({whose})")));
+    }
+    let pubn = &i.publication;
+    if let Some(kind) = pubn.kind {
+        lines.push((None, format!("type     {}", kind.label())));
+    }
+    if let Some(c) = &pubn.container {
+        let mut at = c.clone();
+        if let Some(v) = &pubn.volume {
+            at.push_str(&format!(", vol. {v}"));
+        }
+        if let Some(n) = &pubn.issue {
+            at.push_str(&format!(", no. {n}"));
+        }
+        if let Some(pp) = &pubn.pages {
+            at.push_str(&format!(", pp. {pp}"));
+        }
+        lines.push((None, format!("in       {at}")));
+    }
+    for (label, v) in [
+        ("publisher", &pubn.publisher),
+        ("school   ", &pubn.institution),
+        ("url      ", &pubn.url),
+    ] {
+        if let Some(v) = v {
+            lines.push((None, format!("{label} {v}")));
+        }
+    }
     if let Some(d) = &i.doi {
         lines.push((None, format!("doi      {d}")));
     }

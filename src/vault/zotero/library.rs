@@ -187,6 +187,20 @@ fn publication_of(item: &ItemRow) -> Publication {
         institution: get(&["university", "institution"]),
         url: get(&["url"]),
         names: Vec::new(),
+        // The book's editors, when the item has authors of its own (an edited book's editors
+        // stand as its authors, see `ZoteroItem::authors`).
+        editors: if item.creators.iter().any(|c| c.kind == "author") {
+            item.creators
+                .iter()
+                .filter(|c| c.kind == "editor")
+                .filter_map(|c| match c.last.trim() {
+                    "" => NameParts::new(&c.first, ""),
+                    last => NameParts::new(last, &c.first),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -213,11 +227,44 @@ fn split_date(raw: &str) -> (Option<String>, Option<i32>) {
 
 /// `Citation Key: x` in Extra (Better BibTeX's and Zotero's own convention before 7).
 fn key_in_extra(extra: &str) -> Option<String> {
+    in_extra(extra, "citation key")
+}
+
+/// The value of a `Name: value` line of Extra (any case), where Zotero keeps the fields an
+/// item type lacks (`DOI: 10.…` on a book section or a thesis).
+fn in_extra(extra: &str, name: &str) -> Option<String> {
     extra.lines().find_map(|l| {
         let (k, v) = l.split_once(':')?;
-        (k.trim().eq_ignore_ascii_case("citation key") && !v.trim().is_empty())
-            .then(|| v.trim().to_string())
+        (k.trim().eq_ignore_ascii_case(name) && !v.trim().is_empty()).then(|| v.trim().to_string())
     })
+}
+
+/// An item's DOI: its `DOI` field, else a `DOI:` line of Extra (item types without the field),
+/// else a `doi.org` URL.
+fn doi_of(owner: &ItemRow) -> Option<String> {
+    use crate::vault::ids::normalize_doi;
+    field(owner, &["DOI"]).map(str::to_string).or_else(|| {
+        field(owner, &["extra"])
+            .and_then(|e| in_extra(e, "doi"))
+            .and_then(|d| normalize_doi(&d))
+            .or_else(|| {
+                field(owner, &["url"])
+                    .filter(|u| u.to_ascii_lowercase().contains("doi.org/"))
+                    .and_then(normalize_doi)
+            })
+    })
+}
+
+/// An item's arXiv id: its `archiveID` (`arXiv:2101.00001`), else an arxiv.org URL.
+fn arxiv_of(owner: &ItemRow) -> Option<String> {
+    use crate::vault::ids::normalize_arxiv;
+    field(owner, &["archiveID"])
+        .and_then(normalize_arxiv)
+        .or_else(|| {
+            field(owner, &["url"])
+                .filter(|u| u.to_ascii_lowercase().contains("arxiv.org/"))
+                .and_then(normalize_arxiv)
+        })
 }
 
 fn is_regular(type_name: &str) -> bool {
@@ -472,10 +519,10 @@ pub fn build(
                 creators: owner.creators.clone(),
                 date,
                 year,
-                doi: field(owner, &["DOI"]).map(str::to_string),
+                doi: doi_of(owner),
                 abstract_text: field(owner, &["abstractNote"]).map(str::to_string),
                 publication: publication_of(owner),
-                arxiv: field(owner, &["archiveID"]).and_then(crate::vault::ids::normalize_arxiv),
+                arxiv: arxiv_of(owner),
                 citation_key,
                 paper: rel.clone(),
                 abs,
@@ -692,5 +739,33 @@ mod tests {
             key_in_extra("foo\nCitation Key: knuth1984\n"),
             Some("knuth1984".into())
         );
+    }
+
+    #[test]
+    fn a_doi_or_arxiv_id_kept_elsewhere_is_found() {
+        let item = |pairs: &[(&str, &str)]| ItemRow {
+            fields: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..ItemRow::default()
+        };
+        // The field first, as written.
+        let both = item(&[("DOI", "10.1000/ABC"), ("extra", "DOI: 10.1000/other")]);
+        assert_eq!(doi_of(&both).as_deref(), Some("10.1000/ABC"));
+        // A book section keeps it in Extra; a web page in its URL.
+        let extra = item(&[("extra", "tex.x: y\ndoi:  https://doi.org/10.1000/xyz.1 \n")]);
+        assert_eq!(doi_of(&extra).as_deref(), Some("10.1000/xyz.1"));
+        let url = item(&[("url", "https://doi.org/10.1000/ABC.2")]);
+        assert_eq!(doi_of(&url).as_deref(), Some("10.1000/abc.2"));
+        // Not a DOI: nothing.
+        let junk = item(&[
+            ("extra", "DOI: see the publisher"),
+            ("url", "https://example.org/doi.org/x"),
+        ]);
+        assert_eq!(doi_of(&junk), None);
+        let arxiv = item(&[("url", "http://arxiv.org/abs/2101.00001v2")]);
+        assert!(arxiv_of(&arxiv).is_some_and(|a| a.starts_with("2101.00001")));
+        assert_eq!(arxiv_of(&item(&[("url", "https://example.org/")])), None);
     }
 }

@@ -178,6 +178,10 @@ impl Zotero {
             .unwrap();
     }
     pub fn creator(&self, item: i64, first: &str, last: &str, order: i64) {
+        self.creator_as(item, first, last, order, "author");
+    }
+    /// A creator of another type (`editor`, `contributor`, …).
+    pub fn creator_as(&self, item: i64, first: &str, last: &str, order: i64, kind: &str) {
         self.conn
             .execute(
                 "INSERT INTO creators (firstName, lastName, fieldMode) VALUES (?1, ?2, 0)",
@@ -187,7 +191,7 @@ impl Zotero {
         let cid = self.conn.last_insert_rowid();
         let author = self.id(
             "SELECT creatorTypeID FROM creatorTypes WHERE creatorType = ?1",
-            "author",
+            kind,
         );
         self.conn
             .execute(
