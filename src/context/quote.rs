@@ -100,6 +100,37 @@ pub fn find_in(hay: &Reduced, quote: &str) -> Option<Found> {
         })
 }
 
+/// Which exact occurrence of `quote` in `text` the one at byte `start` is (0: the first), so
+/// that the same occurrence is found again in another rendering of the page's text (the text
+/// layer's, to draw it): a phrase a page has twice is highlighted where it was found.
+pub fn occurrence(text: &str, quote: &str, start: usize) -> usize {
+    let hay = reduce(text);
+    let needle = reduce(quote).text;
+    if needle.chars().count() < MIN_CHARS {
+        return 0;
+    }
+    hay.text
+        .match_indices(&needle)
+        .filter_map(|(pos, _)| hay.source(pos..pos + needle.len()))
+        .take_while(|r| r.start < start)
+        .count()
+}
+
+/// [`find`], at the `nth` exact occurrence (0-based) when the text has that many, else where
+/// [`find`] finds it.
+pub fn find_nth(text: &str, quote: &str, nth: usize) -> Option<Found> {
+    let hay = reduce(text);
+    let needle = reduce(quote).text;
+    if nth > 0
+        && needle.chars().count() >= MIN_CHARS
+        && let Some((pos, _)) = hay.text.match_indices(&needle).nth(nth)
+        && let Some(range) = hay.source(pos..pos + needle.len())
+    {
+        return Some(Found { range, exact: true });
+    }
+    find_in(&hay, quote)
+}
+
 /// Pages joined into one text (each followed by a newline), so that a quote running across a
 /// page break is found too, with the byte offset where each page starts.
 pub struct Joined {
@@ -219,6 +250,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_same_occurrence_is_found_again() {
+        let a = "Results. The model wins.\nLater on:\nthe model wins again, and the model wins.";
+        let b = "Results. The  model\nwins. Later on: the model wins again, and the model wins.";
+        let starts: Vec<usize> = a.match_indices("model wins").map(|(i, _)| i).collect();
+        for (k, &s) in starts.iter().enumerate() {
+            assert_eq!(occurrence(a, "model wins", s), k);
+            let f = find_nth(b, "model wins", k).unwrap();
+            let before = b[..f.range.start].matches("model").count();
+            assert_eq!(before, k, "occurrence {k} found at {:?}", f.range);
+        }
+        // Past the last occurrence: where find finds it.
+        assert_eq!(find_nth(b, "model wins", 9), find(b, "model wins"));
+        assert_eq!(occurrence(a, "ab", 30), 0, "too short to count");
+    }
+
+    #[test]
     fn tolerant_of_layout_differences() {
         let text = "The ﬁrst re-\nsult shows that  “quoting first”\nmakes answers check-\nable at almost no cost.";
         let f = find(
@@ -278,11 +325,21 @@ pub enum QuoteBoxError {
 /// The boxes (PDF user space, as the text layer gives them) of `quote` found on physical page
 /// `page` of a PDF held in memory, for a highlight on the page image.
 pub fn page_boxes(bytes: &[u8], page: u32, quote: &str) -> Result<Vec<[f32; 4]>, QuoteBoxError> {
+    page_boxes_nth(bytes, page, quote, 0)
+}
+
+/// [`page_boxes`] of the `nth` occurrence of `quote` on the page (see [`occurrence`]).
+pub fn page_boxes_nth(
+    bytes: &[u8],
+    page: u32,
+    quote: &str,
+    nth: usize,
+) -> Result<Vec<[f32; 4]>, QuoteBoxError> {
     let limits = crate::vault::pdf::Limits {
         deadline: std::time::Instant::now() + std::time::Duration::from_secs(60),
     };
     let layout = crate::vault::pdf::page_layout(bytes, page, limits)?;
-    let found = find(&layout.text, quote).ok_or(QuoteBoxError::NotFound(page))?;
+    let found = find_nth(&layout.text, quote, nth).ok_or(QuoteBoxError::NotFound(page))?;
     let rects = layout.rects(found.range);
     if rects.is_empty() {
         return Err(QuoteBoxError::NoPosition(page));

@@ -57,5 +57,8 @@ pub struct ShotKey {
     pub cells: (u16, u16),
     pub window: Window,
     pub quote: Option<String>,
+    /// Which occurrence of the quote on the page it is (0: the first): a phrase the page has
+    /// twice is highlighted where it was found.
+    pub quote_nth: usize,
     pub marks: Vec<crate::vault::render::PageMark>,
 }

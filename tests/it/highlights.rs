@@ -189,3 +189,115 @@ async fn vault_search_finds_the_words_of_a_comment() {
     assert_eq!(v["annotations"][0]["text"], "gutter", "{v:#}");
     client.cancel().await.unwrap();
 }
+
+/// A phrase a page has more than once is highlighted on its image where the text view found
+/// it: the occurrence counted in the text the paper pane shows (the extraction, reflowed) is
+/// the one boxed in the text layer. On every page of the demo vault's papers and, with
+/// `AGENTERO_CORPUS`, of the real papers: each repeated three-word phrase, each occurrence.
+#[test]
+fn a_repeated_phrase_is_boxed_at_the_occurrence_shown() {
+    use agentero::context::quote::{find_nth, occurrence, page_boxes_nth};
+    let demo = common::demo_vault();
+    let mut pdfs: Vec<std::path::PathBuf> = Vec::new();
+    let mut walk = |root: &Path| {
+        let mut stack = vec![root.join("papers")];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "pdf") {
+                    pdfs.push(p);
+                }
+            }
+        }
+    };
+    walk(demo.path());
+    if std::env::var_os("AGENTERO_CORPUS").is_some()
+        && let Some(c) = common::corpus()
+    {
+        walk(&c);
+    }
+    pdfs.sort();
+    let limits = || agentero::vault::pdf::Limits {
+        deadline: std::time::Instant::now() + Duration::from_secs(60),
+    };
+    let (mut checked, mut pages_with) = (0, 0);
+    for pdf in &pdfs {
+        let bytes = std::fs::read(pdf).unwrap();
+        let Ok(doc) = agentero::vault::pdf::extract(&bytes, limits()) else {
+            continue;
+        };
+        for (i, page) in doc.pages.iter().enumerate().take(6) {
+            let n = i as u32 + 1;
+            let shown = agentero::tui::text::reflow(page.text.clone());
+            // Repeated phrases of three words of letters, at most five per page.
+            let words: Vec<&str> = shown.split_whitespace().collect();
+            let mut seen = std::collections::HashMap::new();
+            for w in words.windows(3) {
+                if w.iter()
+                    .all(|x| x.len() > 2 && x.chars().all(|c| c.is_ascii_alphabetic()))
+                {
+                    *seen.entry(w.join(" ").to_ascii_lowercase()).or_insert(0) += 1;
+                }
+            }
+            let mut repeated: Vec<String> = seen
+                .into_iter()
+                .filter(|(_, c)| *c > 1)
+                .map(|(p, _)| p)
+                .collect();
+            repeated.sort();
+            repeated.truncate(5);
+            if repeated.is_empty() {
+                continue;
+            }
+            pages_with += 1;
+            let Ok(layout) = agentero::vault::pdf::page_layout(&bytes, n, limits()) else {
+                continue;
+            };
+            for phrase in &repeated {
+                // Every place the matcher finds the phrase (it ignores case, line breaks and
+                // hyphenation), in the pane's text and in the text layer's.
+                let places = |text: &str| -> Vec<std::ops::Range<usize>> {
+                    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+                    for k in 0..50 {
+                        match find_nth(text, phrase, k) {
+                            Some(f) if out.last().is_none_or(|l| f.range.start > l.start) => {
+                                out.push(f.range)
+                            }
+                            _ => break,
+                        }
+                    }
+                    out
+                };
+                let (in_pane, in_layer) = (places(&shown), places(&layout.text));
+                assert_eq!(
+                    in_pane.len(),
+                    in_layer.len(),
+                    "{phrase:?} on p. {n} of {}",
+                    pdf.display()
+                );
+                for (k, at) in in_pane.iter().enumerate() {
+                    assert_eq!(occurrence(&shown, phrase, at.start), k, "{phrase:?}");
+                    let boxes = page_boxes_nth(&bytes, n, phrase, k).unwrap();
+                    assert_eq!(boxes, layout.rects(in_layer[k].clone()));
+                    if k > 0 {
+                        let first = page_boxes_nth(&bytes, n, phrase, 0).unwrap();
+                        assert_ne!(
+                            boxes,
+                            first,
+                            "{phrase:?} #{k} boxed as #0 on p. {n} of {}",
+                            pdf.display()
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        pages_with > 0 && checked >= 4,
+        "{checked} occurrences on {pages_with} pages"
+    );
+    eprintln!("{checked} occurrences of repeated phrases on {pages_with} pages boxed where shown");
+}

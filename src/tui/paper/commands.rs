@@ -53,7 +53,7 @@ impl Paper {
                 )))]
             }
             Action::Metadata => vec![Out::Overlay(super::lists::metadata(p))],
-            Action::ToggleImage => self.toggle_image(),
+            Action::ToggleImage => self.toggle_image(view),
             Action::OpenViewer => {
                 if p.kind != EntryKind::Paper {
                     return vec![Out::info(

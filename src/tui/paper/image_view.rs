@@ -300,4 +300,64 @@ mod tests {
         );
         assert!(renders(&out).is_empty(), "{out:?}");
     }
+
+    /// A quote opened in the text view, then `I`: the image lands on it (fit width, the quote
+    /// highlighted), as when it is opened from the image view; the occurrence of a phrase the
+    /// page has twice is the one the text view shows.
+    #[test]
+    fn the_image_view_lands_on_the_quote_the_text_view_shows() {
+        let view = (100, 30);
+        let mut paper = Paper::default();
+        let open = Jump::to("papers/a/paper.pdf".into(), 1);
+        let _ = paper.update(PaperMsg::Jump(open, EntryKind::Paper), view);
+        let req = paper.doc().unwrap().req;
+        paper.update(
+            PaperMsg::Opened {
+                req,
+                result: Ok((2, DocInfo::default())),
+            },
+            view,
+        );
+        paper.update(
+            PaperMsg::Pages {
+                req,
+                pages: vec![(
+                    1,
+                    Ok("The model wins here.\nMuch later: the model wins there.".into()),
+                )],
+            },
+            view,
+        );
+        // The second "model wins", as a search finds it after `n`.
+        paper.update(PaperMsg::Search("model wins".into()), view);
+        paper.update(
+            PaperMsg::Action {
+                action: Action::SearchNext,
+                count: None,
+            },
+            view,
+        );
+        let out = paper.update(
+            PaperMsg::Action {
+                action: Action::ToggleImage,
+                count: None,
+            },
+            view,
+        );
+        let asked = renders(&out);
+        let out2;
+        let asked = if asked.is_empty() {
+            out2 = paper.update(PaperMsg::Resized, view);
+            renders(&out2)
+        } else {
+            asked
+        };
+        assert_eq!(asked.len(), 1, "{out:?}");
+        assert_eq!(asked[0].quote.as_deref(), Some("model wins"));
+        assert_eq!(asked[0].quote_nth, 1);
+        assert_eq!(
+            paper.zoom_label((100, 30)).as_deref(),
+            Some("fit width · 0%")
+        );
+    }
 }

@@ -46,19 +46,41 @@ impl Paper {
             .current
             .and_then(|i| p.search.hits.get(i))
             .map(|h| (h.page, h.start, h.end));
-        let quote = p
+        let (quote, quote_nth) = p
             .quote
             .or(hit)
             .filter(|q| q.0 == p.page)
-            .and_then(|(page, s, e)| p.text(page)?.get(s..e).map(str::to_string));
+            .and_then(|(page, s, e)| {
+                let text = p.text(page)?;
+                let q = text.get(s..e)?;
+                Some((
+                    Some(q.to_string()),
+                    crate::context::quote::occurrence(text, q, s),
+                ))
+            })
+            .unwrap_or((None, 0));
         Some(ShotKey {
             req: p.req,
             page: p.page,
             cells,
             window: self.zoom.window(cells, self.shape),
             quote,
+            quote_nth,
             marks: crate::vault::render::PageMark::on_page(&p.info.annotations, p.page),
         })
+    }
+
+    /// Whether a cited quote or the current search hit is on the page shown.
+    fn evidence_on_page(&self) -> bool {
+        let Some(p) = self.doc.as_ref() else {
+            return false;
+        };
+        let hit = p
+            .search
+            .current
+            .and_then(|i| p.search.hits.get(i))
+            .map(|h| h.page);
+        p.quote.map(|q| q.0).or(hit) == Some(p.page)
     }
 
     /// Asks for the image of what is on screen when it is not the one asked for last.
@@ -105,7 +127,7 @@ impl Paper {
         }
     }
 
-    pub(super) fn toggle_image(&mut self) -> Vec<Out> {
+    pub(super) fn toggle_image(&mut self, view: Viewport) -> Vec<Out> {
         let Some(p) = self.doc.as_ref() else {
             return vec![Out::info("no paper open: nothing to show as an image")];
         };
@@ -118,6 +140,9 @@ impl Paper {
         if !self.image_mode {
             self.shot = None;
             self.shown = None;
+        } else if self.evidence_on_page() {
+            // The quote or search hit the text view shows: the image lands on it too.
+            self.land_on_evidence(view);
         }
         vec![Out::info(if self.image_mode {
             "image view (I again for the text)"

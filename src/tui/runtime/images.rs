@@ -18,9 +18,9 @@ use crate::tui::shot::{PageProto, ShotKey};
 use crate::vault::Vault;
 use crate::vault::render::{Bounds, PageCache, PageImage, Region, Renderer, locate_paper};
 
-/// Quote boxes found before, by (content hash, page, quote): panning a highlighted page does
+/// Quote boxes found before, by (content hash, page, quote, which occurrence): panning a highlighted page does
 /// not read its text layer again. Bounded: cleared when full.
-type Boxes = HashMap<(String, u32, String), Option<Vec<[f32; 4]>>>;
+type Boxes = HashMap<(String, u32, String, usize), Option<Vec<[f32; 4]>>>;
 static QUOTE_BOXES: OnceLock<Mutex<Boxes>> = OnceLock::new();
 const QUOTE_BOXES_MAX: usize = 64;
 
@@ -186,7 +186,7 @@ impl Render {
         }
         let mut quote_at = None;
         if let Some(q) = &key.quote
-            && let Some(rects) = quote_boxes(&pdf, &sha, key.page, q)
+            && let Some(rects) = quote_boxes(&pdf, &sha, key.page, q, key.quote_nth)
         {
             quote_at = box_of(&shot.image, &region, &rects);
             shot.image.highlight(&rects);
@@ -216,15 +216,21 @@ impl Render {
 
 /// Where `quote` is on the page (user-space boxes), from the cache of quote boxes or the text
 /// layer; `None` when it has no place (a scan, a quote the layout cannot find).
-fn quote_boxes(pdf: &std::path::Path, sha: &str, page: u32, quote: &str) -> Option<Vec<[f32; 4]>> {
+fn quote_boxes(
+    pdf: &std::path::Path,
+    sha: &str,
+    page: u32,
+    quote: &str,
+    nth: usize,
+) -> Option<Vec<[f32; 4]>> {
     let cache = QUOTE_BOXES.get_or_init(Mutex::default);
-    let k = (sha.to_string(), page, quote.to_string());
+    let k = (sha.to_string(), page, quote.to_string(), nth);
     if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&k).cloned()) {
         return hit;
     }
     let found = std::fs::read(pdf)
         .ok()
-        .and_then(|bytes| crate::context::quote::page_boxes(&bytes, page, quote).ok());
+        .and_then(|bytes| crate::context::quote::page_boxes_nth(&bytes, page, quote, nth).ok());
     if let Ok(mut c) = cache.lock() {
         if c.len() >= QUOTE_BOXES_MAX {
             c.clear();
