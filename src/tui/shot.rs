@@ -60,5 +60,7 @@ pub struct ShotKey {
     /// Which occurrence of the quote on the page it is (0: the first): a phrase the page has
     /// twice is highlighted where it was found.
     pub quote_nth: usize,
+    /// Drawn dark (lightness turned over, colours kept).
+    pub dark: bool,
     pub marks: Vec<crate::vault::render::PageMark>,
 }

@@ -58,6 +58,9 @@ pub struct Session {
     /// Position in `jumps` (`jumps.len()`: at the newest place).
     #[serde(default)]
     pub jump_pos: usize,
+    /// Page images drawn dark (`ctrl-r`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dark_pages: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -162,6 +162,18 @@ impl PageImage {
         ])
     }
 
+    /// Dark pages: each pixel's lightness turned over and its hue kept (white paper becomes
+    /// black, black ink white, a yellow highlight dark yellow, a blue figure line still blue):
+    /// `c + 255 − (max + min)` per channel, the inverse followed by a half turn of hue.
+    pub fn darken(&mut self) {
+        for px in self.image.pixels_mut() {
+            let [r, g, b] = px.0;
+            let (hi, lo) = (r.max(g).max(b), r.min(g).min(b));
+            let shift = 255 - i32::from(hi) - i32::from(lo);
+            px.0 = [r, g, b].map(|c| (i32::from(c) + shift).clamp(0, 255) as u8);
+        }
+    }
+
     /// Paints highlight boxes (user-space rectangles, as [`super::pdf::PageLayout::rects`]
     /// gives them): the text under them tinted as a marker pen would, an outline around each.
     pub fn highlight(&mut self, rects: &[[f32; 4]]) {
@@ -564,5 +576,40 @@ mod tests {
         );
         assert_eq!(render(b"", 1, 100).unwrap_err(), RenderError::Unreadable);
         assert_eq!(render(b"%PDF-1.4", 1, 5).unwrap_err(), RenderError::BadDpi);
+    }
+
+    #[test]
+    fn dark_pages_turn_lightness_over_and_keep_hue() {
+        let mut img = PageImage {
+            image: RgbImage::from_vec(
+                5,
+                1,
+                vec![
+                    255, 255, 255, // paper
+                    0, 0, 0, // ink
+                    255, 230, 100, // a yellow highlight
+                    30, 60, 200, // a blue line
+                    128, 128, 128, // grey
+                ],
+            )
+            .unwrap(),
+            transform: [1.0, 0.0, 0.0, -1.0, 0.0, 1.0],
+            dpi: 72,
+        };
+        img.darken();
+        let px: Vec<[u8; 3]> = img.image.pixels().map(|p| p.0).collect();
+        assert_eq!(px[0], [0, 0, 0]);
+        assert_eq!(px[1], [255, 255, 255]);
+        assert_eq!(px[2], [155, 130, 0], "still yellow, now dark");
+        // The blue stays the strongest channel, lighter than before.
+        let [r, g, b] = px[3];
+        assert!(b > g && g > r && u32::from(r) + u32::from(g) + u32::from(b) > 290);
+        assert_eq!(px[4], [127, 127, 127]);
+        // Twice is as printed.
+        img.darken();
+        assert_eq!(
+            img.image.pixels().next().map(|p| p.0),
+            Some([255, 255, 255])
+        );
     }
 }

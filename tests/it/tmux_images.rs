@@ -263,7 +263,57 @@ fn maximise_fit_width_pan_zoom_and_a_search_hit_in_tmux() {
     assert!(screen.contains("fit width"), "{screen}");
     let marked = wait_cells(&target, |g| marker_cells(g) > 10);
     assert!(marker_cells(&marked) > 10, "no highlighted cells");
+    // A hit found in the text view, then I: the image lands on it too, highlighted.
+    keys(&target, &["f", "I"]);
+    wait(&target, 20, |s| !s.contains('▀'));
+    keys(&target, &["/"]);
+    tmux(&["send-keys", "-t", &target, "-l", "hybrid"]);
+    keys(&target, &["Enter"]);
+    wait(&target, 20, |s| s.contains("match"));
+    keys(&target, &["I"]);
+    let screen = wait(&target, 20, |s| s.contains('▀') && s.contains("fit width"));
+    assert!(
+        screen.contains("fit width"),
+        "I did not land on the hit:\n{screen}"
+    );
+    let marked = wait_cells(&target, |g| marker_cells(g) > 10);
+    assert!(
+        marker_cells(&marked) > 10,
+        "the hit is not highlighted after I"
+    );
+    // ctrl-r: dark pages, the marker still yellow (dark); again: as printed.
+    let light = paper_lightness(&marked);
+    keys(&target, &["C-r"]);
+    let dark = wait_cells(&target, |g| paper_lightness(g) < 0.3);
+    assert!(
+        light > 0.7 && paper_lightness(&dark) < 0.3,
+        "{light} → {}",
+        paper_lightness(&dark)
+    );
+    let yellow = |c: [u8; 3]| c[0] > 140 && c[1] > 110 && c[2] < 40 && c[0] < 200;
+    assert!(
+        dark.iter()
+            .flatten()
+            .any(|c| pixels(c).is_some_and(|(u, l)| yellow(u) || yellow(l))),
+        "no dark yellow marker"
+    );
+    keys(&target, &["C-r"]);
+    let back = wait_cells(&target, |g| paper_lightness(g) > 0.7);
+    assert!(paper_lightness(&back) > 0.7);
     keys(&target, &["q"]);
+}
+
+/// The mean lightness (0–1) of the half-block pixels on screen: most of a page is paper.
+fn paper_lightness(grid: &[Vec<Cell>]) -> f64 {
+    let mut sum = 0.0;
+    let mut n = 0.0;
+    for (u, l) in grid.iter().flatten().filter_map(pixels) {
+        for c in [u, l] {
+            sum += (f64::from(c[0]) + f64::from(c[1]) + f64::from(c[2])) / (3.0 * 255.0);
+            n += 1.0;
+        }
+    }
+    if n == 0.0 { 0.5 } else { sum / n }
 }
 
 /// Cells showing the highlight's marker tint (white paper under the marker: 255, 226, 80).

@@ -54,6 +54,7 @@ impl Paper {
             }
             Action::Metadata => vec![Out::Overlay(super::lists::metadata(p))],
             Action::ToggleImage => self.toggle_image(view),
+            Action::DarkPages => self.toggle_dark(),
             Action::OpenViewer => {
                 if p.kind != EntryKind::Paper {
                     return vec![Out::info(

@@ -19,6 +19,7 @@ impl Paper {
                 .collect(),
             jumps: self.jumps.iter().cloned().map(Spot::stored).collect(),
             jump_pos: self.jump_pos,
+            dark_pages: self.dark_pages,
         }
     }
 
@@ -32,6 +33,7 @@ impl Paper {
             .collect();
         self.jumps = s.jumps.into_iter().map(Spot::from_stored).collect();
         self.jump_pos = s.jump_pos.min(self.jumps.len());
+        self.dark_pages = s.dark_pages;
         match s.open {
             Some(open) if self.doc.is_none() => self.go_spot(Spot::from_stored(open), view),
             _ => Vec::new(),

@@ -118,6 +118,8 @@ pub struct Paper {
     marks: BTreeMap<char, Spot>,
     /// Pages are shown as images (`I`), for PDFs.
     image_mode: bool,
+    /// The images are drawn dark (`ctrl-r`): lightness turned over, colours kept.
+    dark_pages: bool,
     shot: Option<Shot>,
     /// A highlight waiting for its comment.
     pending: Option<pending::Pending>,

@@ -66,6 +66,7 @@ impl Paper {
             window: self.zoom.window(cells, self.shape),
             quote,
             quote_nth,
+            dark: self.dark_pages,
             marks: crate::vault::render::PageMark::on_page(&p.info.annotations, p.page),
         })
     }
@@ -125,6 +126,21 @@ impl Paper {
                 vec![Out::info(format!("{e}; showing its text"))]
             }
         }
+    }
+
+    /// `ctrl-r`: page images dark or as printed (remembered across restarts).
+    pub(super) fn toggle_dark(&mut self) -> Vec<Out> {
+        self.dark_pages = !self.dark_pages;
+        let how = if self.dark_pages {
+            "page images dark: light and dark swapped, colours kept (ctrl-r: as printed)"
+        } else {
+            "page images as printed"
+        };
+        let mut out = vec![Out::info(how)];
+        if !self.image_active() {
+            out = vec![Out::info(format!("{how}; I shows the page image"))];
+        }
+        out
     }
 
     pub(super) fn toggle_image(&mut self, view: Viewport) -> Vec<Out> {

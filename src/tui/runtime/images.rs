@@ -191,6 +191,9 @@ impl Render {
             quote_at = box_of(&shot.image, &region, &rects);
             shot.image.highlight(&rects);
         }
+        if key.dark {
+            shot.image.darken();
+        }
         let (w, h) = shot.page_pt;
         let shape = Shape {
             page: if w > 0.0 { h / w } else { 792.0 / 612.0 },
