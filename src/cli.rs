@@ -100,7 +100,7 @@ pub enum Command {
         /// Maximum number of cards.
         #[arg(long, default_value_t = 10)]
         limit: usize,
-        /// Print one JSON object (see the README for its fields).
+        /// Print one JSON object (its fields: docs/commands.md, or `agentero man`).
         #[arg(long)]
         json: bool,
         /// The query: words, "a phrase", title:word, -excluded, a AND b.

@@ -129,7 +129,7 @@ pub fn preset_of(def: &AgentDef) -> Option<&'static Preset> {
         .or_else(|| presets().iter().find(|p| p.adapter == def.adapter))
 }
 
-/// A config.toml snippet that defines every preset (for error messages and the README).
+/// A config.toml snippet that defines every preset (for error messages and docs/configuration.md).
 pub fn presets_toml() -> String {
     let mut s = String::new();
     for p in presets() {

@@ -8,8 +8,8 @@
 //! The schema files are Zotero's (AGPL-3.0) and Better BibTeX's (MIT), so they are not copied
 //! into this repository: they are read at test time from `$AGENTERO_ZOTERO_SCHEMA`, by default
 //! `../shared/zotero-schema/` beside the clone. A fresh clone gets them from upstream (the
-//! files and commits are listed in README.md, "Zotero"); without them these tests say why and
-//! pass, except under `CI`, where they fail.
+//! files and commits are listed in docs/vault.md, "A Zotero library"); without them these
+//! tests say why and pass, except under `CI`, where they fail.
 
 use crate::common;
 mod hostile;

@@ -168,7 +168,7 @@ fn summary_line(skips: &Skips) -> Option<String> {
     let parts: Vec<String> = by.iter().map(|(n, r)| format!("{n} {r}")).collect();
     let s = if total == 1 { "" } else { "s" };
     Some(format!(
-        "note: {total} test{s} skipped here: {} (.ci/run provides every peer; the README says how)",
+        "note: {total} test{s} skipped here: {} (.ci/run provides every peer; docs/development.md says how)",
         parts.join(", ")
     ))
 }

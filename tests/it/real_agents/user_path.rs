@@ -1,4 +1,5 @@
-//! The real agents on the path a README user takes, only the model API scripted on 127.0.0.1:
+//! The real agents on the path a user of docs/configuration.md takes, only the model API
+//! scripted on 127.0.0.1:
 //!
 //! - Gemini CLI logged in with `GEMINI_API_KEY` alone (no `GOOGLE_GEMINI_BASE_URL`, which
 //!   would switch it to the gateway login): it talks HTTPS to `generativelanguage.googleapis.com`
@@ -240,7 +241,8 @@ fn gemini_with_only_its_api_key_answers_the_next_turn_in_the_same_minute_and_aft
     };
     let proxy = format!("http://127.0.0.1:{}", route.port);
     let ca = route.ca.clone();
-    // Exactly the README's login: the key, nothing else; the network is the proxy.
+    // Exactly the login docs/configuration.md gives: the key, nothing else; the network is the
+    // proxy.
     let readme_user = move |cmd: &mut Command| {
         for v in [
             "GOOGLE_GEMINI_BASE_URL",
@@ -503,8 +505,8 @@ fn gemini_cli_uses_agentero_serve_over_http_as_an_mcp_client() {
     );
     let rig = Rig::with_script(Agent::Gemini, &bin, script);
     let served = serve(&rig);
-    // `gemini -p` with only the key, as a README user runs it (a gateway base URL is refused
-    // there: "Invalid auth method selected").
+    // `gemini -p` with only the key, as docs/configuration.md runs it (a gateway base URL is
+    // refused there: "Invalid auth method selected").
     let Some(route) = TlsRoute::start(&rig.home.join("tls"), GEMINI_HOST, rig.model.port) else {
         return;
     };
@@ -534,7 +536,7 @@ fn gemini_cli_uses_agentero_serve_over_http_as_an_mcp_client() {
         }
         c
     };
-    // As the README says.
+    // As docs/mcp.md says.
     let auth = format!("Authorization: Bearer {}", served.token);
     let out = common::output_within(
         gemini_cmd(&[
@@ -619,7 +621,7 @@ fn codex_uses_agentero_serve_over_http_as_the_readme_configures_it() {
     });
     let rig = Rig::with_script(Agent::Codex, &bin, script);
     let served = serve(&rig);
-    // The README's snippet, added to the (throwaway) Codex config.
+    // docs/mcp.md's snippet, added to the (throwaway) Codex config.
     let config = rig.home.join(".codex/config.toml");
     let mut text = std::fs::read_to_string(&config).unwrap();
     text.push_str(&format!(
