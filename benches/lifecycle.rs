@@ -7,6 +7,10 @@
 //! 2. Resume: ctrl-z typed into the pty (the app gives the terminal back and stops), then
 //!    SIGCONT (what `fg` sends); time until the app has written its first whole frame.
 //!
+//! 3. Start: the app started on the demo vault (indexed, the built-in agent, no config) until its
+//!    first frame (the vault pane drawn), beside `less` started on the README in the same kind
+//!    of pty until its first screen (the ratio run by run).
+//!
 //! `cargo bench --bench lifecycle` (RUNS=n for more than 12 runs of each).
 
 mod common;
@@ -158,6 +162,26 @@ impl Pty {
             std::thread::sleep(Duration::from_millis(5));
         }
         false
+    }
+
+    /// The arrival of the bytes that completed `what` in the output since `since` (waiting at
+    /// most `secs`).
+    fn first_with(&self, since: Instant, what: &str, secs: u64) -> Option<Instant> {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        while Instant::now() < deadline {
+            {
+                let out = self.out.lock().unwrap();
+                let mut text = Vec::new();
+                for (t, b) in out.iter().filter(|(t, _)| *t >= since) {
+                    text.extend_from_slice(b);
+                    if String::from_utf8_lossy(&text).contains(what) {
+                        return Some(*t);
+                    }
+                }
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        None
     }
 
     /// The arrival of the last bytes written after `since` once the app has been quiet for
@@ -367,7 +391,89 @@ fn resume(runs: usize) -> Vec<Duration> {
     out
 }
 
+/// Start to first frame, `runs` times: the app on an indexed demo vault (no config: the
+/// built-in agent) until its vault pane is drawn, and `less` on the README until its first
+/// screen, in turn; the pairs (app, less).
+fn start(runs: usize) -> Vec<(Duration, Duration)> {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let index = Command::new(env!("CARGO_BIN_EXE_agentero"))
+        .args(["index"])
+        .arg(&vault)
+        .env("HOME", &home)
+        .output()
+        .unwrap();
+    assert!(index.status.success(), "the demo vault was not indexed");
+    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let mut out = Vec::new();
+    for run in 0..runs + 1 {
+        let t0 = Instant::now();
+        let mut pty = Pty::spawn(app(&vault, &home), 160, 44);
+        let Some(first) = pty.first_with(t0, "Vault", 30) else {
+            panic!("run {run}: the app drew no vault pane");
+        };
+        let app_took = first - t0;
+        pty.write(b"q");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while pty.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        drop(pty);
+        let mut less = Command::new("less");
+        less.arg(&readme)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("TERM", "xterm-256color")
+            .env("LESS", "");
+        let t0 = Instant::now();
+        let mut pty = Pty::spawn(less, 160, 44);
+        let Some(first) = pty.first_with(t0, "agentero", 30) else {
+            panic!("run {run}: less drew nothing");
+        };
+        let less_took = first - t0;
+        pty.write(b"q");
+        drop(pty);
+        // The first pair warms the caches.
+        if run > 0 {
+            out.push((app_took, less_took));
+        }
+    }
+    out
+}
+
 fn main() {
+    let runs_start: usize = std::env::var("RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(12);
+    let pairs = start(runs_start);
+    let mut ratios: Vec<f64> = pairs
+        .iter()
+        .map(|(a, l)| a.as_secs_f64() / l.as_secs_f64().max(1e-6))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    common::report(
+        "start → first frame (demo vault, indexed)",
+        pairs.iter().map(|p| p.0).collect(),
+        Some(Duration::from_millis(300)),
+    );
+    common::report(
+        "less README.md: start → first screen",
+        pairs.iter().map(|p| p.1).collect(),
+        None,
+    );
+    println!(
+        "app / less, run by run: median {:.2}x (min {:.2}x, max {:.2}x)",
+        ratios[ratios.len() / 2],
+        ratios[0],
+        ratios[ratios.len() - 1]
+    );
+    if std::env::var_os("LIFECYCLE_START_ONLY").is_some() {
+        return;
+    }
     let runs: usize = std::env::var("RUNS")
         .ok()
         .and_then(|r| r.parse().ok())
