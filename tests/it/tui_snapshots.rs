@@ -574,6 +574,53 @@ fn citation_verdicts_under_the_answer() {
     }
 }
 
+/// A paper at a Zotero-style path (`storage/KEY/Author - Year - Title.pdf`): the answer's
+/// percent-encoded citation URI reads as the file's name and page, and the verdicts name it
+/// by that name, not by a path that fills four rows.
+#[test]
+fn zotero_style_citations_read_briefly() {
+    use agentero::context::citations::check_in_vault;
+    for (w, hh) in SIZES {
+        let (d, mut h) = demo(w, hh);
+        let root = d.path().join("vault");
+        let file = "storage/ABCD2345/Öster et al. - 2015 - Footnotes and furniture.pdf";
+        std::fs::create_dir_all(root.join("storage/ABCD2345")).unwrap();
+        std::fs::copy(
+            root.join("papers/dense-vs-sparse/paper.pdf"),
+            root.join(file),
+        )
+        .unwrap();
+        let encoded = agentero::vault::uri::page_uri(file, 1);
+        assert!(encoded.contains("%C3%96"), "{encoded}");
+        let turn = stream(&mut h);
+        let answer = format!(
+            "\n> \"Reciprocal rank fusion of the two reaches a recall at 10 of 0.731\" — {encoded}\n"
+        );
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::MessageChunk(answer.clone()),
+        });
+        let vault = agentero::vault::Vault::open(&root).unwrap();
+        let checks = check_in_vault(&vault, &answer, &[]);
+        assert_eq!(checks.len(), 1, "{checks:#?}");
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::Citations(checks),
+        });
+        h.send(Msg::Chat {
+            turn,
+            event: ChatEvent::TurnEnded {
+                stop_reason: "end_turn".into(),
+            },
+        });
+        let screen = h.render();
+        assert!(!screen.contains("%C3"), "{screen}");
+        assert!(screen.contains("‹Öster et al."), "{screen}");
+        assert!(screen.contains("citations of Öster et al."), "{screen}");
+        snap("zotero_citations", w, hh, screen);
+    }
+}
+
 /// The thread list's filter: two threads restored with their answers' verdicts; `/` and a
 /// cited page list the one turn that cited it (the filter line in the status bar), words list
 /// theirs.

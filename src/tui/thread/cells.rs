@@ -174,7 +174,7 @@ fn render_item(item: &Item, theme: &Theme, width: usize, titles: Titles<'_>) -> 
         ItemKind::Agent { text } => {
             let mut l = vec![Line::styled("agent", theme.style("chat.user"))];
             for line in markdown::render(
-                text,
+                &super::verdicts::compact_uris(text),
                 width.saturating_sub(2),
                 theme,
                 theme.style("chat.agent"),

@@ -64,13 +64,47 @@ fn sources(checks: &[CitationCheck]) -> Vec<String> {
     out
 }
 
-/// A short name of a source: the paper's folder (`papers/x/paper.pdf` → `x`) or the file's
-/// path.
-fn name(path: &str) -> String {
-    match path.rsplit_once('/') {
-        Some((dir, "paper.pdf")) => dir.rsplit('/').next().unwrap_or(dir).to_string(),
-        _ => path.to_string(),
-    }
+/// A short name of a source: the paper's folder (`papers/x/paper.pdf` → `x`), a short path
+/// as it is (`notes/a.md`), else the file's name without the folders (a Zotero file is named
+/// `Author et al. - 2015 - Title.pdf`), the extension of a PDF dropped, at most 40 characters.
+pub fn name(path: &str) -> String {
+    let base = match path.rsplit_once('/') {
+        Some((dir, "paper.pdf")) => dir.rsplit('/').next().unwrap_or(dir),
+        _ if path.chars().count() <= 40 => return path.to_string(),
+        Some((_, file)) => file,
+        None => path,
+    };
+    let base = base
+        .strip_suffix(".pdf")
+        .or_else(|| base.strip_suffix(".PDF"))
+        .unwrap_or(base);
+    truncate(base, 40)
+}
+
+/// A vault citation URI in an answer's text, shown briefly when it is long or percent-encoded
+/// (a Zotero file's): `storage/ABCD2345/%C3%96ster%20et%20al.…pdf#page=3` reads
+/// `‹Öster et al. - 2015 - Footnotes… p. 3›`. Short URIs (`papers/x/paper.pdf#page=3`) stay
+/// as written; the transcript keeps every URI as the agent wrote it.
+pub fn compact_uris(text: &str) -> std::borrow::Cow<'_, str> {
+    static URI: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"[^\s()<>\[\]`'\x22]+#(?:page=\d+|line=\d+(?:,\d+)?)").expect("valid")
+    });
+    URI.replace_all(text, |c: &regex::Captures| {
+        let raw = &c[0];
+        let long = raw.contains('%') || raw.chars().count() > 48;
+        match uri::parse(raw) {
+            Some(Target::Vault { path, page, lines }) if long => {
+                let at = match (page, lines) {
+                    (Some(p), _) => format!(" p. {p}"),
+                    (None, Some((a, b))) if a == b => format!(" line {a}"),
+                    (None, Some((a, b))) => format!(" lines {a}–{b}"),
+                    (None, None) => String::new(),
+                };
+                format!("‹{}{at}›", name(&path))
+            }
+            _ => raw.to_string(),
+        }
+    })
 }
 
 /// A cited place, briefly: `p.N` or `l.A-B`, after the source's name when `named`.
@@ -323,5 +357,28 @@ mod tests {
             rows(&c, false, 100)[0]
                 .ends_with(" · cannot be checked: page 3 has no text to check against")
         );
+    }
+
+    #[test]
+    fn long_and_encoded_uris_read_briefly() {
+        let zot = "storage/ABCD2345/%C3%96ster%20et%20al.%20-%202015%20-%20Footnotes%20and%20furniture.pdf#page=3";
+        let text = format!("It says so — {zot}. And (papers/x/paper.pdf#page=2).");
+        let shown = compact_uris(&text);
+        assert_eq!(
+            shown,
+            "It says so — ‹Öster et al. - 2015 - Footnotes and fur… p. 3›. And (papers/x/paper.pdf#page=2)."
+        );
+        let lines = "notes/a-very-long-folder-name/and-a-long-note-name.md#line=3,9";
+        assert_eq!(compact_uris(lines), "‹and-a-long-note-name.md lines 3–9›");
+        assert_eq!(name("notes/a.md"), "notes/a.md");
+        // Not a citation URI: unchanged.
+        for t in ["see #page=3", "a%20b", "https://x.org/a%20b.pdf#page=2"] {
+            assert_eq!(compact_uris(t), t);
+        }
+        assert_eq!(
+            name("storage/ABCD2345/Öster et al. - 2015 - A title that goes on and on and on.pdf"),
+            "Öster et al. - 2015 - A title that goes…"
+        );
+        assert_eq!(name("papers/dense-vs-sparse/paper.pdf"), "dense-vs-sparse");
     }
 }
