@@ -34,8 +34,79 @@ fn open_agent(tmp: &Path, vault: &Path) -> Headless {
     open_agent_with(tmp, vault, &[])
 }
 
+/// The context servers running for the vault under `tmp` (their command line names a grant
+/// in its state folder).
+fn context_servers(tmp: &Path) -> usize {
+    let needle = tmp.display().to_string();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("--agentero-context-mcp") && c.contains(&needle))
+        .count()
+}
+
+/// Two threads each hold a session and its context server; idle past the setup's
+/// `session_idle`, both sessions are closed (`session/close`) and their servers stop; a new
+/// question in a thread reopens its session (one server again) and is answered.
+#[test]
+fn idle_sessions_are_closed_and_reopened_on_the_next_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let mut h = open_agent_idle(dir.path(), &vault, Duration::from_secs(1));
+    let first = ask_and_wait(&mut h, "What does fusion reach?");
+    assert!(!first.is_empty());
+    h.keys("esc space n");
+    ask_and_wait(&mut h, "Which model wins on identifiers?");
+    assert_eq!(
+        context_servers(dir.path()),
+        2,
+        "one context server per thread"
+    );
+    // Idle: both closed within a rescan or two (every 3 s).
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while context_servers(dir.path()) > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        h.settle();
+    }
+    assert_eq!(
+        context_servers(dir.path()),
+        0,
+        "idle sessions kept their servers"
+    );
+    // The thread goes on: its session is reopened (not a new one) and answers.
+    h.keys("esc");
+    let again = ask_and_wait(&mut h, "And on definitions?");
+    assert!(again.contains("papers/dense-vs-sparse"), "{again}");
+    let session = h.app.chat().thread().unwrap().session.clone();
+    assert!(
+        session.as_ref().is_some_and(|s| s.session != "new"),
+        "the session was not reopened: {session:?}"
+    );
+    assert_eq!(context_servers(dir.path()), 1);
+}
+
+fn open_agent_idle(tmp: &Path, vault: &Path, idle: Duration) -> Headless {
+    open_agent_setup(tmp, vault, &[], idle)
+}
+
 /// `env` goes to the agent process (e.g. the built-in agent's `AGENTERO_BUILTIN_FAULT`).
 fn open_agent_with(tmp: &Path, vault: &Path, env: &[(&str, &str)]) -> Headless {
+    open_agent_setup(tmp, vault, env, Duration::from_secs(300))
+}
+
+fn open_agent_setup(
+    tmp: &Path,
+    vault: &Path,
+    env: &[(&str, &str)],
+    session_idle: Duration,
+) -> Headless {
     let exe = Path::new(env!("CARGO_BIN_EXE_agentero"));
     let home = tmp.join("home");
     let mut def = AgentDef::builtin(exe);
@@ -54,6 +125,7 @@ fn open_agent_with(tmp: &Path, vault: &Path, env: &[(&str, &str)]) -> Headless {
         host_exe: exe.to_path_buf(),
         budget: Default::default(),
         timeout: TURN,
+        session_idle,
     };
     let mut h = Headless::open_with_agent(vault, 120, 40, setup).unwrap();
     let ready = h.wait_until(TURN, |a| {
@@ -864,6 +936,7 @@ fn lookalikes_of_our_tools_never_pass_silently_in_the_tui() {
         host_exe: exe.to_path_buf(),
         budget: Default::default(),
         timeout: TURN,
+        session_idle: Duration::from_secs(300),
     };
     let mut h = Headless::open_with_agent(&vault, 120, 40, setup).unwrap();
     assert!(h.wait_until(TURN, |a| matches!(

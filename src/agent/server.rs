@@ -11,11 +11,12 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthMethodAgent, AvailableCommand, AvailableCommandInput,
-    AvailableCommandsUpdate, CancelNotification, ContentBlock, ContentChunk, Implementation,
-    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, ResumeSessionRequest,
-    ResumeSessionResponse, SessionCapabilities, SessionId, SessionResumeCapabilities,
-    SessionUpdate, TextContent, UnstructuredCommandInput,
+    AvailableCommandsUpdate, CancelNotification, CloseSessionRequest, CloseSessionResponse,
+    ContentBlock, ContentChunk, Implementation, InitializeRequest, InitializeResponse,
+    LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest,
+    PromptResponse, ResumeSessionRequest, ResumeSessionResponse, SessionCapabilities,
+    SessionCloseCapabilities, SessionId, SessionResumeCapabilities, SessionUpdate, TextContent,
+    UnstructuredCommandInput,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error as AcpError};
@@ -114,7 +115,8 @@ fn initialize(fault: Fault, r: InitializeRequest) -> Result<InitializeResponse, 
         SessionCapabilities::new()
     } else {
         SessionCapabilities::new().resume(SessionResumeCapabilities::new())
-    };
+    }
+    .close(SessionCloseCapabilities::new());
     let mut resp = InitializeResponse::new(r.protocol_version)
         .agent_capabilities(
             AgentCapabilities::new()
@@ -202,13 +204,34 @@ async fn resume_session(
     Ok(ResumeSessionResponse::new())
 }
 
+/// `session/close`: the session is forgotten by this process and its context servers are
+/// stopped (their connections dropped, which ends the child processes); its history stays,
+/// so `session/load` or `session/resume` opens it again.
+async fn close_session(
+    state: Arc<State>,
+    r: CloseSessionRequest,
+) -> Result<CloseSessionResponse, AcpError> {
+    let id = r.session_id.0.to_string();
+    let session = state
+        .sessions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&id)
+        .ok_or_else(|| unknown_session(&id))?;
+    let servers = std::mem::take(&mut *session.tools.lock().await);
+    tracing::info!(session = %id, servers = servers.len(), "closed a session");
+    drop(servers);
+    Ok(CloseSessionResponse::new())
+}
+
 /// Serves ACP on stdin/stdout until the client closes the connection.
 pub async fn serve() -> anyhow::Result<()> {
     let state = Arc::new(State {
         fault: Fault::from_env(),
         sessions: Mutex::new(HashMap::new()),
     });
-    let (s_init, s_new, s_load, s_resume, s_prompt, s_cancel) = (
+    let (s_init, s_new, s_load, s_resume, s_prompt, s_cancel, s_close) = (
+        state.clone(),
         state.clone(),
         state.clone(),
         state.clone(),
@@ -266,6 +289,12 @@ pub async fn serve() -> anyhow::Result<()> {
                         cx: ConnectionTo<Client>| {
                 let state = s_prompt.clone();
                 respond_later(responder, async move { prompt(&state, r, &cx).await })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: CloseSessionRequest, responder: Responder<CloseSessionResponse>, _cx| {
+                respond_later(responder, close_session(s_close.clone(), r))
             },
             agent_client_protocol::on_receive_request!(),
         )

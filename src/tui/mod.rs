@@ -83,6 +83,7 @@ pub fn agent_setup(
         host_exe: host_exe.to_path_buf(),
         budget: config.budget,
         timeout: std::time::Duration::from_secs(config.turn_timeout_secs.max(1)),
+        session_idle: runtime::session_idle_from_env(),
     })
 }
 

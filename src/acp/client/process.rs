@@ -32,6 +32,8 @@ pub struct AgentInfo {
     pub version: Option<String>,
     pub load_session: bool,
     pub resume: bool,
+    /// It closes sessions (`session/close`): an idle one is closed to free what it holds.
+    pub close: bool,
     pub prompt_image: bool,
     pub prompt_audio: bool,
     pub prompt_embedded_context: bool,
@@ -400,6 +402,7 @@ impl AgentProcess {
             version: resp.agent_info.as_ref().map(|i| i.version.clone()),
             load_session: caps.load_session,
             resume: caps.session_capabilities.resume.is_some(),
+            close: caps.session_capabilities.close.is_some(),
             prompt_image: caps.prompt_capabilities.image,
             prompt_audio: caps.prompt_capabilities.audio,
             prompt_embedded_context: caps.prompt_capabilities.embedded_context,

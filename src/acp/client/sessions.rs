@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use agent_client_protocol::ErrorCode;
 use agent_client_protocol::v1::schema::{
-    LoadSessionRequest, McpServer, McpServerStdio, NewSessionRequest, ResumeSessionRequest,
-    SessionId, SessionModeState, SetSessionModeRequest,
+    CloseSessionRequest, LoadSessionRequest, McpServer, McpServerStdio, NewSessionRequest,
+    ResumeSessionRequest, SessionId, SessionModeState, SetSessionModeRequest,
 };
 use tokio::sync::mpsc;
 
@@ -77,6 +77,27 @@ impl AgentProcess {
             .unwrap_or_else(|e| e.into_inner())
             .get(id)
             .copied()
+    }
+
+    /// `session/close`: the agent frees what the session holds (its context servers); the
+    /// session is no longer live here, so its next turn reopens it (`session/resume` or
+    /// `session/load`). Whether the agent closed it.
+    pub async fn close_session(&self, id: &str) -> bool {
+        let req = CloseSessionRequest::new(SessionId::new(id));
+        match self.timed(self.cx.send_request(req).block_task()).await {
+            Ok(_) => {
+                self.live
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(id);
+                tracing::info!(agent = %self.def.name, session = %id, "closed an idle session");
+                true
+            }
+            Err(e) => {
+                tracing::warn!(agent = %self.def.name, session = %id, error = ?e, "cannot close a session");
+                false
+            }
+        }
     }
 
     /// Switches a just-opened session to the adapter's read-only mode when it offers one and

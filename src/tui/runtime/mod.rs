@@ -37,7 +37,7 @@ use documents::Documents;
 use images::Images;
 use reading::Reading;
 use turns::Turns;
-pub use turns_cmd::AgentSetup;
+pub use turns_cmd::{AgentSetup, session_idle_from_env};
 use turns_cmd::{Cmd as TurnCmd, TurnKind};
 use vault_mcp::VaultMcpService;
 use work::Busy;

@@ -55,6 +55,7 @@ impl Turns {
             answers: HashMap::new(),
             loaded: false,
             seen: HashSet::new(),
+            used: HashMap::new(),
         };
         // The clock of the rescan: threads other processes write appear without a restart.
         let me = tx.downgrade();
@@ -113,6 +114,9 @@ struct Service {
     loaded: bool,
     /// The ids of every transcript this run has held: a rescan brings only others.
     seen: HashSet<String>,
+    /// When each agent session last ended a turn: an idle one is closed (see
+    /// [`Service::reap_idle`]).
+    used: HashMap<String, std::time::Instant>,
 }
 
 impl Service {
@@ -204,6 +208,7 @@ impl Service {
             // Not while a turn runs: a thread begun in this run gets its transcript's id only
             // when its turn gives it back.
             Cmd::Rescan if self.loaded && self.cancels.is_empty() => {
+                self.reap_idle();
                 let mut known = self.seen.clone();
                 known.extend(self.threads.keys().cloned());
                 known.extend(self.threads.values().map(|t| t.id.clone()));
@@ -267,6 +272,52 @@ impl Service {
     }
 
     /// Lends the agent to the first borrower still waiting, if no one has it.
+    /// Closes the agent's sessions idle for the setup's `session_idle` (no turn runs, the agent is home):
+    /// each holds a context server, so nine threads held nine. Only with an agent that can
+    /// open a closed session again (resume or load), so the thread goes on where it was.
+    fn reap_idle(&mut self) {
+        if self.lent {
+            return;
+        }
+        let Some(agent) = self.agent.as_ref() else {
+            return;
+        };
+        if !agent.info.close || !(agent.info.resume || agent.info.load_session) {
+            return;
+        }
+        let Some(idle) = self.setup.as_ref().map(|s| s.session_idle) else {
+            return;
+        };
+        let ids: Vec<String> = self
+            .used
+            .iter()
+            .filter(|(id, at)| at.elapsed() >= idle && agent.live_since(id).is_some())
+            .map(|(id, _)| id.clone())
+            .collect();
+        if ids.is_empty() {
+            return;
+        }
+        let Some(home) = self.me.upgrade() else {
+            return;
+        };
+        for id in &ids {
+            self.used.remove(id);
+        }
+        self.lent = true;
+        let loan = Loan {
+            agent: self.agent.take(),
+            home,
+        };
+        tokio::spawn(async move {
+            if let Some(a) = loan.agent.as_ref() {
+                for id in ids {
+                    a.close_session(&id).await;
+                }
+            }
+            drop(loan);
+        });
+    }
+
     fn lend(&mut self) {
         while !self.lent {
             let Some(borrower) = self.borrowers.pop_front() else {
@@ -361,6 +412,9 @@ impl Service {
                 });
             }
         } else {
+            if let Some(id) = thread.state.session.session_id.clone() {
+                self.used.insert(id, std::time::Instant::now());
+            }
             self.seen.insert(thread.id.clone());
             self.threads.insert(thread_id, thread);
         }

@@ -22,6 +22,18 @@ pub struct AgentSetup {
     pub host_exe: PathBuf,
     pub budget: Budget,
     pub timeout: Duration,
+    /// How long a session may sit idle before it is closed (its context server stopped; its
+    /// next turn reopens it), when the agent can close and reopen sessions.
+    pub session_idle: Duration,
+}
+
+/// The idle time after which a session is closed: `AGENTERO_SESSION_IDLE_SECS`, else five
+/// minutes.
+pub fn session_idle_from_env() -> Duration {
+    std::env::var("AGENTERO_SESSION_IDLE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(Duration::from_secs(300), Duration::from_secs)
 }
 
 /// What a turn is for.
