@@ -777,3 +777,67 @@ fn zotero_annotations_are_drawn_in_their_colours_on_the_page_image_in_tmux() {
     keys(&target, &["q"]);
     drop(z);
 }
+
+/// With `allow-passthrough on` and an outer terminal that never answers the graphics query (a
+/// detached tmux: no client at all), keys typed while the app starts are not lost: sent 0,
+/// 150 and 300 ms after the command, they reach the message box.
+#[test]
+fn keys_typed_at_start_survive_an_unanswered_query_under_passthrough() {
+    if !available() {
+        common::skip::missing(common::skip::Peer::Tmux, "");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let conf = dir.path().join("tmux.conf");
+    std::fs::write(&conf, "set -g allow-passthrough on\nset -g status off\n").unwrap();
+    for delay in [0u64, 150, 300] {
+        let sock = format!("agentero-early-{}-{delay}", std::process::id());
+        let _server = Outer {
+            child: Command::new("true").spawn().unwrap(),
+            sock: sock.clone(),
+        };
+        let conf_s = conf.display().to_string();
+        tx(
+            &sock,
+            &[
+                "-f",
+                &conf_s,
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "-s",
+                "main",
+                "sh",
+            ],
+        );
+        tx_wait(&sock, 10, |s| s.contains('$') || s.contains('#'));
+        let h = home.display();
+        let cmd = format!(
+            "env -u AGENTERO_IMAGES HOME={h} XDG_CONFIG_HOME={h}/.config XDG_DATA_HOME={h}/.local/share {} {}",
+            env!("CARGO_BIN_EXE_agentero"),
+            vault.display()
+        );
+        tx(&sock, &["send-keys", "-t", "main:0", &cmd, "Enter"]);
+        std::thread::sleep(Duration::from_millis(delay));
+        let word = format!("early{delay}");
+        tx(&sock, &["send-keys", "-t", "main:0", "i"]);
+        tx(&sock, &["send-keys", "-t", "main:0", "-l", &word]);
+        // (The terminal echoes the keys before the app reads them: wait for the app's box.)
+        let screen = tx_wait(&sock, 20, |s| {
+            s.lines().any(|l| l.contains('│') && l.contains(&word)) && s.contains("INSERT")
+        });
+        assert!(
+            screen.lines().any(|l| l.contains('│') && l.contains(&word)),
+            "keys typed {delay} ms after the start were lost:\n{screen}"
+        );
+        tx(&sock, &["send-keys", "-t", "main:0", "Escape"]);
+        tx(&sock, &["send-keys", "-t", "main:0", "q"]);
+    }
+}
