@@ -1951,7 +1951,37 @@ fn vault_search_pane_opens_a_result_at_its_page() {
         "{:?}",
         &text[s..e]
     );
+    // The phrase searched is highlighted whole, not its first word.
+    assert!(
+        text[s..e].to_lowercase().contains("reciprocal rank fusion"),
+        "{:?}",
+        &text[s..e]
+    );
     // ctrl-o goes back (the jump is in the jump list).
+    h.keys("ctrl-o");
+
+    // A word shorter than a quote (BM25) is highlighted too.
+    h.keys("space /");
+    h.type_text("BM25");
+    h.keys("enter");
+    h.settle();
+    let screen = h.render();
+    let rows: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains(" · p. ") || l.contains(" · lines "))
+        .collect();
+    let at = rows
+        .iter()
+        .position(|l| l.contains(" · p. "))
+        .expect("a paper result");
+    for _ in 0..at {
+        h.keys("j");
+    }
+    h.keys("enter");
+    h.settle();
+    let p = h.app.paper().unwrap();
+    let (_, s, e) = p.quote().expect("BM25 highlighted");
+    assert_eq!(p.text(p.page()).unwrap()[s..e].to_lowercase(), "bm25");
     h.keys("ctrl-o");
 
     // A folder: only notes.

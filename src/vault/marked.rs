@@ -35,6 +35,46 @@ impl<'a> Marked<'a> {
         self.parts().find(|(m, _)| *m).map(|(_, t)| t)
     }
 
+    /// The longest run of matches with only spaces and punctuation between them (a phrase the
+    /// query named, as the excerpt has it), else the first match: what a reader who searched
+    /// for a pasted phrase expects highlighted.
+    pub fn longest_run(self) -> Option<String> {
+        let mut best: Option<String> = None;
+        let mut run = String::new();
+        let mut gap = String::new();
+        for (is_match, text) in self.parts() {
+            if is_match {
+                if !run.is_empty() {
+                    run.push_str(&gap);
+                }
+                run.push_str(text);
+                gap.clear();
+            } else if !run.is_empty()
+                && text.chars().count() <= 3
+                && text.chars().all(|c| !c.is_alphanumeric())
+            {
+                gap = text.to_string();
+            } else {
+                if best
+                    .as_ref()
+                    .is_none_or(|b| run.chars().count() > b.chars().count())
+                {
+                    best = Some(std::mem::take(&mut run)).filter(|r| !r.is_empty());
+                }
+                run.clear();
+                gap.clear();
+            }
+        }
+        if best
+            .as_ref()
+            .is_none_or(|b| run.chars().count() > b.chars().count())
+            && !run.is_empty()
+        {
+            best = Some(run);
+        }
+        best
+    }
+
     /// The excerpt with the marks replaced: `open` before each match, `close` after it.
     pub fn with_marks(self, open: char, close: char) -> String {
         let mut out = String::with_capacity(self.0.len());
@@ -76,5 +116,24 @@ mod tests {
         let mut whole = String::from("a **gutter** b");
         Marked::close_cut(&mut whole);
         assert_eq!(whole, "a **gutter** b");
+    }
+
+    #[test]
+    fn the_longest_run_of_matches_is_the_phrase() {
+        let mut s = String::from("a ");
+        Marked::push_match(&mut s, "gutter");
+        s.push_str(" here, then ");
+        Marked::push_match(&mut s, "reading");
+        s.push(' ');
+        Marked::push_match(&mut s, "order");
+        s.push_str(", ");
+        Marked::push_match(&mut s, "recovery");
+        s.push_str(" and ");
+        Marked::push_match(&mut s, "x");
+        assert_eq!(
+            Marked(&s).longest_run().as_deref(),
+            Some("reading order, recovery")
+        );
+        assert_eq!(Marked("no marks").longest_run(), None);
     }
 }

@@ -46,10 +46,10 @@ fn open_hit(hit: PaperHit, query: &str) -> crate::tui::effect::Out {
     let page = best.and_then(|p| p.page).or(hit.card.page).unwrap_or(1);
     let mut jump = Jump::to(hit.card.path.clone(), page);
     jump.lines = best.and_then(|p| p.lines).map(|[a, b]| (a, b));
-    // The excerpt's first **match**, else the query's words: found on the page, shown.
+    // The excerpt's longest run of matches (a searched phrase), else the query's words: found
+    // on the page, shown.
     let matched = Marked(&hit.card.excerpt)
-        .first_match()
-        .map(str::to_string)
+        .longest_run()
         .filter(|m| !m.trim().is_empty())
         .unwrap_or_else(|| query.to_string());
     if hit.card.kind == EntryKind::Paper {

@@ -374,7 +374,18 @@ impl Doc {
             let page = *page;
             // The context layer's finder: tolerant of ligatures, hyphenation and typography,
             // so every quote the tools verified highlights here too.
-            self.quote = quote::find(t, q).map(|f| (page, f.range.start, f.range.end));
+            self.quote = quote::find(t, q)
+                .map(|f| f.range)
+                .or_else(|| {
+                    // A word too short for the quote finder (a searched `BM25`): its first
+                    // place, any case.
+                    let q = q.trim();
+                    (!q.is_empty() && q.chars().count() < quote::MIN_CHARS)
+                        .then(|| crate::tui::text::find_all(t, q).into_iter().next())
+                        .flatten()
+                        .map(|(s, e)| s..e)
+                })
+                .map(|r| (page, r.start, r.end));
             self.pending_quote = None;
         }
     }
