@@ -2548,6 +2548,20 @@ fn a_highlight_with_a_comment_is_drawn_listed_exported_and_survives_a_rename() {
     );
     assert!(h.app.paper().unwrap().info().annotations.is_empty());
     assert_eq!(annotated_cells(&mut h), 0);
+    assert!(h.app.status().contains("u undoes"), "{}", h.app.status());
+    // u puts it back as it was, its comment too; a second u has nothing to undo.
+    h.keys("u");
+    h.settle();
+    let back = v.annotations("moved/renamed.pdf");
+    assert_eq!(back.len(), 1, "{}", h.app.status());
+    assert_eq!(back[0].comment.as_deref(), Some("check the XY-cut"));
+    assert!((5..=6).contains(&annotated_cells(&mut h)));
+    h.keys("u");
+    assert!(
+        h.app.status().contains("nothing to undo"),
+        "{}",
+        h.app.status()
+    );
 }
 
 /// `b` in the thread list writes the BibTeX of the papers the thread cited, `c` its CSL-JSON,

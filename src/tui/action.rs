@@ -72,6 +72,7 @@ actions! {
     SearchPrev => "search_prev", "Previous search match";
     Outline => "outline", "Section outline of the paper";
     Metadata => "metadata", "Metadata of the paper";
+    Undo => "undo", "Put back the highlight deleted last";
     DarkPages => "dark_pages", "Page images dark (light and dark swapped, colours kept) or as printed";
     ToggleImage => "toggle_image", "Show the page as an image (I again: the text)";
     Maximise => "maximise", "Maximise the paper pane (again: the other panes back)";

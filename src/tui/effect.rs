@@ -407,8 +407,14 @@ pub enum MarksEffect {
         path: String,
         new: crate::vault::highlights::NewHighlight,
     },
-    /// Delete one of the paper's own highlights.
+    /// Delete one of the paper's own highlights (reported with `Msg::HighlightDeleted`, for
+    /// `u` to undo).
     Delete { path: String, id: String },
+    /// Put back the highlight deleted last.
+    Restore {
+        path: String,
+        highlight: Box<crate::vault::highlights::Highlight>,
+    },
     /// Write the paper's annotations as markdown in the state folder.
     ExportHighlights { path: String },
     /// Write the bibliography of a thread in the state folder.

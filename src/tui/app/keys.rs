@@ -10,7 +10,7 @@ use crate::tui::browser::BrowserMsg;
 use crate::tui::chat::{ChatMsg, Compose, FindThreads};
 use crate::tui::checklist::Checklist;
 use crate::tui::chips::{AgentState, Gate, Ticket};
-use crate::tui::effect::{Effect, Out, OverlayRequest, Pane, PromptKind};
+use crate::tui::effect::{Effect, MarksEffect, Out, OverlayRequest, Pane, PromptKind};
 use crate::tui::input::Resolved;
 use crate::tui::keymap::Mode;
 use crate::tui::overlay::{Choice, Overlay, OverlayKind, recent, results};
@@ -203,6 +203,9 @@ impl AppState {
             };
             return self.send_chat(ChatMsg::FindThreads(find));
         }
+        if action == Action::Undo {
+            return self.undo();
+        }
         // An overlay takes the keys first.
         if let Some(overlay) = self.overlay.as_mut() {
             let choice = overlay.update(action, count, self.size.1 as usize);
@@ -346,6 +349,16 @@ impl AppState {
             return self.apply(out);
         }
         self.send_paper(PaperMsg::Cancel)
+    }
+
+    /// `u`: the highlight deleted last is put back.
+    fn undo(&mut self) -> Vec<Effect> {
+        match self.undo.take() {
+            Some((path, highlight)) => {
+                vec![Effect::Marks(MarksEffect::Restore { path, highlight })]
+            }
+            None => self.apply(vec![Out::info("nothing to undo")]),
+        }
     }
 
     /// `space /` then enter: the results overlay opens while the index is searched.

@@ -105,6 +105,11 @@ pub enum Msg {
         path: String,
         list: Vec<crate::vault::annotations::Annotation>,
     },
+    /// A highlight was deleted (kept for `u`).
+    HighlightDeleted {
+        path: String,
+        highlight: Box<crate::vault::highlights::Highlight>,
+    },
     /// The reading state from `.agentero/state/`, and what could not be used of it.
     Reading {
         state: Box<ReadingState>,
@@ -151,6 +156,8 @@ pub struct AppState {
     /// The citation checklist of a manuscript, shown in the vault browser's place or hidden
     /// (`space k`).
     checklist: Option<crate::tui::checklist::Checklist>,
+    /// The highlight deleted last, and its paper (`u` puts it back).
+    undo: Option<(String, Box<crate::vault::highlights::Highlight>)>,
     /// The manuscript `agentero --check` named, checked at start.
     start_draft: Option<(
         crate::context::check::source::DraftAt,
@@ -191,6 +198,7 @@ impl AppState {
             check_seq: 0,
             checklist: None,
             start_draft: None,
+            undo: None,
         }
     }
 
@@ -406,6 +414,10 @@ impl AppState {
             Msg::PageImage { key, result } => self.send_paper(PaperMsg::Image { key, result }),
             Msg::Annotations { path, list } => {
                 self.send_paper(PaperMsg::Annotations { path, list })
+            }
+            Msg::HighlightDeleted { path, highlight } => {
+                self.undo = Some((path, highlight));
+                Vec::new()
             }
             Msg::VaultSearch { seq, result } => {
                 if seq != self.search.0 {

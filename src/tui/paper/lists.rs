@@ -43,7 +43,7 @@ pub(super) fn annotations(p: &Doc) -> List {
         .collect();
     let mut list = List::new(
         OverlayKind::Annotations,
-        "Highlights · enter jumps · d deletes · e exports markdown",
+        "Highlights · enter jumps · d deletes (u undoes) · e exports markdown",
         rows,
         "no highlights yet: select text (v or V), then H",
     );

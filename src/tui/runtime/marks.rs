@@ -31,8 +31,31 @@ pub(super) fn marks(vault: &Vault, ui: &UnboundedSender<Msg>, e: MarksEffect) {
         }
         MarksEffect::Delete { path, id } => {
             let s = match highlights::delete(vault, &path, &id) {
-                Ok(h) => Status::info(format!("deleted the highlight on page {}", h.page)),
+                Ok(h) => {
+                    let with = if h.comment.is_some() {
+                        " and its comment"
+                    } else {
+                        ""
+                    };
+                    let s = Status::info(format!(
+                        "deleted the highlight on page {}{with} (u undoes)",
+                        h.page
+                    ));
+                    let _ = ui.send(Msg::HighlightDeleted {
+                        path: path.clone(),
+                        highlight: Box::new(h),
+                    });
+                    s
+                }
                 Err(e) => Status::error(format!("cannot delete the highlight: {e}")),
+            };
+            send_annotations(vault, ui, &path);
+            s
+        }
+        MarksEffect::Restore { path, highlight } => {
+            let s = match highlights::restore(vault, &path, *highlight) {
+                Ok(h) => Status::info(format!("the highlight on page {} is back", h.page)),
+                Err(e) => Status::error(format!("cannot put the highlight back: {e}")),
             };
             send_annotations(vault, ui, &path);
             s

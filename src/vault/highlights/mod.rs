@@ -246,6 +246,25 @@ pub fn add(vault: &Vault, rel: &str, new: NewHighlight) -> Result<Highlight, Hig
 }
 
 /// Removes the highlight `id` of the paper at `rel`.
+/// Puts back a highlight [`delete`] returned (undo): as it was, its id and comment kept, in
+/// page order; nothing changes when one with its id is there already.
+pub fn restore(vault: &Vault, rel: &str, h: Highlight) -> Result<Highlight, HighlightError> {
+    let (_, sha) = sha_of(vault, rel)?;
+    let mut all = load_file(vault, rel, &sha)?;
+    if all.iter().any(|x| x.id == h.id) {
+        return Ok(h);
+    }
+    if all.len() >= MAX_PER_PAPER {
+        return Err(HighlightError::Full {
+            path: rel.to_string(),
+        });
+    }
+    let at = all.partition_point(|x| (x.page, x.start) <= (h.page, h.start));
+    all.insert(at, h.clone());
+    save_file(vault, rel, &sha, all)?;
+    Ok(h)
+}
+
 pub fn delete(vault: &Vault, rel: &str, id: &str) -> Result<Highlight, HighlightError> {
     let (_, sha) = sha_of(vault, rel)?;
     let mut all = load_file(vault, rel, &sha)?;
