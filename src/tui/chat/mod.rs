@@ -663,5 +663,18 @@ mod tests {
         let out = c.update(ChatMsg::Send(Err(Status::error("agent unavailable: none"))));
         assert_eq!(out, vec![Out::error("agent unavailable: none")]);
         assert!(c.thread().unwrap().items.is_empty());
+        // Sent, the keys are the chat's again: the next `space n` is not typed into a question.
+        c.update(ChatMsg::Compose);
+        typed(&mut c, "a question");
+        let ticket = crate::tui::chips::Ticket {
+            turn: 1,
+            remote: false,
+        };
+        let out = c.update(ChatMsg::Send(Ok(ticket)));
+        assert!(
+            matches!(&out[..], [Out::Run(Effect::StartTurn { .. })]),
+            "{out:?}"
+        );
+        assert_eq!(*c.compose(), Compose::Off);
     }
 }

@@ -22,6 +22,9 @@ impl Chat {
             thread: self.thread().map(|t| t.id.clone()),
         });
         self.input = new_input();
+        // Sent: the keys are the chat's again (j/k over the answer, space n, i for the next
+        // question), not text for a question that is gone.
+        self.compose = super::Compose::Off;
         self.chips
             .retain(|c| !matches!(c, Chip::Selection { .. } | Chip::Mention(_)));
         self.selected = None;
