@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::image::ShotState;
 use super::{Doc, Paper, Slot};
-use crate::tui::text::Row;
+use crate::tui::text::{Row, str_width};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{pane_block, truncate};
 use crate::vault::EntryKind;
@@ -52,37 +52,50 @@ pub fn view(
     );
     let inner = block.inner(area);
     f.render_widget(block, area);
-    // Header line: page, label, section, visual mode.
-    let mut header = p.page_header();
+    // Header line: page, label, section, the image view's place, visual mode. The section
+    // gives way when the line is short; the page and the image view's zoom never do.
+    let head = p.page_header();
     // The page wrapped once per frame: the header's section and the rows drawn share it.
     let rows = p.rows(text_area.width as usize);
     let at = p.cursor_offset(&rows);
-    if let Some(s) = p
+    let section = p
         .section_at(p.page, at)
         .filter(|_| p.kind == EntryKind::Paper)
-    {
-        let num = s
-            .number
-            .as_deref()
-            .map(|n| format!("{n} "))
-            .unwrap_or_default();
-        header.push_str(&format!(" · {num}{}", s.title));
-    }
+        .map(|s| {
+            let num = s
+                .number
+                .as_deref()
+                .map(|n| format!("{n} "))
+                .unwrap_or_default();
+            format!(" · {num}{}", s.title)
+        })
+        .unwrap_or_default();
     let cells = (text_area.width, text_area.height);
     let shot = paper.shot(cells);
+    let mut tail = String::new();
     if shot.is_some() {
-        header.push_str(" · image");
+        tail.push_str(" · image");
         if let Some(at) = paper.zoom_label(cells) {
-            header.push_str(&format!(" · {at}"));
+            tail.push_str(&format!(" · {at}"));
         }
     }
     if let Some(v) = p.visual {
-        header.push_str(if v.lines {
+        tail.push_str(if v.lines {
             " · VISUAL LINE"
         } else {
             " · VISUAL"
         });
     }
+    let width = inner.width as usize;
+    let room = width.saturating_sub(str_width(&head) + str_width(&tail));
+    let section = if str_width(&section) <= room {
+        section
+    } else if room >= 8 {
+        truncate(&section, room)
+    } else {
+        String::new()
+    };
+    let header = format!("{head}{section}{tail}");
     let header_area = Rect { height: 1, ..inner };
     f.render_widget(
         Paragraph::new(truncate(&header, inner.width as usize)).style(theme.style("paper.header")),
