@@ -81,7 +81,30 @@ pub struct CitationCheck {
 }
 
 impl CitationCheck {
-    /// One line for a terminal: mark, URI, the quote's start and what the mark means.
+    /// What the mark means, in the words the chat and `agentero ask` both show: `verified`,
+    /// `not found on that page; on p.4`, `not verified: "45.6%" — the page has "4.56%"`,
+    /// `not found on that page or any other`, `no quote`, `cannot be checked: …`.
+    pub fn meaning(&self) -> String {
+        match self.verdict {
+            Verdict::Verified => "verified".into(),
+            Verdict::OtherPage => match &self.found_at {
+                Some(f) => format!("not found on that page; on {}", brief_place(f)),
+                None => "not found on that page".into(),
+            },
+            Verdict::NotFound => match &self.detail {
+                Some(d) => format!("not verified: {d}"),
+                None => "not found on that page or any other".into(),
+            },
+            Verdict::NoQuote => "no quote".into(),
+            Verdict::Unverifiable => match &self.detail {
+                Some(d) => format!("cannot be checked: {d}"),
+                None => "the cited source cannot be read".into(),
+            },
+        }
+    }
+
+    /// One line for a terminal: mark, URI, the quote's start and what the mark means (the
+    /// chat's words), then where the quote really is as a URI to open.
     pub fn line(&self) -> String {
         let mut s = format!("{} {}", self.verdict.glyph(), self.uri);
         if let Some(q) = &self.quote {
@@ -89,14 +112,30 @@ impl CitationCheck {
             let cut = if q.chars().count() > 60 { "…" } else { "" };
             s.push_str(&format!(" \"{short}{cut}\""));
         }
-        s.push_str(&format!(" — {}", self.verdict.says()));
-        if let Some(d) = &self.detail {
-            s.push_str(&format!(": {d}"));
-        }
+        s.push_str(&format!(" · {}", self.meaning()));
         if let Some(at) = &self.found_at {
-            s.push_str(&format!("; it is at {at}"));
+            s.push_str(&format!(" → {at}"));
         }
         s
+    }
+}
+
+/// Where a quote is, briefly: `p.4`, `l.10-12` (the URI itself when it names neither).
+pub fn brief_place(found: &str) -> String {
+    use crate::vault::uri::{Target, parse};
+    match parse(found) {
+        Some(Target::Vault { page: Some(p), .. }) => format!("p.{p}"),
+        Some(Target::Vault {
+            lines: Some((a, b)),
+            ..
+        }) => {
+            if a == b {
+                format!("l.{a}")
+            } else {
+                format!("l.{a}-{b}")
+            }
+        }
+        _ => found.to_string(),
     }
 }
 

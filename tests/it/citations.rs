@@ -135,7 +135,8 @@ fn ask_checks_every_quote_of_any_agent_against_the_page_it_cites() {
     assert!(lines[0].trim_start().starts_with("✓") && lines[0].ends_with("verified"));
     assert!(
         lines[1].trim_start().starts_with("⚠")
-            && lines[1].contains(&format!("it is at {PAPER}#page={there}")),
+            && lines[1].contains(&format!("not found on that page; on p.{there}"))
+            && lines[1].contains(&format!("→ {PAPER}#page={there}")),
         "{}",
         lines[1]
     );

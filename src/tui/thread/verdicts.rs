@@ -127,42 +127,9 @@ fn place(u: &str, named: bool) -> String {
     }
 }
 
-/// Where a quote really is, said briefly: `p.4`, `l.10-12`.
-fn at(found: &str) -> String {
-    match uri::parse(found) {
-        Some(Target::Vault { page: Some(p), .. }) => format!("p.{p}"),
-        Some(Target::Vault {
-            lines: Some((a, b)),
-            ..
-        }) => {
-            if a == b {
-                format!("l.{a}")
-            } else {
-                format!("l.{a}-{b}")
-            }
-        }
-        _ => found.to_string(),
-    }
-}
-
-/// What the mark means, in the words the chat shows.
+/// What the mark means, in the words the chat (and `agentero ask`) shows.
 pub fn state(c: &CitationCheck) -> String {
-    match c.verdict {
-        Verdict::Verified => "verified".into(),
-        Verdict::OtherPage => match &c.found_at {
-            Some(f) => format!("not found on that page; on {}", at(f)),
-            None => "not found on that page".into(),
-        },
-        Verdict::NotFound => match &c.detail {
-            Some(d) => format!("not verified: {d}"),
-            None => "not found on that page or any other".into(),
-        },
-        Verdict::NoQuote => "no quote".into(),
-        Verdict::Unverifiable => match &c.detail {
-            Some(d) => format!("cannot be checked: {d}"),
-            None => "the cited source cannot be read".into(),
-        },
-    }
+    c.meaning()
 }
 
 fn style_key(v: Verdict) -> &'static str {
