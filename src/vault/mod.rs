@@ -18,6 +18,7 @@ pub mod ids;
 pub mod index;
 pub mod indexer;
 pub mod marked;
+pub mod links;
 pub mod meta;
 pub mod output;
 pub mod paths;
