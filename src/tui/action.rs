@@ -72,6 +72,8 @@ actions! {
     SearchPrev => "search_prev", "Previous search match";
     Outline => "outline", "Section outline of the paper";
     Metadata => "metadata", "Metadata of the paper";
+    Links => "links", "Links and numbered citations on this page (enter follows; ctrl-o comes back)";
+    OpenCited => "open_cited", "Links list: open the cited paper, when the library has it";
     DarkPages => "dark_pages", "Page images dark (light and dark swapped, colours kept) or as printed";
     ToggleImage => "toggle_image", "Show the page as an image (I again: the text)";
     Maximise => "maximise", "Maximise the paper pane (again: the other panes back)";

@@ -861,3 +861,45 @@ fn checklist_follows_saves_and_drafts_outside_the_vault() {
         h.render()
     );
 }
+
+/// `L` lists the page's numbered citations (the demo papers have no link annotations: their
+/// citations are read from the text), each with its reference entry; enter jumps to the entry,
+/// highlighted, and ctrl-o comes back; `o` on a reference the library holds opens that paper.
+#[test]
+fn links_on_the_page_and_back() {
+    const PAPER: &str = "papers/layoutflow/paper.pdf";
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        open_paper(&mut h, PAPER);
+        h.settle();
+        h.keys("L");
+        h.settle();
+        snap("links", w, hh, h.render());
+        h.keys("enter");
+        h.settle();
+        let p = h.app.paper().unwrap();
+        assert_eq!(
+            (p.path(), p.page()),
+            (PAPER, 2),
+            "the reference list's page"
+        );
+        let (page, s, e) = p.quote().expect("the entry is highlighted");
+        let entry = &p.text(page).unwrap()[s..e];
+        assert!(entry.starts_with("M. Halvorsen and T. Renner"), "{entry:?}");
+        snap("links_followed", w, hh, h.render());
+        h.keys("ctrl-o");
+        h.settle();
+        let p = h.app.paper().unwrap();
+        assert_eq!((p.path(), p.page()), (PAPER, 1), "ctrl-o comes back");
+        // The cited paper is in the library: o opens it, ctrl-o comes back again.
+        h.keys("L");
+        h.settle();
+        h.keys("o");
+        h.settle();
+        let p = h.app.paper().unwrap();
+        assert_eq!(p.path(), "papers/halvorsen2009-passages/paper.pdf");
+        h.keys("ctrl-o");
+        h.settle();
+        assert_eq!(h.app.paper().unwrap().path(), PAPER);
+    }
+}

@@ -221,7 +221,13 @@ impl PageLayout {
         let mut hits = self.boxes.iter().filter(inside).map(|b| b.at as usize);
         let first = hits.next()?;
         let last = hits.fold(first, usize::max).max(first);
-        let end = last + self.text.get(last..)?.chars().next().map_or(0, char::len_utf8);
+        let end = last
+            + self
+                .text
+                .get(last..)?
+                .chars()
+                .next()
+                .map_or(0, char::len_utf8);
         self.text.get(first..end).map(|_| first..end)
     }
 }

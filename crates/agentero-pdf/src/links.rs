@@ -73,10 +73,19 @@ fn rect(doc: &Document, a: &Dictionary) -> Option<[f32; 4]> {
     for (slot, o) in v.iter_mut().zip(r) {
         *slot = num_deref(doc, o)?;
     }
-    Some([v[0].min(v[2]), v[1].min(v[3]), v[0].max(v[2]), v[1].max(v[3])])
+    Some([
+        v[0].min(v[2]),
+        v[1].min(v[3]),
+        v[0].max(v[2]),
+        v[1].max(v[3]),
+    ])
 }
 
-fn target<'a>(doc: &'a Document, a: &'a Dictionary, dests: &mut Resolver<'a>) -> Option<LinkTarget> {
+fn target<'a>(
+    doc: &'a Document,
+    a: &'a Dictionary,
+    dests: &mut Resolver<'a>,
+) -> Option<LinkTarget> {
     if get(doc, a, b"Dest").is_some() {
         let d = dests.of_item(a)?;
         return Some(LinkTarget::Page {
@@ -109,7 +118,7 @@ mod tests {
     use lopdf::content::{Content, Operation};
     use lopdf::{Document, Object, Stream, dictionary};
 
-    use crate::{LinkTarget, Limits, page_layout, page_links};
+    use crate::{Limits, LinkTarget, page_layout, page_links};
 
     fn limits() -> Limits {
         Limits {
@@ -189,13 +198,16 @@ mod tests {
     #[test]
     fn links_resolve_to_pages_and_uris_with_their_anchor_text() {
         let pages = [
-                vec![
-                    (72.0, 700.0, "See Figure 3 and Section 2 and [12]."),
-                    (72.0, 680.0, "Code at https://example.org/x and Eq. 4."),
-                ],
-                vec![(72.0, 700.0, "Figure 3: the pipeline")],
-                vec![(72.0, 700.0, "References"), (72.0, 680.0, "[12] A. Author.")],
-            ];
+            vec![
+                (72.0, 700.0, "See Figure 3 and Section 2 and [12]."),
+                (72.0, 680.0, "Code at https://example.org/x and Eq. 4."),
+            ],
+            vec![(72.0, 700.0, "Figure 3: the pipeline")],
+            vec![
+                (72.0, 700.0, "References"),
+                (72.0, 680.0, "[12] A. Author."),
+            ],
+        ];
         // Where the words are, from the page as drawn without links.
         let plain = pdf(&pages, |_, _| Object::Null, |_| dictionary! {});
         let drawn = page_layout(&plain, 1, limits()).unwrap();
@@ -238,7 +250,9 @@ mod tests {
                         dictionary! { "A" => dictionary! { "S" => "GoTo", "D" => Object::Name(b"eq4".to_vec()) } },
                     ),
                     // Not a link: skipped.
-                    Object::Dictionary(dictionary! { "Type" => "Annot", "Subtype" => "Text", "Rect" => vec![0.into(), 0.into(), 1.into(), 1.into()] }),
+                    Object::Dictionary(
+                        dictionary! { "Type" => "Annot", "Subtype" => "Text", "Rect" => vec![0.into(), 0.into(), 1.into(), 1.into()] },
+                    ),
                     link([1.0, 1.0, 2.0, 2.0], dictionary! { "Dest" => named }),
                 ])
             },
@@ -256,12 +270,24 @@ mod tests {
         assert_eq!(
             targets,
             [
-                LinkTarget::Page { page: 2, top: Some(712.0) },
-                LinkTarget::Page { page: 2, top: Some(500.0) },
+                LinkTarget::Page {
+                    page: 2,
+                    top: Some(712.0)
+                },
+                LinkTarget::Page {
+                    page: 2,
+                    top: Some(500.0)
+                },
                 LinkTarget::Page { page: 3, top: None },
                 LinkTarget::Uri("https://example.org/x".into()),
-                LinkTarget::Page { page: 2, top: Some(300.0) },
-                LinkTarget::Page { page: 3, top: Some(690.0) },
+                LinkTarget::Page {
+                    page: 2,
+                    top: Some(300.0)
+                },
+                LinkTarget::Page {
+                    page: 3,
+                    top: Some(690.0)
+                },
             ]
         );
         let layout = page_layout(&bytes, 1, limits()).unwrap();
@@ -299,25 +325,61 @@ mod tests {
             |_, _| Object::Array(vec![Object::Null, 3.into(), Object::Reference((999, 0))]),
             |_, _| {
                 Object::Array(vec![
-                    link([0.0, 0.0, 1.0, 1.0], dictionary! { "Dest" => Object::Name(b"a".to_vec()) }),
-                    link([0.0, 0.0, 1.0, 1.0], dictionary! { "Dest" => Object::Name(b"self".to_vec()) }),
-                    link([0.0, 0.0, 1.0, 1.0], dictionary! { "Dest" => Object::string_literal("missing") }),
-                    link([0.0, 0.0, 1.0, 1.0], dictionary! { "Dest" => vec![Object::Integer(-3), "Fit".into()] }),
-                    link([0.0, 0.0, 1.0, 1.0], dictionary! { "Dest" => vec![Object::Integer(i64::MAX), "Fit".into()] }),
-                    link([0.0, 0.0, 1.0, 1.0], dictionary! { "Dest" => Object::Array(vec![]) }),
-                    link([0.0, 0.0, 1.0, 1.0], dictionary! { "A" => dictionary! { "S" => "URI", "URI" => Object::string_literal("x".repeat(10_000)) } }),
-                    link([0.0, 0.0, 1.0, 1.0], dictionary! { "A" => dictionary! { "S" => "Launch", "F" => "evil" } }),
-                    link([0.0, 0.0, 1.0, 1.0], dictionary! { "A" => Object::Integer(1) }),
-                    Object::Dictionary(dictionary! { "Subtype" => "Link", "Rect" => vec![0.into()], "Dest" => vec![Object::Integer(0), "Fit".into()] }),
-                    Object::Dictionary(dictionary! { "Subtype" => "Link", "Rect" => Object::Null, "Dest" => vec![Object::Integer(0), "Fit".into()] }),
+                    link(
+                        [0.0, 0.0, 1.0, 1.0],
+                        dictionary! { "Dest" => Object::Name(b"a".to_vec()) },
+                    ),
+                    link(
+                        [0.0, 0.0, 1.0, 1.0],
+                        dictionary! { "Dest" => Object::Name(b"self".to_vec()) },
+                    ),
+                    link(
+                        [0.0, 0.0, 1.0, 1.0],
+                        dictionary! { "Dest" => Object::string_literal("missing") },
+                    ),
+                    link(
+                        [0.0, 0.0, 1.0, 1.0],
+                        dictionary! { "Dest" => vec![Object::Integer(-3), "Fit".into()] },
+                    ),
+                    link(
+                        [0.0, 0.0, 1.0, 1.0],
+                        dictionary! { "Dest" => vec![Object::Integer(i64::MAX), "Fit".into()] },
+                    ),
+                    link(
+                        [0.0, 0.0, 1.0, 1.0],
+                        dictionary! { "Dest" => Object::Array(vec![]) },
+                    ),
+                    link(
+                        [0.0, 0.0, 1.0, 1.0],
+                        dictionary! { "A" => dictionary! { "S" => "URI", "URI" => Object::string_literal("x".repeat(10_000)) } },
+                    ),
+                    link(
+                        [0.0, 0.0, 1.0, 1.0],
+                        dictionary! { "A" => dictionary! { "S" => "Launch", "F" => "evil" } },
+                    ),
+                    link(
+                        [0.0, 0.0, 1.0, 1.0],
+                        dictionary! { "A" => Object::Integer(1) },
+                    ),
+                    Object::Dictionary(
+                        dictionary! { "Subtype" => "Link", "Rect" => vec![0.into()], "Dest" => vec![Object::Integer(0), "Fit".into()] },
+                    ),
+                    Object::Dictionary(
+                        dictionary! { "Subtype" => "Link", "Rect" => Object::Null, "Dest" => vec![Object::Integer(0), "Fit".into()] },
+                    ),
                 ])
             },
             |doc, _| {
                 // A dictionary destination that names itself through an indirect object.
                 let id = doc.new_object_id();
-                doc.objects
-                    .insert(id, Object::Dictionary(dictionary! { "D" => Object::Reference(id) }));
-                Object::Array(vec![link([0.0, 0.0, 1.0, 1.0], dictionary! { "Dest" => Object::Reference(id) })])
+                doc.objects.insert(
+                    id,
+                    Object::Dictionary(dictionary! { "D" => Object::Reference(id) }),
+                );
+                Object::Array(vec![link(
+                    [0.0, 0.0, 1.0, 1.0],
+                    dictionary! { "Dest" => Object::Reference(id) },
+                )])
             },
         ];
         for (i, make) in cases.into_iter().enumerate() {
@@ -341,12 +403,20 @@ mod tests {
             |_, ids| {
                 Object::Array(
                     (0..super::MAX_LINKS + 50)
-                        .map(|_| link([0.0, 0.0, 1.0, 1.0], dictionary! { "Dest" => vec![ids[0].into(), "Fit".into()] }))
+                        .map(|_| {
+                            link(
+                                [0.0, 0.0, 1.0, 1.0],
+                                dictionary! { "Dest" => vec![ids[0].into(), "Fit".into()] },
+                            )
+                        })
                         .collect(),
                 )
             },
             |_| dictionary! {},
         );
-        assert_eq!(page_links(&bytes, 1, limits()).unwrap().len(), super::MAX_LINKS);
+        assert_eq!(
+            page_links(&bytes, 1, limits()).unwrap().len(),
+            super::MAX_LINKS
+        );
     }
 }

@@ -64,7 +64,11 @@ fn page_markers_and_ranges_parse() {
     assert_eq!(numbers("[12, pp. 4–6]"), [12]);
     assert_eq!(numbers("[3-5, 9]"), [3, 4, 5, 9]);
     assert_eq!(numbers("[5–3]"), [5, 3]);
-    assert_eq!(numbers("[1–9999]"), [1, 9999], "a huge range is not expanded");
+    assert_eq!(
+        numbers("[1–9999]"),
+        [1, 9999],
+        "a huge range is not expanded"
+    );
     assert_eq!(numbers("[2, 2, 2]"), [2]);
 }
 
@@ -82,7 +86,8 @@ fn a_dotted_list_is_read_when_no_line_starts_with_a_bracket() {
 /// sequence, no reference list: no entry, no marker, no panic.
 #[test]
 fn hostile_text_gives_nothing_to_follow() {
-    let brackets = "[[[]]] [1] [2020] [a] [1,,2] [ 1 - ] [-3] [99999999999] ]][[ [1–] [,] [p. 4]\n".repeat(50);
+    let brackets =
+        "[[[]]] [1] [2020] [a] [1,,2] [ 1 - ] [-3] [99999999999] ]][[ [1–] [,] [p. 4]\n".repeat(50);
     assert!(reference_list(&[&brackets]).entries.is_empty());
     let none = ReferenceList::default();
     assert!(citation_markers(&brackets, 1, &none).is_empty());
@@ -97,17 +102,18 @@ fn hostile_text_gives_nothing_to_follow() {
 
     // Numbers out of sequence are not entries: only [2] could start a list.
     let shuffled = "References\n[9] x\n[400] y\n[2] z\n[1000] w\n";
-    let numbers: Vec<u32> = reference_list(&[shuffled]).entries.iter().map(|e| e.number).collect();
+    let numbers: Vec<u32> = reference_list(&[shuffled])
+        .entries
+        .iter()
+        .map(|e| e.number)
+        .collect();
     assert_eq!(numbers, [2]);
 
     let no_list = "Intro [1] and [2].\n[1] looks like an entry\n[2] but there is no heading\n";
     assert!(reference_list(&[no_list]).entries.is_empty());
     assert!(reference_list(&[]).entries.is_empty());
     // Multi-byte text around the markers, and an entry cut on a character boundary.
-    let long = format!(
-        "References\n[1] {}\n[2] é.\n",
-        "é".repeat(MAX_ENTRY)
-    );
+    let long = format!("References\n[1] {}\n[2] é.\n", "é".repeat(MAX_ENTRY));
     let list = reference_list(&[&long]);
     assert!(list.get(1).unwrap().text.len() <= MAX_ENTRY);
     assert_eq!(citation_markers("«[2]» — [1]", 1, &list).len(), 2);
@@ -123,7 +129,9 @@ fn the_demo_papers_markers_resolve_to_their_lists() {
     let mut papers = 0;
     for entry in std::fs::read_dir(dir.path().join("papers")).unwrap() {
         let pdf = entry.unwrap().path().join("paper.pdf");
-        let Ok(bytes) = std::fs::read(&pdf) else { continue };
+        let Ok(bytes) = std::fs::read(&pdf) else {
+            continue;
+        };
         let limits = crate::vault::pdf::Limits {
             deadline: Instant::now() + Duration::from_secs(30),
         };
@@ -148,5 +156,8 @@ fn the_demo_papers_markers_resolve_to_their_lists() {
             assert!(page[e.range.clone()].starts_with(&format!("[{}]", e.number)));
         }
     }
-    assert!(papers >= 4, "only {papers} demo papers have a numbered list");
+    assert!(
+        papers >= 4,
+        "only {papers} demo papers have a numbered list"
+    );
 }
