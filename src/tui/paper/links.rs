@@ -106,7 +106,10 @@ fn row(path: &str, item: &Item) -> Row {
             (to, vec![Out::Jump(jump)], Vec::new())
         }
         Target::Uri(u) => (u.clone(), follow_uri(u), Vec::new()),
-        Target::Reference(c) => reference(path, &item.anchor, c),
+        Target::Reference(c) => {
+            let (to, open, key) = reference(path, &item.anchor, c);
+            (to, open, key.into_iter().collect())
+        }
     };
     Row {
         text: visible(&format!("{anchor} → {to}")).into_owned(),
@@ -115,22 +118,40 @@ fn row(path: &str, item: &Item) -> Row {
     }
 }
 
-/// A URI opens with `$BROWSER`; without one it is copied (OSC 52) and the status says so.
+/// A key of a row and what it does.
+type Key = (Action, Vec<Out>);
+
+/// A web address opens with `$BROWSER`; without one, or for any other scheme (a PDF may link
+/// to `file:` or `javascript:`), it is copied (OSC 52, control characters left out) and the
+/// status says so.
 fn follow_uri(u: &str) -> Vec<Out> {
-    if std::env::var_os("BROWSER").is_some() {
+    let web = matches!(
+        crate::vault::uri::parse(u),
+        Some(crate::vault::uri::Target::External(_))
+    ) && !u.chars().any(|c| c.is_control() || c.is_whitespace());
+    if web && std::env::var_os("BROWSER").is_some() {
         return open_url(u.to_string());
     }
+    let clean: String = u.chars().filter(|c| !c.is_control()).collect();
+    let why = if web {
+        "set $BROWSER to open links"
+    } else {
+        "only http and https links are opened"
+    };
     vec![
-        Out::Run(Effect::Copy(u.to_string())),
-        Out::info(format!(
-            "copied {u} (through the terminal, OSC 52; set $BROWSER to open links)"
-        )),
+        Out::Run(Effect::Copy(clean.clone())),
+        Out::info(
+            visible(&format!(
+                "copied {clean} (through the terminal, OSC 52; {why})"
+            ))
+            .into_owned(),
+        ),
     ]
 }
 
 /// A reference entry's row: its number (when the anchor does not say it), page and first
 /// words; enter jumps to it, highlighted; `o` opens the paper of the library it names.
-fn reference(path: &str, anchor: &str, c: &Cited) -> (String, Vec<Out>, Vec<(Action, Vec<Out>)>) {
+fn reference(path: &str, anchor: &str, c: &Cited) -> (String, Vec<Out>, Option<Key>) {
     let words = |n: usize| c.text.split_whitespace().take(n).collect::<Vec<_>>();
     let more = if c.text.split_whitespace().count() > ROW_WORDS {
         "…"
@@ -152,14 +173,131 @@ fn reference(path: &str, anchor: &str, c: &Cited) -> (String, Vec<Out>, Vec<(Act
         quote: Some(words(QUOTE_WORDS).join(" ")).filter(|q| !q.is_empty()),
         lines: None,
     };
-    let mut keys = Vec::new();
-    if let Some((cited, _)) = &c.paper {
+    let key = c.paper.as_ref().map(|(cited, _)| {
         to.push_str(" · in the library (o)");
-        keys.push((
-            Action::OpenCited,
-            vec![Out::Jump(Jump::to(cited.clone(), 1))],
-        ));
-    }
+        let open = Out::Jump(Jump::to(cited.clone(), 1));
+        (Action::OpenCited, vec![open])
+    });
     to.push_str(&format!(" · {}{more}", words(ROW_WORDS).join(" ")));
-    (to, vec![Out::Jump(jump)], keys)
+    (to, vec![Out::Jump(jump)], key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn links() -> PageLinks {
+        let item = |anchor: &str, to: Target| Item {
+            anchor: anchor.into(),
+            to,
+        };
+        PageLinks {
+            page: 4,
+            items: vec![
+                item(
+                    "Figure 3",
+                    Target::Page {
+                        page: 7,
+                        label: Some("Figure 3: The pipeline of the reader, from glyphs to…".into()),
+                    },
+                ),
+                item(
+                    "",
+                    Target::Page {
+                        page: 9,
+                        label: None,
+                    },
+                ),
+                item("code", Target::Uri("https://example.org/x\u{1b}[2J".into())),
+                item(
+                    "[3, 7]",
+                    Target::Reference(Cited {
+                        number: 7,
+                        page: 12,
+                        text: "G. Ode. Fonts and their encodings in scholarly PDFs. 2015.".into(),
+                        paper: Some(("papers/ode/paper.pdf".into(), "Fonts".into())),
+                    }),
+                ),
+            ],
+            note: None,
+        }
+    }
+
+    /// Each link a row: what it is anchored on and where it goes; enter jumps (a page with its
+    /// destination's line, a reference entry with its text as the quote), a URI is opened or
+    /// copied, and only a reference the library holds has `o`.
+    #[test]
+    fn rows_follow_their_links() {
+        let list = list(5, "papers/a/paper.pdf", &links());
+        assert_eq!(list.tag, 5);
+        assert!(
+            list.title.starts_with("Links on p. 4 (4)"),
+            "{}",
+            list.title
+        );
+        let texts: Vec<&str> = list.rows.iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(
+            texts[0],
+            "Figure 3 → p. 7: Figure 3: The pipeline of the reader, from glyphs to…"
+        );
+        assert_eq!(texts[1], "(link) → p. 9");
+        assert!(!texts[2].contains('\u{1b}'), "{:?}", texts[2]);
+        assert_eq!(
+            texts[3],
+            "[3, 7] → [7] p. 12 · in the library (o) · G. Ode. Fonts and their encodings in…"
+        );
+        let jump = |r: &Row| match &r.open[..] {
+            [Out::Jump(j)] => (j.to.path.clone(), j.to.page, j.quote.clone()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            jump(&list.rows[0]),
+            (
+                "papers/a/paper.pdf".into(),
+                7,
+                Some("Figure 3: The pipeline of the reader, from glyphs to".into())
+            )
+        );
+        assert_eq!(jump(&list.rows[1]).2, None);
+        // Not a clean web address: copied, never opened, without its escape.
+        let uri = &list.rows[2].open;
+        assert!(
+            matches!(&uri[..], [Out::Run(Effect::Copy(u)), Out::Status(s)] if u == "https://example.org/x[2J" && s.text.contains("only http")),
+            "{uri:?}"
+        );
+        for bad in ["file:///etc/passwd", "javascript:alert(1)"] {
+            let out = follow_uri(bad);
+            assert!(
+                !out.iter()
+                    .any(|o| matches!(o, Out::Run(Effect::OpenUrl(_)))),
+                "{bad}"
+            );
+        }
+        let web = follow_uri("https://example.org/paper");
+        assert!(
+            web.iter().any(|o| matches!(o, Out::Run(Effect::Copy(u) | Effect::OpenUrl(u)) if u == "https://example.org/paper")),
+            "{web:?}"
+        );
+        let (path, page, quote) = jump(&list.rows[3]);
+        assert_eq!((path.as_str(), page), ("papers/a/paper.pdf", 12));
+        assert!(quote.unwrap().starts_with("G. Ode. Fonts"));
+        assert!(list.rows[..3].iter().all(|r| r.keys.is_empty()));
+        match &list.rows[3].keys[..] {
+            [(Action::OpenCited, outs)] => {
+                assert!(matches!(&outs[..], [Out::Jump(j)] if j.to.path == "papers/ode/paper.pdf"))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A late answer (the list asked for again, or another paper open) is dropped.
+    #[test]
+    fn a_stale_answer_is_dropped() {
+        let mut paper = Paper::default();
+        assert!(
+            paper
+                .links_arrived(1, "papers/a/paper.pdf", links())
+                .is_empty()
+        );
+    }
 }
