@@ -60,6 +60,8 @@ pub struct Cited {
     pub page: u32,
     /// The entry on one line.
     pub text: String,
+    /// Its words on its own page (what a jump there can highlight).
+    pub on_page: String,
     /// The paper of the library it names: its path and title.
     pub paper: Option<(String, String)>,
 }
@@ -270,6 +272,7 @@ fn cited(e: &crate::vault::links::RefEntry) -> Cited {
         number: e.number,
         page: e.page,
         text: e.text.clone(),
+        on_page: e.text[..e.on_page].to_string(),
         paper: None,
     }
 }

@@ -31,6 +31,9 @@ pub struct RefEntry {
     pub range: Range<usize>,
     /// The entry on one line, its number left out (continued on the next page when it is).
     pub text: String,
+    /// How many bytes of `text` stand on the entry's own page (all of them, unless it goes on
+    /// to the next).
+    pub on_page: usize,
 }
 
 /// A paper's numbered reference list, in number order.
@@ -110,6 +113,7 @@ pub fn reference_list(pages: &[&str]) -> ReferenceList {
                 page: line.page as u32 + 1,
                 range: line.at..line.at + line.text.len(),
                 text: strip_number(line.text).to_string(),
+                on_page: usize::MAX,
             });
             open = Some((entries.len() - 1, line.page));
             continue;
@@ -122,10 +126,15 @@ pub fn reference_list(pages: &[&str]) -> ReferenceList {
         if line.page == page && !line.text.trim().is_empty() {
             e.range.end = line.at + line.text.len();
         }
-        join_line(&mut e.text, line.text.trim());
+        let before = e.text.len();
+        let unhyphenated = join_line(&mut e.text, line.text.trim());
+        if line.page != page && e.on_page == usize::MAX {
+            e.on_page = before - usize::from(unhyphenated);
+        }
     }
     for e in &mut entries {
         e.text = cut(&e.text, MAX_ENTRY).to_string();
+        e.on_page = e.on_page.min(e.text.len());
     }
     ReferenceList { entries }
 }
@@ -180,17 +189,19 @@ fn strip_number(line: &str) -> &str {
     rest.trim()
 }
 
-/// Appends a continuation line, a word hyphenated at the line's end joined again.
-fn join_line(text: &mut String, line: &str) {
+/// Appends a continuation line, a word hyphenated at the line's end joined again (then true).
+fn join_line(text: &mut String, line: &str) -> bool {
     if line.is_empty() {
-        return;
+        return false;
     }
-    if text.ends_with('-') && line.chars().next().is_some_and(char::is_lowercase) {
+    let unhyphenated = text.ends_with('-') && line.chars().next().is_some_and(char::is_lowercase);
+    if unhyphenated {
         text.pop();
     } else if !text.is_empty() {
         text.push(' ');
     }
     text.push_str(line);
+    unhyphenated
 }
 
 /// `s` cut to at most `max` bytes, on a character boundary.

@@ -118,6 +118,14 @@ fn row(path: &str, item: &Item) -> Row {
     }
 }
 
+/// The first words of an entry, the quote its jump highlights.
+fn quote_words(text: &str) -> String {
+    text.split_whitespace()
+        .take(QUOTE_WORDS)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A key of a row and what it does.
 type Key = (Action, Vec<Out>);
 
@@ -170,7 +178,7 @@ fn reference(path: &str, anchor: &str, c: &Cited) -> (String, Vec<Out>, Option<K
             page: c.page,
             row: 0,
         },
-        quote: Some(words(QUOTE_WORDS).join(" ")).filter(|q| !q.is_empty()),
+        quote: Some(quote_words(&c.on_page)).filter(|q| !q.is_empty()),
         lines: None,
     };
     let key = c.paper.as_ref().map(|(cited, _)| {
@@ -215,6 +223,7 @@ mod tests {
                         number: 7,
                         page: 12,
                         text: "G. Ode. Fonts and their encodings in scholarly PDFs. 2015.".into(),
+                        on_page: "G. Ode. Fonts and their encodings".into(),
                         paper: Some(("papers/ode/paper.pdf".into(), "Fonts".into())),
                     }),
                 ),

@@ -27,6 +27,8 @@ fn a_numbered_list_gives_each_entry_its_page_range_and_text() {
     // the entry's page.
     let six = list.get(6).unwrap();
     assert_eq!(six.text, "F. Wu. Tables, hyphenated. 2016.");
+    assert_eq!(&six.text[..six.on_page], "F. Wu. Tables, hyphen");
+    assert_eq!(first.on_page, first.text.len());
     assert_eq!(&PAGE_2[six.range.clone()], "[6] F. Wu. Tables, hyphen-");
     assert_eq!(list.get(7).unwrap().page, 3);
     // [12] does not follow [7] closely enough to be taken for the next entry.
