@@ -154,7 +154,7 @@ fn annotation_items(
     };
     let mut out = Vec::new();
     for link in links {
-        let anchor = here
+        let mut anchor = here
             .text_in(link.rect)
             .map(|r| with_kind(&here.text, r))
             .unwrap_or_default();
@@ -165,7 +165,11 @@ fn annotation_items(
                     .and_then(|n| list.get(n))
                     .filter(|e| e.page == *p);
                 match entry {
-                    Some(e) => Target::Reference(cited(e)),
+                    Some(e) => {
+                        // hyperref links the number of "[12]": shown as the marker.
+                        anchor = format!("[{}]", e.number);
+                        Target::Reference(cited(e))
+                    }
                     None => Target::Page {
                         page: *p,
                         label: label(&anchor, pages.get(*p as usize - 1).copied())

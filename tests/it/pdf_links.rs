@@ -128,3 +128,124 @@ fn corpus_links_resolve_within_their_documents() {
         "{cite_agree} of {cite_links} citation links go to their entry's page"
     );
 }
+
+/// A three-page paper with hyperref-like links on page 1: `2` of "Figure 2" to the figure's
+/// page, `1` of "[1]" to the reference list (a named destination), a URL, and `3` of
+/// "Section 3" to the section's heading. Each rectangle is put over its words as drawn.
+pub fn linked_pdf() -> Vec<u8> {
+    use lopdf::content::{Content, Operation};
+    use lopdf::{Document, Object, ObjectId, Stream, dictionary};
+    const PAGES: [&[&str]; 3] = [
+        &[
+            "As Figure 2 shows, the reader follows [1] and [2].",
+            "Code: https://example.org/reader and Section 3.",
+        ],
+        &["Figure 2: The pipeline of the reader.", "3 Method"],
+        &[
+            "References",
+            "[1] A. Author. An unrelated study of things. 2001.",
+            "[2] K. Halvorsen. Passage-Level Retrieval. 2009. doi:10.5555/agentero.2009.0283",
+        ],
+    ];
+    let build = |annots: &dyn Fn(&[ObjectId]) -> Vec<Object>| -> Vec<u8> {
+        let mut doc = Document::with_version("1.5");
+        let tree = doc.new_object_id();
+        let font = doc.add_object(dictionary! {
+            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+            "Encoding" => "WinAnsiEncoding",
+        });
+        let mut ids = Vec::new();
+        for lines in PAGES {
+            let mut ops = Vec::new();
+            for (i, line) in lines.iter().enumerate() {
+                let y = 700.0 - 20.0 * i as f32;
+                ops.extend([
+                    Operation::new("BT", vec![]),
+                    Operation::new("Tf", vec!["F1".into(), 10.into()]),
+                    Operation::new("Td", vec![72.into(), y.into()]),
+                    Operation::new("Tj", vec![Object::string_literal(*line)]),
+                    Operation::new("ET", vec![]),
+                ]);
+            }
+            let content = Content { operations: ops }.encode().unwrap();
+            let c = doc.add_object(Stream::new(dictionary! {}, content));
+            ids.push(
+                doc.add_object(dictionary! { "Type" => "Page", "Parent" => tree, "Contents" => c }),
+            );
+        }
+        let a = annots(&ids);
+        if let Ok(Object::Dictionary(d)) = doc.get_object_mut(ids[0]) {
+            d.set("Annots", a);
+        }
+        let kids: Vec<Object> = ids.iter().map(|i| (*i).into()).collect();
+        doc.objects.insert(
+            tree,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages", "Kids" => kids, "Count" => 3,
+                "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
+                "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+            }),
+        );
+        let cite = vec![
+            ids[2].into(),
+            "XYZ".into(),
+            72.into(),
+            690.into(),
+            Object::Null,
+        ];
+        let root = doc.add_object(dictionary! {
+            "Type" => "Catalog", "Pages" => tree,
+            "Names" => dictionary! { "Dests" => dictionary! {
+                "Names" => vec![Object::string_literal("cite.1"), cite.into()],
+            } },
+        });
+        doc.trailer.set("Root", root);
+        let mut out = Vec::new();
+        doc.save_to(&mut out).unwrap();
+        out
+    };
+    let plain = build(&|_| Vec::new());
+    let drawn = pdf::page_layout(&plain, 1, limits()).unwrap();
+    // The rectangle over `chars` characters of `word` from its start.
+    let over = |word: &str, chars: usize| {
+        let at = drawn.text.find(word).unwrap();
+        let r = drawn.rects(at..at + chars)[0];
+        [r[0] - 0.3, r[1] - 0.3, r[2] + 0.3, r[3] + 0.3]
+    };
+    let rects = [
+        over("2 shows", 1),
+        over("1]", 1),
+        over("https://", "https://example.org/reader".len()),
+        over("3.", 1),
+    ];
+    build(&|ids| {
+        let link = |rect: [f32; 4], rest: lopdf::Dictionary| {
+            let mut d = dictionary! {
+                "Type" => "Annot", "Subtype" => "Link",
+                "Rect" => rect.iter().map(|v| Object::Real(*v)).collect::<Vec<_>>(),
+            };
+            d.extend(&rest);
+            Object::Dictionary(d)
+        };
+        let xyz = |page: ObjectId, top: i64| -> Object {
+            vec![
+                page.into(),
+                "XYZ".into(),
+                72.into(),
+                top.into(),
+                Object::Null,
+            ]
+            .into()
+        };
+        let uri = dictionary! { "S" => "URI", "URI" => Object::string_literal("https://example.org/reader") };
+        vec![
+            link(rects[0], dictionary! { "Dest" => xyz(ids[1], 712) }),
+            link(
+                rects[1],
+                dictionary! { "Dest" => Object::string_literal("cite.1") },
+            ),
+            link(rects[2], dictionary! { "A" => uri }),
+            link(rects[3], dictionary! { "Dest" => xyz(ids[1], 692) }),
+        ]
+    })
+}

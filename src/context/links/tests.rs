@@ -176,7 +176,7 @@ fn a_page_s_links_and_citations_resolve() {
                 "Figure 2",
                 "p. 2: Figure 2: The pipeline of the reader.".to_string()
             ),
-            ("1", "[1] p. 3 A. Author. → -".to_string()),
+            ("[1]", "[1] p. 3 A. Author. → -".to_string()),
             (
                 "https://example.org/reader",
                 "https://example.org/reader".to_string()

@@ -13,8 +13,9 @@ use crate::tui::widgets::truncate;
 use crate::vault::EntryKind;
 use crate::vault::visible::visible;
 
-/// Words of a reference entry shown in its row, and used as the quote its jump highlights.
-const ROW_WORDS: usize = 7;
+/// Characters of a reference entry shown in its row (whole words), and words of it its jump
+/// highlights.
+const ROW_CHARS: usize = 40;
 const QUOTE_WORDS: usize = 30;
 
 impl Paper {
@@ -105,6 +106,12 @@ fn row(path: &str, item: &Item) -> Row {
             };
             (to, vec![Out::Jump(jump)], Vec::new())
         }
+        Target::Uri(u) if item.anchor == *u => {
+            return Row::new(
+                visible(&format!("web link → {u}")).into_owned(),
+                follow_uri(u),
+            );
+        }
         Target::Uri(u) => (u.clone(), follow_uri(u), Vec::new()),
         Target::Reference(c) => {
             let (to, open, key) = reference(path, &item.anchor, c);
@@ -116,6 +123,25 @@ fn row(path: &str, item: &Item) -> Row {
         open,
         keys,
     }
+}
+
+/// The words of `text` that fit in `max` characters, `…` after them when some are left out.
+fn first_words(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for w in text.split_whitespace() {
+        let len = out.chars().count() + usize::from(!out.is_empty()) + w.chars().count();
+        if len > max {
+            let kept = out.trim_end_matches(['.', ',', ';', ':']).len();
+            out.truncate(kept);
+            out.push('…');
+            return out;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 /// The first words of an entry, the quote its jump highlights.
@@ -160,12 +186,6 @@ fn follow_uri(u: &str) -> Vec<Out> {
 /// A reference entry's row: its number (when the anchor does not say it), page and first
 /// words; enter jumps to it, highlighted; `o` opens the paper of the library it names.
 fn reference(path: &str, anchor: &str, c: &Cited) -> (String, Vec<Out>, Option<Key>) {
-    let words = |n: usize| c.text.split_whitespace().take(n).collect::<Vec<_>>();
-    let more = if c.text.split_whitespace().count() > ROW_WORDS {
-        "…"
-    } else {
-        ""
-    };
     let number = format!("[{}]", c.number);
     let mut to = if anchor == number {
         format!("p. {}", c.page)
@@ -182,11 +202,11 @@ fn reference(path: &str, anchor: &str, c: &Cited) -> (String, Vec<Out>, Option<K
         lines: None,
     };
     let key = c.paper.as_ref().map(|(cited, _)| {
-        to.push_str(" · in the library (o)");
+        to.push_str(" · in library (o)");
         let open = Out::Jump(Jump::to(cited.clone(), 1));
         (Action::OpenCited, vec![open])
     });
-    to.push_str(&format!(" · {}{more}", words(ROW_WORDS).join(" ")));
+    to.push_str(&format!(" · {}", first_words(&c.text, ROW_CHARS)));
     (to, vec![Out::Jump(jump)], key)
 }
 
@@ -253,7 +273,7 @@ mod tests {
         assert!(!texts[2].contains('\u{1b}'), "{:?}", texts[2]);
         assert_eq!(
             texts[3],
-            "[3, 7] → [7] p. 12 · in the library (o) · G. Ode. Fonts and their encodings in…"
+            "[3, 7] → [7] p. 12 · in library (o) · G. Ode. Fonts and their encodings in…"
         );
         let jump = |r: &Row| match &r.open[..] {
             [Out::Jump(j)] => (j.to.path.clone(), j.to.page, j.quote.clone()),
