@@ -84,8 +84,7 @@ pub fn page_links(vault: &Vault, path: &str, page: u32, texts: &[String]) -> Pag
         .unwrap_or_default();
     if let Some(text) = pages.get(page as usize - 1) {
         for m in citation_markers(text, page, &list) {
-            for n in m.numbers {
-                let e = list.get(n).expect("markers keep listed numbers");
+            for e in m.numbers.iter().filter_map(|n| list.get(*n)) {
                 items.push(Item {
                     anchor: text[m.range.clone()].to_string(),
                     to: Target::Reference(cited(e)),
