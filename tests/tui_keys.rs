@@ -332,6 +332,37 @@ fn open_paper_jump_pages_search_outline_and_back() {
     assert_eq!(h.app.paper().unwrap().page(), before);
 }
 
+/// `L` on a paper: the list opens at once (reading), fills with the page's citations when
+/// they are read; enter jumps to the reference entry and ctrl-o comes back. On a note it says
+/// links are a paper's; a list closed before its answer stays closed.
+#[test]
+fn links_key_lists_follows_and_comes_back() {
+    let (_d, mut h) = demo();
+    select(&mut h, "notes/reading-list.md");
+    h.keys("enter L");
+    assert_eq!(h.app.overlay(), None);
+    assert!(h.app.status().contains("paper"), "{}", h.app.status());
+
+    select(&mut h, "papers/layoutflow/paper.pdf");
+    h.keys("enter");
+    h.settle();
+    // Closed before the answer: the answer does not open it again.
+    h.keys("L esc");
+    h.settle();
+    assert_eq!(h.app.overlay(), None);
+    h.keys("L");
+    assert_eq!(h.app.overlay(), Some(OverlayKind::Links));
+    h.settle();
+    assert!(h.render().contains("[2] → p. 2"), "{}", h.render());
+    h.keys("enter");
+    h.settle();
+    let p = h.app.paper().unwrap();
+    assert_eq!((p.page(), h.app.overlay()), (2, None));
+    assert!(p.quote().is_some(), "the entry is highlighted");
+    h.keys("ctrl-o");
+    assert_eq!(h.app.paper().unwrap().page(), 1);
+}
+
 #[test]
 fn marks_visual_selection_and_chips() {
     let (_d, mut h) = demo();

@@ -15,6 +15,7 @@ pub mod check;
 pub mod citations;
 pub mod grant;
 pub mod library;
+pub mod links;
 pub mod mention;
 pub mod plan;
 pub mod prompt;

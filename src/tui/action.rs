@@ -73,6 +73,8 @@ actions! {
     Outline => "outline", "Section outline of the paper";
     Metadata => "metadata", "Metadata of the paper";
     Undo => "undo", "Put back the highlight deleted last";
+    Links => "links", "Links and numbered citations on this page (enter follows; ctrl-o comes back)";
+    OpenCited => "open_cited", "Links list: open the cited paper, when the library has it";
     DarkPages => "dark_pages", "Page images dark (light and dark swapped, colours kept) or as printed";
     ToggleImage => "toggle_image", "Show the page as an image (I again: the text)";
     Maximise => "maximise", "Maximise the paper pane (again: the other panes back)";

@@ -117,6 +117,8 @@ pub enum OverlayKind {
     Threads,
     Recent,
     Annotations,
+    /// The links and citations of the paper's page.
+    Links,
     Results,
     Permission,
 }
@@ -305,6 +307,14 @@ pub enum Effect {
         req: u64,
         path: String,
         pages: Vec<u32>,
+    },
+    /// The links and numbered citations of page `page` of the paper at `path` (of `pages`
+    /// pages), read off the UI thread (reports `Msg::Links`).
+    PageLinks {
+        seq: u64,
+        path: String,
+        page: u32,
+        pages: u32,
     },
     Plan {
         seq: u64,

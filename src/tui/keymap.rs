@@ -389,6 +389,25 @@ mod tests {
         }
     }
 
+    /// `L` lists the page's links in every layer, and `o` on its row opens a cited paper.
+    #[test]
+    fn links_keys_in_every_layer() {
+        for layer in ["default", "vim", "emacs"] {
+            let k = Keymap::load(layer, None);
+            let paper = [Mode::Paper, Mode::Global];
+            assert_eq!(
+                k.lookup(&paper, &[Key::plain('L')]),
+                Lookup::Action(Action::Links),
+                "{layer}"
+            );
+            assert_eq!(
+                k.lookup(&[Mode::List, Mode::Global], &[Key::plain('o')]),
+                Lookup::Action(Action::OpenCited),
+                "{layer}"
+            );
+        }
+    }
+
     /// emacs: ctrl-x is a prefix (ctrl-x o, ctrl-x k, ctrl-x backspace in the input), and the
     /// single key no longer cuts the chords off anywhere.
     #[test]

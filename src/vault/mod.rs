@@ -17,6 +17,7 @@ pub mod highlights;
 pub mod ids;
 pub mod index;
 pub mod indexer;
+pub mod links;
 pub mod marked;
 pub mod meta;
 pub mod output;

@@ -361,23 +361,34 @@ static END_SECTION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*(appendix|appendices|supplementary material|[A-Z]\s+(proof|additional|appendix)\b)").expect("valid regex")
 });
 
-/// The reference list of a paper from its page texts (pages in order).
-pub fn extract_from_text(pages: &[&str]) -> Vec<Reference> {
-    // The last "References" heading in the document starts the list.
+/// Where a paper's reference list starts: the page (0-based index in `pages`) and the byte
+/// offset after the last "References" (or "Bibliography", …) heading of the document.
+pub fn list_start(pages: &[&str]) -> Option<(usize, usize)> {
     let mut start: Option<(usize, usize)> = None;
     for (p, text) in pages.iter().enumerate() {
         if let Some(m) = HEADING.find_iter(text).last() {
             start = Some((p, m.end()));
         }
     }
-    let Some((page, offset)) = start else {
+    start
+}
+
+/// A line that ends the reference list (an appendix after it).
+pub fn ends_list(line: &str) -> bool {
+    END_SECTION.is_match(line)
+}
+
+/// The reference list of a paper from its page texts (pages in order).
+pub fn extract_from_text(pages: &[&str]) -> Vec<Reference> {
+    // The last "References" heading in the document starts the list.
+    let Some((page, offset)) = list_start(pages) else {
         return Vec::new();
     };
     let mut lines: Vec<&str> = Vec::new();
     'pages: for (p, text) in pages.iter().enumerate().skip(page) {
         let body = if p == page { &text[offset..] } else { text };
         for line in body.lines() {
-            if END_SECTION.is_match(line) {
+            if ends_list(line) {
                 break 'pages;
             }
             lines.push(line);
@@ -446,7 +457,9 @@ fn split_entries(lines: &[&str]) -> Vec<String> {
         .collect()
 }
 
-fn parse_entry(raw: &str) -> Reference {
+/// One entry's text as a [`Reference`]: its title, year, DOI and arXiv id as far as they can
+/// be told.
+pub fn parse_entry(raw: &str) -> Reference {
     let title = QUOTED
         .captures(raw)
         .map(|c| c[1].trim().trim_end_matches(',').to_string())

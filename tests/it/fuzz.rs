@@ -310,6 +310,61 @@ fn fuzz_pdf_extraction() {
     );
 }
 
+/// Mutated PDFs with link annotations (the generated one, and the corpus's hyperlinked papers
+/// when it is there) through `page_links` and the anchor lookup, on a small stack: every call
+/// returns, no panic, and every internal link names a page the document has.
+#[test]
+fn fuzz_pdf_links() {
+    let mut seeds = vec![crate::pdf_links::linked_pdf()];
+    if let Some(c) = common::corpus() {
+        for e in std::fs::read_dir(c.join("papers")).unwrap().flatten() {
+            let b = std::fs::read(e.path().join("paper.pdf")).unwrap_or_default();
+            if !b.is_empty() && b.len() < 400_000 {
+                seeds.push(b);
+            }
+        }
+    }
+    let mut rng = fastrand::Rng::with_seed(seed());
+    let started = Instant::now();
+    let (mut links, mut failed, budget) = (0usize, 0usize, 300 * scale());
+    for _ in 0..budget {
+        let seed_pdf = &seeds[rng.usize(0..seeds.len())];
+        let bytes = mutate_bytes(&mut rng, seed_pdf);
+        let page = rng.u32(0..4);
+        let (found, err) = on_small_stack(move || {
+            use agentero::vault::pdf::{self, Limits, LinkTarget};
+            let limits = Limits {
+                deadline: Instant::now() + Duration::from_secs(20),
+            };
+            let Ok(found) = pdf::page_links(&bytes, page, limits) else {
+                return (0, 1);
+            };
+            let count = pdf::extract(&bytes, limits).map_or(u32::MAX, |d| d.pages.len() as u32);
+            for l in &found {
+                if let LinkTarget::Page { page: to, .. } = l.target {
+                    assert!(to >= 1 && to <= count, "a link to p. {to} of {count}");
+                }
+            }
+            if let Ok(layout) = pdf::page_layout(&bytes, page, limits) {
+                for l in &found {
+                    if let Some(r) = layout.text_in(l.rect) {
+                        assert!(layout.text.get(r).is_some());
+                    }
+                }
+            }
+            (found.len(), 0)
+        });
+        links += found;
+        failed += err;
+    }
+    report(
+        "pdf→links",
+        budget,
+        started,
+        &format!(" ({links} links found, {failed} refused with an error)"),
+    );
+}
+
 // Query strings → the index
 
 fn random_query(rng: &mut fastrand::Rng, words: &[String]) -> String {

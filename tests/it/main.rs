@@ -35,6 +35,7 @@ mod mcp_security;
 mod mcp_server;
 mod output_gate;
 mod page_text_fixtures;
+mod pdf_links;
 mod pdf_text;
 mod real_agents;
 mod real_pages;

@@ -908,3 +908,81 @@ fn checklist_follows_saves_and_drafts_outside_the_vault() {
         h.render()
     );
 }
+
+/// `L` lists the page's numbered citations (the demo papers have no link annotations: their
+/// citations are read from the text), each with its reference entry; enter jumps to the entry,
+/// highlighted, and ctrl-o comes back; `o` on a reference the library holds opens that paper.
+#[test]
+fn links_on_the_page_and_back() {
+    const PAPER: &str = "papers/layoutflow/paper.pdf";
+    for (w, hh) in SIZES {
+        let (_d, mut h) = demo(w, hh);
+        open_paper(&mut h, PAPER);
+        h.settle();
+        h.keys("L");
+        h.settle();
+        snap("links", w, hh, h.render());
+        h.keys("enter");
+        h.settle();
+        let p = h.app.paper().unwrap();
+        assert_eq!(
+            (p.path(), p.page()),
+            (PAPER, 2),
+            "the reference list's page"
+        );
+        let (page, s, e) = p.quote().expect("the entry is highlighted");
+        let entry = &p.text(page).unwrap()[s..e];
+        assert!(entry.starts_with("M. Halvorsen and T. Renner"), "{entry:?}");
+        snap("links_followed", w, hh, h.render());
+        h.keys("ctrl-o");
+        h.settle();
+        let p = h.app.paper().unwrap();
+        assert_eq!((p.path(), p.page()), (PAPER, 1), "ctrl-o comes back");
+        // The cited paper is in the library: o opens it, ctrl-o comes back again.
+        h.keys("L");
+        h.settle();
+        h.keys("o");
+        h.settle();
+        let p = h.app.paper().unwrap();
+        assert_eq!(p.path(), "papers/halvorsen2009-passages/paper.pdf");
+        h.keys("ctrl-o");
+        h.settle();
+        assert_eq!(h.app.paper().unwrap().path(), PAPER);
+    }
+}
+
+/// A paper with link annotations (`crate::pdf_links::linked_pdf`): `L` lists a figure link with
+/// the caption its destination shows, a citation link and a marker resolved to the reference
+/// list (the second naming a demo paper by DOI), a URL and a section link; enter on the figure
+/// jumps to its page with the caption highlighted, ctrl-o comes back.
+#[test]
+fn link_annotations_listed_and_followed() {
+    const PAPER: &str = "papers/linked/paper.pdf";
+    for (w, hh) in SIZES {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path().join("vault");
+        agentero::vault::demo::write_demo_vault(&vault).unwrap();
+        std::fs::create_dir_all(vault.join("papers/linked")).unwrap();
+        std::fs::write(vault.join(PAPER), crate::pdf_links::linked_pdf()).unwrap();
+        let mut h = Headless::open(&vault, w, hh).unwrap();
+        h.settle();
+        open_paper(&mut h, PAPER);
+        h.settle();
+        h.keys("L");
+        h.settle();
+        snap("link_annotations", w, hh, h.render());
+        h.keys("enter");
+        h.settle();
+        let p = h.app.paper().unwrap();
+        assert_eq!((p.path(), p.page()), (PAPER, 2));
+        let (page, s, e) = p.quote().expect("the caption is highlighted");
+        let caption = &p.text(page).unwrap()[s..e];
+        assert!(
+            caption.starts_with("Figure 2: The pipeline of the reader"),
+            "{caption:?}"
+        );
+        h.keys("ctrl-o");
+        h.settle();
+        assert_eq!(h.app.paper().unwrap().page(), 1, "ctrl-o comes back");
+    }
+}

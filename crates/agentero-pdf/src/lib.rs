@@ -35,6 +35,7 @@ use lopdf::Document as LoDocument;
 mod cid;
 mod cmap;
 mod content;
+mod dest;
 mod document;
 mod encodings;
 mod fontfile;
@@ -43,6 +44,7 @@ mod forms;
 mod info;
 mod labels;
 mod layout;
+mod links;
 pub mod metrics;
 mod outline;
 mod texmath;
@@ -52,6 +54,7 @@ mod vertical;
 pub use document::{Block, Document, Page, Rect, TextLine};
 pub use encodings::decode_text_string;
 pub use layout::{TextBox, merge_boxes};
+pub use links::{Link, LinkTarget};
 
 /// Limits for one document: extraction stops with [`PdfError::Timeout`] past the deadline.
 #[derive(Debug, Clone, Copy)]
@@ -204,6 +207,29 @@ impl PageLayout {
         let to = self.boxes.partition_point(|b| (b.at as usize) < range.end);
         merge_boxes(&self.boxes[from..to.max(from)])
     }
+
+    /// The bytes of the text whose characters' boxes have their centre inside `rect` (PDF user
+    /// space, `[x0, y0, x1, y1]`, y up): a link's anchor text. From the first such character
+    /// to the end of the last, so a link broken over two lines of one rectangle reads whole;
+    /// `None` when no drawn character is inside.
+    pub fn text_in(&self, rect: [f32; 4]) -> Option<std::ops::Range<usize>> {
+        let inside = |b: &&TextBox| {
+            let [x0, y0, x1, y1] = b.rect();
+            let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+            cx >= rect[0] && cx <= rect[2] && cy >= rect[1] && cy <= rect[3]
+        };
+        let mut hits = self.boxes.iter().filter(inside).map(|b| b.at as usize);
+        let first = hits.next()?;
+        let last = hits.fold(first, usize::max).max(first);
+        let end = last
+            + self
+                .text
+                .get(last..)?
+                .chars()
+                .next()
+                .map_or(0, char::len_utf8);
+        self.text.get(first..end).map(|_| first..end)
+    }
 }
 
 /// The layout of physical page `page` (1-based) of a PDF held in memory.
@@ -218,6 +244,27 @@ pub fn page_layout(bytes: &[u8], page: u32, limits: Limits) -> Result<PageLayout
     let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
     let (text, boxes) = layout::page_layout(&glyphs);
     Ok(PageLayout { text, boxes })
+}
+
+/// The link annotations of physical page `page` (1-based) of a PDF held in memory: each
+/// rectangle and where it goes (a page of the document, with the height its destination shows,
+/// or a URI). At most [`links::MAX_LINKS`]; an annotation that is not a readable link is
+/// skipped. The anchor text of a link is `page_layout(..).text_in(link.rect)`.
+pub fn page_links(bytes: &[u8], page: u32, limits: Limits) -> Result<Vec<Link>, PdfError> {
+    check_deadline(&limits)?;
+    let doc = load_with(bytes, keep_for_links)?;
+    check_deadline(&limits)?;
+    let ids: Vec<lopdf::ObjectId> = doc.page_iter().take(MAX_PAGES).collect();
+    let id = page
+        .checked_sub(1)
+        .and_then(|i| ids.get(i as usize).copied())
+        .ok_or_else(|| PdfError::Malformed(format!("the document has no page {page}")))?;
+    let numbers: HashMap<lopdf::ObjectId, u32> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (*id, i as u32 + 1))
+        .collect();
+    Ok(links::page_links(&doc, id, &numbers))
 }
 
 /// The text blocks of physical pages `pages` (1-based) of a PDF held in memory, each page's in
@@ -263,6 +310,13 @@ fn check_deadline(limits: &Limits) -> Result<(), PdfError> {
 }
 
 fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
+    load_with(bytes, keep_for_text)
+}
+
+/// The filter of a document read as [`load`] does.
+type Filter = fn(lopdf::ObjectId, &mut lopdf::Object) -> Option<(lopdf::ObjectId, lopdf::Object)>;
+
+fn load_with(bytes: &[u8], filter: Filter) -> Result<LoDocument, PdfError> {
     let head = &bytes[..bytes.len().min(1024)];
     if !head.windows(5).any(|w| w == b"%PDF-") {
         return Err(PdfError::Malformed("no %PDF header".into()));
@@ -270,7 +324,7 @@ fn load(bytes: &[u8]) -> Result<LoDocument, PdfError> {
     // lopdf is the only code here not written against hostile input; keep its panics inside.
     let loaded = catch_unwind(AssertUnwindSafe(|| {
         let options = lopdf::LoadOptions {
-            filter: Some(keep_for_text),
+            filter: Some(filter),
             ..Default::default()
         };
         match LoDocument::load_mem_with_options(bytes, options) {
@@ -309,6 +363,22 @@ fn keep_for_text(
     id: lopdf::ObjectId,
     object: &mut lopdf::Object,
 ) -> Option<(lopdf::ObjectId, lopdf::Object)> {
+    keep(id, object, false)
+}
+
+/// What [`page_links`] reads: as [`keep_for_text`], annotations kept.
+fn keep_for_links(
+    id: lopdf::ObjectId,
+    object: &mut lopdf::Object,
+) -> Option<(lopdf::ObjectId, lopdf::Object)> {
+    keep(id, object, true)
+}
+
+fn keep(
+    id: lopdf::ObjectId,
+    object: &mut lopdf::Object,
+    annotations: bool,
+) -> Option<(lopdf::ObjectId, lopdf::Object)> {
     // lopdf keeps a top-level object as the filter left it and an object-stream member as the
     // filter returns it. Only top-level objects can be streams: a stream is changed in place
     // (what is returned is dropped); any other object is returned as kept.
@@ -327,8 +397,9 @@ fn keep_for_text(
         _ => None,
     };
     match (name(b"Type"), name(b"Subtype")) {
-        (Some(b"Annot" | b"StructElem"), _) => None,
-        (_, Some(b"Link")) if dict.has(b"Rect") => None,
+        (Some(b"StructElem"), _) => None,
+        (Some(b"Annot"), _) if !annotations => None,
+        (_, Some(b"Link")) if dict.has(b"Rect") && !annotations => None,
         _ => Some((id, object.clone())),
     }
 }

@@ -116,7 +116,8 @@ impl Library {
         unmatched
     }
 
-    fn match_reference(&self, r: &Reference) -> Resolved {
+    /// The paper of the library a bibliography entry names: by DOI, else arXiv id, else title.
+    pub fn match_reference(&self, r: &Reference) -> Resolved {
         let by = |what: &str, hits: Vec<usize>| match hits.len() {
             0 => None,
             1 => Some(Resolved::Paper(

@@ -95,6 +95,12 @@ pub enum Msg {
     DraftSaved {
         id: u64,
     },
+    /// The links and citations of a page of the paper at `path`, asked for as `seq`.
+    Links {
+        seq: u64,
+        path: String,
+        links: crate::context::links::PageLinks,
+    },
     /// A page image asked for by the paper pane.
     PageImage {
         key: crate::tui::shot::ShotKey,
@@ -412,6 +418,9 @@ impl AppState {
             }
             Msg::StatusExpired(_) => Vec::new(),
             Msg::PageImage { key, result } => self.send_paper(PaperMsg::Image { key, result }),
+            Msg::Links { seq, path, links } => {
+                self.send_paper(PaperMsg::Links { seq, path, links })
+            }
             Msg::Annotations { path, list } => {
                 self.send_paper(PaperMsg::Annotations { path, list })
             }

@@ -165,8 +165,9 @@ fn choose(list: &List, action: Action) -> Choice {
         .chain(list.keys.iter())
         .find(|(a, _)| *a == action);
     match keyed {
+        // A key that jumps (open the cited paper) takes the reader away: the list closes.
         Some((_, outs)) => Choice::Run {
-            close: false,
+            close: outs.iter().any(|o| matches!(o, Out::Jump(_))),
             outs: outs.clone(),
         },
         None => shared(action),

@@ -53,6 +53,7 @@ impl Paper {
                 )))]
             }
             Action::Metadata => vec![Out::Overlay(super::lists::metadata(p))],
+            Action::Links => self.list_links(),
             Action::ToggleImage => self.toggle_image(view),
             Action::DarkPages => self.toggle_dark(),
             Action::OpenViewer => {

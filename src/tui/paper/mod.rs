@@ -8,6 +8,7 @@ mod doc;
 pub mod image;
 mod image_view;
 mod jumps;
+mod links;
 mod lists;
 mod marks;
 mod motion;
@@ -73,6 +74,12 @@ pub enum PaperMsg {
     },
     /// The highlight's comment prompt was answered (`None`: cancelled).
     Comment(Option<String>),
+    /// The links of a page of `path`, asked for as `seq` (`L`).
+    Links {
+        seq: u64,
+        path: String,
+        links: crate::context::links::PageLinks,
+    },
     /// The annotations of `path` as they are now.
     Annotations {
         path: String,
@@ -132,6 +139,8 @@ pub struct Paper {
     maximised: bool,
     /// The image drawn last: it stays on screen while the next window of its page renders.
     shown: Option<Shot>,
+    /// The links list asked for last (`L`): a later answer for an earlier one is dropped.
+    links_seq: u64,
 }
 
 impl Paper {
@@ -194,6 +203,7 @@ impl Paper {
             }
             PaperMsg::Restore(session) => self.restore(session, view),
             PaperMsg::Image { key, result } => self.image_arrived(key, result),
+            PaperMsg::Links { seq, path, links } => self.links_arrived(seq, &path, links),
         }
     }
 

@@ -7,6 +7,9 @@ use crate::tui::paper::DocInfo;
 use crate::vault::pdf::{self, Limits};
 use crate::vault::{EntryKind, SearchIndex, Vault};
 
+/// Pages of a paper read for its reference list and links, at most.
+pub(super) const MAX_LINK_PAGES: u32 = 2_000;
+
 /// Page texts of a paper read straight from its file (not indexed yet): (path, pages).
 pub(super) type Extracted = (String, Vec<String>);
 

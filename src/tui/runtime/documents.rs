@@ -39,6 +39,13 @@ enum Cmd {
         query: String,
         held: Held,
     },
+    Links {
+        seq: u64,
+        path: String,
+        page: u32,
+        pages: u32,
+        held: Held,
+    },
     Check {
         seq: u64,
         draft: DraftAt,
@@ -121,6 +128,17 @@ impl Documents {
         let _ = self.tx.send(Cmd::Search { seq, query, held });
     }
 
+    pub(super) fn links(&self, seq: u64, path: String, page: u32, pages: u32) {
+        let held = self.busy.hold();
+        let _ = self.tx.send(Cmd::Links {
+            seq,
+            path,
+            page,
+            pages,
+            held,
+        });
+    }
+
     pub(super) fn check(&self, seq: u64, draft: DraftAt, bibs: Vec<std::path::PathBuf>) {
         let held = self.busy.hold();
         let _ = self.tx.send(Cmd::Check {
@@ -200,6 +218,13 @@ impl Service {
                 held,
             } => self.load(req, path, pages, held),
             Cmd::Search { seq, query, held } => self.search(seq, query, held),
+            Cmd::Links {
+                seq,
+                path,
+                page,
+                pages,
+                held,
+            } => self.links(seq, path, page, pages, held),
             Cmd::Check {
                 seq,
                 draft,
@@ -336,6 +361,28 @@ impl Service {
                 None => Err("the vault has no index yet (it is being built)".into()),
             };
             let _ = ui.send(Msg::VaultSearch { seq, result });
+            drop(held);
+        });
+    }
+
+    /// The links and citations of a page, off the async threads: every page's text (the
+    /// reference list may be anywhere), then the PDF's annotations of that page.
+    fn links(&self, seq: u64, path: String, page: u32, pages: u32, held: Held) {
+        let (vault, me, mut index, ui) = (
+            self.vault.clone(),
+            self.me.clone(),
+            self.index_at(),
+            self.ui.clone(),
+        );
+        let extracted = self.extracted.clone();
+        tokio::task::spawn_blocking(move || {
+            let index = index.get(&vault, &me);
+            let texts: Vec<String> = (1..=pages.min(docs::MAX_LINK_PAGES))
+                .map(|n| docs::page_text(extracted.as_deref(), index.as_deref(), &path, n))
+                .map(Result::unwrap_or_default)
+                .collect();
+            let links = crate::context::links::page_links(&vault, &path, page, &texts);
+            let _ = ui.send(Msg::Links { seq, path, links });
             drop(held);
         });
     }

@@ -134,6 +134,12 @@ impl Runner {
             Effect::Index => self.documents.reindex(),
             Effect::OpenPaper { req, path, kind } => self.documents.open(req, path, kind),
             Effect::LoadPages { req, path, pages } => self.documents.load_pages(req, path, pages),
+            Effect::PageLinks {
+                seq,
+                path,
+                page,
+                pages,
+            } => self.documents.links(seq, path, page, pages),
             Effect::VaultSearch { seq, query } => self.documents.search(seq, query),
             Effect::CheckDraft { seq, draft, bibs } => self.documents.check(seq, draft, bibs),
             Effect::WatchDraft { id, draft } => self.watch.watch(id, draft),
