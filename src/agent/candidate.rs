@@ -53,6 +53,9 @@ pub struct Candidate {
     pub anchor: bool,
     /// The first page of a paper (abstract, introduction).
     pub first_page: bool,
+    /// The place of its paper when papers were ranked first (0 = best; a question asked of
+    /// many papers), which weighs its sentences.
+    pub paper: Option<usize>,
 }
 
 /// A sentence chosen for the answer.

@@ -31,10 +31,12 @@
 //! `tests/tui_keys.rs`.
 
 pub mod answer;
+pub mod apparatus;
 pub mod candidate;
 pub mod choose;
 pub mod handoff;
 mod kind;
+pub mod papers;
 pub mod rank;
 mod respond;
 mod server;

@@ -452,6 +452,7 @@ mod tests {
             rank: Some(0),
             anchor: false,
             first_page: false,
+            paper: None,
         }
     }
 
