@@ -53,9 +53,9 @@ pub struct Candidate {
     pub anchor: bool,
     /// The first page of a paper (abstract, introduction).
     pub first_page: bool,
-    /// The place of its paper when papers were ranked first (0 = best; a question asked of
-    /// many papers), which weighs its sentences.
-    pub paper: Option<usize>,
+    /// The weight of its paper when papers were ranked first (a question asked of many
+    /// papers: 1 for the best, less for a paper that scored less), which weighs its sentences.
+    pub paper: Option<f64>,
 }
 
 /// A sentence chosen for the answer.

@@ -7,7 +7,6 @@ use std::collections::HashMap;
 
 use super::candidate::{Candidate, Kind, Pick, Question};
 use super::apparatus;
-use super::papers;
 use super::shape::{self, Shape};
 use super::text::{cut, starts_with_unit, stems};
 
@@ -246,12 +245,11 @@ fn collect<'a>(q: &Question, cands: &'a [Candidate], selection: Option<&str>) ->
     for c in cands {
         let title = norm(&c.title);
         for (pos, u) in shape::units(&c.text).into_iter().enumerate() {
-            // A reference list, a running head, a contents list and a title page's authors and
-            // affiliations are never evidence.
-            if matches!(
-                u.shape,
-                Shape::Reference | Shape::Running | Shape::FrontMatter
-            ) || c.first_page && apparatus::is_front_matter(&u.text)
+            // A running head, a contents list and a title page's authors and affiliations are
+            // never evidence; a reference list is only for a question about what is cited.
+            if matches!(u.shape, Shape::Running | Shape::FrontMatter)
+                || u.shape == Shape::Reference && !q.asks.reference
+                || c.first_page && apparatus::is_front_matter(&u.text)
             {
                 continue;
             }
@@ -296,8 +294,8 @@ fn collect<'a>(q: &Question, cands: &'a [Candidate], selection: Option<&str>) ->
 }
 
 /// How much a unit of each shape counts against body text: captions and footnotes answer only a
-/// question that names them (reference entries, running heads and front matter are never
-/// collected).
+/// question that names them (reference entries are collected only for a question about what is
+/// cited; running heads and front matter never).
 fn shape_weight(q: &Question, s: &Sent) -> f64 {
     match s.shape {
         Shape::Body => 1.0,
@@ -305,6 +303,7 @@ fn shape_weight(q: &Question, s: &Sent) -> f64 {
         Shape::TableRow => 0.8,
         Shape::Caption if q.asks.caption => 1.0,
         Shape::Footnote if q.asks.footnote => 1.0,
+        Shape::Reference if q.asks.reference => 1.0,
         Shape::Caption | Shape::Footnote => 0.5,
         Shape::Reference | Shape::Running | Shape::FrontMatter => 0.0,
     }
@@ -470,18 +469,18 @@ fn paper_of(uri: &str) -> &str {
     uri.split('#').next().unwrap_or(uri)
 }
 
-/// With papers ranked first, each paper's place weighs it ([`papers::prior`]). Otherwise, with
+/// With papers ranked first, each paper's weight is its own ([`papers::prior`]). Otherwise, with
 /// candidates from several papers (a folder in the grant), the paper the search found
 /// most of — its cards' ranks summed as `1/(1+rank)`, the page the user reads counted as the
 /// best card — keeps its sentences' scores; another paper's are weighed down by how much less
 /// of it was found (to 0.75 at most): a sentence of a paper the search barely touched must
 /// match much better to lead.
 fn paper_prior(cands: &[Candidate]) -> HashMap<&str, f64> {
-    // Papers ranked first (a question asked of many papers): their places weigh them.
+    // Papers ranked first (a question asked of many papers): their scores weigh them.
     if cands.iter().any(|c| c.paper.is_some()) {
         return cands
             .iter()
-            .filter_map(|c| Some((paper_of(&c.uri), papers::prior(c.paper?))))
+            .filter_map(|c| Some((paper_of(&c.uri), c.paper?)))
             .collect();
     }
     let mut mass: HashMap<&str, f64> = HashMap::new();

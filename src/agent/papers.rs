@@ -31,6 +31,8 @@ pub struct Hit {
 pub struct Ranked {
     pub path: String,
     pub score: f64,
+    /// How much of it the scope's search found, against the paper it found most of (0–1).
+    pub search: f64,
 }
 
 /// Weights of the parts of a paper's score.
@@ -51,7 +53,6 @@ pub fn is_bibliography(excerpt: &str) -> bool {
 /// The papers of `hits`, best first.
 pub fn rank(q: &Question, hits: &[Hit]) -> Vec<Ranked> {
     let terms: Vec<&String> = q.terms.iter().chain(q.expansion.iter()).collect();
-    let n = terms.len().max(1) as f64;
     struct Acc<'a> {
         title: &'a str,
         words: Vec<String>,
@@ -82,29 +83,48 @@ pub fn rank(q: &Question, hits: &[Hit]) -> Vec<Ranked> {
         }
     }
     let best_mass = by.values().map(|a| a.mass).fold(0.0, f64::max);
+    // A term most of the papers have says little about which one answers: each term weighs by
+    // how few of the papers found hold it.
+    let papers = by.len() as f64;
+    let weight: Vec<f64> = terms
+        .iter()
+        .map(|t| {
+            let df = by
+                .values()
+                .filter(|a| a.words.contains(t) || stems(a.title).contains(t))
+                .count()
+                .max(1) as f64;
+            ((papers + 1.0) / df).ln()
+        })
+        .collect();
+    let total: f64 = weight.iter().sum::<f64>().max(f64::EPSILON);
     let mut out: Vec<(Ranked, usize)> = by
         .into_iter()
         .map(|(path, a)| {
             let title = stems(a.title);
-            let in_title = terms.iter().filter(|t| title.contains(t)).count() as f64;
-            let covered = terms
-                .iter()
-                .filter(|t| title.contains(t) || a.words.contains(t))
-                .count() as f64;
+            let share = |has: &dyn Fn(&String) -> bool| -> f64 {
+                terms
+                    .iter()
+                    .zip(&weight)
+                    .filter(|(t, _)| has(t))
+                    .map(|(_, w)| w)
+                    .sum::<f64>()
+                    / total
+            };
+            let in_title = share(&|t| title.contains(t));
+            let covered = share(&|t| title.contains(t) || a.words.contains(t));
             let search = if best_mass > 0.0 {
                 a.mass / best_mass
             } else {
                 0.0
             };
             let pages = a.pages.len().min(MAX_PAGES) as f64;
-            let score = COVERAGE * covered / n
-                + TITLE * in_title / n
-                + SEARCH * search
-                + PAGES * pages;
+            let score = COVERAGE * covered + TITLE * in_title + SEARCH * search + PAGES * pages;
             (
                 Ranked {
                     path: path.to_string(),
                     score,
+                    search,
                 },
                 a.first_seen,
             )
@@ -114,15 +134,38 @@ pub fn rank(q: &Question, hits: &[Hit]) -> Vec<Ranked> {
     out.into_iter().map(|(r, _)| r).collect()
 }
 
-/// How much a sentence of the paper ranked `place` (0 = best) counts against one of the best
-/// paper: a sentence of a lower paper must match clearly better to lead the answer.
-pub fn prior(place: usize) -> f64 {
-    match place {
-        0 => 1.0,
-        1 => 0.8,
-        _ => 0.7,
+/// How much a sentence of a paper scored `score` counts against one of the best paper (scored
+/// `best`): as much when the two papers score alike, down to [`LOWEST_PRIOR`] for a paper
+/// scored a third less or worse — a sentence of a clearly lower paper must match clearly better
+/// to lead the answer.
+pub fn prior(score: f64, best: f64) -> f64 {
+    if best <= 0.0 || score >= best {
+        return 1.0;
+    }
+    let behind = ((best - score) / best / 0.33).min(1.0);
+    1.0 - (1.0 - LOWEST_PRIOR) * behind
+}
+
+/// How much better than the next paper the best one must score to be read first.
+const STANDS_OUT: f64 = 1.25;
+
+/// The least share of the scope's search the best paper must have (against the paper the search
+/// found most of) to be read first.
+const SEARCH_AGREES: f64 = 0.5;
+
+/// Whether the best of `ranked` stands out: it scores [`STANDS_OUT`] times the next one or more
+/// (or is the only one), and the scope's search found much of it too (the two agree). Otherwise
+/// the ranking of papers is no better than the search's pages.
+pub fn stands_out(ranked: &[Ranked]) -> bool {
+    match ranked {
+        [] => false,
+        [a] => a.search >= SEARCH_AGREES,
+        [a, b, ..] => a.score >= b.score * STANDS_OUT && a.search >= SEARCH_AGREES,
     }
 }
+
+/// The least weight of a lower paper's sentences.
+const LOWEST_PRIOR: f64 = 0.8;
 
 #[cfg(test)]
 mod tests {
@@ -209,7 +252,20 @@ mod tests {
         ];
         let r = rank(&q, &hits);
         assert_eq!(r[0].path, "papers/b/paper.pdf");
-        assert!(prior(0) > prior(1) && prior(1) >= prior(5));
+        assert!(!stands_out(&r) && !stands_out(&[]));
+        let one = |score: f64, search: f64| Ranked {
+            path: "p".into(),
+            score,
+            search,
+        };
+        assert!(stands_out(&[one(1.0, 1.0)]) && stands_out(&[one(2.0, 0.6), one(1.5, 1.0)]));
+        // Close to the next one, or barely found by the scope's search: it does not.
+        assert!(!stands_out(&[one(2.0, 1.0), one(1.9, 1.0)]));
+        assert!(!stands_out(&[one(2.0, 0.2), one(1.0, 1.0)]));
+        assert_eq!(prior(2.0, 2.0), 1.0);
+        assert!(prior(1.9, 2.0) > prior(1.5, 2.0));
+        assert_eq!(prior(0.5, 2.0), LOWEST_PRIOR);
+        assert_eq!(prior(0.0, 0.0), 1.0);
     }
 
     #[test]

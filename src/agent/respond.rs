@@ -23,11 +23,15 @@ use crate::vault::uri::{self, Target};
 /// Pages read for one answer at most (besides the anchor page).
 const MAX_READS: usize = 5;
 
-/// Papers searched on their own and read from, for a question asked of many papers.
+/// Papers searched on their own, for a question asked of many papers.
 const PAPERS: usize = 3;
 
-/// Pages of the best paper read, for a question asked of many papers (one of each next paper).
+/// Pages of the best paper read first, for a question asked of many papers.
 const BEST_PAPER_READS: usize = 3;
+
+/// Pages read in all for a question asked of many papers: the best paper's, then the scope's
+/// best cards.
+const PAPER_SCOPE_READS: usize = MAX_READS + 1;
 
 /// A card as the paper ranking reads it.
 fn hit(card: &Value, rank: usize, scoped: bool) -> Option<Hit> {
@@ -173,7 +177,7 @@ impl Reading {
         client: &McpClient,
         card: &Value,
         rank: usize,
-        paper: Option<usize>,
+        paper: Option<f64>,
     ) -> Result<bool, AcpError> {
         let Some(path) = card.get("path").and_then(Value::as_str) else {
             return Ok(false);
@@ -229,8 +233,9 @@ impl Reading {
     /// The search of a question asked of many papers: papers first, then pages. The scope's
     /// search ranks papers ([`papers::rank`]); each of the best [`PAPERS`] is searched on its own
     /// (its best pages, and how much of it matches), the papers are ranked again with those
-    /// cards, and the best paper's best pages are read, then the next papers' best page each.
-    /// A card whose passage is bibliography entries is never read. How many cards the scope's
+    /// cards, and the best paper's best pages are read, then the scope's best cards; every
+    /// page's sentences are weighed by how its paper scored. A card whose passage is
+    /// bibliography entries is never read. How many cards the scope's
     /// search found, or the end of the turn.
     async fn search_papers(
         &mut self,
@@ -266,20 +271,14 @@ impl Reading {
             );
             own.push((r.path, cards));
         }
-        for (place, r) in papers::rank(q, &hits).into_iter().take(PAPERS).enumerate() {
-            // Its own search's cards, else the scope's cards of it.
-            let cards: Vec<Value> = match own.iter().find(|(p, _)| *p == r.path) {
-                Some((_, c)) if !c.is_empty() => c.clone(),
-                _ => scoped
-                    .iter()
-                    .filter(|c| c.get("path").and_then(Value::as_str) == Some(r.path.as_str()))
-                    .cloned()
-                    .collect(),
-            };
-            let want = if place == 0 { BEST_PAPER_READS } else { 1 };
+        let ranked = papers::rank(q, &hits);
+        let best = ranked.first().map_or(0.0, |r| r.score);
+        // No paper stands out (the next one scores nearly as well): the scope's best pages, as
+        // for one paper, weighed by how much of each paper the search found.
+        if !papers::stands_out(&ranked) {
             let mut reads = 0;
-            for (rank, card) in cards.iter().enumerate() {
-                if reads >= want {
+            for (rank, card) in scoped.iter().enumerate() {
+                if reads >= MAX_READS {
                     break;
                 }
                 if reply.session.is_cancelled() {
@@ -289,7 +288,46 @@ impl Reading {
                 if papers::is_bibliography(excerpt) {
                     continue;
                 }
-                if self.read_card(reply, client, card, rank, Some(place)).await? {
+                if self.read_card(reply, client, card, rank, None).await? {
+                    reads += 1;
+                }
+            }
+            return Ok(ControlFlow::Continue(scoped.len()));
+        }
+        let weight = |path: Option<&str>| {
+            ranked
+                .iter()
+                .find(|r| Some(r.path.as_str()) == path)
+                .map_or(papers::prior(0.0, best), |r| papers::prior(r.score, best))
+        };
+        // The best paper's best pages (its own search's cards, else the scope's cards of it),
+        // then the scope's best cards whatever their paper, each weighed by its paper's score.
+        let top: Vec<Value> = match ranked.first() {
+            Some(r) => match own.iter().find(|(p, _)| *p == r.path) {
+                Some((_, c)) if !c.is_empty() => c.clone(),
+                _ => scoped
+                    .iter()
+                    .filter(|c| c.get("path").and_then(Value::as_str) == Some(r.path.as_str()))
+                    .cloned()
+                    .collect(),
+            },
+            None => Vec::new(),
+        };
+        let mut reads = 0;
+        for (cards, most) in [(&top, BEST_PAPER_READS), (&scoped, PAPER_SCOPE_READS)] {
+            for (rank, card) in cards.iter().enumerate() {
+                if reads >= most {
+                    break;
+                }
+                if reply.session.is_cancelled() {
+                    return Ok(ControlFlow::Break(StopReason::Cancelled));
+                }
+                let excerpt = card.get("excerpt").and_then(Value::as_str).unwrap_or("");
+                if papers::is_bibliography(excerpt) {
+                    continue;
+                }
+                let w = weight(card.get("path").and_then(Value::as_str));
+                if self.read_card(reply, client, card, rank, Some(w)).await? {
                     reads += 1;
                 }
             }
