@@ -151,7 +151,7 @@ const STANDS_OUT: f64 = 1.25;
 
 /// The least share of the scope's search the best paper must have (against the paper the search
 /// found most of) to be read first.
-const SEARCH_AGREES: f64 = 0.5;
+const SEARCH_AGREES: f64 = 1.0;
 
 /// Whether the best of `ranked` stands out: it scores [`STANDS_OUT`] times the next one or more
 /// (or is the only one), and the scope's search found much of it too (the two agree). Otherwise
@@ -258,7 +258,7 @@ mod tests {
             score,
             search,
         };
-        assert!(stands_out(&[one(1.0, 1.0)]) && stands_out(&[one(2.0, 0.6), one(1.5, 1.0)]));
+        assert!(stands_out(&[one(1.0, 1.0)]) && stands_out(&[one(2.0, 1.0), one(1.5, 0.6)]));
         // Close to the next one, or barely found by the scope's search: it does not.
         assert!(!stands_out(&[one(2.0, 1.0), one(1.9, 1.0)]));
         assert!(!stands_out(&[one(2.0, 0.2), one(1.0, 1.0)]));
