@@ -106,7 +106,9 @@ fn is_heading_line(line: &str) -> bool {
         && !t.ends_with(['.', ',', ';', ':', '–', '-'])
         && !has_entry_mark(t)
         && !is_entry_start(t)
-        && t.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        && t.chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
 }
 
 /// Entries a page must start in its list for the list to count without a heading.
@@ -132,10 +134,7 @@ pub fn reference_lines(lines: &[&str]) -> Vec<bool> {
         }
         let from = if headed { k + 1 } else { k };
         let run = list_run(lines, &content[from.min(content.len())..]);
-        let entries = run
-            .iter()
-            .filter(|&&i| is_entry_start(lines[i]))
-            .count();
+        let entries = run.iter().filter(|&&i| is_entry_start(lines[i])).count();
         // Without a heading, lines count as a list only when entries are most of them.
         let enough = if headed {
             entries >= 1
@@ -190,8 +189,10 @@ fn list_run(lines: &[&str], content: &[usize]) -> Vec<usize> {
 /// ("2.1 Fitting the model 7"), or the title and dot leaders.
 pub fn is_contents_line(line: &str) -> bool {
     static TOC: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^(?:[A-Z]|\d{1,2}(?:\.\d{1,2})*)\.?\s+\p{L}[^.!?]{1,80}?(?:\s|\.{2,}\s*)\d{1,3}$")
-            .unwrap()
+        Regex::new(
+            r"^(?:[A-Z]|\d{1,2}(?:\.\d{1,2})*)\.?\s+\p{L}[^.!?]{1,80}?(?:\s|\.{2,}\s*)\d{1,3}$",
+        )
+        .unwrap()
     });
     let t = line.trim();
     TOC.is_match(t) || t.contains(". . .") || t.contains("....")
@@ -265,7 +266,8 @@ pub fn is_front_matter(unit: &str) -> bool {
                 && ws.iter().all(|w| {
                     let w = w.trim_end_matches(['*', '†', '‡']);
                     w.chars().next().is_some_and(char::is_uppercase)
-                        && w.chars().all(|c| c.is_alphabetic() || matches!(c, '.' | '-' | '\''))
+                        && w.chars()
+                            .all(|c| c.is_alphabetic() || matches!(c, '.' | '-' | '\''))
                 })
         })
 }
@@ -350,7 +352,12 @@ mod tests {
 
     #[test]
     fn contents_lists_need_several_lines() {
-        let toc = ["1 Introduction 2", "2 The model 3", "2.1 Fitting 5", "3 Summary 9"];
+        let toc = [
+            "1 Introduction 2",
+            "2 The model 3",
+            "2.1 Fitting 5",
+            "3 Summary 9",
+        ];
         assert!(contents_lines(&toc).iter().all(|x| *x));
         // One numbered heading with a number at its end is a heading, not a contents list.
         let one = ["2 Results for 2009", "The model fits well."];
@@ -368,6 +375,8 @@ mod tests {
         assert!(!is_front_matter(
             "The sandwich package was written at the Department of Statistics to compute robust standard errors."
         ));
-        assert!(!is_front_matter("Regression Quantiles, Bootstrap, And Tests"));
+        assert!(!is_front_matter(
+            "Regression Quantiles, Bootstrap, And Tests"
+        ));
     }
 }

@@ -53,9 +53,6 @@ pub struct Candidate {
     pub anchor: bool,
     /// The first page of a paper (abstract, introduction).
     pub first_page: bool,
-    /// The weight of its paper when papers were ranked first (a question asked of many
-    /// papers: 1 for the best, less for a paper that scored less), which weighs its sentences.
-    pub paper: Option<f64>,
 }
 
 /// A sentence chosen for the answer.

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::candidate::{Candidate, Kind, Pick, Question};
 use super::apparatus;
+use super::candidate::{Candidate, Kind, Pick, Question};
 use super::shape::{self, Shape};
 use super::text::{cut, starts_with_unit, stems};
 
@@ -469,20 +469,12 @@ fn paper_of(uri: &str) -> &str {
     uri.split('#').next().unwrap_or(uri)
 }
 
-/// With papers ranked first, each paper's weight is its own ([`papers::prior`]). Otherwise, with
-/// candidates from several papers (a folder in the grant), the paper the search found
+/// With candidates from several papers (a folder in the grant), the paper the search found
 /// most of — its cards' ranks summed as `1/(1+rank)`, the page the user reads counted as the
 /// best card — keeps its sentences' scores; another paper's are weighed down by how much less
 /// of it was found (to 0.75 at most): a sentence of a paper the search barely touched must
 /// match much better to lead.
 fn paper_prior(cands: &[Candidate]) -> HashMap<&str, f64> {
-    // Papers ranked first (a question asked of many papers): their scores weigh them.
-    if cands.iter().any(|c| c.paper.is_some()) {
-        return cands
-            .iter()
-            .filter_map(|c| Some((paper_of(&c.uri), c.paper?)))
-            .collect();
-    }
     let mut mass: HashMap<&str, f64> = HashMap::new();
     for c in cands {
         let m = match (c.anchor, c.rank) {
@@ -651,13 +643,71 @@ mod tests {
             rank: Some(0),
             anchor: false,
             first_page: false,
-            paper: None,
         };
         let picks = choose(&q, &[cand], None);
         assert!(
             picks[0].text.contains("anova("),
             "{:?}",
             picks.iter().map(|p| (&p.text, p.score)).collect::<Vec<_>>()
+        );
+    }
+
+    fn question(text: &str) -> Question {
+        crate::agent::rank::read_question(text, None)
+    }
+
+    fn page(uri: &str, text: &str, first_page: bool) -> Candidate {
+        Candidate {
+            uri: uri.into(),
+            title: "Robust Covariances".into(),
+            text: text.into(),
+            rank: Some(0),
+            anchor: false,
+            first_page,
+        }
+    }
+
+    /// A reference list that holds every word of the question, a running head, a contents list
+    /// and the title page's authors and affiliation are never quoted; the body sentence is,
+    /// though it has fewer of the words.
+    #[test]
+    fn references_running_heads_and_front_matter_are_never_quoted() {
+        let title_page = "Achim Zeileis, Christian Kleiber and Kurt Hornik\nDepartment of Heteroskedasticity Statistics, Universität Innsbruck\nE-mail: heteroskedasticity@uibk.ac.at\n\nAbstract\nThe function vcovHC computes heteroskedasticity consistent covariance matrices for linear models.";
+        let refs = "Journal of Statistical Software 19\nthe estimators are compared in the next section of this paper.\n\nReferences\nWhite H (1980). “A Heteroskedasticity-Consistent Covariance Matrix Estimator and a Direct\nTest for Heteroskedasticity.” Econometrica, 48, 817–838.\nMacKinnon JG, White H (1985). “Some Heteroskedasticity-Consistent Covariance Matrix\nEstimators with Improved Finite Sample Properties.” Journal of Econometrics, 29, 305–325.";
+        let contents = "Contents\n1 Heteroskedasticity consistent covariance 2\n2 Heteroskedasticity and autocorrelation 5\n3 Covariance matrix estimators 8\n4 Summary 12";
+        let cands = [
+            page("p.pdf#page=1", title_page, true),
+            page("p.pdf#page=19", refs, false),
+            page("p.pdf#page=2", contents, false),
+        ];
+        let q = question(
+            "Which function computes heteroskedasticity consistent covariance matrix estimators?",
+        );
+        let picks = choose(&q, &cands, None);
+        assert!(!picks.is_empty());
+        assert!(
+            picks[0].text.starts_with("The function vcovHC"),
+            "{picks:?}"
+        );
+        for p in &picks {
+            assert!(
+                !p.uri.ends_with("page=2")
+                    && !p.text.contains("Econometrica")
+                    && !p.text.contains("Journal of")
+                    && !p.text.contains("uibk")
+                    && !p.text.contains("Innsbruck"),
+                "{picks:?}"
+            );
+        }
+        // A question about what is cited is answered from the list.
+        let q = question("Which papers are cited for the heteroskedasticity consistent estimator?");
+        let picks = choose(&q, &cands, None);
+        assert!(
+            picks
+                .iter()
+                .any(|p| p.uri.ends_with("page=19")
+                    && p.text.contains("Heteroskedasticity-Consistent")),
+            "{picks:?}"
         );
     }
 }

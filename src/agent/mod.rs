@@ -36,7 +36,6 @@ pub mod candidate;
 pub mod choose;
 pub mod handoff;
 mod kind;
-pub mod papers;
 pub mod rank;
 mod respond;
 mod server;

@@ -452,7 +452,6 @@ mod tests {
             rank: Some(0),
             anchor: false,
             first_page: false,
-            paper: None,
         }
     }
 

@@ -13,8 +13,7 @@ use agent_client_protocol::v1::schema::{StopReason, ToolKind};
 use serde_json::{Value, json};
 
 use super::answer::{Origin, Prompt, quote_line};
-use super::candidate::{Candidate, Kind, Pick, Question};
-use super::papers::{self, Hit};
+use super::candidate::{Candidate, Kind, Pick};
 use super::tools::{call_tool, card_place};
 use super::{Fault, McpClient, Reply};
 use super::{choose, rank, text};
@@ -22,32 +21,6 @@ use crate::vault::uri::{self, Target};
 
 /// Pages read for one answer at most (besides the anchor page).
 const MAX_READS: usize = 5;
-
-/// Papers searched on their own, for a question asked of many papers.
-const PAPERS: usize = 3;
-
-/// Pages of the best paper read first, for a question asked of many papers.
-const BEST_PAPER_READS: usize = 3;
-
-/// Pages read in all for a question asked of many papers: the best paper's, then the scope's
-/// best cards.
-const PAPER_SCOPE_READS: usize = MAX_READS + 1;
-
-/// A card as the paper ranking reads it.
-fn hit(card: &Value, rank: usize, scoped: bool) -> Option<Hit> {
-    let s = |k: &str| card.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    Some(Hit {
-        path: card.get("path").and_then(Value::as_str)?.to_string(),
-        title: s("title"),
-        page: card
-            .get("page")
-            .and_then(Value::as_u64)
-            .and_then(|p| u32::try_from(p).ok()),
-        excerpt: s("excerpt"),
-        rank,
-        scoped,
-    })
-}
 
 /// The place of a citation URI: (path, page) of a paper page.
 fn page_of(u: &str) -> Option<(String, u32)> {
@@ -134,74 +107,6 @@ impl Reading {
             .await
     }
 
-    /// Searches the grant (or the granted `paths` in it) for `query`: the cards, or the end of
-    /// the turn when the search failed before anything was read (a failed search after that, or
-    /// a restricted one, finds nothing).
-    async fn cards(
-        &mut self,
-        reply: &mut Reply<'_>,
-        client: &McpClient,
-        query: &str,
-        paths: Option<&[String]>,
-    ) -> Result<ControlFlow<StopReason, Vec<Value>>, AcpError> {
-        let (cx, session) = (reply.cx, reply.session);
-        let (args, title) = match paths {
-            Some(p) => (
-                json!({"query": query, "paths": p}),
-                format!("context_search {query:?} in {}", p.join(", ")),
-            ),
-            None => (json!({"query": query}), format!("context_search {query:?}")),
-        };
-        let found_cards =
-            call_tool(cx, session, client, "context_search", title, ToolKind::Search, args).await?;
-        Ok(ControlFlow::Continue(match found_cards {
-            Ok(v) => v
-                .get("cards")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            Err(msg) => {
-                if self.cands.is_empty() && paths.is_none() {
-                    reply.say(&format!("I could not search the granted sources: {msg}"))?;
-                    return Ok(ControlFlow::Break(StopReason::EndTurn));
-                }
-                Vec::new()
-            }
-        }))
-    }
-
-    /// Reads the place of a card unless it was read already. Whether it was read now.
-    async fn read_card(
-        &mut self,
-        reply: &mut Reply<'_>,
-        client: &McpClient,
-        card: &Value,
-        rank: usize,
-        paper: Option<f64>,
-    ) -> Result<bool, AcpError> {
-        let Some(path) = card.get("path").and_then(Value::as_str) else {
-            return Ok(false);
-        };
-        let place = format!("{path}{}", card_place(card));
-        if self.places.contains(&place) {
-            return Ok(false);
-        }
-        let page = card.get("page").and_then(Value::as_u64);
-        let args = if let Some(p) = page {
-            json!({"path": path, "mode": "page", "page": p, "furniture": false})
-        } else if let Some(l) = card.get("lines").and_then(Value::as_array) {
-            json!({"path": path, "mode": "region", "start": l.first(), "end": l.get(1)})
-        } else {
-            json!({"path": path, "mode": "full"})
-        };
-        let how = Candidate {
-            paper,
-            ..found(Some(rank), false, page == Some(1))
-        };
-        self.read(reply, client, place, args, how).await?;
-        Ok(true)
-    }
-
     /// Searches the grant for `query` and reads the places of the best cards (at most
     /// [`MAX_READS`], none twice). How many cards the search found, or the end of the turn:
     /// the search failed before anything was read, or the turn was cancelled.
@@ -211,10 +116,32 @@ impl Reading {
         client: &McpClient,
         query: &str,
     ) -> Result<ControlFlow<StopReason, usize>, AcpError> {
-        let cards = match self.cards(reply, client, query, None).await? {
-            ControlFlow::Continue(c) => c,
-            ControlFlow::Break(stop) => return Ok(ControlFlow::Break(stop)),
+        let (cx, session) = (reply.cx, reply.session);
+        let found_cards = call_tool(
+            cx,
+            session,
+            client,
+            "context_search",
+            format!("context_search {query:?}"),
+            ToolKind::Search,
+            json!({"query": query}),
+        )
+        .await?;
+        let cards = match found_cards {
+            Ok(v) => v
+                .get("cards")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            Err(msg) => {
+                if self.cands.is_empty() {
+                    reply.say(&format!("I could not search the granted sources: {msg}"))?;
+                    return Ok(ControlFlow::Break(StopReason::EndTurn));
+                }
+                Vec::new()
+            }
         };
+        let searched = cards.len();
         let mut reads = 0;
         for (rank, card) in cards.iter().enumerate() {
             if reads >= MAX_READS {
@@ -223,116 +150,32 @@ impl Reading {
             if reply.session.is_cancelled() {
                 return Ok(ControlFlow::Break(StopReason::Cancelled));
             }
-            if self.read_card(reply, client, card, rank, None).await? {
-                reads += 1;
-            }
-        }
-        Ok(ControlFlow::Continue(cards.len()))
-    }
-
-    /// The search of a question asked of many papers: papers first, then pages. The scope's
-    /// search ranks papers ([`papers::rank`]); each of the best [`PAPERS`] is searched on its own
-    /// (its best pages, and how much of it matches), the papers are ranked again with those
-    /// cards, and the best paper's best pages are read, then the scope's best cards; every
-    /// page's sentences are weighed by how its paper scored. A card whose passage is
-    /// bibliography entries is never read. How many cards the scope's
-    /// search found, or the end of the turn.
-    async fn search_papers(
-        &mut self,
-        reply: &mut Reply<'_>,
-        client: &McpClient,
-        q: &Question,
-        query: &str,
-    ) -> Result<ControlFlow<StopReason, usize>, AcpError> {
-        let scoped = match self.cards(reply, client, query, None).await? {
-            ControlFlow::Continue(c) => c,
-            ControlFlow::Break(stop) => return Ok(ControlFlow::Break(stop)),
-        };
-        let mut hits: Vec<Hit> = scoped
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| hit(c, i, true))
-            .collect();
-        let mut own: Vec<(String, Vec<Value>)> = Vec::new();
-        for r in papers::rank(q, &hits).into_iter().take(PAPERS) {
-            if reply.session.is_cancelled() {
-                return Ok(ControlFlow::Break(StopReason::Cancelled));
-            }
-            let paths = [r.path.clone()];
-            let cards = match self.cards(reply, client, query, Some(&paths)).await? {
-                ControlFlow::Continue(c) => c,
-                ControlFlow::Break(stop) => return Ok(ControlFlow::Break(stop)),
+            let Some(path) = card.get("path").and_then(Value::as_str) else {
+                continue;
             };
-            hits.extend(
-                cards
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, c)| hit(c, i, false)),
-            );
-            own.push((r.path, cards));
-        }
-        let ranked = papers::rank(q, &hits);
-        let best = ranked.first().map_or(0.0, |r| r.score);
-        // No paper stands out (the next one scores nearly as well): the scope's best pages, as
-        // for one paper, weighed by how much of each paper the search found.
-        if !papers::stands_out(&ranked) {
-            let mut reads = 0;
-            for (rank, card) in scoped.iter().enumerate() {
-                if reads >= MAX_READS {
-                    break;
-                }
-                if reply.session.is_cancelled() {
-                    return Ok(ControlFlow::Break(StopReason::Cancelled));
-                }
-                let excerpt = card.get("excerpt").and_then(Value::as_str).unwrap_or("");
-                if papers::is_bibliography(excerpt) {
-                    continue;
-                }
-                if self.read_card(reply, client, card, rank, None).await? {
-                    reads += 1;
-                }
+            let place = format!("{path}{}", card_place(card));
+            if self.places.contains(&place) {
+                continue;
             }
-            return Ok(ControlFlow::Continue(scoped.len()));
+            reads += 1;
+            let page = card.get("page").and_then(Value::as_u64);
+            let args = if let Some(p) = page {
+                json!({"path": path, "mode": "page", "page": p, "furniture": false})
+            } else if let Some(l) = card.get("lines").and_then(Value::as_array) {
+                json!({"path": path, "mode": "region", "start": l.first(), "end": l.get(1)})
+            } else {
+                json!({"path": path, "mode": "full"})
+            };
+            self.read(
+                reply,
+                client,
+                place,
+                args,
+                found(Some(rank), false, page == Some(1)),
+            )
+            .await?;
         }
-        let weight = |path: Option<&str>| {
-            ranked
-                .iter()
-                .find(|r| Some(r.path.as_str()) == path)
-                .map_or(papers::prior(0.0, best), |r| papers::prior(r.score, best))
-        };
-        // The best paper's best pages (its own search's cards, else the scope's cards of it),
-        // then the scope's best cards whatever their paper, each weighed by its paper's score.
-        let top: Vec<Value> = match ranked.first() {
-            Some(r) => match own.iter().find(|(p, _)| *p == r.path) {
-                Some((_, c)) if !c.is_empty() => c.clone(),
-                _ => scoped
-                    .iter()
-                    .filter(|c| c.get("path").and_then(Value::as_str) == Some(r.path.as_str()))
-                    .cloned()
-                    .collect(),
-            },
-            None => Vec::new(),
-        };
-        let mut reads = 0;
-        for (cards, most) in [(&top, BEST_PAPER_READS), (&scoped, PAPER_SCOPE_READS)] {
-            for (rank, card) in cards.iter().enumerate() {
-                if reads >= most {
-                    break;
-                }
-                if reply.session.is_cancelled() {
-                    return Ok(ControlFlow::Break(StopReason::Cancelled));
-                }
-                let excerpt = card.get("excerpt").and_then(Value::as_str).unwrap_or("");
-                if papers::is_bibliography(excerpt) {
-                    continue;
-                }
-                let w = weight(card.get("path").and_then(Value::as_str));
-                if self.read_card(reply, client, card, rank, Some(w)).await? {
-                    reads += 1;
-                }
-            }
-        }
-        Ok(ControlFlow::Continue(scoped.len()))
+        Ok(ControlFlow::Continue(searched))
     }
 
     /// The lead-in of an answer, said once the first page is read (where the test hooks fire).
@@ -363,7 +206,6 @@ fn found(rank: Option<usize>, anchor: bool, first_page: bool) -> Candidate {
         rank,
         anchor,
         first_page,
-        paper: None,
     }
 }
 
@@ -440,20 +282,8 @@ pub(super) async fn answer_with_tools(
     let about_paper_only = opening_pages && the_paper.is_some();
     let query = q.query(&anchor_words);
     let mut searched = 0;
-    // Many papers in the grant (a folder, a collection, several papers) and no page being read:
-    // papers are ranked first, then their pages.
-    let many_papers = prompt.sources.len() >= 2
-        || prompt
-            .sources
-            .iter()
-            .any(|(k, _)| k != "paper" && k != "file");
     if !about_page_only && !about_paper_only && !query.is_empty() {
-        let found = if many_papers && anchor.is_none() {
-            r.search_papers(reply, client, &q, &query).await?
-        } else {
-            r.search(reply, client, &query).await?
-        };
-        match found {
+        match r.search(reply, client, &query).await? {
             ControlFlow::Continue(cards) => searched = cards,
             ControlFlow::Break(stop) => return Ok(stop),
         }
@@ -516,7 +346,6 @@ pub(super) fn answer_from_prompt(
             rank: None,
             anchor: e.origin == Origin::Selection,
             first_page: e.origin == Origin::Mention,
-            paper: None,
         })
         .collect();
     if cands.is_empty() {
