@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::apparatus;
 use super::candidate::{Candidate, Kind, Pick, Question};
 use super::shape::{self, Shape};
 use super::text::{cut, starts_with_unit, stems};
@@ -244,6 +245,14 @@ fn collect<'a>(q: &Question, cands: &'a [Candidate], selection: Option<&str>) ->
     for c in cands {
         let title = norm(&c.title);
         for (pos, u) in shape::units(&c.text).into_iter().enumerate() {
+            // A running head, a contents list and a title page's authors and affiliations are
+            // never evidence; a reference list is only for a question about what is cited.
+            if matches!(u.shape, Shape::Running | Shape::FrontMatter)
+                || u.shape == Shape::Reference && !q.asks.reference
+                || c.first_page && apparatus::is_front_matter(&u.text)
+            {
+                continue;
+            }
             let chars = u.text.chars().count();
             if chars < 20 && !(u.shape == Shape::TableRow && chars >= 8) {
                 continue;
@@ -284,8 +293,9 @@ fn collect<'a>(q: &Question, cands: &'a [Candidate], selection: Option<&str>) ->
     sents
 }
 
-/// How much a unit of each shape counts against body text: captions, footnotes and reference
-/// entries answer only a question that names them; a running header never answers.
+/// How much a unit of each shape counts against body text: captions and footnotes answer only a
+/// question that names them (reference entries are collected only for a question about what is
+/// cited; running heads and front matter never).
 fn shape_weight(q: &Question, s: &Sent) -> f64 {
     match s.shape {
         Shape::Body => 1.0,
@@ -295,8 +305,7 @@ fn shape_weight(q: &Question, s: &Sent) -> f64 {
         Shape::Footnote if q.asks.footnote => 1.0,
         Shape::Reference if q.asks.reference => 1.0,
         Shape::Caption | Shape::Footnote => 0.5,
-        Shape::Reference => 0.4,
-        Shape::Running => 0.2,
+        Shape::Reference | Shape::Running | Shape::FrontMatter => 0.0,
     }
 }
 
@@ -640,6 +649,65 @@ mod tests {
             picks[0].text.contains("anova("),
             "{:?}",
             picks.iter().map(|p| (&p.text, p.score)).collect::<Vec<_>>()
+        );
+    }
+
+    fn question(text: &str) -> Question {
+        crate::agent::rank::read_question(text, None)
+    }
+
+    fn page(uri: &str, text: &str, first_page: bool) -> Candidate {
+        Candidate {
+            uri: uri.into(),
+            title: "Robust Covariances".into(),
+            text: text.into(),
+            rank: Some(0),
+            anchor: false,
+            first_page,
+        }
+    }
+
+    /// A reference list that holds every word of the question, a running head, a contents list
+    /// and the title page's authors and affiliation are never quoted; the body sentence is,
+    /// though it has fewer of the words.
+    #[test]
+    fn references_running_heads_and_front_matter_are_never_quoted() {
+        let title_page = "Achim Zeileis, Christian Kleiber and Kurt Hornik\nDepartment of Heteroskedasticity Statistics, Universität Innsbruck\nE-mail: heteroskedasticity@uibk.ac.at\n\nAbstract\nThe function vcovHC computes heteroskedasticity consistent covariance matrices for linear models.";
+        let refs = "Journal of Statistical Software 19\nthe estimators are compared in the next section of this paper.\n\nReferences\nWhite H (1980). “A Heteroskedasticity-Consistent Covariance Matrix Estimator and a Direct\nTest for Heteroskedasticity.” Econometrica, 48, 817–838.\nMacKinnon JG, White H (1985). “Some Heteroskedasticity-Consistent Covariance Matrix\nEstimators with Improved Finite Sample Properties.” Journal of Econometrics, 29, 305–325.";
+        let contents = "Contents\n1 Heteroskedasticity consistent covariance 2\n2 Heteroskedasticity and autocorrelation 5\n3 Covariance matrix estimators 8\n4 Summary 12";
+        let cands = [
+            page("p.pdf#page=1", title_page, true),
+            page("p.pdf#page=19", refs, false),
+            page("p.pdf#page=2", contents, false),
+        ];
+        let q = question(
+            "Which function computes heteroskedasticity consistent covariance matrix estimators?",
+        );
+        let picks = choose(&q, &cands, None);
+        assert!(!picks.is_empty());
+        assert!(
+            picks[0].text.starts_with("The function vcovHC"),
+            "{picks:?}"
+        );
+        for p in &picks {
+            assert!(
+                !p.uri.ends_with("page=2")
+                    && !p.text.contains("Econometrica")
+                    && !p.text.contains("Journal of")
+                    && !p.text.contains("uibk")
+                    && !p.text.contains("Innsbruck"),
+                "{picks:?}"
+            );
+        }
+        // A question about what is cited is answered from the list.
+        let q = question("Which papers are cited for the heteroskedasticity consistent estimator?");
+        let picks = choose(&q, &cands, None);
+        assert!(
+            picks
+                .iter()
+                .any(|p| p.uri.ends_with("page=19")
+                    && p.text.contains("Heteroskedasticity-Consistent")),
+            "{picks:?}"
         );
     }
 }

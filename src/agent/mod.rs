@@ -31,6 +31,7 @@
 //! `tests/tui_keys.rs`.
 
 pub mod answer;
+pub mod apparatus;
 pub mod candidate;
 pub mod choose;
 pub mod handoff;

@@ -5,6 +5,7 @@
 //! (a row is where a table's number is). Pure functions over the page text the context server
 //! gives (lines in reading order, blocks parted by blank lines); no font sizes are in it.
 
+use super::apparatus::{self, is_reference_heading};
 use super::text::{sentences, starts_with_unit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +21,8 @@ pub enum Shape {
     Running,
     /// A line of a table: a name or label followed by two or more numbers.
     TableRow,
+    /// A table of contents, a title page's author list or affiliation.
+    FrontMatter,
 }
 
 /// A quotable piece of a page, in page order.
@@ -171,21 +174,6 @@ fn starts_with_note_mark(line: &str) -> bool {
     rest.starts_with(' ') && rest_t.chars().count() >= 8 && !starts_with_unit(rest_t)
 }
 
-/// A reference-list heading.
-fn is_reference_heading(line: &str) -> bool {
-    let t = line
-        .trim()
-        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
-        .to_lowercase();
-    matches!(
-        t.as_str(),
-        "references" | "reference" | "bibliography" | "literature cited" | "works cited"
-    ) || matches!(
-        t.as_str(),
-        "参考文献" | "参考 文献" | "參考文獻" | "참고문헌"
-    )
-}
-
 /// A block that may be a reference-list entry: it starts with a label ("[3]", "12.") or names a
 /// year, as entries do.
 fn looks_like_entry(block: &str) -> bool {
@@ -307,6 +295,17 @@ fn is_running_line(line: &str) -> bool {
         || words.len() >= 2 && (num(words[0]) || num(words[words.len() - 1]))
 }
 
+/// The sentences of reference-list lines, as references.
+fn push_entries(entries: &mut String, out: &mut Vec<Unit>) {
+    for s in sentences(entries) {
+        out.push(Unit {
+            text: s,
+            shape: Shape::Reference,
+        });
+    }
+    entries.clear();
+}
+
 /// The units of a page: sentences of its text (as [`sentences`] cuts them), table rows as
 /// units of their own, each with its shape.
 pub fn units(text: &str) -> Vec<Unit> {
@@ -333,10 +332,25 @@ pub fn units(text: &str) -> Vec<Unit> {
             break;
         }
     }
+    // The page's lines (a blank one between blocks) that are a reference list or a contents
+    // list, found over the whole page: a list runs on over blocks.
+    let flat: Vec<&str> = blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(bi, b)| (bi > 0).then_some("").into_iter().chain(b.lines()))
+        .collect();
+    let listed_refs = apparatus::reference_lines(&flat);
+    let contents = apparatus::contents_lines(&flat);
+    let mut at = 0;
     let mut out: Vec<Unit> = Vec::new();
     let mut in_references = false;
     for (bi, block) in blocks.iter().enumerate() {
         let lines: Vec<&str> = block.lines().collect();
+        if bi > 0 {
+            at += 1; // the blank line between blocks
+        }
+        let first_line = at;
+        at += lines.len();
         let mut rest = String::new();
         // Under a "References" heading, the list runs while blocks look like entries; prose
         // (a style guide's section about references) ends it.
@@ -368,12 +382,31 @@ pub fn units(text: &str) -> Vec<Unit> {
             rest.clear();
         };
         let listed = list_lines(&lines);
+        let mut entries = String::new();
         for (li, line) in lines.iter().enumerate() {
             let t = line.trim();
             if is_reference_heading(t) {
                 flush(&mut rest, &mut out);
                 in_references = true;
                 continue;
+            }
+            // A line of a reference list or of a contents list: the list's, never the body's.
+            let (is_entry, is_contents) = (listed_refs[first_line + li], contents[first_line + li]);
+            if is_entry || is_contents {
+                flush(&mut rest, &mut out);
+                if is_contents {
+                    out.push(Unit {
+                        text: t.split_whitespace().collect::<Vec<_>>().join(" "),
+                        shape: Shape::FrontMatter,
+                    });
+                } else {
+                    entries.push_str(line);
+                    entries.push('\n');
+                }
+                continue;
+            }
+            if !entries.is_empty() {
+                push_entries(&mut entries, &mut out);
             }
             let first_on_page = bi == 0 && li == 0;
             if first_on_page && is_running_line(t) && lines.len() > 1 {
@@ -395,6 +428,7 @@ pub fn units(text: &str) -> Vec<Unit> {
             rest.push('\n');
         }
         flush(&mut rest, &mut out);
+        push_entries(&mut entries, &mut out);
     }
     // A lone block that is the whole page's last line with a number is its footer.
     if let Some(last) = out.last_mut()

@@ -27,7 +27,14 @@
 //! The first two run when AGENTERO_CORPUS is set, the third when AGENTERO_HELD_OUT is set;
 //! `AGENTERO_JUDGED_SET=tuning|heldout|vignettes` runs one set only. `AGENTERO_JUDGED_BIN` runs another build of agentero
 //! instead (how the figures of an earlier version are measured); `AGENTERO_JUDGED_REPORT`
-//! names a file that gets one JSON line per question and scope.
+//! names a file that gets one JSON line per question and scope; `AGENTERO_JUDGED_SCOPES`
+//! (`paper,each,folder`) asks in the scopes it names only.
+//!
+//! Every quote of every answer, in every scope, is also judged against the page it cites (our
+//! extraction, page furniture kept): a bibliography entry (by its shape — "[12] A. Author",
+//! "Surname, I. (2009)", "Surname I (1978).", a DOI — or by its place after a references heading)
+//! or a running head or footer (an edge line of its page that stands at an edge of several pages)
+//! is never evidence; they are counted, printed, and held to a floor.
 
 use crate::common;
 
@@ -93,6 +100,13 @@ fn index_for_questions(bin: &Path, vault: &Path) -> Option<std::fs::File> {
         .map(|p| std::fs::File::create(p).expect("the report file can be written"))
 }
 
+/// Whether `scope` is asked (`AGENTERO_JUDGED_SCOPES` names the scopes to ask, else all).
+fn asked(scope: &str) -> bool {
+    std::env::var("AGENTERO_JUDGED_SCOPES")
+        .map(|v| v.split(',').any(|s| s.trim() == scope))
+        .unwrap_or(true)
+}
+
 fn binary() -> PathBuf {
     std::env::var_os("AGENTERO_JUDGED_BIN")
         .map(PathBuf::from)
@@ -146,6 +160,198 @@ fn squash(s: &str) -> String {
         .collect()
 }
 
+/// The pages of the papers quoted, extracted once (our extraction, furniture kept): what the
+/// quotes are judged against.
+#[derive(Default)]
+struct Pages {
+    papers: std::collections::HashMap<String, Vec<String>>,
+}
+
+impl Pages {
+    fn of(&mut self, vault: &Path, paper: &str) -> &[String] {
+        self.papers.entry(paper.to_string()).or_insert_with(|| {
+            let abs = vault.join(paper);
+            let Ok(bytes) = std::fs::read(&abs) else {
+                return Vec::new();
+            };
+            agentero::vault::extract::extract_paper(
+                &mut agentero::vault::extract::Isolation::default(),
+                &abs,
+                paper,
+                bytes,
+                String::new(),
+                Duration::from_secs(120),
+            )
+            .map(|(_, pages)| pages.into_iter().map(|p| p.text).collect())
+            .unwrap_or_default()
+        })
+    }
+}
+
+/// A line's shape for telling repeated lines: lowercase letters and spaces, every digit `#`.
+fn line_shape(line: &str) -> String {
+    let mut out = String::new();
+    for c in line.chars() {
+        if c.is_ascii_digit() {
+            if !out.ends_with('#') {
+                out.push('#');
+            }
+        } else if c.is_alphabetic() {
+            out.extend(c.to_lowercase());
+        } else if c.is_whitespace() && !out.ends_with(' ') && !out.is_empty() {
+            out.push(' ');
+        }
+    }
+    out.trim().to_string()
+}
+
+/// The edge lines (two first, two last non-blank lines) of each page.
+fn edge_lines(page: &str) -> Vec<String> {
+    let lines: Vec<&str> = page.lines().filter(|l| !l.trim().is_empty()).collect();
+    let n = lines.len();
+    let mut out: Vec<String> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i < 2 || i + 2 >= n {
+            out.push(l.trim().to_string());
+        }
+    }
+    out
+}
+
+/// Whether a quote of page `page` (1-based) of a paper is (or carries) a running head or
+/// footer: it holds an edge line of that page whose shape (8 letters at least) stands at an edge
+/// of three or more pages of the paper (two in a paper of six pages or fewer), and that line has a
+/// number in it or the quote starts or ends with it.
+fn is_running_head(pages: &[String], page: u32, quote: &str) -> bool {
+    let Some(text) = pages.get(page as usize - 1) else {
+        return false;
+    };
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for p in pages {
+        let mut shapes: Vec<String> = edge_lines(p).iter().map(|l| line_shape(l)).collect();
+        shapes.sort();
+        shapes.dedup();
+        for s in shapes {
+            *seen.entry(s).or_default() += 1;
+        }
+    }
+    let need = if pages.len() <= 6 { 2 } else { 3 };
+    let q = line_shape(quote.trim_end_matches('…'));
+    edge_lines(text).iter().any(|l| {
+        let s = line_shape(l);
+        s.chars().filter(|c| c.is_alphabetic()).count() >= 8
+            && seen.get(&s).is_some_and(|n| *n >= need)
+            && q.contains(&s)
+            && (s.contains('#') || q.starts_with(&s) || q.ends_with(&s))
+    })
+}
+
+/// A heading that opens a reference list.
+fn is_references_heading(line: &str) -> bool {
+    let t = line
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace())
+        .to_lowercase();
+    matches!(
+        t.as_str(),
+        "references"
+            | "bibliography"
+            | "literatur"
+            | "literature cited"
+            | "works cited"
+            | "references and notes"
+            | "literaturverzeichnis"
+    )
+}
+
+/// Where a paper's reference list starts: the page (0-based) and the place in that page's
+/// squashed text of its last references heading (the list is the last one in a paper).
+fn references_start(pages: &[String]) -> Option<(usize, usize)> {
+    let mut start = None;
+    for (i, text) in pages.iter().enumerate() {
+        let mut at = 0;
+        for line in text.lines() {
+            if is_references_heading(line) {
+                start = Some((i, at));
+            }
+            at += squash(line).len();
+        }
+    }
+    start
+}
+
+/// Whether a quote is a bibliography entry: by its shape ("[12] A. Author …", "Surname, I.
+/// (2009).", "Surname I, Surname J (1978).", a DOI), or by its place (after the paper's
+/// references heading, on a page where lines with a year are common) and something of an
+/// entry in it (a year, a volume and issue, a page range, an address).
+fn is_reference_quote(pages: &[String], page: u32, quote: &str) -> bool {
+    let q = quote.trim_end_matches('…');
+    let year = regex::Regex::new(r"\b(19|20)\d\d[a-z]?\b").unwrap();
+    let shapes = [
+        r"^\s*\[\d{1,3}\]\s*\p{Lu}",
+        r"\p{Lu}[\p{L}'’-]+,\s+(?:\p{Lu}\.\s*-?)+(?:,|\(|and|&)",
+        r"\p{Lu}[\p{L}'’-]+\s+\p{Lu}{1,3}(?:,\s*\p{Lu}[\p{L}'’-]+\s+\p{Lu}{1,3})*(?:,?\s+and\s+\p{Lu}[\p{L}'’-]+\s+\p{Lu}{1,3})?\s+\((19|20)\d\d[a-z]?\)\.",
+        r"(?i)\bdoi(?:\.org/|:\s*)10\.\d{4,}",
+    ];
+    let shaped = shapes
+        .iter()
+        .enumerate()
+        .any(|(i, r)| regex::Regex::new(r).unwrap().is_match(q) && (i == 2 || year.is_match(q)));
+    if shaped {
+        return true;
+    }
+    let (Some((h_page, h_at)), Some(text)) =
+        (references_start(pages), pages.get(page as usize - 1))
+    else {
+        return false;
+    };
+    let p = page as usize - 1;
+    let entry_like = year.is_match(q)
+        || regex::Regex::new(
+            r"\b\d+\s*\(\d+\)|\b\d+\s*[–-]\s*\d+\b|https?://|\bURL\b|^\s*\[[^\]]{1,12}\]",
+        )
+        .unwrap()
+        .is_match(q);
+    if p < h_page || !entry_like {
+        return false;
+    }
+    let head: String = squash(q).chars().take(40).collect();
+    let all: String = text.lines().map(squash).collect();
+    let Some(at) = all.find(&head) else {
+        return false;
+    };
+    if p == h_page {
+        return at >= h_at;
+    }
+    // A later page: still the list when lines with a year are common on it and no heading
+    // stands between its top and the quote (an appendix after the references is no list).
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let dated = lines.iter().filter(|l| year.is_match(l)).count();
+    let heading = |l: &str| {
+        let t = l.trim();
+        let words = t.split_whitespace().count();
+        (1..=5).contains(&words)
+            && t.chars().filter(|c| c.is_alphabetic()).count() >= 3
+            && !t.ends_with(['.', ',', ';', ':'])
+            && !year.is_match(t)
+            && !t.chars().any(|c| {
+                c.is_ascii_digit() && words > 1 && !t.starts_with(|c: char| c.is_ascii_digit())
+            })
+    };
+    let mut upto = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        if upto.contains(&head) {
+            break;
+        }
+        // (The first two lines are the running head's place, not a section's.)
+        if i >= 2 && heading(l) {
+            return false;
+        }
+        upto.push_str(&squash(l));
+    }
+    dated * 4 >= lines.len().max(1)
+}
+
 #[derive(Default)]
 struct Run {
     top1: usize,
@@ -163,6 +369,10 @@ struct Run {
     /// Questions with `expect` words, and those with a quote of a right page that holds them.
     expects: usize,
     quotes_expect: usize,
+    /// Quotes (every quote of every answer) that are bibliography entries or running heads,
+    /// each as `paper#page: quote`.
+    reference_quotes: Vec<String>,
+    running_quotes: Vec<String>,
 }
 
 /// The sentence of `paper`'s page `page` that contains `words` (through the one containing
@@ -233,6 +443,7 @@ fn run(
     set: &[Question],
     scope: &str,
     report: &mut Option<std::fs::File>,
+    pages: &mut Pages,
 ) -> Run {
     let every_paper: Vec<String> = {
         let mut v: Vec<String> = set.iter().map(|q| format!("@{}", q.paper)).collect();
@@ -278,6 +489,16 @@ fn run(
         let right_paper = cited.first().is_some_and(|(p, _)| *p == q.paper);
         r.right_paper += usize::from(right_paper);
         let said = quotes(&answer);
+        let (mut bib, mut heads) = (Vec::new(), Vec::new());
+        for (t, p, n) in &said {
+            let of = pages.of(vault, p);
+            let at = format!("{p}#page={n}: {t}");
+            if is_reference_quote(of, *n, t) {
+                bib.push(at);
+            } else if is_running_head(of, *n, t) {
+                heads.push(at);
+            }
+        }
         let on_page = |(_, p, n): &&(String, String, u32)| *p == q.paper && q.pages.contains(n);
         let quotes_expect = q.expect.as_ref().map(|e| {
             said.iter()
@@ -321,11 +542,34 @@ fn run(
                 "pages": q.pages, "rank": rank, "cited": cited, "answer": answer,
                 "quotes_selection": from_selection, "quotes_number": number,
                 "right_paper": right_paper, "quotes_expect": quotes_expect,
+                "reference_quotes": bib, "running_quotes": heads,
             });
             let _ = writeln!(f, "{line}");
         }
+        r.reference_quotes.extend(bib);
+        r.running_quotes.extend(heads);
     }
     r
+}
+
+/// Prints the quotes that are bibliography entries or running heads, and whether their count
+/// is over the floor.
+fn furniture_failures(what: &str, r: &Run, floor: usize) -> Option<String> {
+    for q in &r.reference_quotes {
+        eprintln!("  {what}: a bibliography entry quoted: {q}");
+    }
+    for q in &r.running_quotes {
+        eprintln!("  {what}: a running head quoted: {q}");
+    }
+    let n = r.reference_quotes.len() + r.running_quotes.len();
+    eprintln!(
+        "{what}: {} bibliography entries and {} running heads quoted",
+        r.reference_quotes.len(),
+        r.running_quotes.len()
+    );
+    (n > floor).then(|| {
+        format!("{what}: {n} quotes are bibliography entries or running heads, over the floor of {floor}")
+    })
 }
 
 /// Floors per set: top-3 with the paper mentioned, top-3 over every paper (each scope, folder
@@ -335,6 +579,9 @@ struct Floors {
     every_top3: f64,
     selection: f64,
     number: f64,
+    /// Quotes that are bibliography entries or running heads, at most, in each scope (issue 37:
+    /// none; before the reference lists were told, the tuning set quoted one in every scope).
+    furniture: usize,
 }
 
 fn floors(set: &str) -> Floors {
@@ -345,6 +592,7 @@ fn floors(set: &str) -> Floors {
             every_top3: 0.9,
             selection: 0.8,
             number: 0.8,
+            furniture: 0,
         },
         // Measured: top-3 0.912 / 0.923 / 0.908, selection 1.000, number 0.833.
         _ => Floors {
@@ -352,6 +600,7 @@ fn floors(set: &str) -> Floors {
             every_top3: 0.85,
             selection: 0.8,
             number: 0.75,
+            furniture: 0,
         },
     }
 }
@@ -391,10 +640,11 @@ fn the_builtin_agent_finds_the_page_that_answers() {
     let bin = binary();
     let mut report = index_for_questions(&bin, &vault);
     let mut failures = Vec::new();
+    let mut pages = Pages::default();
     for (name, set) in &sets {
         let fl = floors(name);
-        for scope in ["paper", "each", "folder"] {
-            let r = run(&bin, &vault, set, scope, &mut report);
+        for scope in ["paper", "each", "folder"].into_iter().filter(|s| asked(s)) {
+            let r = run(&bin, &vault, set, scope, &mut report, &mut pages);
             let f = |n: usize, of: usize| n as f64 / of.max(1) as f64;
             let (top3, sel, num) = (
                 f(r.top3, r.total),
@@ -402,15 +652,21 @@ fn the_builtin_agent_finds_the_page_that_answers() {
                 f(r.quotes_number, r.numbers),
             );
             eprintln!(
-                "{name} set, {scope} scope: top-1 {:.3}, top-3 {top3:.3}, answered with a page citation {:.3} \
-                 ({} questions); quotes the selection {sel:.3} ({} questions), quotes the asked number {num:.3} \
-                 ({} questions)",
+                "{name} set, {scope} scope: top-1 {:.3}, top-3 {top3:.3}, first citation in the right paper {:.3}, \
+                 answered with a page citation {:.3} ({} questions); quotes the selection {sel:.3} ({} questions), \
+                 quotes the asked number {num:.3} ({} questions)",
                 f(r.top1, r.total),
+                f(r.right_paper, r.total),
                 f(r.answered, r.total),
                 r.total,
                 r.selections,
                 r.numbers,
             );
+            failures.extend(furniture_failures(
+                &format!("{name} set, {scope} scope"),
+                &r,
+                fl.furniture,
+            ));
             let floor = if scope == "paper" {
                 fl.paper_top3
             } else {
@@ -448,6 +704,9 @@ struct VignetteFloors {
     top3: f64,
     right_paper: f64,
     expect: f64,
+    /// Quotes that are bibliography entries or running heads, at most (issue 37: none; before
+    /// the reference lists were told, one in each scope).
+    furniture: usize,
 }
 
 fn vignette_floors(scope: &str) -> VignetteFloors {
@@ -463,6 +722,7 @@ fn vignette_floors(scope: &str) -> VignetteFloors {
             top3: 0.63,
             right_paper: 0.96,
             expect: 0.30,
+            furniture: 0,
         },
         // 22 questions (the 8 that do not say what they are about are asked with their paper
         // only). As first written: top-1 0.364, top-3 0.636, right paper 0.773, expected words
@@ -473,6 +733,7 @@ fn vignette_floors(scope: &str) -> VignetteFloors {
             top3: 0.63,
             right_paper: 0.77,
             expect: 0.31,
+            furniture: 0,
         },
     }
 }
@@ -516,8 +777,9 @@ fn the_builtin_agent_answers_reader_questions_on_the_held_out_vignettes() {
     let bin = binary();
     let mut report = index_for_questions(&bin, &vault);
     let mut failures = Vec::new();
-    for scope in ["paper", "folder"] {
-        let r = run(&bin, &vault, &set, scope, &mut report);
+    let mut pages = Pages::default();
+    for scope in ["paper", "folder"].into_iter().filter(|s| asked(s)) {
+        let r = run(&bin, &vault, &set, scope, &mut report, &mut pages);
         let f = |n: usize, of: usize| n as f64 / of.max(1) as f64;
         let (top1, top3, right, expect) = (
             f(r.top1, r.total),
@@ -532,6 +794,11 @@ fn the_builtin_agent_answers_reader_questions_on_the_held_out_vignettes() {
             r.total, r.top1, r.top3, r.right_paper, r.quotes_expect, r.expects, r.answered,
         );
         let fl = vignette_floors(scope);
+        failures.extend(furniture_failures(
+            &format!("vignettes set, {scope} scope"),
+            &r,
+            fl.furniture,
+        ));
         for (what, got, floor) in [
             ("top-1 page", top1, fl.top1),
             ("top-3 page", top3, fl.top3),
