@@ -1,9 +1,10 @@
 //! Memory of the app with many chat threads (`cargo bench --bench sessions`): the terminal
 //! app's state and runtime (driven headless, in this process) with the built-in agent, one
-//! question asked in each of 20 threads. The resident memory of the whole process tree (this
-//! process, the agent, the context servers) is read after the first thread and after the
-//! twentieth, then again once the idle sessions were closed (`session_idle` of 2 s; the
-//! app's default is five minutes): without the closing, each thread keeps a context server.
+//! question with an @-mention (so each turn's session gets a context server) asked in each of
+//! 20 threads. The resident memory of the whole process tree (this process, the agent, the
+//! context servers) is read after the first thread and after the twentieth with sessions never
+//! closed (an hour of idle time), then in a second app with `session_idle` of 2 s once its 20
+//! idle sessions were closed (the app's default is five minutes).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -68,7 +69,7 @@ fn context_servers() -> usize {
         .count()
 }
 
-fn open(tmp: &Path, vault: &Path) -> Headless {
+fn open(tmp: &Path, vault: &Path, session_idle: Duration) -> Headless {
     let exe = Path::new(env!("CARGO_BIN_EXE_agentero"));
     let home = tmp.join("home");
     let mut def = AgentDef::builtin(exe);
@@ -84,7 +85,7 @@ fn open(tmp: &Path, vault: &Path) -> Headless {
         host_exe: exe.to_path_buf(),
         budget: Default::default(),
         timeout: TURN,
-        session_idle: Duration::from_secs(2),
+        session_idle,
     };
     let mut h = Headless::open_with_agent(vault, 120, 40, setup).unwrap();
     let ready = h.wait_until(TURN, |a| {
@@ -97,11 +98,41 @@ fn open(tmp: &Path, vault: &Path) -> Headless {
 
 fn ask(h: &mut Headless, question: &str) {
     h.keys("i");
-    h.type_text(question);
+    h.type_text(&format!("{question} @densesparsepdf"));
+    assert!(h.app.chat().mention().is_some(), "no mention popup");
+    // The first enter accepts the mention, the second sends.
+    h.keys("enter");
     h.keys("enter");
     let done = h.wait_until(TURN, |a| a.chat().turn().is_none());
     assert!(done, "the turn did not end");
     h.settle();
+}
+
+/// 20 threads asked in a new app on `vault`: the tree's memory and context servers after the
+/// first and after the last, then (when `wait`) once the idle sessions were closed.
+fn run(tmp: &Path, vault: &Path, idle: Duration, wait: bool) -> [(u64, usize); 3] {
+    let mut h = open(tmp, vault, idle);
+    let me = std::process::id();
+    ask(&mut h, "What does reciprocal rank fusion reach?");
+    let one = (tree_rss(me), context_servers());
+    for n in 1..THREADS {
+        h.keys("space n");
+        ask(
+            &mut h,
+            &format!("Question {n}: which model wins on identifiers?"),
+        );
+    }
+    let twenty = (tree_rss(me), context_servers());
+    if !wait {
+        return [one, twenty, twenty];
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while context_servers() > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        h.settle();
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    [one, twenty, (tree_rss(me), context_servers())]
 }
 
 fn main() {
@@ -110,46 +141,24 @@ fn main() {
     agentero::vault::demo::write_demo_vault(&vault).unwrap();
     let v = Vault::open(&vault).unwrap();
     agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
-    let mut h = open(dir.path(), &vault);
-    let me = std::process::id();
-    let start = Instant::now();
-    ask(&mut h, "What does reciprocal rank fusion reach?");
-    let one = tree_rss(me);
-    let servers_one = context_servers();
-    for n in 1..THREADS {
-        h.keys("space n");
-        ask(
-            &mut h,
-            &format!("Question {n}: which model wins on identifiers?"),
-        );
-    }
-    let twenty = tree_rss(me);
-    let servers_twenty = context_servers();
-    // Idle: the sessions are closed (a rescan every 3 s).
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while context_servers() > 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(200));
-        h.settle();
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let idle = tree_rss(me);
-    let servers_idle = context_servers();
+    let mib = |k: u64| k as f64 / 1024.0;
+    let [one, twenty, _] = run(dir.path(), &vault, Duration::from_secs(3600), false);
     println!(
-        "{THREADS} threads asked in {:.1} s (built-in agent)",
-        start.elapsed().as_secs_f64()
+        "after 1 thread:   {:7.1} MiB ({} context servers)",
+        mib(one.0),
+        one.1
     );
     println!(
-        "after 1 thread:   {:7.1} MiB ({servers_one} context servers)",
-        one as f64 / 1024.0
+        "after {THREADS} threads: {:7.1} MiB ({} context servers) = {:.2}x, sessions kept",
+        mib(twenty.0),
+        twenty.1,
+        twenty.0 as f64 / one.0 as f64
     );
+    let [one2, _, closed] = run(dir.path(), &vault, Duration::from_secs(2), true);
     println!(
-        "after {THREADS} threads: {:7.1} MiB ({servers_twenty} context servers) = {:.2}x",
-        twenty as f64 / 1024.0,
-        twenty as f64 / one as f64
-    );
-    println!(
-        "idle sessions closed: {:7.1} MiB ({servers_idle} context servers) = {:.2}x of 1 thread",
-        idle as f64 / 1024.0,
-        idle as f64 / one as f64
+        "after {THREADS} threads, idle sessions closed: {:7.1} MiB ({} context servers) = {:.2}x of 1 thread",
+        mib(closed.0),
+        closed.1,
+        closed.0 as f64 / one2.0 as f64
     );
 }
