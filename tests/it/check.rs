@@ -296,8 +296,12 @@ fn a_manuscript_declares_its_own_bibliographies() {
         "{err}"
     );
     assert!(
-        err.contains("missing.bib: cannot read the bibliography"),
+        err.contains("cannot read the bibliography missing.bib: "),
         "{err}"
+    );
+    assert!(
+        !err.contains("missing.bib: cannot"),
+        "the name said twice: {err}"
     );
     let tex = format!(
         "\\documentclass{{article}}\n\\addbibresource{{refs.bib}}\n% \\addbibresource{{lib/refs.json}}\n\

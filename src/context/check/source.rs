@@ -99,9 +99,10 @@ pub fn library(
             .collect()
     };
     for (shown, found) in sources {
-        let read = found.and_then(|path| {
+        // (A read error names the file itself; the others get its name in front.)
+        let read = found.map_err(|e| format!("{shown}: {e}")).and_then(|path| {
             let text = read_text(&path, &shown, "bibliography")?;
-            add(&mut library, &path, &text)
+            add(&mut library, &path, &text).map_err(|e| format!("{shown}: {e}"))
         });
         match read {
             Ok(0) => {}
@@ -113,7 +114,7 @@ pub fn library(
                     "entries match"
                 }
             )),
-            Err(e) => notes.push(format!("{shown}: {e}")),
+            Err(e) => notes.push(e),
         }
     }
     (library, notes)
