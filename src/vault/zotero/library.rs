@@ -6,10 +6,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use super::read::{Creator, ItemRow, Rows};
+use super::fields::{arxiv_of, doi_of, field, key_in_extra, publication_of, split_date};
+use super::read::{Creator, Rows};
 use crate::vault::annotations::{Annotation, AnnotationKind, AnnotationOrigin};
 use crate::vault::paths::{self, Segment, VaultRel};
-use crate::vault::publication::{self, NameParts, Publication, WorkType};
+use crate::vault::publication::{NameParts, Publication};
 
 /// A paper of the library: one PDF attachment and the metadata of its item.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,121 +151,6 @@ impl Skipped {
         }
         out
     }
-}
-
-fn field<'a>(item: &'a ItemRow, names: &[&str]) -> Option<&'a str> {
-    names
-        .iter()
-        .find_map(|n| item.fields.get(*n))
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
-}
-
-/// The item's bibliographic fields. Zotero stores each under its type's own name (a thesis's
-/// `university`, a report's `institution` and `reportNumber`, a chapter's `bookTitle`), mapped
-/// here to one field each.
-fn publication_of(item: &ItemRow) -> Publication {
-    let get = |names: &[&str]| field(item, names).and_then(publication::value);
-    Publication {
-        kind: Some(WorkType::from_zotero(
-            &item.type_name,
-            field(item, &["thesisType"]),
-        )),
-        container: get(&[
-            "publicationTitle",
-            "proceedingsTitle",
-            "bookTitle",
-            "encyclopediaTitle",
-            "dictionaryTitle",
-            "websiteTitle",
-            "blogTitle",
-            "forumTitle",
-        ]),
-        volume: get(&["volume"]),
-        issue: get(&["issue", "reportNumber", "number"]),
-        pages: get(&["pages"]),
-        publisher: get(&["publisher", "repository", "label", "company"]),
-        institution: get(&["university", "institution"]),
-        url: get(&["url"]),
-        names: Vec::new(),
-        // The book's editors, when the item has authors of its own (an edited book's editors
-        // stand as its authors, see `ZoteroItem::authors`).
-        editors: if item.creators.iter().any(|c| c.kind == "author") {
-            item.creators
-                .iter()
-                .filter(|c| c.kind == "editor")
-                .filter_map(|c| match c.last.trim() {
-                    "" => NameParts::new(&c.first, ""),
-                    last => NameParts::new(last, &c.first),
-                })
-                .collect()
-        } else {
-            Vec::new()
-        },
-    }
-}
-
-/// Zotero stores dates as `YYYY-MM-DD original` (`2009-00-00 2009`).
-fn split_date(raw: &str) -> (Option<String>, Option<i32>) {
-    let (sql, shown) = match raw.split_once(' ') {
-        Some((a, b)) if a.len() == 10 && a.as_bytes()[4] == b'-' => (a, b.trim()),
-        _ => ("", raw.trim()),
-    };
-    let year = sql
-        .get(..4)
-        .and_then(|y| y.parse::<i32>().ok())
-        .filter(|y| *y > 0)
-        .or_else(|| {
-            regex::Regex::new(r"\b(1[5-9]\d\d|2\d\d\d)\b")
-                .ok()?
-                .find(shown)?
-                .as_str()
-                .parse()
-                .ok()
-        });
-    ((!shown.is_empty()).then(|| shown.to_string()), year)
-}
-
-/// `Citation Key: x` in Extra (Better BibTeX's and Zotero's own convention before 7).
-fn key_in_extra(extra: &str) -> Option<String> {
-    in_extra(extra, "citation key")
-}
-
-/// The value of a `Name: value` line of Extra (any case), where Zotero keeps the fields an
-/// item type lacks (`DOI: 10.…` on a book section or a thesis).
-fn in_extra(extra: &str, name: &str) -> Option<String> {
-    extra.lines().find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        (k.trim().eq_ignore_ascii_case(name) && !v.trim().is_empty()).then(|| v.trim().to_string())
-    })
-}
-
-/// An item's DOI: its `DOI` field, else a `DOI:` line of Extra (item types without the field),
-/// else a `doi.org` URL.
-fn doi_of(owner: &ItemRow) -> Option<String> {
-    use crate::vault::ids::normalize_doi;
-    field(owner, &["DOI"]).map(str::to_string).or_else(|| {
-        field(owner, &["extra"])
-            .and_then(|e| in_extra(e, "doi"))
-            .and_then(|d| normalize_doi(&d))
-            .or_else(|| {
-                field(owner, &["url"])
-                    .filter(|u| u.to_ascii_lowercase().contains("doi.org/"))
-                    .and_then(normalize_doi)
-            })
-    })
-}
-
-/// An item's arXiv id: its `archiveID` (`arXiv:2101.00001`), else an arxiv.org URL.
-fn arxiv_of(owner: &ItemRow) -> Option<String> {
-    use crate::vault::ids::normalize_arxiv;
-    field(owner, &["archiveID"])
-        .and_then(normalize_arxiv)
-        .or_else(|| {
-            field(owner, &["url"])
-                .filter(|u| u.to_ascii_lowercase().contains("arxiv.org/"))
-                .and_then(normalize_arxiv)
-        })
 }
 
 fn is_regular(type_name: &str) -> bool {
@@ -697,75 +583,4 @@ fn notes(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_notes_and_positions() {
-        assert_eq!(
-            split_date("2009-03-00 March 2009"),
-            (Some("March 2009".into()), Some(2009))
-        );
-        assert_eq!(split_date("2011"), (Some("2011".into()), Some(2011)));
-        assert_eq!(
-            note_text("<div><h1>Idea</h1><p>a &amp; b</p><p>c<br/>d</p></div>"),
-            "Idea\na & b\nc\nd"
-        );
-        assert_eq!(
-            position(r#"{"pageIndex":2,"rects":[[1,2,3,4.5]]}"#),
-            Some((3, vec![[1.0, 2.0, 3.0, 4.5]]))
-        );
-        assert_eq!(
-            position(r#"{"pageIndex":0,"width":2,"paths":[[10,20,30,5]]}"#),
-            Some((1, vec![[10.0, 5.0, 30.0, 20.0]]))
-        );
-        assert_eq!(segment("a/b", "x").as_str(), "a-b");
-        assert_eq!(segment(".hidden", "x").as_str(), "_.hidden");
-        assert_eq!(segment(" \u{200B} ", "x").as_str(), "x");
-        assert!(segment(&"😀".repeat(70), "x").as_str().len() <= NAME_BYTES);
-        assert!(is_key("ABCD2345") && is_key("ZZZZ9999"));
-        for bad in [
-            "ABCD234",
-            "ABCD23450",
-            "ABCD2341",
-            "ABCDO234",
-            "abcd2345",
-            "../../.x",
-            "ABCD234\0",
-        ] {
-            assert!(!is_key(bad), "{bad}");
-        }
-        assert_eq!(
-            key_in_extra("foo\nCitation Key: knuth1984\n"),
-            Some("knuth1984".into())
-        );
-    }
-
-    #[test]
-    fn a_doi_or_arxiv_id_kept_elsewhere_is_found() {
-        let item = |pairs: &[(&str, &str)]| ItemRow {
-            fields: pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            ..ItemRow::default()
-        };
-        // The field first, as written.
-        let both = item(&[("DOI", "10.1000/ABC"), ("extra", "DOI: 10.1000/other")]);
-        assert_eq!(doi_of(&both).as_deref(), Some("10.1000/ABC"));
-        // A book section keeps it in Extra; a web page in its URL.
-        let extra = item(&[("extra", "tex.x: y\ndoi:  https://doi.org/10.1000/xyz.1 \n")]);
-        assert_eq!(doi_of(&extra).as_deref(), Some("10.1000/xyz.1"));
-        let url = item(&[("url", "https://doi.org/10.1000/ABC.2")]);
-        assert_eq!(doi_of(&url).as_deref(), Some("10.1000/abc.2"));
-        // Not a DOI: nothing.
-        let junk = item(&[
-            ("extra", "DOI: see the publisher"),
-            ("url", "https://example.org/doi.org/x"),
-        ]);
-        assert_eq!(doi_of(&junk), None);
-        let arxiv = item(&[("url", "http://arxiv.org/abs/2101.00001v2")]);
-        assert!(arxiv_of(&arxiv).is_some_and(|a| a.starts_with("2101.00001")));
-        assert_eq!(arxiv_of(&item(&[("url", "https://example.org/")])), None);
-    }
-}
+mod tests;

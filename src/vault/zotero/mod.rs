@@ -6,6 +6,7 @@
 //! written inside the Zotero folder.
 
 pub mod db;
+mod fields;
 pub mod library;
 pub mod prefs;
 pub mod read;

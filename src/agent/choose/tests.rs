@@ -1,0 +1,110 @@
+use super::*;
+
+#[test]
+fn names_written_as_code_are_counted_and_abbreviations_are_not() {
+    assert_eq!(
+        code_names("This is done with the anova(f0, f1) command."),
+        1
+    );
+    assert_eq!(code_names("Fill them with na.approx or na.locf."), 2);
+    assert_eq!(code_names("Use xtsAttributes to keep the source."), 1);
+    assert_eq!(code_names("an object of class \"zoo\" is returned"), 1);
+    assert_eq!(code_names("e.g., the mean, i.e., a summary, and so on."), 0);
+    assert_eq!(code_names("The Durbin-Watson test (1950) is biased."), 0);
+}
+
+#[test]
+fn the_name_after_the_sentence_that_asks_for_it_is_quoted_first() {
+    let q = Question {
+        kind: Kind::Name,
+        words: vec![
+            "test".into(),
+            "slopes".into(),
+            "same".into(),
+            "quantiles".into(),
+        ],
+        terms: stems("test slopes same quantiles"),
+        expansion: Vec::new(),
+        deictic: false,
+        this_page: false,
+        setting: false,
+        asks: Default::default(),
+    };
+    let page = "Quantile regression fits the conditional quantiles of a response. \
+                Suppose that we wanted to test that the slopes were the same at the three quantiles? \
+                This is done with the anova(fit1, fit2) command as follows. \
+                The slopes differ in the plot below.";
+    let cand = Candidate {
+        uri: "papers/q/paper.pdf#page=9".into(),
+        title: "Quantile Regression in R".into(),
+        text: page.into(),
+        rank: Some(0),
+        anchor: false,
+        first_page: false,
+    };
+    let picks = choose(&q, &[cand], None);
+    assert!(
+        picks[0].text.contains("anova("),
+        "{:?}",
+        picks.iter().map(|p| (&p.text, p.score)).collect::<Vec<_>>()
+    );
+}
+
+fn question(text: &str) -> Question {
+    crate::agent::rank::read_question(text, None)
+}
+
+fn page(uri: &str, text: &str, first_page: bool) -> Candidate {
+    Candidate {
+        uri: uri.into(),
+        title: "Robust Covariances".into(),
+        text: text.into(),
+        rank: Some(0),
+        anchor: false,
+        first_page,
+    }
+}
+
+/// A reference list that holds every word of the question, a running head, a contents list
+/// and the title page's authors and affiliation are never quoted; the body sentence is,
+/// though it has fewer of the words.
+#[test]
+fn references_running_heads_and_front_matter_are_never_quoted() {
+    let title_page = "Achim Zeileis, Christian Kleiber and Kurt Hornik\nDepartment of Heteroskedasticity Statistics, Universität Innsbruck\nE-mail: heteroskedasticity@uibk.ac.at\n\nAbstract\nThe function vcovHC computes heteroskedasticity consistent covariance matrices for linear models.";
+    let refs = "Journal of Statistical Software 19\nthe estimators are compared in the next section of this paper.\n\nReferences\nWhite H (1980). “A Heteroskedasticity-Consistent Covariance Matrix Estimator and a Direct\nTest for Heteroskedasticity.” Econometrica, 48, 817–838.\nMacKinnon JG, White H (1985). “Some Heteroskedasticity-Consistent Covariance Matrix\nEstimators with Improved Finite Sample Properties.” Journal of Econometrics, 29, 305–325.";
+    let contents = "Contents\n1 Heteroskedasticity consistent covariance 2\n2 Heteroskedasticity and autocorrelation 5\n3 Covariance matrix estimators 8\n4 Summary 12";
+    let cands = [
+        page("p.pdf#page=1", title_page, true),
+        page("p.pdf#page=19", refs, false),
+        page("p.pdf#page=2", contents, false),
+    ];
+    let q = question(
+        "Which function computes heteroskedasticity consistent covariance matrix estimators?",
+    );
+    let picks = choose(&q, &cands, None);
+    assert!(!picks.is_empty());
+    assert!(
+        picks[0].text.starts_with("The function vcovHC"),
+        "{picks:?}"
+    );
+    for p in &picks {
+        assert!(
+            !p.uri.ends_with("page=2")
+                && !p.text.contains("Econometrica")
+                && !p.text.contains("Journal of")
+                && !p.text.contains("uibk")
+                && !p.text.contains("Innsbruck"),
+            "{picks:?}"
+        );
+    }
+    // A question about what is cited is answered from the list.
+    let q = question("Which papers are cited for the heteroskedasticity consistent estimator?");
+    let picks = choose(&q, &cands, None);
+    assert!(
+        picks
+            .iter()
+            .any(|p| p.uri.ends_with("page=19")
+                && p.text.contains("Heteroskedasticity-Consistent")),
+        "{picks:?}"
+    );
+}
