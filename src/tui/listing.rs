@@ -52,9 +52,26 @@ impl Default for Entry {
 }
 
 impl Entry {
-    /// The text the filter and the @ popup match against.
+    /// The text the browser's filter matches: title, authors and where the row is listed —
+    /// a paper listed under a Zotero collection is matched by the collection's folder (so
+    /// opening `collections/X/` narrows the list to the papers filed there, and `storage/` to
+    /// the unfiled ones), any other entry by its path.
     pub fn haystack(&self) -> String {
-        format!("{} {} {}", self.title, self.authors, self.path)
+        format!("{} {} {}", self.title, self.authors, self.place())
+    }
+
+    /// Where the browser lists the entry, as a path: its own path, or for a paper listed under
+    /// a collection folder, that folder and the file's name.
+    pub fn place(&self) -> std::borrow::Cow<'_, str> {
+        let listed_apart = self.kind == EntryKind::Paper
+            && !self.parent.is_empty()
+            && !self.path.starts_with(&format!("{}/", self.parent));
+        if listed_apart {
+            let name = self.path.rsplit('/').next().unwrap_or(&self.path);
+            format!("{}/{name}", self.parent).into()
+        } else {
+            self.path.as_str().into()
+        }
     }
 }
 
@@ -128,8 +145,10 @@ pub fn entries_from(vault: &crate::vault::Vault) -> Result<Vec<Entry>, String> {
     Ok(out)
 }
 
-/// A Zotero library's papers listed again under each collection folder they are filed in (the
-/// paper stays at its `storage/` path: the row opens and cites the same file).
+/// A Zotero library's papers listed under each collection folder they are filed in (the row
+/// keeps the paper's `storage/` path: it opens and cites the same file). As Zotero's "Unfiled
+/// Items", `storage/` then lists only the papers filed in no collection (marked `unfiled`), so
+/// a paper is not listed twice; the @ popup offers each paper once, by its path.
 fn collection_rows(
     entries: &mut Vec<Entry>,
     collections: &std::collections::BTreeMap<String, Vec<String>>,
@@ -149,6 +168,29 @@ fn collection_rows(
                 row.depth = folder.matches('/').count() + 1;
                 row.folded = false;
                 rows.push(row);
+            }
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    let filed: std::collections::HashSet<&str> = rows.iter().map(|r| r.path.as_str()).collect();
+    let mut unfiled = false;
+    for e in entries.iter_mut() {
+        if e.kind == EntryKind::Paper && e.path.starts_with("storage/") {
+            if filed.contains(e.path.as_str()) {
+                e.folded = true;
+            } else {
+                unfiled = true;
+            }
+        }
+    }
+    for e in entries.iter_mut() {
+        if e.kind == EntryKind::Directory && e.path == "storage" {
+            if unfiled {
+                e.badges.push("unfiled".to_string());
+            } else {
+                e.folded = true;
             }
         }
     }
@@ -299,5 +341,88 @@ mod tests {
         fold_paper_folders(&mut deep);
         let twins: Vec<_> = deep.iter().map(|x| x.twin.clone().unwrap()).collect();
         assert_eq!(twins, ["a/x", "b/x", "c"]);
+    }
+
+    #[test]
+    fn a_zotero_paper_is_listed_once_under_its_collections_and_unfiled_ones_under_storage() {
+        use crate::tui::browser::{Browser, BrowserMsg};
+        let mut v = vec![
+            e("collections", EntryKind::Directory, "collections"),
+            e("collections/JIT", EntryKind::Directory, "JIT"),
+            e("collections/JIT/Tracing", EntryKind::Directory, "Tracing"),
+            e("storage", EntryKind::Directory, "storage"),
+            e("storage/AAAA2222", EntryKind::Directory, "AAAA2222"),
+            e("storage/AAAA2222/a.pdf", EntryKind::Paper, "Filed twice"),
+            e("storage/BBBB3333", EntryKind::Directory, "BBBB3333"),
+            e("storage/BBBB3333/b.pdf", EntryKind::Paper, "Filed once"),
+            e("storage/CCCC4444", EntryKind::Directory, "CCCC4444"),
+            e("storage/CCCC4444/c.pdf", EntryKind::Paper, "Unfiled"),
+        ];
+        fold_paper_folders(&mut v);
+        let collections = std::collections::BTreeMap::from([
+            (
+                "collections/JIT".to_string(),
+                vec!["storage/AAAA2222/a.pdf".to_string()],
+            ),
+            (
+                "collections/JIT/Tracing".to_string(),
+                vec![
+                    "storage/AAAA2222/a.pdf".to_string(),
+                    "storage/BBBB3333/b.pdf".to_string(),
+                ],
+            ),
+        ]);
+        collection_rows(&mut v, &collections);
+        let mut b = Browser::default();
+        b.update(BrowserMsg::Listed(std::sync::Arc::new(v.clone())));
+        let rows: Vec<(String, String)> = b
+            .visible()
+            .map(|x| (x.place().into_owned(), x.badges.join(",")))
+            .collect();
+        let rows: Vec<(&str, &str)> = rows.iter().map(|(p, b)| (p.as_str(), b.as_str())).collect();
+        assert_eq!(
+            rows,
+            [
+                ("collections", ""),
+                ("collections/JIT", ""),
+                ("collections/JIT/Tracing", ""),
+                ("collections/JIT/Tracing/a.pdf", ""),
+                ("collections/JIT/Tracing/b.pdf", ""),
+                ("collections/JIT/a.pdf", ""),
+                ("storage", "unfiled"),
+                ("storage/CCCC4444/c.pdf", ""),
+            ]
+        );
+        // Opening a folder narrows the list to what it lists.
+        b.update(BrowserMsg::Filter("collections/JIT/Tracing/".into()));
+        assert_eq!(b.visible().count(), 2);
+        b.update(BrowserMsg::Filter("storage/".into()));
+        let shown: Vec<&str> = b.visible().map(|x| x.title.as_str()).collect();
+        assert_eq!(shown, ["Unfiled"]);
+        // The @ popup offers each paper once, by its path.
+        let offered = crate::tui::chat::mention::complete(&v, "filed", 10);
+        let paths: Vec<&str> = offered.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths.len(), 3, "{paths:?}");
+        // Everything filed: no `storage/` row at all.
+        let mut all = vec![
+            e("collections", EntryKind::Directory, "collections"),
+            e("collections/JIT", EntryKind::Directory, "JIT"),
+            e("storage", EntryKind::Directory, "storage"),
+            e("storage/AAAA2222", EntryKind::Directory, "AAAA2222"),
+            e("storage/AAAA2222/a.pdf", EntryKind::Paper, "Filed"),
+        ];
+        fold_paper_folders(&mut all);
+        let one = std::collections::BTreeMap::from([(
+            "collections/JIT".to_string(),
+            vec!["storage/AAAA2222/a.pdf".to_string()],
+        )]);
+        collection_rows(&mut all, &one);
+        let mut b = Browser::default();
+        b.update(BrowserMsg::Listed(std::sync::Arc::new(all)));
+        let shown: Vec<String> = b.visible().map(|x| x.place().into_owned()).collect();
+        assert_eq!(
+            shown,
+            ["collections", "collections/JIT", "collections/JIT/a.pdf"]
+        );
     }
 }

@@ -786,3 +786,91 @@ fn a_manuscript_checked_from_the_command_line_follows_its_saves() {
     );
     tmux(&["send-keys", "-t", &target, "q"]);
 }
+
+/// A Zotero library (built from Zotero's own schema) in the browser at 160x48: a paper filed
+/// in a collection is listed once, under it; `storage/` lists only the unfiled paper, marked
+/// `unfiled`; the selected paper's whole title is shown below the list; opening a collection
+/// narrows the list to its papers.
+#[test]
+fn a_zotero_library_lists_each_paper_once_and_the_whole_title_of_the_selected_one() {
+    use crate::zotero::library::{create, put, schema_dir};
+    if !available() {
+        common::skip::missing(common::skip::Peer::Tmux, "");
+        return;
+    }
+    let Some(schema) = schema_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let demo = common::demo_vault();
+    let zdir = dir.path().join("Zotero");
+    std::fs::create_dir_all(zdir.join("storage")).unwrap();
+    let z = create(&zdir, &schema);
+    let jit = z.collection("JIT compilers", None, "COLLJIT2");
+    let tracing = z.collection("Tracing", Some(jit), "COLLTRC2");
+    let papers = [
+        (
+            "DENSE223",
+            "dense-vs-sparse",
+            "Dense or Sparse? Retrieving Passages for Scientific Question Answering",
+            Some(jit),
+        ),
+        (
+            "LAYFLW23",
+            "layoutflow",
+            "LayoutFlow: Recovering Reading Order in Two-Column Scientific PDFs",
+            Some(tracing),
+        ),
+        (
+            "RECEIPT2",
+            "receipts-qa",
+            "Answering with Receipts: Grounded Citations in Generated Answers",
+            None,
+        ),
+    ];
+    for (i, (key, folder, title, collection)) in papers.iter().enumerate() {
+        let item = z.item("journalArticle", key);
+        z.set(item, "title", title);
+        // Zotero keys have no 0, 1 or O (the reader refuses others).
+        let att_key = format!("ATTACH{}2", ["A", "B", "C"][i]);
+        z.attachment(Some(item), &att_key, 0, &format!("storage:{folder}.pdf"));
+        let pdf = std::fs::read(demo.path().join(format!("papers/{folder}/paper.pdf")))
+            .unwrap_or_else(|e| panic!("{folder}: {e}"));
+        put(&zdir.join(format!("storage/{att_key}/{folder}.pdf")), &pdf);
+        if let Some(c) = collection {
+            z.file_in(*c, item);
+        }
+    }
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let name = format!("agentero-zlist-{}", std::process::id());
+    let (_session, target) = start_app(&name, &zdir, &home, "space f vault");
+    tmux(&["resize-window", "-t", &target, "-x", "160", "-y", "48"]);
+    // The titles come from the index, run in the background.
+    let screen = common::tmux::wait_until(&target, 60, |s| {
+        s.contains("[unfiled]") && papers.iter().all(|p| s.contains(&p.2[..16]))
+    });
+    let browser: Vec<String> = screen
+        .lines()
+        .map(|l| l.chars().take(38).collect::<String>())
+        .collect();
+    let browser = browser.join("\n");
+    for (_, _, title, _) in &papers {
+        let head: String = title.chars().take(20).collect();
+        assert_eq!(browser.matches(&head).count(), 1, "{head}:\n{browser}");
+    }
+    assert!(browser.contains("storage/ [unfiled]"), "{browser}");
+    // Down to the paper in `Tracing`: its whole title below the list.
+    tmux(&["send-keys", "-t", &target, "f"]);
+    tmux(&["send-keys", "-t", &target, "-l", "layoutflow"]);
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    let screen = wait_for(&target, "Two-Column Scientific PDFs", 10);
+    assert!(screen.contains("Two-Column Scientific PDFs"), "{screen}");
+    // A collection opened: its papers only (the sub-collection's too, by their folder).
+    tmux(&["send-keys", "-t", &target, "Escape"]);
+    tmux(&["send-keys", "-t", &target, "g", "g", "j"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux(&["send-keys", "-t", &target, "Enter"]);
+    let screen = wait_for(&target, "filter: collections/JIT com", 10);
+    assert!(screen.contains("LayoutFlow: Recovering"), "{screen}");
+    assert!(screen.contains("Dense or Sparse?"), "{screen}");
+    assert!(!screen.contains("Answering with Receipts"), "{screen}");
+}

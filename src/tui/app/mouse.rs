@@ -65,7 +65,11 @@ pub fn hit(st: &AppState, col: u16, row: u16) -> Hit {
         if !contains(inner, col, row) || b.visible_len() == 0 {
             return Hit::Vault(None);
         }
-        let i = b.first_shown(inner.height as usize) + (row - inner.y) as usize;
+        let rows = crate::tui::browser::view::list_rows(b, inner.width, inner.height);
+        if (row - inner.y) >= rows {
+            return Hit::Vault(None);
+        }
+        let i = b.first_shown(rows as usize) + (row - inner.y) as usize;
         return Hit::Vault((i < b.visible_len()).then_some(i));
     }
     if contains(a.paper, col, row) {

@@ -45,9 +45,18 @@ pub fn view(
         );
         return;
     }
-    let h = inner.height as usize;
-    let start = b.first_shown(h);
     let w = inner.width as usize;
+    let details = details(b, w, inner.height, theme);
+    let h = list_rows(b, inner.width, inner.height) as usize;
+    if !details.is_empty() {
+        let at = Rect {
+            y: inner.y + h as u16,
+            height: inner.height - h as u16,
+            ..inner
+        };
+        f.render_widget(Paragraph::new(details), at);
+    }
+    let start = b.first_shown(h);
     let lines: Vec<Line> = b.visible[start..]
         .iter()
         .take(h)
@@ -82,6 +91,8 @@ pub fn view(
             let room = w.saturating_sub(str_width(&head));
             // A paper's columns: first author, year, pages (each only where a title still
             // has room beside it); then its badges, kept whole (they say what is wrong).
+            // A title that would be cut keeps the room instead (the details below the list
+            // show the columns of the selected paper), unless the papers are sorted by year.
             let mut meta: Vec<String> = Vec::new();
             if e.kind == EntryKind::Paper {
                 if !e.authors.is_empty() && room >= 56 {
@@ -94,6 +105,11 @@ pub fn view(
                 }
                 if room >= 40 && e.pages > 0 {
                     meta.push(format!("{}p", e.pages));
+                }
+                let whole = str_width(&name) + 1 + str_width(&meta.join(" · "));
+                let badges_w: usize = e.badges.iter().map(|b| str_width(b) + 3).sum();
+                if whole + badges_w > room && b.sort != super::Sort::Year {
+                    meta.clear();
                 }
             }
             let meta = if meta.is_empty() {
@@ -128,4 +144,65 @@ pub fn view(
         })
         .collect();
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The list's rows in a browser `height` rows high and `width` wide: all of it, less the
+/// details of the selected paper when the pane is tall enough to show them.
+pub fn list_rows(b: &Browser, width: u16, height: u16) -> u16 {
+    let shown = detail_lines(b, width as usize, height).len() as u16;
+    height - shown.min(height)
+}
+
+/// The details of the selected paper below the list: its whole title (up to three rows),
+/// authors, year, pages and badges, and its path — what the row had to cut. Shown when the
+/// pane is at least 14 rows high.
+fn details(b: &Browser, width: usize, height: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let lines = detail_lines(b, width, height);
+    let n = lines.len();
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let style = match i {
+                0 => theme.style("ui.dim"),
+                _ if i + 2 == n => theme.style("browser.meta"),
+                _ if i + 1 == n => theme.style("ui.dim"),
+                _ => theme.style("browser.paper"),
+            };
+            Line::styled(text, style)
+        })
+        .collect()
+}
+
+fn detail_lines(b: &Browser, width: usize, height: u16) -> Vec<String> {
+    let Some(e) = b.current().filter(|e| e.kind == EntryKind::Paper) else {
+        return Vec::new();
+    };
+    if height < 14 || width < 12 {
+        return Vec::new();
+    }
+    let mut out = vec!["─".repeat(width)];
+    let rows = crate::tui::text::wrap(&e.title, width);
+    for (i, r) in rows.iter().enumerate().take(3) {
+        let row = e.title[r.start..r.end].trim_end();
+        if i == 2 && rows.len() > 3 {
+            out.push(truncate(&format!("{row} {}", &e.title[r.end..]), width));
+        } else {
+            out.push(row.to_string());
+        }
+    }
+    let mut meta: Vec<String> = Vec::new();
+    if !e.authors.is_empty() {
+        meta.push(e.authors.clone());
+    }
+    if let Some(y) = e.year {
+        meta.push(y.to_string());
+    }
+    if e.pages > 0 {
+        meta.push(format!("{}p", e.pages));
+    }
+    let badges: String = e.badges.iter().map(|b| format!(" [{b}]")).collect();
+    out.push(truncate(&format!("{}{badges}", meta.join(" · ")), width));
+    out.push(truncate(&e.path, width));
+    out
 }

@@ -25,8 +25,14 @@ pub fn complete(entries: &[Entry], query: &str, limit: usize) -> Vec<(String, St
         EntryKind::Directory => format!("{}/", e.path),
         EntryKind::File => e.path.clone(),
     };
+    // A paper a Zotero library lists under several collections is offered once: its path.
+    let mut seen = std::collections::HashSet::new();
+    let entries: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| seen.insert(e.path.as_str()))
+        .collect();
     if query.is_empty() {
-        let mut all: Vec<&Entry> = entries.iter().collect();
+        let mut all: Vec<&Entry> = entries.clone();
         all.sort_by_key(|e| (e.kind != EntryKind::Paper, e.path.clone()));
         return all
             .into_iter()
@@ -54,7 +60,7 @@ pub fn complete(entries: &[Entry], query: &str, limit: usize) -> Vec<(String, St
     scored
         .into_iter()
         .take(limit)
-        .map(|(i, _)| (entries[i].path.clone(), display(&entries[i])))
+        .map(|(i, _)| (entries[i].path.clone(), display(entries[i])))
         .collect()
 }
 

@@ -65,7 +65,7 @@ pub fn wait_gone(target: &str, what: &str, secs: u64) -> String {
     wait_until(target, secs, |s| !s.contains(what))
 }
 
-fn wait_until(target: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
+pub fn wait_until(target: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
         let screen = tmux(&["capture-pane", "-p", "-t", target]);
