@@ -241,7 +241,7 @@ fn idle(vault: &std::path::Path) {
             .unwrap();
     let window = Duration::from_secs(2);
     let (wakeups, draws, startup) = rt.block_on(async {
-        let (runner, rx) = Runner::new(vault);
+        let (runner, rx) = Runner::new(vault, &agentero::tui::settings::Settings::from_env());
         let tx = runner.sender();
         let mut terminal =
             ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();

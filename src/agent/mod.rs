@@ -28,7 +28,7 @@
 //! for the client's answer, start the answer with `permission: allowed|rejected|cancelled
 //! (<option kind>)`, then proceed as usual; nothing is ever done), `ask-native` (the same for a
 //! native write, "edit notes/x.md", kind `edit`). Used by `tests/it/acp_failures.rs` and
-//! `tests/tui_keys.rs`.
+//! `tests/it/tui_keys.rs`.
 
 pub mod answer;
 pub mod apparatus;

@@ -273,16 +273,10 @@ impl Out {
     }
 }
 
-/// A URL opened with `$BROWSER`, or the status line says how to.
+/// A URL opened with `$BROWSER` (without one, the runner copies it and says how to open
+/// links: the environment is the runner's to read).
 pub fn open_url(url: String) -> Vec<Out> {
-    if std::env::var_os("BROWSER").is_some() {
-        vec![
-            Out::info(format!("opening {url}")),
-            Out::Run(Effect::OpenUrl(url)),
-        ]
-    } else {
-        vec![Out::info(format!("{url} (set $BROWSER to open links)"))]
-    }
+    vec![Out::Run(Effect::OpenUrl(url))]
 }
 
 /// Work for the runtime; each reports back as a message.

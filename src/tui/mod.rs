@@ -26,6 +26,7 @@ pub mod overlay;
 pub mod paper;
 pub mod quick;
 pub mod runtime;
+pub mod settings;
 pub mod shot;
 pub mod status;
 pub mod text;
@@ -75,6 +76,7 @@ impl Setup {
 pub fn agent_setup(
     config: Result<&crate::config::Config, String>,
     host_exe: &Path,
+    settings: &settings::Settings,
 ) -> Result<runtime::AgentSetup, String> {
     let config = config.map_err(|e| format!("cannot read the config: {e}"))?;
     let def = config.agent(None).map_err(|e| e.to_string())?;
@@ -83,7 +85,7 @@ pub fn agent_setup(
         host_exe: host_exe.to_path_buf(),
         budget: config.budget,
         timeout: std::time::Duration::from_secs(config.turn_timeout_secs.max(1)),
-        session_idle: runtime::session_idle_from_env(),
+        session_idle: settings.session_idle,
     })
 }
 
@@ -102,8 +104,10 @@ pub fn run(
     let _ = vault.ensure_state_dir();
     crate::logging::init(&vault.state_dir());
     let exe = std::env::current_exe().unwrap_or_default();
+    // The environment, read once: the services are given what they need of it.
+    let settings = settings::Settings::from_env();
     let loaded = crate::config::Config::load(None, &exe);
-    let agent = agent_setup(loaded.as_ref().map_err(|e| e.to_string()), &exe);
+    let agent = agent_setup(loaded.as_ref().map_err(|e| e.to_string()), &exe, &settings);
     let config = loaded.ok();
     let (layer, theme_name) = config
         .as_ref()
@@ -135,7 +139,7 @@ pub fn run(
         .context("cannot start the async runtime")?;
     let (runner, rx) = {
         let _services = rt.enter();
-        runtime::Runner::new(vault)
+        runtime::Runner::new(vault, &settings)
     };
     if let Ok(a) = agent {
         runner.set_agent(a);

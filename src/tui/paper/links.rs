@@ -155,28 +155,23 @@ fn quote_words(text: &str) -> String {
 /// A key of a row and what it does.
 type Key = (Action, Vec<Out>);
 
-/// A web address opens with `$BROWSER`; without one, or for any other scheme (a PDF may link
-/// to `file:` or `javascript:`), it is copied (OSC 52, control characters left out) and the
-/// status says so.
+/// A web address opens with `$BROWSER` (without one the runner copies it); any other scheme
+/// (a PDF may link to `file:` or `javascript:`) is copied (OSC 52, control characters left
+/// out) and the status says so.
 fn follow_uri(u: &str) -> Vec<Out> {
     let web = matches!(
         crate::vault::uri::parse(u),
         Some(crate::vault::uri::Target::External(_))
     ) && !u.chars().any(|c| c.is_control() || c.is_whitespace());
-    if web && std::env::var_os("BROWSER").is_some() {
+    if web {
         return open_url(u.to_string());
     }
     let clean: String = u.chars().filter(|c| !c.is_control()).collect();
-    let why = if web {
-        "set $BROWSER to open links"
-    } else {
-        "only http and https links are opened"
-    };
     vec![
         Out::Run(Effect::Copy(clean.clone())),
         Out::info(
             visible(&format!(
-                "copied {clean} (through the terminal, OSC 52; {why})"
+                "copied {clean} (through the terminal, OSC 52; only http and https links are opened)"
             ))
             .into_owned(),
         ),
@@ -304,7 +299,7 @@ mod tests {
         }
         let web = follow_uri("https://example.org/paper");
         assert!(
-            web.iter().any(|o| matches!(o, Out::Run(Effect::Copy(u) | Effect::OpenUrl(u)) if u == "https://example.org/paper")),
+            matches!(&web[..], [Out::Run(Effect::OpenUrl(u))] if u == "https://example.org/paper"),
             "{web:?}"
         );
         let (path, page, quote) = jump(&list.rows[3]);

@@ -62,10 +62,17 @@ pub(super) struct Images {
 }
 
 impl Images {
-    pub(super) fn start(vault: Vault, ui: UnboundedSender<Msg>, busy: Busy) -> Images {
+    /// `bounds`: the render child's, or why they are refused (said for every image asked for).
+    pub(super) fn start(
+        vault: Vault,
+        ui: UnboundedSender<Msg>,
+        busy: Busy,
+        bounds: Result<Bounds, String>,
+    ) -> Images {
         let (tx, rx) = unbounded_channel();
         let service = Service {
             vault,
+            bounds,
             ui,
             me: tx.downgrade(),
             picker: super::termquery::halfblocks(),
@@ -95,6 +102,7 @@ impl Images {
 
 struct Service {
     vault: Vault,
+    bounds: Result<Bounds, String>,
     ui: UnboundedSender<Msg>,
     me: tokio::sync::mpsc::WeakUnboundedSender<Cmd>,
     picker: Picker,
@@ -106,6 +114,7 @@ struct Service {
 /// What a render job needs from the service.
 struct Render {
     vault: Vault,
+    bounds: Result<Bounds, String>,
     picker: Picker,
     exe: PathBuf,
     refused: Arc<Refused>,
@@ -123,6 +132,7 @@ impl Service {
                 Cmd::Render { key, path, held } => {
                     let job = Render {
                         vault: self.vault.clone(),
+                        bounds: self.bounds.clone(),
                         picker: self.picker.clone(),
                         exe: self.exe.clone(),
                         refused: Arc::clone(&self.refused),
@@ -169,7 +179,7 @@ impl Render {
         }
         let renderer = Renderer::new(
             self.exe.clone(),
-            Bounds::from_env().map_err(|e| cannot(&e))?,
+            self.bounds.clone().map_err(|e| cannot(&e))?,
         );
         let (mut shot, _) = PageCache::new(&self.vault)
             .get_or_render_region(&renderer, &pdf, &sha, key.page, region)

@@ -22,6 +22,7 @@ mod watch;
 mod work;
 
 use crate::tui::app::Status;
+use crate::tui::settings::Settings;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -37,7 +38,7 @@ use documents::Documents;
 use images::Images;
 use reading::Reading;
 use turns::Turns;
-pub use turns_cmd::{AgentSetup, session_idle_from_env};
+pub use turns_cmd::AgentSetup;
 use turns_cmd::{Cmd as TurnCmd, TurnKind};
 use vault_mcp::VaultMcpService;
 use work::Busy;
@@ -57,23 +58,32 @@ pub struct Runner {
     watch: watch::Watch,
     /// `$AGENTERO_PDF_VIEWER` as read at start (only the runner reads and sets it).
     pdf_viewer: Mutex<Option<String>>,
+    /// `$BROWSER` as read at start: what web links open with.
+    browser: Option<std::ffi::OsString>,
 }
 
 impl Runner {
     /// The runner and the app's event channel; its services start as tasks on the current
     /// tokio runtime (call it inside one, or under `Runtime::enter`).
-    pub fn new(vault: Vault) -> (Runner, UnboundedReceiver<Msg>) {
+    /// `settings`: the environment's, read once at start ([`Settings::from_env`]).
+    pub fn new(vault: Vault, settings: &Settings) -> (Runner, UnboundedReceiver<Msg>) {
         let (tx, rx) = unbounded_channel();
         let busy = Busy::default();
         let runner = Runner {
             documents: Documents::start(vault.clone(), tx.clone(), busy.clone()),
-            images: Images::start(vault.clone(), tx.clone(), busy.clone()),
+            images: Images::start(
+                vault.clone(),
+                tx.clone(),
+                busy.clone(),
+                settings.render.clone(),
+            ),
             turns: Turns::start(vault.clone(), tx.clone(), busy.clone()),
             reading: Reading::start(vault.clone(), tx.clone(), busy.clone()),
-            vault_mcp: VaultMcpService::start(vault.clone(), tx.clone()),
+            vault_mcp: VaultMcpService::start(vault.clone(), tx.clone(), settings.serve_port),
             clipboard: Clipboard::default(),
             watch: watch::Watch::new(vault.clone(), tx.clone()),
-            pdf_viewer: Mutex::new(std::env::var("AGENTERO_PDF_VIEWER").ok()),
+            pdf_viewer: Mutex::new(settings.pdf_viewer.clone()),
+            browser: settings.browser.clone(),
             vault,
             tx,
             busy,
@@ -236,20 +246,33 @@ impl Runner {
         });
     }
 
+    /// A web address opened with `$BROWSER`; without one it is copied (OSC 52) and the
+    /// status says how to open links.
     fn open_url(&self, url: &str) {
-        if let Some(browser) = std::env::var_os("BROWSER") {
-            let spawned = std::process::Command::new(browser)
-                .arg(url)
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn();
-            if let Err(e) = spawned {
-                let _ = self.tx.send(Msg::Status(Status::error(format!(
-                    "cannot start $BROWSER: {e}"
-                ))));
+        use crate::vault::visible::visible;
+        let shown = visible(url);
+        let status = match &self.browser {
+            Some(browser) => {
+                let spawned = std::process::Command::new(browser)
+                    .arg(url)
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn();
+                match spawned {
+                    Ok(_) => Status::info(format!("opening {shown}")),
+                    Err(e) => Status::error(format!("cannot start $BROWSER: {e}")),
+                }
             }
-        }
+            None => {
+                let clean: String = url.chars().filter(|c| !c.is_control()).collect();
+                self.clipboard.copy(clean, &self.tx);
+                Status::info(format!(
+                    "copied {shown} (through the terminal, OSC 52; set $BROWSER to open links)"
+                ))
+            }
+        };
+        let _ = self.tx.send(Msg::Status(status));
     }
 }
 
@@ -287,7 +310,7 @@ mod tests {
         std::fs::write(dir.path().join("a.md"), "one page").unwrap();
         let vault = Vault::open(dir.path()).unwrap();
         let _g = rt.enter();
-        let (runner, mut rx) = Runner::new(vault);
+        let (runner, mut rx) = Runner::new(vault, &Default::default());
         let deadline = std::time::Instant::now() + Duration::from_secs(20);
         let open = |req| Effect::OpenPaper {
             req,

@@ -486,7 +486,7 @@ mod tests {
         let vault = Vault::open(dir.path()).unwrap();
         let root = vault.root().to_path_buf();
         let _g = rt.enter();
-        let (runner, mut rx) = Runner::new(vault);
+        let (runner, mut rx) = Runner::new(vault, &Default::default());
         let asker = ui_asker(runner.sender(), runner.turns.home(), 7);
 
         let write = ask(&root, "papers/a/paper.pdf");

@@ -27,15 +27,6 @@ pub struct AgentSetup {
     pub session_idle: Duration,
 }
 
-/// The idle time after which a session is closed: `AGENTERO_SESSION_IDLE_SECS`, else five
-/// minutes.
-pub fn session_idle_from_env() -> Duration {
-    std::env::var("AGENTERO_SESSION_IDLE_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .map_or(Duration::from_secs(300), Duration::from_secs)
-}
-
 /// What a turn is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum TurnKind {

@@ -3,7 +3,7 @@
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use crate::mcp::http::{DEFAULT_PORT, HttpOptions, VaultMcp};
+use crate::mcp::http::{HttpOptions, VaultMcp};
 use crate::tui::app::Msg;
 use crate::vault::Vault;
 
@@ -13,10 +13,11 @@ pub(super) struct VaultMcpService {
 }
 
 impl VaultMcpService {
-    pub(super) fn start(vault: Vault, ui: UnboundedSender<Msg>) -> VaultMcpService {
+    /// `port`: where the server listens (0: a free port).
+    pub(super) fn start(vault: Vault, ui: UnboundedSender<Msg>, port: u16) -> VaultMcpService {
         let (tx, rx) = unbounded_channel();
         // Not counted as busy work: the server outlives the toggle.
-        tokio::spawn(serve(vault, ui, rx));
+        tokio::spawn(serve(vault, ui, rx, port));
         VaultMcpService { tx }
     }
 
@@ -25,7 +26,7 @@ impl VaultMcpService {
     }
 }
 
-async fn serve(vault: Vault, ui: UnboundedSender<Msg>, mut rx: UnboundedReceiver<()>) {
+async fn serve(vault: Vault, ui: UnboundedSender<Msg>, mut rx: UnboundedReceiver<()>, port: u16) {
     let mut running: Option<VaultMcp> = None;
     while rx.recv().await.is_some() {
         let msg = match running.take() {
@@ -34,10 +35,6 @@ async fn serve(vault: Vault, ui: UnboundedSender<Msg>, mut rx: UnboundedReceiver
                 Ok(None)
             }
             None => {
-                let port = std::env::var("AGENTERO_SERVE_PORT")
-                    .ok()
-                    .and_then(|p| p.parse().ok())
-                    .unwrap_or(DEFAULT_PORT);
                 let opts = HttpOptions {
                     port,
                     ..Default::default()

@@ -51,7 +51,11 @@ impl Default for Bounds {
 impl Bounds {
     /// The defaults, changed by `AGENTERO_RENDER_MEMORY_MIB` and `AGENTERO_RENDER_SECONDS`.
     pub fn from_env() -> Result<Bounds, RenderError> {
-        let var = |name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+        Bounds::from_vars(|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()))
+    }
+
+    /// The bounds the two variables give, as `var` (a value by name) reads them.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Bounds, RenderError> {
         Bounds::parse(var(MEMORY_VAR).as_deref(), var(TIME_VAR).as_deref())
     }
 
