@@ -11,8 +11,12 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use super::app::{AgentState, AppState, Effect, Msg};
 use super::keymap::{Key, Keymap};
 use super::runtime::{AgentSetup, Runner};
+use super::settings::Settings;
 use super::theme::{self, Theme};
 use crate::vault::Vault;
+
+/// How long [`Headless::settle`] waits for running work.
+const SETTLE: Duration = Duration::from_secs(10);
 
 pub struct Headless {
     pub app: AppState,
@@ -27,7 +31,19 @@ impl Headless {
     /// Opens `vault` with the shipped default keymap and theme (16 colours) at `w`×`h`,
     /// without an agent (the chat says so).
     pub fn open(vault: &Path, w: u16, h: u16) -> anyhow::Result<Headless> {
-        Headless::start(vault, w, h, None)
+        Headless::start(vault, w, h, None, Settings::from_env())
+    }
+
+    /// Like [`Headless::open`], with `settings` in place of the environment's (and `agent`
+    /// started when given).
+    pub fn open_with(
+        vault: &Path,
+        w: u16,
+        h: u16,
+        agent: Option<AgentSetup>,
+        settings: Settings,
+    ) -> anyhow::Result<Headless> {
+        Headless::start(vault, w, h, agent, settings)
     }
 
     /// Like [`Headless::open`], with `agent` started in the background as the app does.
@@ -37,10 +53,16 @@ impl Headless {
         h: u16,
         agent: AgentSetup,
     ) -> anyhow::Result<Headless> {
-        Headless::start(vault, w, h, Some(agent))
+        Headless::start(vault, w, h, Some(agent), Settings::from_env())
     }
 
-    fn start(vault: &Path, w: u16, h: u16, setup: Option<AgentSetup>) -> anyhow::Result<Headless> {
+    fn start(
+        vault: &Path,
+        w: u16,
+        h: u16,
+        setup: Option<AgentSetup>,
+        settings: Settings,
+    ) -> anyhow::Result<Headless> {
         let vault = Vault::open(vault)?;
         let name = super::vault_name(&vault);
         let agent = match &setup {
@@ -59,7 +81,7 @@ impl Headless {
             .build()?;
         let (runner, rx) = {
             let _g = rt.enter();
-            Runner::new(vault)
+            Runner::new(vault, &settings)
         };
         runner.set_render_exe(match &setup {
             Some(s) => s.host_exe.clone(),
@@ -112,14 +134,19 @@ impl Headless {
         self.settle();
     }
 
-    /// Handles messages until no task is running and the channel is empty (10 s at most).
+    /// Handles messages until no task is running (or the app waits on the user's answer to a
+    /// permission request) and the channel is empty. Past 10 s with
+    /// work still running it panics, saying what was still running: a test that means to act
+    /// while work runs (a turn streaming) waits with [`Headless::wait_until`] instead.
     pub fn settle(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + SETTLE;
         loop {
             while let Ok(m) = self.rx.try_recv() {
                 self.send(m);
             }
-            if self.runner.busy() == 0 && self.rx.is_empty() {
+            // A turn that waits on a permission answer waits on the test: settled too.
+            let waits_on_user = self.app.overlay() == Some(super::overlay::OverlayKind::Permission);
+            if (self.runner.busy() == 0 || waits_on_user) && self.rx.is_empty() {
                 // A task may have sent its last message just before finishing.
                 std::thread::sleep(Duration::from_millis(2));
                 if self.rx.is_empty() {
@@ -128,7 +155,12 @@ impl Headless {
                 continue;
             }
             if Instant::now() > deadline {
-                return;
+                panic!(
+                    "settle: {} task(s) still running after {} s (status: {:?})",
+                    self.runner.busy(),
+                    SETTLE.as_secs(),
+                    self.app.status()
+                );
             }
             std::thread::sleep(Duration::from_millis(2));
         }

@@ -1,9 +1,9 @@
 //! The integration tests of agentero, in one test binary (one link instead of thirty): each
-//! module is one suite; `common` holds the helpers they share. Two suites are binaries of their
-//! own: `tests/tui_keys.rs` sets a process environment variable (the vault MCP port) that every
-//! child process of the other suites would inherit, and `tests/page_render.rs` bounds the peak
-//! memory of its render children through the process's children's rusage, which the agents and
-//! servers of the other suites would raise.
+//! module is one suite; `common` holds the helpers they share. No suite sets a process
+//! environment variable (the app's settings are passed in: `Headless::open_with`). One suite is a
+//! binary of its own: `tests/page_render.rs` bounds the peak memory of its render children
+//! through the process's children's rusage, which the agents and servers of the other suites
+//! would raise.
 
 mod acp_builtin;
 mod acp_failures;
@@ -45,6 +45,7 @@ mod standalone;
 mod state_files;
 mod threads;
 mod tmux_images;
+mod tui_keys;
 mod tui_snapshots;
 mod tui_tmux;
 mod vault_mcp;

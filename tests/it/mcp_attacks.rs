@@ -14,9 +14,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use agentero::context::budget::Budget;
-use agentero::context::grant;
-use agentero::context::{ContextRequest, Locality, plan};
+use agentero::context::Locality;
 use agentero::vault::Vault;
 use agentero::vault::indexer::{IndexOptions, index_vault};
 use serde_json::{Value, json};
@@ -41,24 +39,6 @@ fn python() -> Option<String> {
         &format!("{py} cannot import it"),
     );
     None
-}
-
-fn grant_for(vault: &Vault, mentions: &[&str], locality: Locality) -> std::path::PathBuf {
-    let req = ContextRequest {
-        mentions: mentions.iter().map(|m| m.to_string()).collect(),
-        locality,
-        budget: Budget {
-            turn_chars: 10_000_000,
-            ..Budget::default()
-        },
-        ..ContextRequest::default()
-    };
-    let p = plan(vault, &req);
-    assert!(p.omitted.is_empty(), "{:?}", p.omitted);
-    grant::write(vault, &grant::new_id("rt"), &p)
-        .unwrap()
-        .0
-        .grant()
 }
 
 #[test]
@@ -101,8 +81,8 @@ fn attack_suite_with_the_python_sdk() {
     let swappable = ["notes/a.md", "notes/b.md", "notes/c.md", "notes/link.md"];
     let mut mentions = vec!["notes/", DENSE, LAYOUT];
     mentions.extend(swappable);
-    let grant_path = grant_for(&vault, &mentions, Locality::Local);
-    let prompt_only = grant_for(&vault, &["notes/"], Locality::Remote);
+    let grant_path = common::grant_for(&vault, &mentions, Locality::Local);
+    let prompt_only = common::grant_for(&vault, &["notes/"], Locality::Remote);
     let abs: BTreeMap<&str, String> = swappable
         .iter()
         .chain([LAYOUT].iter())

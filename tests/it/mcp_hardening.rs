@@ -7,9 +7,7 @@ use crate::common;
 use std::path::Path;
 use std::time::Duration;
 
-use agentero::context::budget::Budget;
-use agentero::context::grant;
-use agentero::context::{ContextRequest, Locality, plan};
+use agentero::context::Locality;
 use agentero::vault::Vault;
 use agentero::vault::indexer::{IndexOptions, index_vault};
 use serde_json::{Value, json};
@@ -20,24 +18,6 @@ const LAYOUT: &str = "papers/layoutflow/paper.pdf";
 
 use common::{call_tool as call, tool_text as text};
 use rmcp::model::CallToolRequestParams;
-
-fn grant_for(vault: &Vault, mentions: &[&str], locality: Locality) -> std::path::PathBuf {
-    let req = ContextRequest {
-        mentions: mentions.iter().map(|m| m.to_string()).collect(),
-        locality,
-        budget: Budget {
-            turn_chars: 1_000_000,
-            ..Budget::default()
-        },
-        ..ContextRequest::default()
-    };
-    let p = plan(vault, &req);
-    assert!(p.omitted.is_empty(), "{:?}", p.omitted);
-    grant::write(vault, &grant::new_id("rt"), &p)
-        .unwrap()
-        .0
-        .grant()
-}
 
 fn swap(path: &Path, with: impl FnOnce(&Path)) {
     std::fs::remove_file(path).unwrap();
@@ -63,7 +43,7 @@ async fn sources_replaced_after_the_grant_are_refused_as_changed() {
     std::fs::write(root.join("folder/one.md"), "# One\n").unwrap();
     let vault = Vault::open(&root).unwrap();
     index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
-    let grant_path = grant_for(
+    let grant_path = common::grant_for(
         &vault,
         &[
             "notes/a.md",
@@ -184,7 +164,7 @@ async fn sources_replaced_after_the_grant_are_refused_as_changed() {
     .expect("in time");
 
     // The next turn's grant, written after the changes, serves the new content.
-    let grant_path = grant_for(&vault, &["notes/c.md"], Locality::Local);
+    let grant_path = common::grant_for(&vault, &["notes/c.md"], Locality::Local);
     tokio::time::timeout(Duration::from_secs(60), async {
         let client = common::mcp_client(&grant_path).await;
         let r = call(
@@ -205,8 +185,8 @@ async fn tools_follow_the_grant_and_arguments_are_capped() {
     let dir = common::demo_vault();
     let vault = Vault::open(dir.path()).unwrap();
     index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
-    let remote = grant_for(&vault, &["notes/"], Locality::Remote);
-    let local = grant_for(&vault, &["notes/", DENSE], Locality::Local);
+    let remote = common::grant_for(&vault, &["notes/"], Locality::Remote);
+    let local = common::grant_for(&vault, &["notes/", DENSE], Locality::Local);
     tokio::time::timeout(Duration::from_secs(120), async {
         // A prompt-only grant lists no tool at all.
         let client = common::mcp_client(&remote).await;
@@ -324,7 +304,7 @@ fn stdio_servers_answer_unparseable_lines_and_keep_serving() {
     let dir = common::demo_vault();
     let vault = Vault::open(dir.path()).unwrap();
     index_vault(&vault, &IndexOptions::default(), &mut |_| {}).unwrap();
-    let grant = grant_for(&vault, &["notes/"], Locality::Local);
+    let grant = common::grant_for(&vault, &["notes/"], Locality::Local);
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
     let lines: &[(&str, bool)] = &[
         ("this is not JSON", true),

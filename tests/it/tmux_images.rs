@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::tmux::{Session, available, tmux};
+use common::tmux::{Session, tmux};
 
 const COLS: u16 = 160;
 const ROWS: u16 = 48;
@@ -203,8 +203,7 @@ fn image_width(grid: &[Vec<Cell>]) -> usize {
 
 #[test]
 fn maximise_fit_width_pan_zoom_and_a_search_hit_in_tmux() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -469,8 +468,7 @@ fn find(hay: &[u8], needle: &[u8]) -> bool {
 /// into the screen.
 #[test]
 fn kitty_graphics_reach_the_terminal_through_tmux_only_with_passthrough() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let Some((on, screen)) = through_tmux("on") else {
@@ -535,8 +533,7 @@ fn place(screen: &str) -> (f64, f64) {
 /// `AGENTERO_TEST_ARTIFACTS` gets the capture as a PNG (six times larger) to look at.
 #[test]
 fn a_zoomed_caption_in_half_blocks_is_the_page_itself() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let Some(corpus) = common::corpus() else {
@@ -695,8 +692,7 @@ fn whole_page(grid: &[Vec<Cell>]) -> image::RgbImage {
 #[test]
 fn zotero_annotations_are_drawn_in_their_colours_on_the_page_image_in_tmux() {
     use crate::zotero::library::{create, put, schema_dir};
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let Some(schema) = schema_dir() else { return };
@@ -783,8 +779,7 @@ fn zotero_annotations_are_drawn_in_their_colours_on_the_page_image_in_tmux() {
 /// 150 and 300 ms after the command, they reach the message box.
 #[test]
 fn keys_typed_at_start_survive_an_unanswered_query_under_passthrough() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -21,11 +21,7 @@ const TURN: Duration = Duration::from_secs(60);
 
 /// A demo vault, indexed, and the built-in agent with HOME and XDG folders in the tempdir.
 fn with_agent() -> (tempfile::TempDir, Headless) {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
-    let v = Vault::open(&vault).unwrap();
-    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let (dir, vault) = crate::common::indexed_demo_vault();
     let h = open_agent(dir.path(), &vault);
     (dir, h)
 }
@@ -54,11 +50,7 @@ fn context_servers(tmp: &Path) -> usize {
 /// question in a thread reopens its session (one server again) and is answered.
 #[test]
 fn idle_sessions_are_closed_and_reopened_on_the_next_turn() {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
-    let v = Vault::open(&vault).unwrap();
-    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let (dir, vault) = crate::common::indexed_demo_vault();
     let mut h = open_agent_idle(dir.path(), &vault, Duration::from_secs(1));
     let first = ask_and_wait(&mut h, "What does fusion reach?");
     assert!(!first.is_empty());
@@ -793,11 +785,8 @@ fn handoff_writes_the_summary_and_threads_are_restored() {
 
 #[test]
 fn ctrl_x_cancels_a_running_turn() {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let (dir, vault) = crate::common::indexed_demo_vault();
     let v = Vault::open(&vault).unwrap();
-    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
     // The built-in agent's test hook: it stops after the first chunk and never finishes.
     let mut h = open_agent_with(dir.path(), &vault, &[("AGENTERO_BUILTIN_FAULT", "hang")]);
     h.keys("i");
@@ -849,11 +838,7 @@ fn ctrl_x_cancels_a_running_turn() {
 /// waits for the permission modal, returns the screen showing it, presses `answer` and returns
 /// the agent's answer once the turn is over.
 fn answer_permission(answer: &str) -> (String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
-    let v = Vault::open(&vault).unwrap();
-    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let (dir, vault) = crate::common::indexed_demo_vault();
     let mut h = open_agent_with(
         dir.path(),
         &vault,
@@ -939,11 +924,7 @@ lookalike:title-alone-no-tool-name,lookalike:our-server-fourth-tool,genuine,othe
 /// allowed with no modal.
 #[test]
 fn lookalikes_of_our_tools_never_pass_silently_in_the_tui() {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
-    let v = Vault::open(&vault).unwrap();
-    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let (_dir, vault) = crate::common::indexed_demo_vault();
     let exe = Path::new(env!("CARGO_BIN_EXE_agentero"));
     let mut def = AgentDef::builtin(exe);
     def.name = "hostile".into();
@@ -1021,11 +1002,7 @@ fn lookalikes_of_our_tools_never_pass_silently_in_the_tui() {
 /// with a notice that says why.
 #[test]
 fn an_always_answer_is_remembered_and_native_tools_are_refused_without_asking() {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
-    let v = Vault::open(&vault).unwrap();
-    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let (dir, vault) = crate::common::indexed_demo_vault();
     let mut h = open_agent_with(
         dir.path(),
         &vault,
@@ -1293,12 +1270,15 @@ fn quick_chat_asks_about_the_selection_jumps_to_a_source_and_promotes() {
 /// address; a request without the token is refused with 401), a second `space m` stops it.
 #[test]
 fn space_m_starts_and_stops_the_vault_mcp_server() {
-    // SAFETY: no other test of this binary reads or writes the variable (0: a free port).
-    unsafe { std::env::set_var("AGENTERO_SERVE_PORT", "0") };
     let dir = tempfile::tempdir().unwrap();
     let vault = dir.path().join("vault");
     agentero::vault::demo::write_demo_vault(&vault).unwrap();
-    let mut h = Headless::open(&vault, 160, 40).unwrap();
+    // Port 0: a free one (the setting, not the process's environment, which other tests share).
+    let settings = agentero::tui::settings::Settings {
+        serve_port: 0,
+        ..Default::default()
+    };
+    let mut h = Headless::open_with(&vault, 160, 40, None, settings).unwrap();
     h.settle();
     h.keys("space m");
     assert!(
@@ -1548,11 +1528,7 @@ fn the_dark_theme_sets_a_background() {
 /// ctrl-c during a turn cancels it (the app stays); pressed again right after, it quits.
 #[test]
 fn ctrl_c_cancels_a_running_turn_and_twice_quits() {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
-    let v = Vault::open(&vault).unwrap();
-    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    let (dir, vault) = crate::common::indexed_demo_vault();
     let mut h = open_agent_with(dir.path(), &vault, &[("AGENTERO_BUILTIN_FAULT", "hang")]);
     h.keys("i");
     h.type_text("What is the reading order of a page?");
@@ -2506,11 +2482,8 @@ fn annotated_cells(h: &mut Headless) -> usize {
 /// deletes), and it is still there after a restart with the PDF renamed.
 #[test]
 fn a_highlight_with_a_comment_is_drawn_listed_exported_and_survives_a_rename() {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let (_dir, vault) = crate::common::indexed_demo_vault();
     let v = Vault::open(&vault).unwrap();
-    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
     let paper = "papers/layoutflow/paper.pdf";
     let mut h = Headless::open(&vault, 120, 40).unwrap();
     h.settle();

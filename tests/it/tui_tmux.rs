@@ -8,12 +8,11 @@ use crate::common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::tmux::{Session, available, last_source_page, start, tmux, wait_for, wait_gone};
+use common::tmux::{Session, last_source_page, start, tmux, wait_for, wait_gone};
 
 #[test]
 fn real_binary_in_tmux() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -98,8 +97,7 @@ fn real_binary_in_tmux() {
 /// interrupted.
 #[test]
 fn a_killed_app_restores_the_streamed_answer_as_interrupted() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -232,8 +230,7 @@ fn open_by_title(target: &str, title: &str, shown: &str) -> String {
 /// once the first has quit, a new one says nothing of the kind.
 #[test]
 fn a_second_app_on_a_vault_is_told_of_the_first() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let (_dir, vault, home) = common::tmux::demo_and_home();
@@ -279,8 +276,7 @@ fn a_second_app_on_a_vault_is_told_of_the_first() {
 /// after the threads it had (its count in the chat pane's title goes up), without a restart.
 #[test]
 fn a_thread_asked_from_the_command_line_appears_in_the_running_app() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let (_dir, vault, home) = common::tmux::demo_and_home();
@@ -308,8 +304,7 @@ fn a_thread_asked_from_the_command_line_appears_in_the_running_app() {
 /// again — the paper is open at page 5.
 #[test]
 fn the_open_paper_and_its_page_survive_a_restart() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -358,8 +353,7 @@ fn the_open_paper_and_its_page_survive_a_restart() {
 /// on tmux's clipboard through OSC 52.
 #[test]
 fn the_image_view_draws_half_blocks_and_y_copies_in_tmux() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -561,8 +555,7 @@ fn assert_on_disk(vault: &std::path::Path, shown: &str) {
 /// the transcript.
 #[test]
 fn closing_the_window_ends_the_agent_and_keeps_what_streamed() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let (dir, vault, home, mark) = slow_setup("hup");
@@ -592,8 +585,7 @@ fn closing_the_window_ends_the_agent_and_keeps_what_streamed() {
 /// shell's prompt is back, no alternate screen), the transcript has what streamed.
 #[test]
 fn sigterm_ends_the_agent_and_restores_the_terminal() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let (dir, vault, home, mark) = slow_setup("term");
@@ -639,8 +631,7 @@ fn sigterm_ends_the_agent_and_restores_the_terminal() {
 /// (with tmux's passthrough off, and on — where nothing answers the passthrough query).
 #[test]
 fn ctrl_z_and_fg_resume_and_the_first_key_counts() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     for passthrough in ["off", "on"] {
@@ -731,8 +722,7 @@ fn wait_until_prompts(target: &str, n: usize, secs: u64) -> String {
 /// opens the citation that needs a look; a save from outside the app checks it again.
 #[test]
 fn a_manuscript_checked_from_the_command_line_follows_its_saves() {
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -794,8 +784,7 @@ fn a_manuscript_checked_from_the_command_line_follows_its_saves() {
 #[test]
 fn a_zotero_library_lists_each_paper_once_and_the_whole_title_of_the_selected_one() {
     use crate::zotero::library::{create, put, schema_dir};
-    if !available() {
-        common::skip::missing(common::skip::Peer::Tmux, "");
+    if !common::tmux::ready() {
         return;
     }
     let Some(schema) = schema_dir() else { return };

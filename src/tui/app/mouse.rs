@@ -234,8 +234,15 @@ mod tests {
         keys(&mut st, "6 1 G");
         assert_eq!(st.browser().selected(), 60);
         let a = st.areas();
-        let h = a.vault.height as usize - 2;
+        // The list's rows: the pane's, less the selected paper's details below them.
+        let (w, inner_h) = (a.vault.width - 2, a.vault.height - 2);
+        let h = crate::tui::browser::view::list_rows(st.browser(), w, inner_h) as usize;
         let start = 60 - (h / 2).min(h - 1);
+        // A click on the details is on no entry.
+        assert_eq!(
+            hit(&st, a.vault.x + 2, a.vault.y + 1 + h as u16),
+            Hit::Vault(None)
+        );
         assert_eq!(
             hit(&st, a.vault.x + 2, a.vault.y + 1),
             Hit::Vault(Some(start))

@@ -72,6 +72,42 @@ pub fn demo_vault() -> tempfile::TempDir {
     dir
 }
 
+/// A temp folder with the demo vault in `vault/` beside room for a HOME, indexed; the folder
+/// and the vault's path.
+pub fn indexed_demo_vault() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    agentero::vault::demo::write_demo_vault(&vault).unwrap();
+    let v = agentero::vault::Vault::open(&vault).unwrap();
+    agentero::vault::indexer::index_vault(&v, &Default::default(), &mut |_| {}).unwrap();
+    (dir, vault)
+}
+
+/// The grant file of a turn that mentions `mentions` (each must be granted) with a budget no
+/// test reaches, written in the vault's state folder.
+pub fn grant_for(
+    vault: &agentero::vault::Vault,
+    mentions: &[&str],
+    locality: agentero::context::Locality,
+) -> PathBuf {
+    use agentero::context::{Budget, ContextRequest, grant, plan};
+    let req = ContextRequest {
+        mentions: mentions.iter().map(|m| m.to_string()).collect(),
+        locality,
+        budget: Budget {
+            turn_chars: 10_000_000,
+            ..Budget::default()
+        },
+        ..ContextRequest::default()
+    };
+    let p = plan(vault, &req);
+    assert!(p.omitted.is_empty(), "{:?}", p.omitted);
+    grant::write(vault, &grant::new_id("rt"), &p)
+        .unwrap()
+        .0
+        .grant()
+}
+
 /// Runs the real binary with a private HOME so it never touches the user's files.
 pub fn agentero(args: &[&str], cwd: &Path) -> Output {
     command(cwd)

@@ -14,6 +14,16 @@ pub fn available() -> bool {
     Command::new("tmux").arg("-V").output().is_ok()
 }
 
+/// The guard of a tmux test: whether tmux is there; when it is not, the test's skip is said
+/// (and under `CI` the test fails, as every missing peer does).
+pub fn ready() -> bool {
+    let there = available();
+    if !there {
+        crate::common::skip::missing(crate::common::skip::Peer::Tmux, "");
+    }
+    there
+}
+
 /// A tmux session, killed when dropped.
 pub struct Session(pub String);
 
