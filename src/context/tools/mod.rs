@@ -430,13 +430,18 @@ impl VaultReader {
                 if target.granted_sha.as_ref().is_some_and(|g| *g != sha) {
                     return Err(access::changed_since_grant(&target.rel));
                 }
-                let (mut record, pages) = crate::vault::extract::extract_paper(
-                    &mut crate::vault::extract::Isolation::default(),
-                    &target.abs,
-                    &target.rel,
+                use crate::vault::extract;
+                let file = extract::PaperFile {
+                    abs: &target.abs,
+                    rel: &target.rel,
                     bytes,
-                    sha,
-                    std::time::Duration::from_secs(60),
+                    sha256: sha,
+                    meta: extract::outside_meta(vault, &target.rel),
+                };
+                let (mut record, pages) = extract::record(
+                    &mut extract::Isolation::default(),
+                    file,
+                    extract::TIME_LIMIT,
                 )
                 .map_err(|_| {
                     ToolError::new("unreadable", "the paper's text cannot be extracted")
