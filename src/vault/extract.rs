@@ -206,8 +206,9 @@ pub fn outside_meta(vault: &Vault, rel: &str) -> Option<PaperMeta> {
     vault.zotero().and_then(|z| z.meta(rel))
 }
 
-/// Extracts one PDF's pages and everything derived from them, on `isolation`'s thread.
-fn extract_paper(
+/// Extracts one PDF's pages and everything derived from them, on `isolation`'s thread: the
+/// record as the file alone gives it ([`record`] without metadata from outside).
+pub fn extract_paper(
     isolation: &mut Isolation,
     abs: &Path,
     rel: &str,
