@@ -247,6 +247,21 @@ fn anchored(hay: &Reduced, needle: &str) -> Option<Range<usize>> {
     Some(start..end)
 }
 
+/// The boxes of the `nth` occurrence of `quote` (see [`occurrence`]) on physical page `page`
+/// of the PDF at `pdf`, for a highlight on the page image: the quote found as every quote is
+/// ([`find_nth`]), its place on the page by `vault::boxes`.
+pub fn page_boxes(
+    pdf: &std::path::Path,
+    page: u32,
+    quote: &str,
+    nth: usize,
+) -> Result<Vec<TextBox>, BoxError> {
+    let quote = quote.to_string();
+    text_boxes(pdf, page, move |text| {
+        find_nth(text, &quote, nth).map(|f| f.range)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,19 +326,4 @@ mod tests {
             "{got}"
         );
     }
-}
-
-/// The boxes of the `nth` occurrence of `quote` (see [`occurrence`]) on physical page `page`
-/// of the PDF at `pdf`, for a highlight on the page image: the quote found as every quote is
-/// ([`find_nth`]), its place on the page by `vault::boxes`.
-pub fn page_boxes(
-    pdf: &std::path::Path,
-    page: u32,
-    quote: &str,
-    nth: usize,
-) -> Result<Vec<TextBox>, BoxError> {
-    let quote = quote.to_string();
-    text_boxes(pdf, page, move |text| {
-        find_nth(text, &quote, nth).map(|f| f.range)
-    })
 }
