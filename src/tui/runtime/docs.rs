@@ -98,14 +98,11 @@ pub(super) fn page_text(
 mod tests {
     use super::*;
 
-    /// A paper opened before it is indexed shows what the index will hold of it: the same
-    /// title, metadata, page labels and outline (section numbers, levels, headings found in the
-    /// text when the PDF has no outline), only with a note that it is not indexed yet.
-    #[test]
-    fn a_paper_shows_one_record_before_and_after_it_is_indexed() {
-        let dir = tempfile::tempdir().unwrap();
-        crate::vault::demo::write_demo_vault(dir.path()).unwrap();
-        let vault = Vault::open(dir.path()).unwrap();
+    /// Opens every paper of the vault at `dir` before and after indexing it: what the pane shows
+    /// must be the same but for the note that it is not indexed yet. Returns how many papers
+    /// have an outline.
+    fn same_before_and_after_indexing(dir: &std::path::Path) -> usize {
+        let vault = Vault::open(dir).unwrap();
         let papers: Vec<String> = vault
             .scan()
             .unwrap()
@@ -114,16 +111,21 @@ mod tests {
             .map(|e| e.path)
             .collect();
         assert!(papers.len() >= 3, "{papers:?}");
-        let before: Vec<Opened> = papers
+        let before: Vec<Result<Opened, String>> = papers
             .iter()
-            .map(|p| open(&vault, None, p, EntryKind::Paper).unwrap())
+            .map(|p| open(&vault, None, p, EntryKind::Paper))
             .collect();
         crate::vault::indexer::index_vault(&vault, &Default::default(), &mut |_| {}).unwrap();
         let index = vault.open_index().unwrap();
         let mut outlined = 0;
-        for (path, (n, mut info, pages)) in papers.iter().zip(before) {
-            let (n_after, info_after, from_file) =
-                open(&vault, Some(&index), path, EntryKind::Paper).unwrap();
+        for (path, opened) in papers.iter().zip(before) {
+            let after = open(&vault, Some(&index), path, EntryKind::Paper);
+            let (Ok((n, mut info, pages)), Ok((n_after, info_after, from_file))) = (opened, after)
+            else {
+                // A paper that cannot be read cannot be indexed either.
+                assert!(vault.record_for(path).is_none(), "{path}");
+                continue;
+            };
             assert!(from_file.is_none(), "{path}: read from the index");
             assert_eq!(
                 info.note.take().as_deref(),
@@ -138,6 +140,52 @@ mod tests {
             }
             outlined += usize::from(!info.sections.is_empty());
         }
+        outlined
+    }
+
+    /// A paper opened before it is indexed shows what the index will hold of it: the same
+    /// title, metadata, page labels and outline (section numbers, levels, headings found in the
+    /// text when the PDF has no outline), only with a note that it is not indexed yet.
+    #[test]
+    fn a_paper_shows_one_record_before_and_after_it_is_indexed() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::vault::demo::write_demo_vault(dir.path()).unwrap();
+        let outlined = same_before_and_after_indexing(dir.path());
         assert!(outlined >= 2, "the demo papers have outlines to compare");
+    }
+
+    /// The same on the real papers of `AGENTERO_CORPUS` (copied: the corpus is read-only).
+    #[test]
+    fn a_real_paper_shows_one_record_before_and_after_it_is_indexed() {
+        let Some(corpus) = std::env::var_os("AGENTERO_CORPUS") else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "AGENTERO_CORPUS is not set (.ci/run sets it)"
+            );
+            eprintln!("skipped: AGENTERO_CORPUS is not set");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(
+            &std::path::PathBuf::from(corpus).join("papers"),
+            &dir.path().join("papers"),
+        );
+        let outlined = same_before_and_after_indexing(dir.path());
+        assert!(
+            outlined >= 1,
+            "some real paper has an outline or numbered headings"
+        );
+    }
+
+    fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                copy_tree(&p, &to.join(entry.file_name()));
+            } else {
+                std::fs::copy(&p, to.join(entry.file_name())).unwrap();
+            }
+        }
     }
 }
