@@ -489,6 +489,18 @@ fn agent_def(name: String, a: RawAgent) -> AgentDef {
 mod tests {
     use super::*;
 
+    /// An adapter's name is one spelling: what a config file writes, what serde reads, what
+    /// `as_str` says.
+    #[test]
+    fn adapter_names_round_trip() {
+        use strum::IntoEnumIterator;
+        for a in Adapter::iter() {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
+            assert_eq!(a.as_str().parse::<Adapter>(), Ok(a));
+        }
+        assert!("Claude".parse::<Adapter>().is_err());
+    }
+
     fn exe() -> PathBuf {
         PathBuf::from("/opt/agentero")
     }

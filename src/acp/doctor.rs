@@ -481,7 +481,8 @@ async fn wait_attached(files: &grant::GrantFiles) -> Step {
     Step::new(
         State::Failed,
         Some(format!(
-            "the agent did not start the agentero-context server within {} s of session/new",
+            "the agent did not start the {} server within {} s of session/new",
+            crate::context::CONTEXT_SERVER_NAME,
             ATTACH_WAIT.as_secs()
         )),
     )

@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use super::adapters::{self, CONTEXT_SERVER_NAME, CallFields};
 use crate::config::Adapter;
-use crate::context::TOOL_NAMES;
+use crate::context::ContextTool;
 use crate::context::tools::takes_arguments;
 
 /// What kind of option the agent offers (ACP's four kinds).
@@ -59,8 +59,8 @@ pub struct PermissionChoice {
 /// Which tool a permission request is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolIdentity {
-    /// One of the `agentero-context` server's tools (by its MCP name), called as it takes it.
-    Context(String),
+    /// One of the `agentero-context` server's tools, called as it takes it.
+    Context(ContextTool),
     /// A native read of files (`kind: read`).
     NativeRead,
     /// Another native tool: search, shell, fetch, edit, delete, move (the ACP kind).
@@ -167,11 +167,11 @@ pub fn classify(adapter: Adapter, kind: Option<ToolKind>, fields: &CallFields) -
     let call = adapters::mcp_call(adapter, fields);
     if let Some(c) = &call
         && c.server == CONTEXT_SERVER_NAME
-        && TOOL_NAMES.contains(&c.tool.as_str())
+        && let Some(tool) = ContextTool::of(&c.tool)
         && kind_fits_ours(kind)
         && takes_arguments(&c.tool, &c.arguments)
     {
-        return ToolIdentity::Context(c.tool.clone());
+        return ToolIdentity::Context(tool);
     }
     match kind {
         Some(ToolKind::Read) => ToolIdentity::NativeRead,
@@ -396,8 +396,9 @@ impl Policy {
 fn native_reason(tool: &ToolIdentity) -> String {
     format!(
         "{} is refused: the vault is read only through the {CONTEXT_SERVER_NAME} tools \
-         (context_search, context_read, paper_relations)",
-        tool.describe()
+         ({})",
+        tool.describe(),
+        ContextTool::listed()
     )
 }
 
@@ -463,7 +464,10 @@ mod tests {
         std::fs::write(root.join("secret.md"), b"x").unwrap();
         let p = policy(root, false, true);
         assert!(matches!(
-            p.verdict(&ask(ToolIdentity::Context("context_read".into()), vec![])),
+            p.verdict(&ask(
+                ToolIdentity::Context(ContextTool::ContextRead),
+                vec![]
+            )),
             Verdict::Allow { .. }
         ));
         let inside = vec![root.join("papers/a/paper.pdf")];

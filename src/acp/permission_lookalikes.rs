@@ -194,7 +194,11 @@ fn the_genuine_calls_of_the_three_real_adapters_are_ours() {
     ] {
         let (updates, request) = recorded(agent);
         let ask = identify(adapter, &updates, &request);
-        assert_eq!(ask.tool, ToolIdentity::Context(tool.into()), "{agent}");
+        assert_eq!(
+            ask.tool,
+            ToolIdentity::Context(tool.parse().unwrap()),
+            "{agent}"
+        );
         for asker in [false, true] {
             assert!(
                 matches!(
@@ -254,7 +258,7 @@ fn the_structure_names_the_tool_for_each_adapter() {
     r["toolCall"]["_meta"] = json!({"claudeCode": {"toolName": ours}});
     assert_eq!(
         identify(Adapter::Claude, &[], &r).tool,
-        ToolIdentity::Context("context_read".into())
+        ToolIdentity::Context(ContextTool::ContextRead)
     );
     // A later announcement of the same id wins: a Bash call reusing the id is not ours.
     let (mut u, r) = claude(ours, "toolu_1", ours, "other", read.clone());
@@ -268,7 +272,7 @@ fn the_structure_names_the_tool_for_each_adapter() {
         let (u, r) = claude(ours, "toolu_1", ours, kind, read.clone());
         assert_eq!(
             identify(Adapter::Claude, &u, &r).tool,
-            ToolIdentity::Context("context_read".into()),
+            ToolIdentity::Context(ContextTool::ContextRead),
             "{kind}"
         );
     }
@@ -280,7 +284,7 @@ fn the_structure_names_the_tool_for_each_adapter() {
     );
     assert_eq!(
         identify(Adapter::Codex, &[], &r).tool,
-        ToolIdentity::Context("paper_relations".into())
+        ToolIdentity::Context(ContextTool::PaperRelations)
     );
     // Another server's tool is named by its server and tool, and remembered so.
     let (u, r) = claude(

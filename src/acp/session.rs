@@ -280,17 +280,19 @@ impl SessionMachine {
                     Some(false) if !self.record.mcp_fallback => {
                         self.record.mcp_fallback = true;
                         effects.push(Effect::Notice(format!(
-                            "The agent {} never connected the agentero-context server in this turn, so it \
+                            "The agent {} never connected the {} server in this turn, so it \
                              could not read the vault; the next turns inline the evidence in the prompt \
                              until it attaches.",
-                            p.input.agent
+                            p.input.agent,
+                            crate::context::CONTEXT_SERVER_NAME
                         )));
                     }
                     Some(true) if self.record.mcp_fallback => {
                         self.record.mcp_fallback = false;
                         effects.push(Effect::Notice(format!(
-                            "The agent {} attached the agentero-context server: vault tools are back on.",
-                            p.input.agent
+                            "The agent {} attached the {} server: vault tools are back on.",
+                            p.input.agent,
+                            crate::context::CONTEXT_SERVER_NAME
                         )));
                     }
                     _ => {}

@@ -43,12 +43,19 @@ pub(super) fn page_png(
     };
     let mut note = String::new();
     if let Some(q) = &opts.quote {
-        let bytes =
-            std::fs::read(&pdf).with_context(|| format!("cannot read {}", visible(&path)))?;
-        use crate::context::quote::{QuoteBoxError, page_boxes};
-        let rects = page_boxes(&bytes, page, q).map_err(|e| match e {
-            QuoteBoxError::Pdf(e) => anyhow::Error::from(e),
-            other => anyhow::anyhow!("{other} of {}", visible(&path)),
+        use crate::vault::boxes::BoxError;
+        let shown = visible(&path);
+        let rects = crate::context::quote::page_boxes(&pdf, page, q, 0).map_err(|e| match e {
+            BoxError::Pdf(e) => anyhow::Error::from(e),
+            BoxError::NotFound(p) => {
+                anyhow::anyhow!("the quote is not in the text of page {p} of {shown}")
+            }
+            BoxError::NoPosition(p) => {
+                anyhow::anyhow!(
+                    "the text layer gives no position for the quote on page {p} of {shown}"
+                )
+            }
+            other => anyhow::anyhow!("cannot place the quote on page {page} of {shown}: {other}"),
         })?;
         img.highlight(&rects);
         let n = rects.len();

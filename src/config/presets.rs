@@ -8,8 +8,20 @@ use super::AgentDef;
 use super::local::{self, LOCAL_AGENT};
 
 /// Which ACP adapter an agent is: what agentero knows about its switches and its wire habits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Deserialize,
+    serde::Serialize,
+    strum::EnumIter,
+    strum::EnumString,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Adapter {
     Builtin,
     Claude,
@@ -42,14 +54,9 @@ impl Adapter {
         }
     }
 
+    /// The adapter's name, as a config file writes it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Adapter::Builtin => "builtin",
-            Adapter::Claude => "claude",
-            Adapter::Gemini => "gemini",
-            Adapter::Codex => "codex",
-            Adapter::Other => "other",
-        }
+        self.into()
     }
 }
 

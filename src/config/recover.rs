@@ -321,13 +321,6 @@ fn shown(v: &Value) -> String {
 impl Adapter {
     /// The adapter a config value names (`builtin` is not one a file may pick).
     fn deserialize_str(s: Option<&str>) -> Option<Adapter> {
-        match s? {
-            "claude" => Some(Adapter::Claude),
-            "gemini" => Some(Adapter::Gemini),
-            "codex" => Some(Adapter::Codex),
-            "other" => Some(Adapter::Other),
-            "builtin" => Some(Adapter::Builtin),
-            _ => None,
-        }
+        s?.parse().ok()
     }
 }

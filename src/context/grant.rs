@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::budget::Budget;
 use super::plan::{ContextPlan, ManifestEntry, Mode, Source};
 use super::seal::folder_seal;
+use super::server::ContextTool;
 use crate::vault::Vault;
 use crate::vault::fsutil::sha256_hex;
 use crate::vault::statefs::{self, StateError};
@@ -32,7 +33,7 @@ pub struct Grant {
     pub turn_id: String,
     pub sources: Vec<Source>,
     pub budget: Budget,
-    pub tools: Vec<String>,
+    pub tools: Vec<ContextTool>,
     pub fingerprint: String,
     pub mode: Mode,
     /// Each granted folder's seal at grant time ([`folder_seal`]): what is under it, at any

@@ -22,6 +22,7 @@ pub mod prompt;
 pub mod quote;
 pub mod receipt;
 pub mod seal;
+pub mod server;
 pub mod tools;
 pub mod verify;
 
@@ -31,6 +32,4 @@ pub use plan::{
     ContextPlan, ContextRequest, CurrentPaper, Evidence, Locality, ManifestEntry, Mode, Omitted,
     PlanPreview, Selection, Source, Surface, plan,
 };
-
-/// Names of the three context tools, sorted (the order the fingerprint uses).
-pub const TOOL_NAMES: [&str; 3] = ["context_read", "context_search", "paper_relations"];
+pub use server::{CONTEXT_SERVER_NAME, ContextTool};

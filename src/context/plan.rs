@@ -9,6 +9,7 @@ use super::budget::Budget;
 use super::canonical;
 use super::mention::{self, DUPLICATE, Verified};
 use super::quote;
+use super::server::ContextTool;
 use crate::vault::catalog::Catalog;
 use crate::vault::scan::EntryKind;
 use crate::vault::{PaperRecord, Vault, meta, textfile, uri};
@@ -36,8 +37,11 @@ pub enum Locality {
     Remote,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Mode {
     /// A local agent with the `agentero-context` server attached.
     Mcp,
@@ -47,10 +51,7 @@ pub enum Mode {
 
 impl Mode {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Mcp => "mcp",
-            Mode::PromptOnly => "prompt_only",
-        }
+        self.into()
     }
 }
 
@@ -180,7 +181,7 @@ pub struct ContextPlan {
     pub locality: Locality,
     pub mode: Mode,
     /// Tools the agent may call (sorted; empty in `prompt_only`).
-    pub tools: Vec<String>,
+    pub tools: Vec<ContextTool>,
     pub budget: Budget,
     pub evidence: Vec<Evidence>,
     /// Evidence of the mentioned sources — a file's first lines, a paper's first page, what a
@@ -233,8 +234,13 @@ pub struct PlanPreview {
 /// The fingerprint of a grant: sha256 of the canonical JSON of
 /// `{tools (sorted), sources (sorted {kind,path}), budget, mode}` — no quotes, no prompt text,
 /// no content hashes, so editing a quote never changes it.
-pub fn fingerprint(tools: &[String], sources: &[Source], budget: &Budget, mode: Mode) -> String {
-    let mut tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+pub fn fingerprint(
+    tools: &[ContextTool],
+    sources: &[Source],
+    budget: &Budget,
+    mode: Mode,
+) -> String {
+    let mut tools: Vec<&str> = tools.iter().map(|t| t.as_str()).collect();
     tools.sort_unstable();
     tools.dedup();
     let mut srcs: Vec<(&str, EntryKind)> =
@@ -305,8 +311,8 @@ pub fn plan_with(vault: &Vault, catalog: &Catalog, req: &ContextRequest) -> Cont
     } else {
         Mode::PromptOnly
     };
-    let tools: Vec<String> = match mode {
-        Mode::Mcp => super::TOOL_NAMES.iter().map(|s| s.to_string()).collect(),
+    let tools: Vec<ContextTool> = match mode {
+        Mode::Mcp => ContextTool::all().collect(),
         Mode::PromptOnly => Vec::new(),
     };
     let fingerprint = fingerprint(&tools, &sources, &budget, mode);
@@ -529,10 +535,8 @@ mod tests {
         assert!(reasons.contains(&("@papers/layoutflow/paper.pdf", "duplicate")));
         assert_eq!(p.manifest.len(), 7, "every candidate is in the manifest");
         assert_eq!(p.mode, Mode::Mcp);
-        assert_eq!(
-            p.tools,
-            vec!["context_read", "context_search", "paper_relations"]
-        );
+        let names: Vec<&str> = p.tools.iter().map(|t| t.as_str()).collect();
+        assert_eq!(names, ["context_read", "context_search", "paper_relations"]);
         // Selection on page 2, current page 1: two evidence items, no abstract anywhere.
         assert_eq!(p.evidence.len(), 2);
         assert_eq!(
@@ -636,11 +640,12 @@ mod tests {
         assert!(rp.tools.is_empty());
         assert_ne!(rp.fingerprint, base.fingerprint, "mode and tools");
         // Tools alone and mode alone, with everything else fixed.
-        let f = |tools: &[&str], mode| {
-            let tools: Vec<String> = tools.iter().map(|t| t.to_string()).collect();
-            fingerprint(&tools, &base.sources, &base.budget, mode)
-        };
-        let all = ["context_read", "context_search", "paper_relations"];
+        let f = |tools: &[ContextTool], mode| fingerprint(tools, &base.sources, &base.budget, mode);
+        let all = [
+            ContextTool::ContextRead,
+            ContextTool::ContextSearch,
+            ContextTool::PaperRelations,
+        ];
         assert_eq!(f(&all, Mode::Mcp), base.fingerprint);
         assert_ne!(f(&all[..2], Mode::Mcp), base.fingerprint, "tool list");
         assert_ne!(f(&all, Mode::PromptOnly), base.fingerprint, "mode");

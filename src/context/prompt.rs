@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::plan::{ContextPlan, Evidence, Locality, Mode, Origin};
+use super::server::CONTEXT_SERVER_NAME;
 use crate::vault::scan::EntryKind;
 
 /// The context block followed by the user's text.
@@ -125,21 +126,21 @@ pub fn context_block(plan: &ContextPlan) -> String {
             let _ = writeln!(
                 o,
                 "The user's vault of research papers is readable in this turn only through the \
-                 `agentero-context` tools, and only the sources allowed below."
+                 `{CONTEXT_SERVER_NAME}` tools, and only the sources allowed below."
             );
         }
         Some(reason) => {
-            let why = match reason {
+            let why: String = match reason {
                 PromptOnlyReason::Remote => {
-                    "This agent runs remotely, so no vault tools are available in this turn"
+                    "This agent runs remotely, so no vault tools are available in this turn".into()
                 }
                 PromptOnlyReason::NoSources => {
-                    "None of this turn's mentions could be granted, so no vault tools are available in this turn"
+                    "None of this turn's mentions could be granted, so no vault tools are available in this turn".into()
                 }
-                PromptOnlyReason::NotAttached => {
-                    "The agentero-context server was not attached in an earlier turn of this thread, so no \
+                PromptOnlyReason::NotAttached => format!(
+                    "The {CONTEXT_SERVER_NAME} server was not attached in an earlier turn of this thread, so no \
                      vault tools are available in this turn"
-                }
+                ),
             };
             let what = if has_quotes {
                 "answer from the evidence below and say plainly what you could not check."

@@ -9,6 +9,8 @@
 
 use std::ops::Range;
 
+use crate::vault::boxes::{BoxError, TextBox, text_boxes};
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
     /// Byte range in the searched text.
@@ -245,6 +247,21 @@ fn anchored(hay: &Reduced, needle: &str) -> Option<Range<usize>> {
     Some(start..end)
 }
 
+/// The boxes of the `nth` occurrence of `quote` (see [`occurrence`]) on physical page `page`
+/// of the PDF at `pdf`, for a highlight on the page image: the quote found as every quote is
+/// ([`find_nth`]), its place on the page by `vault::boxes`.
+pub fn page_boxes(
+    pdf: &std::path::Path,
+    page: u32,
+    quote: &str,
+    nth: usize,
+) -> Result<Vec<TextBox>, BoxError> {
+    let quote = quote.to_string();
+    text_boxes(pdf, page, move |text| {
+        find_nth(text, &quote, nth).map(|f| f.range)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,40 +326,4 @@ mod tests {
             "{got}"
         );
     }
-}
-
-/// Why a quote's boxes on a page are not known.
-#[derive(Debug, thiserror::Error)]
-pub enum QuoteBoxError {
-    #[error(transparent)]
-    Pdf(#[from] crate::vault::pdf::PdfError),
-    #[error("the quote is not in the text of page {0}")]
-    NotFound(u32),
-    #[error("the text layer gives no position for the quote on page {0}")]
-    NoPosition(u32),
-}
-
-/// The boxes (PDF user space, as the text layer gives them) of `quote` found on physical page
-/// `page` of a PDF held in memory, for a highlight on the page image.
-pub fn page_boxes(bytes: &[u8], page: u32, quote: &str) -> Result<Vec<[f32; 4]>, QuoteBoxError> {
-    page_boxes_nth(bytes, page, quote, 0)
-}
-
-/// [`page_boxes`] of the `nth` occurrence of `quote` on the page (see [`occurrence`]).
-pub fn page_boxes_nth(
-    bytes: &[u8],
-    page: u32,
-    quote: &str,
-    nth: usize,
-) -> Result<Vec<[f32; 4]>, QuoteBoxError> {
-    let limits = crate::vault::pdf::Limits {
-        deadline: std::time::Instant::now() + std::time::Duration::from_secs(60),
-    };
-    let layout = crate::vault::pdf::page_layout(bytes, page, limits)?;
-    let found = find_nth(&layout.text, quote, nth).ok_or(QuoteBoxError::NotFound(page))?;
-    let rects = layout.rects(found.range);
-    if rects.is_empty() {
-        return Err(QuoteBoxError::NoPosition(page));
-    }
-    Ok(rects)
 }

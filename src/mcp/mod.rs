@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::context::grant::{self, Attachment, GrantFiles};
 use crate::context::tools::{ToolError, ToolSession, specs};
+use crate::context::{CONTEXT_SERVER_NAME, ContextTool};
 
 pub mod guard;
 pub mod http;
@@ -26,8 +27,6 @@ pub mod serve;
 pub mod sessions;
 pub mod vault;
 pub mod wire;
-
-pub const SERVER_NAME: &str = "agentero-context";
 
 #[derive(Clone)]
 pub struct ContextServer {
@@ -83,12 +82,18 @@ fn error_result(e: &ToolError) -> CallToolResult {
 impl ServerHandler for ContextServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
-            .with_instructions(
+            .with_server_info(Implementation::new(
+                CONTEXT_SERVER_NAME,
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(format!(
                 "Read-only access to the sources granted for this turn of the user's paper vault: \
-                 context_search for short cards, context_read to read a source, paper_relations for \
-                 citations. Cite with the citation URIs the tools return.",
-            )
+                 {} for short cards, {} to read a source, {} for citations. Cite with the \
+                 citation URIs the tools return.",
+                ContextTool::ContextSearch,
+                ContextTool::ContextRead,
+                ContextTool::PaperRelations,
+            ))
     }
 
     async fn initialize(
@@ -125,7 +130,7 @@ impl ServerHandler for ContextServer {
             .filter(|t| {
                 grant
                     .as_ref()
-                    .is_some_and(|g| g.tools.iter().any(|n| *n == t.name))
+                    .is_some_and(|g| g.tools.iter().any(|n| n.as_str() == t.name))
             })
             .cloned()
             .collect();

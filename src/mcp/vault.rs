@@ -26,7 +26,8 @@ pub const SERVER_NAME: &str = "agentero-vault";
 const RESOURCE_PAGE: usize = 100;
 
 /// How the client reached the server, for the usage log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Transport {
     Http,
     Stdio,
@@ -34,10 +35,7 @@ pub enum Transport {
 
 impl Transport {
     fn as_str(self) -> &'static str {
-        match self {
-            Transport::Http => "http",
-            Transport::Stdio => "stdio",
-        }
+        self.into()
     }
 }
 

@@ -6,8 +6,11 @@
 use serde::{Deserialize, Serialize};
 
 /// What kind of mark it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumIter,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum AnnotationKind {
     Highlight,
     Underline,
@@ -19,14 +22,7 @@ pub enum AnnotationKind {
 
 impl AnnotationKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            AnnotationKind::Highlight => "highlight",
-            AnnotationKind::Underline => "underline",
-            AnnotationKind::Note => "note",
-            AnnotationKind::Image => "image",
-            AnnotationKind::Ink => "ink",
-            AnnotationKind::Text => "text",
-        }
+        self.into()
     }
 }
 

@@ -1,5 +1,7 @@
 //! One paper, end to end: PDF text (isolated from panics and endless loops), metadata,
-//! references and sections, gathered into a [`PaperRecord`] plus its page texts.
+//! references and sections, gathered into a [`PaperRecord`] plus its page texts. [`record`] is
+//! the one way a record is built: the indexer stores it, the paper pane shows it before the
+//! paper is indexed, the context tools read a granted paper the index does not hold yet.
 
 use std::path::Path;
 use std::sync::LazyLock;
@@ -9,6 +11,8 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use super::Vault;
+use super::fsutil::sha256_hex;
 use super::meta::{self, PaperMeta};
 use super::pdf::{self, Limits, OutlineItem, PageText, PdfDocument, PdfError};
 use super::refs::{self, RefSource, Reference};
@@ -143,7 +147,67 @@ fn start_isolated_thread() -> Result<mpsc::Sender<IsolatedJob>, ExtractError> {
 /// Name of the threads [`isolated`] starts; the panic hook keeps their panics off the terminal.
 pub const ISOLATED_THREAD: &str = "agentero-isolated";
 
-/// Extracts one PDF's pages and everything derived from them, on `isolation`'s thread.
+/// The time one paper's extraction may take, unless a run says otherwise (`agentero index
+/// --time-limit`).
+pub const TIME_LIMIT: Duration = Duration::from_secs(60);
+
+/// A paper's file, as its record is built from.
+pub struct PaperFile<'a> {
+    /// Where it is read from (its sidecars sit beside it).
+    pub abs: &'a Path,
+    /// Its vault path.
+    pub rel: &'a str,
+    pub bytes: Vec<u8>,
+    pub sha256: String,
+    /// Metadata from outside the file (its Zotero item), which replaces what the PDF says.
+    pub meta: Option<PaperMeta>,
+}
+
+/// A paper's record and its page texts, extracted on `isolation`'s thread within `time_limit`.
+pub fn record(
+    isolation: &mut Isolation,
+    file: PaperFile,
+    time_limit: Duration,
+) -> Result<(PaperRecord, Vec<PageText>), ExtractError> {
+    let PaperFile {
+        abs,
+        rel,
+        bytes,
+        sha256,
+        meta,
+    } = file;
+    let (mut record, pages) = extract_paper(isolation, abs, rel, bytes, sha256, time_limit)?;
+    if let Some(meta) = meta {
+        record.meta = meta;
+    }
+    Ok((record, pages))
+}
+
+/// [`record`] of the paper at `rel` in `vault`, read from its file now (through
+/// [`Vault::read_path`]) with its Zotero item's metadata, within [`TIME_LIMIT`].
+pub fn record_of(vault: &Vault, rel: &str) -> Result<(PaperRecord, Vec<PageText>), ExtractError> {
+    let abs = vault
+        .read_path(rel)
+        .map_err(|why| ExtractError::Io(why.to_string()))?;
+    let bytes = std::fs::read(&abs).map_err(|e| ExtractError::Io(e.to_string()))?;
+    let file = PaperFile {
+        abs: &abs,
+        rel,
+        sha256: sha256_hex(&bytes),
+        bytes,
+        meta: outside_meta(vault, rel),
+    };
+    record(&mut Isolation::default(), file, TIME_LIMIT)
+}
+
+/// The metadata of the paper at `rel` from outside its file: its Zotero item's, in a Zotero
+/// library.
+pub fn outside_meta(vault: &Vault, rel: &str) -> Option<PaperMeta> {
+    vault.zotero().and_then(|z| z.meta(rel))
+}
+
+/// Extracts one PDF's pages and everything derived from them, on `isolation`'s thread: the
+/// record as the file alone gives it ([`record`] without metadata from outside).
 pub fn extract_paper(
     isolation: &mut Isolation,
     abs: &Path,

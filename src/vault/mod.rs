@@ -4,6 +4,7 @@
 pub mod annotation_search;
 pub mod annotations;
 pub mod bibtex;
+pub mod boxes;
 pub mod build;
 pub mod catalog;
 pub mod checked;

@@ -10,12 +10,25 @@ use serde::Serialize;
 pub const STATE_DIR: &str = ".agentero";
 
 /// Why a path was refused. The `as_str` names are part of the plan/tool contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    thiserror::Error,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Refusal {
     #[error("empty path")]
     Empty,
     #[error("absolute paths are not allowed; use a vault-relative path")]
+    #[serde(rename = "absolute_path")]
+    #[strum(serialize = "absolute_path")]
     Absolute,
     #[error("'..' is not allowed in vault paths")]
     Traversal,
@@ -39,19 +52,7 @@ pub enum Refusal {
 
 impl Refusal {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Refusal::Empty => "empty",
-            Refusal::Absolute => "absolute_path",
-            Refusal::Traversal => "traversal",
-            Refusal::Hidden => "hidden",
-            Refusal::StateDir => "state_dir",
-            Refusal::SuspiciousCharacters => "suspicious_characters",
-            Refusal::NotFound => "not_found",
-            Refusal::OutsideVault => "outside_vault",
-            Refusal::Unreadable => "unreadable",
-            Refusal::Unsupported => "unsupported",
-            Refusal::Encoded => "encoded",
-        }
+        self.into()
     }
 }
 

@@ -10,8 +10,22 @@ use serde::{Deserialize, Serialize};
 
 use super::paths::to_rel;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum EntryKind {
     Paper,
     File,
@@ -20,11 +34,7 @@ pub enum EntryKind {
 
 impl EntryKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            EntryKind::Paper => "paper",
-            EntryKind::File => "file",
-            EntryKind::Directory => "directory",
-        }
+        self.into()
     }
 }
 
@@ -200,6 +210,25 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names the code writes (`as_str`, derived) are the names serde writes and reads.
+    #[test]
+    fn derived_names_are_the_serialized_names() {
+        use strum::IntoEnumIterator;
+        for k in EntryKind::iter() {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+        }
+        for k in crate::vault::annotations::AnnotationKind::iter() {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+        }
+        for r in crate::vault::paths::Refusal::iter() {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+        }
+        assert_eq!(
+            crate::vault::paths::Refusal::Absolute.as_str(),
+            "absolute_path"
+        );
+    }
 
     #[test]
     fn classifies_and_skips() {

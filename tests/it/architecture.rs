@@ -935,3 +935,140 @@ fn the_code_cites_no_document_outside_the_repository() {
         offenders.join("\n")
     );
 }
+
+/// Where `needle` occurs in the code (not comments, not unit tests) of `src/`, outside `owner`.
+fn code_outside(needle: &str, owner: &str, skip: &[&str]) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    let mut found = Vec::new();
+    for f in files {
+        let rel = relative(&f);
+        if rel == owner {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        let counted = non_test_lines(&f, &text);
+        let head: String = text.lines().take(counted).collect::<Vec<_>>().join("\n");
+        for (n, line) in code_of(&head).lines().enumerate() {
+            let mut rest = line;
+            while let Some(at) = rest.find(needle) {
+                let before = rest[..at].trim_end();
+                if !skip.iter().any(|s| before.ends_with(s)) {
+                    found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+                }
+                rest = &rest[at + needle.len()..];
+            }
+        }
+    }
+    found
+}
+
+/// A paper's record is built in one place (`vault::extract::record`: the indexer, the paper
+/// pane before indexing, the context tools), and the boxes of a text on a page are found in
+/// one place (`vault::boxes::text_boxes`: a quote on a page image, a highlight's rectangles).
+#[test]
+fn a_paper_record_and_a_text_s_boxes_each_have_one_owner() {
+    let mut twice = code_outside("PaperRecord {", "src/vault/extract.rs", &["struct", "impl"]);
+    twice.extend(code_outside("pdf::extract(", "src/vault/extract.rs", &[]));
+    twice.extend(code_outside(".rects(", "src/vault/boxes.rs", &[]));
+    assert!(
+        twice.is_empty(),
+        "built outside their owner:\n{}",
+        twice.join("\n")
+    );
+    let seen = code_outside(".rects(", "src/vault/extract.rs", &[]);
+    assert!(
+        seen.iter().any(|s| s.starts_with("src/vault/boxes.rs")),
+        "the checker sees the owner's own call: {seen:?}"
+    );
+}
+
+/// The names a Markdown text gives in code (inline spans and fenced blocks), split into words:
+/// `vault/boxes.rs` gives `vault`, `boxes` and `rs`.
+fn code_words(markdown: &str) -> std::collections::BTreeSet<String> {
+    let mut words = std::collections::BTreeSet::new();
+    let mut in_code = false;
+    let mut word = String::new();
+    for c in markdown.chars() {
+        if c == '`' {
+            in_code = !in_code;
+        }
+        if in_code && (c.is_alphanumeric() || c == '_') {
+            word.push(c);
+        } else if !word.is_empty() {
+            words.insert(std::mem::take(&mut word));
+        }
+    }
+    words
+}
+
+/// The modules of `src/` and of each folder directly under it (files and folders; `mod.rs`
+/// and `tests.rs` are their folder's) that `named` does not hold, as paths under `src/`.
+fn unnamed_modules(
+    src: &Path,
+    named: &std::collections::BTreeSet<String>,
+    depth: usize,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(src)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let module = if p.is_dir() {
+            name.clone()
+        } else if let Some(stem) = name.strip_suffix(".rs") {
+            stem.to_string()
+        } else {
+            continue;
+        };
+        if module == "mod" || module == "tests" {
+            continue;
+        }
+        if !named.contains(&module) {
+            out.push(relative(&p).trim_start_matches("src/").to_string());
+        }
+        if p.is_dir() && depth > 1 {
+            out.extend(unnamed_modules(&p, named, depth - 1));
+        }
+    }
+    out
+}
+
+/// `ARCHITECTURE.md` names every module of `src/` and of the folders directly under it (the
+/// floors' modules), in its code spans: a module added without its line there fails here.
+#[test]
+fn architecture_md_names_every_module() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let named = code_words(&doc);
+    let src = root.join("src");
+    let missing = unnamed_modules(&src, &named, 2);
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md does not name these modules (say on which floor they are and what \
+         they own):\n{}",
+        missing.join("\n")
+    );
+    // The check sees a module the document leaves out, on each level, and only in code.
+    for (gone, path) in [
+        ("viewer", "viewer.rs"),
+        ("boxes", "vault/boxes.rs"),
+        ("thread", "tui/thread"),
+    ] {
+        let mut less = named.clone();
+        assert!(less.remove(gone), "{gone}");
+        assert_eq!(unnamed_modules(&src, &less, 2), vec![path.to_string()]);
+    }
+    let prose = code_words("the viewer, and `vault/boxes.rs`");
+    assert!(
+        prose.contains("boxes") && !prose.contains("viewer"),
+        "{prose:?}"
+    );
+}

@@ -196,7 +196,7 @@ async fn vault_search_finds_the_words_of_a_comment() {
 /// `AGENTERO_CORPUS`, of the real papers: each repeated three-word phrase, each occurrence.
 #[test]
 fn a_repeated_phrase_is_boxed_at_the_occurrence_shown() {
-    use agentero::context::quote::{find_nth, occurrence, page_boxes_nth};
+    use agentero::context::quote::{find_nth, occurrence, page_boxes};
     let demo = common::demo_vault();
     let mut pdfs: Vec<std::path::PathBuf> = Vec::new();
     let mut walk = |root: &Path| {
@@ -279,10 +279,10 @@ fn a_repeated_phrase_is_boxed_at_the_occurrence_shown() {
                 );
                 for (k, at) in in_pane.iter().enumerate() {
                     assert_eq!(occurrence(&shown, phrase, at.start), k, "{phrase:?}");
-                    let boxes = page_boxes_nth(&bytes, n, phrase, k).unwrap();
+                    let boxes = page_boxes(pdf, n, phrase, k).unwrap();
                     assert_eq!(boxes, layout.rects(in_layer[k].clone()));
                     if k > 0 {
-                        let first = page_boxes_nth(&bytes, n, phrase, 0).unwrap();
+                        let first = page_boxes(pdf, n, phrase, 0).unwrap();
                         assert_ne!(
                             boxes,
                             first,

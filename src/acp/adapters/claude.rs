@@ -11,7 +11,7 @@ use std::path::Path;
 
 use super::{AdapterSpec, CONTEXT_SERVER_NAME, CallFields, Launch, McpCall};
 use crate::config::{Adapter, AgentDef};
-use crate::context::TOOL_NAMES;
+use crate::context::ContextTool;
 
 /// Claude Code's row.
 pub(super) static SPEC: AdapterSpec = AdapterSpec {
@@ -62,8 +62,7 @@ const QUERY_CLOSED: &str = "Query closed before response received";
 
 /// The tool names as the Claude Agent SDK spells them.
 fn tool_names() -> Vec<String> {
-    TOOL_NAMES
-        .iter()
+    ContextTool::all()
         .map(|t| format!("{MCP_PREFIX}{CONTEXT_SERVER_NAME}__{t}"))
         .collect()
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{AGENTS_DIR, AdapterSpec, CONTEXT_SERVER_NAME, CallFields, Launch, McpCall};
 use crate::config::Adapter;
-use crate::context::TOOL_NAMES;
+use crate::context::ContextTool;
 
 /// Gemini CLI's row.
 pub(super) static SPEC: AdapterSpec = AdapterSpec {
@@ -50,8 +50,7 @@ const MCP_OPTION: &str = "proceed_always_server";
 /// Gemini CLI's policy: built-in tools denied (and so not offered), ours allowed. The allow
 /// rule names our tools exactly: a `mcpName` + `*` rule does not match them in gemini-cli 0.61.
 pub fn policy() -> String {
-    let ours: Vec<String> = TOOL_NAMES
-        .iter()
+    let ours: Vec<String> = ContextTool::all()
         .map(|t| format!("\"mcp_{CONTEXT_SERVER_NAME}_{t}\""))
         .collect();
     format!(
@@ -62,12 +61,13 @@ pub fn policy() -> String {
          decision = \"deny\"\n\
          priority = 500\n\
          deny_message = \"agentero: the vault is read only through the {CONTEXT_SERVER_NAME} \
-         tools (context_search, context_read, paper_relations).\"\n\
+         tools ({}).\"\n\
          \n\
          [[rule]]\n\
          toolName = [{}]\n\
          decision = \"allow\"\n\
          priority = 900\n",
+        ContextTool::listed(),
         ours.join(", ")
     )
 }

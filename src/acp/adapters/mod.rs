@@ -28,10 +28,10 @@ mod gemini;
 
 pub use gemini::policy as gemini_policy;
 
-/// The MCP server every local session gets. Its name is spelled into each adapter's tool names
-/// (Claude's `mcp__<server>__<tool>`, Gemini's policy, Codex's approvals), so this table is
-/// its one owner.
-pub const CONTEXT_SERVER_NAME: &str = "agentero-context";
+/// The MCP server every local session gets (its name is owned by `context::server`). Its name
+/// is spelled into each adapter's tool names (Claude's `mcp__<server>__<tool>`, Gemini's
+/// policy, Codex's approvals).
+pub use crate::context::CONTEXT_SERVER_NAME;
 
 /// The folder under `.agentero/` for files agentero writes for its agents.
 pub const AGENTS_DIR: &str = "agents";
@@ -354,7 +354,7 @@ pub fn attach_hint(def: &AgentDef) -> String {
 mod tests {
     use super::*;
     use crate::config::{Config, presets};
-    use crate::context::TOOL_NAMES;
+    use crate::context::ContextTool;
     use serde_json::json;
 
     pub(super) fn def(name: &str) -> AgentDef {
@@ -434,7 +434,7 @@ mod tests {
             let d = def(presets().iter().find(|p| p.adapter == a).unwrap().name);
             let first = launch(&d, dir.path(), true).unwrap();
             assert_eq!(launch(&d, dir.path(), true).unwrap(), first, "{a:?}");
-            for tool in TOOL_NAMES {
+            for tool in ContextTool::all() {
                 let call = McpCall {
                     server: CONTEXT_SERVER_NAME.into(),
                     tool: tool.to_string(),

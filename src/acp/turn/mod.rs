@@ -23,7 +23,7 @@ use super::session::{Effect, Event, Opening, SessionMachine};
 use super::transcript::{Line, Thread};
 use crate::context::citations::CitationCheck;
 use crate::context::grant::{self, GrantFiles, now_rfc3339};
-use crate::context::{ContextPlan, ContextRequest, Mode};
+use crate::context::{CONTEXT_SERVER_NAME, ContextPlan, ContextRequest, Mode};
 use crate::vault::Vault;
 
 mod driver;
@@ -245,11 +245,11 @@ pub async fn run_turn(
 /// Why the agent did not attach the context server, and what the user can do about it.
 fn not_attached_reason(files: &GrantFiles, agent: &AgentProcess) -> String {
     let what = match grant::read_attachment(files) {
-        None => "never started the agentero-context server".to_string(),
+        None => format!("never started the {CONTEXT_SERVER_NAME} server"),
         Some(a) if a.initialized_at.is_none() => {
-            "started the agentero-context server but never initialized it".to_string()
+            format!("started the {CONTEXT_SERVER_NAME} server but never initialized it")
         }
-        Some(_) => "started the agentero-context server but never listed its tools".to_string(),
+        Some(_) => format!("started the {CONTEXT_SERVER_NAME} server but never listed its tools"),
     };
     let said: Vec<String> = agent
         .tail()
@@ -257,7 +257,7 @@ fn not_attached_reason(files: &GrantFiles, agent: &AgentProcess) -> String {
         .map(str::trim)
         .filter(|l| {
             let l = l.to_ascii_lowercase();
-            l.contains("mcp") || l.contains("trust") || l.contains("agentero-context")
+            l.contains("mcp") || l.contains("trust") || l.contains(CONTEXT_SERVER_NAME)
         })
         .map(str::to_string)
         .collect();

@@ -26,6 +26,7 @@ pub use spec::{ToolSpec, specs};
 use super::Budget;
 use super::grant::{self, Grant, GrantFiles, UsageLine, UsageMeter};
 use super::library::Library;
+use super::server::ContextTool;
 use crate::vault::catalog::{Catalog, LoadOutcome};
 use crate::vault::index::IndexError;
 use crate::vault::pdf::PageText;
@@ -231,14 +232,14 @@ impl ToolSession {
     /// Runs one tool call against the current grant.
     pub fn call(&mut self, tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
         let started = std::time::Instant::now();
-        if !super::TOOL_NAMES.contains(&tool) {
+        let Some(which) = ContextTool::of(tool) else {
             return Err(ToolError::new(
                 "unknown_tool",
-                "no such tool; the tools are context_search, context_read and paper_relations",
+                format!("no such tool; the tools are {}", ContextTool::listed()),
             ));
-        }
+        };
         let (grant, vault) = self.grant()?;
-        if !grant.tools.iter().any(|t| t == tool) {
+        if !grant.tools.contains(&which) {
             return Err(ToolError::new(
                 "tool_not_allowed",
                 "this turn's grant does not allow this tool (prompt-only turn)",
@@ -257,10 +258,10 @@ impl ToolSession {
         };
         let digest = super::canonical::digest(&args);
         let reader = &self.reader;
-        let out = match tool {
-            "context_search" => search::run(reader, &ctx, args),
-            "context_read" => read::run(reader, &ctx, args),
-            _ => relations::run(reader, &ctx, args),
+        let out = match which {
+            ContextTool::ContextSearch => search::run(reader, &ctx, args),
+            ContextTool::ContextRead => read::run(reader, &ctx, args),
+            ContextTool::PaperRelations => relations::run(reader, &ctx, args),
         }?;
         let chars = out.chars();
         if chars > remaining {
@@ -269,7 +270,7 @@ impl ToolSession {
         let line = UsageLine {
             ts: grant::now_rfc3339(),
             turn_id: grant.turn_id.clone(),
-            tool: tool.to_string(),
+            tool: which.as_str().to_string(),
             args_digest: digest,
             citation_uris: out.citation_uris.clone(),
             chars: chars as u64,
@@ -429,13 +430,18 @@ impl VaultReader {
                 if target.granted_sha.as_ref().is_some_and(|g| *g != sha) {
                     return Err(access::changed_since_grant(&target.rel));
                 }
-                let (mut record, pages) = crate::vault::extract::extract_paper(
-                    &mut crate::vault::extract::Isolation::default(),
-                    &target.abs,
-                    &target.rel,
+                use crate::vault::extract;
+                let file = extract::PaperFile {
+                    abs: &target.abs,
+                    rel: &target.rel,
                     bytes,
-                    sha,
-                    std::time::Duration::from_secs(60),
+                    sha256: sha,
+                    meta: extract::outside_meta(vault, &target.rel),
+                };
+                let (mut record, pages) = extract::record(
+                    &mut extract::Isolation::default(),
+                    file,
+                    extract::TIME_LIMIT,
                 )
                 .map_err(|_| {
                     ToolError::new("unreadable", "the paper's text cannot be extracted")
@@ -574,11 +580,11 @@ pub fn takes_arguments(tool: &str, args: &Value) -> bool {
         return false;
     }
     let a = args.clone();
-    match tool {
-        "context_search" => parse_args::<search::Args>(a).is_ok(),
-        "context_read" => parse_args::<read::Args>(a).is_ok(),
-        "paper_relations" => parse_args::<relations::Args>(a).is_ok(),
-        _ => false,
+    match ContextTool::of(tool) {
+        Some(ContextTool::ContextSearch) => parse_args::<search::Args>(a).is_ok(),
+        Some(ContextTool::ContextRead) => parse_args::<read::Args>(a).is_ok(),
+        Some(ContextTool::PaperRelations) => parse_args::<relations::Args>(a).is_ok(),
+        None => false,
     }
 }
 

@@ -20,8 +20,19 @@ use crate::context::mention;
 use crate::vault::scan::EntryKind;
 use crate::vault::textfile;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub(super) enum Mode {
     Metadata,
     Excerpt,
@@ -37,16 +48,7 @@ pub(super) enum Mode {
 
 impl Mode {
     pub(super) fn as_str(self) -> &'static str {
-        match self {
-            Mode::Metadata => "metadata",
-            Mode::Excerpt => "excerpt",
-            Mode::Section => "section",
-            Mode::Page => "page",
-            Mode::Region => "region",
-            Mode::Full => "full",
-            Mode::Pages => "pages",
-            Mode::Annotations => "annotations",
-        }
+        self.into()
     }
 }
 

@@ -7,6 +7,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
 use super::{read, relations, search};
+use crate::context::server::ContextTool;
 
 #[derive(Debug, Clone)]
 pub struct ToolSpec {
@@ -16,13 +17,31 @@ pub struct ToolSpec {
     pub input_schema: Value,
 }
 
+/// Every context tool's spec: search, read, relations (the order a client lists them in).
 pub fn specs() -> Vec<ToolSpec> {
-    vec![search(), read(), relations()]
+    // The order a client lists them in; a test checks that it holds every tool.
+    [
+        ContextTool::ContextSearch,
+        ContextTool::ContextRead,
+        ContextTool::PaperRelations,
+    ]
+    .into_iter()
+    .map(spec)
+    .collect()
+}
+
+/// One tool's spec.
+pub fn spec(tool: ContextTool) -> ToolSpec {
+    match tool {
+        ContextTool::ContextSearch => search(),
+        ContextTool::ContextRead => read(),
+        ContextTool::PaperRelations => relations(),
+    }
 }
 
 fn search() -> ToolSpec {
     ToolSpec {
-        name: "context_search",
+        name: ContextTool::ContextSearch.as_str(),
         title: "Search the granted sources",
         description: "Full-text search over the sources granted for this turn only: the pages of granted papers, \
 granted text files, and the papers and text files inside granted directories (at any depth). Returns a few short \
@@ -36,7 +55,7 @@ to read more, and cite with the citationUri.",
 
 fn read() -> ToolSpec {
     ToolSpec {
-        name: "context_read",
+        name: ContextTool::ContextRead.as_str(),
         title: "Read a granted source",
         description: "Read one granted source. `path` is a granted vault path (a citation URI such as \
 papers/x/paper.pdf#page=3 or notes/a.md#line=10,20 is accepted too). Modes: `metadata` (default: title, authors, \
@@ -54,7 +73,7 @@ Papers that are only known from relation cards are not readable.",
 
 fn relations() -> ToolSpec {
     ToolSpec {
-        name: "paper_relations",
+        name: ContextTool::PaperRelations.as_str(),
         title: "Citations of a granted paper",
         description: "Slim cards of papers related to a granted paper: `cites` (its reference list, from its citation \
 sidecar or extracted from the PDF), `cited_by` (papers in the library whose references name it by DOI or arXiv id) \
@@ -138,6 +157,7 @@ pub(super) mod tests {
     use serde_json::{Map, Value, json};
 
     use super::super::{parse_args, read, relations, search};
+    use crate::context::server::ContextTool;
 
     /// A tool's parser, as the server runs it: `Ok` when the arguments parse, else the message.
     pub(in crate::context::tools) type Parse = fn(Value) -> Result<(), String>;
@@ -246,6 +266,29 @@ pub(super) mod tests {
             if let Some(n) = p["items"].get("maxLength").and_then(Value::as_u64) {
                 with(json!(["é".repeat(n as usize + 1)])).expect_err(name);
             }
+        }
+    }
+
+    #[test]
+    fn read_modes_are_named_as_parsed() {
+        use strum::IntoEnumIterator;
+        for m in read::Mode::iter() {
+            let parsed: read::Mode = serde_json::from_value(json!(m.as_str())).unwrap();
+            assert_eq!(parsed, m);
+        }
+        for m in crate::context::Mode::iter() {
+            assert_eq!(serde_json::to_value(m).unwrap(), m.as_str());
+        }
+    }
+
+    #[test]
+    fn every_tool_has_its_spec_once() {
+        let mut listed: Vec<&str> = super::specs().iter().map(|s| s.name).collect();
+        listed.sort_unstable();
+        let all: Vec<&str> = ContextTool::all().map(ContextTool::as_str).collect();
+        assert_eq!(listed, all);
+        for t in ContextTool::all() {
+            assert_eq!(super::spec(t).name, t.as_str());
         }
     }
 

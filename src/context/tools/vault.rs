@@ -23,17 +23,7 @@ use crate::vault::Vault;
 pub use paper_list::PaperSummary;
 pub use resources::{RESOURCE_PREFIX, resource_uri};
 pub use usage::{UsageEntry, arg_paths, usage_log_path};
-pub use vault_spec::VaultToolSpec;
-
-/// The vault MCP's tools, in the order `tools/list` shows them.
-pub const TOOL_NAMES: [&str; 6] = [
-    "vault_search",
-    "paper_list",
-    "paper_read",
-    "paper_relations",
-    "file_read",
-    "locate_quote",
-];
+pub use vault_spec::{VaultTool, VaultToolSpec};
 
 /// The most cards a search returns with the default [`Limits`] (`vault_search`'s schema says
 /// so).
@@ -43,13 +33,12 @@ pub const MAX_CARDS: usize = 50;
 /// types.
 pub fn specs() -> Vec<VaultToolSpec> {
     vault_spec::specs(|tool| match tool {
-        "vault_search" => input_schema::<vault_search::SearchArgs>(),
-        "paper_list" => input_schema::<paper_list::ListArgs>(),
-        "paper_read" => input_schema::<paper_read::PaperReadArgs>(),
-        "paper_relations" => input_schema::<relations::Args>(),
-        "file_read" => input_schema::<file_read::FileReadArgs>(),
-        "locate_quote" => input_schema::<locate_quote::LocateArgs>(),
-        _ => Value::Null,
+        VaultTool::VaultSearch => input_schema::<vault_search::SearchArgs>(),
+        VaultTool::PaperList => input_schema::<paper_list::ListArgs>(),
+        VaultTool::PaperRead => input_schema::<paper_read::PaperReadArgs>(),
+        VaultTool::PaperRelations => input_schema::<relations::Args>(),
+        VaultTool::FileRead => input_schema::<file_read::FileReadArgs>(),
+        VaultTool::LocateQuote => input_schema::<locate_quote::LocateArgs>(),
     })
 }
 
@@ -122,17 +111,20 @@ impl VaultTools {
     /// Runs one call. Errors are refusals or bad arguments, never partial output.
     pub fn call(&self, tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
         let ctx = self.ctx();
-        match tool {
-            "vault_search" => self.search(&ctx, args),
-            "paper_list" => self.paper_list(&ctx, args),
-            "paper_read" => self.paper_read(&ctx, args),
-            "paper_relations" => relations::run(&self.reader, &ctx, args),
-            "file_read" => self.file_read(&ctx, args),
-            "locate_quote" => self.locate_quote(&ctx, args),
-            _ => Err(ToolError::new(
+        let Some(tool) = VaultTool::of(tool) else {
+            let names: Vec<&str> = VaultTool::all().map(VaultTool::as_str).collect();
+            return Err(ToolError::new(
                 "unknown_tool",
-                format!("no such tool; the tools are {}", TOOL_NAMES.join(", ")),
-            )),
+                format!("no such tool; the tools are {}", names.join(", ")),
+            ));
+        };
+        match tool {
+            VaultTool::VaultSearch => self.search(&ctx, args),
+            VaultTool::PaperList => self.paper_list(&ctx, args),
+            VaultTool::PaperRead => self.paper_read(&ctx, args),
+            VaultTool::PaperRelations => relations::run(&self.reader, &ctx, args),
+            VaultTool::FileRead => self.file_read(&ctx, args),
+            VaultTool::LocateQuote => self.locate_quote(&ctx, args),
         }
     }
 }
@@ -143,6 +135,32 @@ mod tests {
 
     use super::super::spec::tests::{Parse, parses, schema_matches_parser};
     use super::*;
+
+    #[test]
+    fn tool_names_round_trip_and_an_unknown_one_is_told_them_all() {
+        let names: Vec<&str> = VaultTool::all().map(VaultTool::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "vault_search",
+                "paper_list",
+                "paper_read",
+                "paper_relations",
+                "file_read",
+                "locate_quote"
+            ]
+        );
+        for t in VaultTool::all() {
+            assert_eq!(VaultTool::of(t.as_str()), Some(t));
+            assert_eq!(t.to_string(), t.as_str());
+        }
+        assert_eq!(VaultTool::of("context_read"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let tools = VaultTools::new(Vault::open(dir.path()).unwrap(), Limits::default());
+        let e = tools.call("vault_write", json!({})).unwrap_err();
+        assert_eq!(e.code, "unknown_tool");
+        assert!(e.message.ends_with(&names.join(", ")), "{}", e.message);
+    }
 
     #[test]
     fn every_schema_is_its_argument_types() {

@@ -5,6 +5,46 @@
 
 use serde_json::{Value, json};
 
+/// The vault MCP's tools, in `tools/list` order.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumIter,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
+pub enum VaultTool {
+    VaultSearch,
+    PaperList,
+    PaperRead,
+    PaperRelations,
+    FileRead,
+    LocateQuote,
+}
+
+impl VaultTool {
+    /// Every tool, in `tools/list` order.
+    pub fn all() -> impl Iterator<Item = VaultTool> {
+        <VaultTool as strum::IntoEnumIterator>::iter()
+    }
+
+    /// The tool's MCP name (`vault_search`).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// The tool of an MCP name, if it is one of the vault MCP's.
+    pub fn of(name: &str) -> Option<VaultTool> {
+        name.parse().ok()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct VaultToolSpec {
     pub name: &'static str,
@@ -14,21 +54,22 @@ pub struct VaultToolSpec {
     pub output_schema: Value,
 }
 
-/// The tools in `tools/list` order, each with the input schema `input_schema` gives for its
-/// name.
-pub fn specs(input_schema: impl Fn(&str) -> Value) -> Vec<VaultToolSpec> {
-    let mut specs = vec![
-        vault_search(),
-        paper_list(),
-        paper_read(),
-        paper_relations(),
-        file_read(),
-        locate_quote(),
-    ];
-    for s in &mut specs {
-        s.input_schema = input_schema(s.name);
-    }
-    specs
+/// The tools in `tools/list` order, each with the input schema `input_schema` gives for it.
+pub fn specs(input_schema: impl Fn(VaultTool) -> Value) -> Vec<VaultToolSpec> {
+    VaultTool::all()
+        .map(|tool| {
+            let mut spec = match tool {
+                VaultTool::VaultSearch => vault_search(),
+                VaultTool::PaperList => paper_list(),
+                VaultTool::PaperRead => paper_read(),
+                VaultTool::PaperRelations => paper_relations(),
+                VaultTool::FileRead => file_read(),
+                VaultTool::LocateQuote => locate_quote(),
+            };
+            spec.input_schema = input_schema(tool);
+            spec
+        })
+        .collect()
 }
 
 /// A field that may be `null` (as `anyOf`, which single-`type` schema dialects accept).
@@ -62,7 +103,7 @@ fn card_schema() -> Value {
 
 fn vault_search() -> VaultToolSpec {
     VaultToolSpec {
-        name: "vault_search",
+        name: VaultTool::VaultSearch.as_str(),
         title: "Search the vault",
         description: "Full-text search over every paper (page by page) and text file of the vault. Returns short \
 evidence cards: path, title, physical page and printed page label (papers) or line range (files), an excerpt with \
@@ -86,7 +127,7 @@ citationUri; cite with the citationUri.",
 
 fn paper_list() -> VaultToolSpec {
     VaultToolSpec {
-        name: "paper_list",
+        name: VaultTool::PaperList.as_str(),
         title: "List the vault's papers",
         description: "The vault's papers, sorted by path, a page at a time: path, title, authors, year, DOI, \
 arXiv id, page count, status (indexed, no_text for a scan without a text layer, failed) and a citation URI. \
@@ -157,7 +198,7 @@ fn read_output() -> Value {
 
 fn paper_read() -> VaultToolSpec {
     VaultToolSpec {
-        name: "paper_read",
+        name: VaultTool::PaperRead.as_str(),
         title: "Read a paper",
         description: "Read one paper (PDF) of the vault. `mode`: `metadata` (default: title, authors, year, DOI/arXiv, \
 citation key for a manuscript's [@key, p. N], abstract, page count, sections), `page` (one physical page; `next` points to the following page, so a whole book \
@@ -173,7 +214,7 @@ it); when cut it says `truncated: true`, and `next` holds the exact arguments to
 
 fn paper_relations() -> VaultToolSpec {
     VaultToolSpec {
-        name: "paper_relations",
+        name: VaultTool::PaperRelations.as_str(),
         title: "Citations of a paper",
         description: "Slim cards of papers related to a paper of the vault: `cites` (its reference list, from its \
 citation sidecar or extracted from the PDF), `cited_by` (papers of the vault whose references name it by DOI or \
@@ -210,7 +251,7 @@ path, https://doi.org/… or https://arxiv.org/abs/…).",
 
 fn file_read() -> VaultToolSpec {
     VaultToolSpec {
-        name: "file_read",
+        name: VaultTool::FileRead.as_str(),
         title: "Read a text file or list a folder",
         description: "Read one text file of the vault (notes, .md, .txt, .tex, .bib, …) or list a folder (one level: \
 names and kinds). `mode`: `full` (default: the text from line `start` on), `region` (lines `start`..`end`, \
@@ -224,7 +265,7 @@ and the app's state folder are never readable.",
 
 fn locate_quote() -> VaultToolSpec {
     VaultToolSpec {
-        name: "locate_quote",
+        name: VaultTool::LocateQuote.as_str(),
         title: "Find where a quote comes from",
         description: "Given a quoted passage (a sentence or more, as copied from a paper, a chat or a PDF viewer), \
 find the paper and the page it occurs on: physical page, printed page label and a citation URI. Tolerant of \

@@ -11,15 +11,15 @@ use ratatui::crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
 use crate::context::{ContextRequest, Locality};
-use crate::vault::uri::{self, Target};
 
 use super::action::Action;
 use super::chips::{AgentState, Chip, Gate, PlanPreview, add_chips};
-use super::effect::{Effect, Jump, Out, OverlayRequest, Pane, open_url};
+use super::effect::{Effect, Out, OverlayRequest, Pane};
 use super::listing::Listing;
 use super::thread::cells::step_selection;
+use super::thread::open::{self, Opening};
 use super::thread::scroll::Scroll;
-use super::thread::{ChatEvent, Item, ItemKind, SourceRef, Thread};
+use super::thread::{ChatEvent, Item, ItemKind, Thread};
 use super::widgets::{WHEEL_ROWS, new_input};
 
 /// What the thread list's filter prompt did.
@@ -442,31 +442,16 @@ impl Chat {
         let Some(item) = self.thread().and_then(|t| t.items.get(i)) else {
             return Vec::new();
         };
-        match &item.kind {
-            ItemKind::Source(SourceRef { uri: u, quote }) => match uri::parse(u) {
-                Some(Target::External(url)) => open_url(url),
-                Some(Target::Vault { path, page, lines }) if !external => {
-                    vec![Out::Jump(Jump::at_place(path, page, lines, quote.clone()))]
-                }
-                Some(Target::Vault { .. }) => {
-                    vec![Out::info("this source is in the vault: enter opens it")]
-                }
-                None => vec![Out::error(format!("cannot open {u}"))],
-            },
-            ItemKind::Citation { check: c, .. } if !external => {
-                match Jump::at_uri(super::thread::verdicts::opens(c), c.quote.clone()) {
-                    Some(jump) => vec![Out::Jump(jump)],
-                    None => vec![Out::error(format!("cannot open {}", c.uri))],
-                }
-            }
-            ItemKind::Tool { .. } | ItemKind::Thought { .. } | ItemKind::Consulted(_) => {
+        match open::open(&item.kind, external) {
+            Opening::Jump(jump) => vec![Out::Jump(jump)],
+            Opening::Toggle => {
                 if let Some(at) = self.thread_mut().and_then(|t| t.toggle(i)) {
                     self.selected = Some(at);
                     self.scroll.reveal();
                 }
                 Vec::new()
             }
-            _ => Vec::new(),
+            Opening::Outs(outs) => outs,
         }
     }
 

@@ -10,7 +10,8 @@ use crate::tui::effect::{
 use crate::tui::widgets::truncate;
 use crate::vault::annotations::{Annotation, AnnotationOrigin};
 
-/// The outline: one section a row, indented by level, with its page; `selected` marked.
+/// The outline: one section a row, indented by level (0 is the top, as a paper's record counts
+/// them), with its page; `selected` marked.
 pub(super) fn outline(p: &Doc, selected: usize) -> List {
     let rows = p
         .info
@@ -18,7 +19,7 @@ pub(super) fn outline(p: &Doc, selected: usize) -> List {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let ind = "  ".repeat(s.level.saturating_sub(1).min(4) as usize);
+            let ind = "  ".repeat(s.level.min(4) as usize);
             let num = s
                 .number
                 .as_deref()

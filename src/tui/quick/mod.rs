@@ -8,14 +8,14 @@ use ratatui::crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
 use crate::context::{ContextRequest, Locality, Surface};
-use crate::vault::uri::{self, Target};
 
 use super::action::Action;
 use super::chips::{Chip, Gate, add_chips, admit};
-use super::effect::{Effect, Jump, Out, OverlayRequest, open_url};
+use super::effect::{Effect, Out, OverlayRequest};
 use super::thread::cells::step_selection;
+use super::thread::open::{self, Opening};
 use super::thread::scroll::Scroll;
-use super::thread::{ChatEvent, Item, ItemKind, SourceRef, Thread};
+use super::thread::{ChatEvent, Item, ItemKind, Thread};
 use super::widgets::new_input;
 
 /// What the Quick Chat is told.
@@ -208,7 +208,8 @@ impl Quick {
                 self.toggle();
                 Vec::new()
             }
-            Action::Open | Action::OpenExternal => self.open_source(),
+            Action::Open => self.open_source(false),
+            Action::OpenExternal => self.open_source(true),
             Action::Promote => match self.phase {
                 Phase::Answered { turn } => vec![
                     Out::RemoveQuick,
@@ -260,38 +261,26 @@ impl Quick {
 
     /// Enter on a source: a vault source closes the popup and jumps (ctrl-o comes back); an
     /// external one opens with $BROWSER and the popup stays.
-    fn open_source(&mut self) -> Vec<Out> {
+    /// Opens the selected item as the chat pane does ([`open::open`]); a jump closes Quick
+    /// Chat first.
+    fn open_source(&mut self, external: bool) -> Vec<Out> {
         let Some(i) = self.selected else {
             return vec![Out::info("select a source with j/k first")];
         };
-        if let Some(ItemKind::Citation { check: c, .. }) =
-            self.thread.items.get(i).map(|it| &it.kind)
-        {
-            let opens = crate::tui::thread::verdicts::opens(c);
-            return match Jump::at_uri(opens, c.quote.clone()) {
-                Some(jump) => {
-                    let mut out = self.close();
-                    out.push(Out::Jump(jump));
-                    out
-                }
-                None => vec![Out::error(format!("cannot open {}", c.uri))],
-            };
-        }
-        let Some(ItemKind::Source(SourceRef { uri: u, quote })) =
-            self.thread.items.get(i).map(|it| &it.kind)
-        else {
-            self.toggle();
+        let Some(item) = self.thread.items.get(i) else {
             return Vec::new();
         };
-        match uri::parse(u) {
-            Some(Target::External(url)) => open_url(url),
-            Some(Target::Vault { path, page, lines }) => {
-                let jump = Jump::at_place(path, page, lines, quote.clone());
+        match open::open(&item.kind, external) {
+            Opening::Jump(jump) => {
                 let mut out = self.close();
                 out.push(Out::Jump(jump));
                 out
             }
-            None => vec![Out::error(format!("cannot open {u}"))],
+            Opening::Toggle => {
+                self.toggle();
+                Vec::new()
+            }
+            Opening::Outs(outs) => outs,
         }
     }
 

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use ratatui_image::picker::{Picker, ProtocolType};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -18,10 +18,12 @@ use crate::tui::shot::{PageProto, ShotKey};
 use crate::vault::Vault;
 use crate::vault::render::{Bounds, PageCache, PageImage, Region, Renderer, locate_paper};
 
-/// Quote boxes found before, by (content hash, page, quote, which occurrence): panning a highlighted page does
-/// not read its text layer again. Bounded: cleared when full.
-type Boxes = HashMap<(String, u32, String, usize), Option<Vec<[f32; 4]>>>;
-static QUOTE_BOXES: OnceLock<Mutex<Boxes>> = OnceLock::new();
+/// A quote on a page: (content hash, page, quote, which occurrence).
+type QuoteAt = (String, u32, String, usize);
+
+/// Quote boxes found before (`None`: the quote has no place on its page): panning a
+/// highlighted page does not read its text layer again. Bounded: cleared when full.
+type Boxes = HashMap<QuoteAt, Option<Vec<[f32; 4]>>>;
 const QUOTE_BOXES_MAX: usize = 64;
 
 /// A page image: the paper's content hash, the page, the resolution.
@@ -50,12 +52,14 @@ enum Cmd {
     },
     /// A page the render child refused for a bound.
     Refused(PageSlot, String),
+    /// Where a quote is on its page, as a render job found it.
+    Boxes(QuoteAt, Option<Vec<[f32; 4]>>),
 }
 
 /// The door to the page images service. It owns how images reach the terminal (half-blocks
-/// until the terminal was asked), the executable whose render child draws them, and the pages
-/// refused for a bound this session: `I` on them again says why at once instead of starting
-/// the child again.
+/// until the terminal was asked), the executable whose render child draws them, the pages
+/// refused for a bound this session (`I` on them again says why at once instead of starting
+/// the child again), and where the quotes it highlighted are on their pages.
 pub(super) struct Images {
     tx: UnboundedSender<Cmd>,
     busy: Busy,
@@ -78,6 +82,7 @@ impl Images {
             picker: super::termquery::halfblocks(),
             exe: std::env::current_exe().unwrap_or_default(),
             refused: Arc::default(),
+            boxes: Arc::default(),
         };
         tokio::spawn(service.serve(rx));
         Images { tx, busy }
@@ -109,6 +114,8 @@ struct Service {
     exe: PathBuf,
     /// Shared with the render jobs as they start (a snapshot each; changed only here).
     refused: Arc<Refused>,
+    /// The same.
+    boxes: Arc<Boxes>,
 }
 
 /// What a render job needs from the service.
@@ -118,6 +125,7 @@ struct Render {
     picker: Picker,
     exe: PathBuf,
     refused: Arc<Refused>,
+    boxes: Arc<Boxes>,
 }
 
 impl Service {
@@ -129,6 +137,7 @@ impl Service {
                 Cmd::Refused(slot, why) => {
                     Arc::make_mut(&mut self.refused).insert(slot, why);
                 }
+                Cmd::Boxes(at, found) => remember(&mut self.boxes, at, found),
                 Cmd::Render { key, path, held } => {
                     let job = Render {
                         vault: self.vault.clone(),
@@ -136,12 +145,13 @@ impl Service {
                         picker: self.picker.clone(),
                         exe: self.exe.clone(),
                         refused: Arc::clone(&self.refused),
+                        boxes: Arc::clone(&self.boxes),
                     };
                     let (ui, me) = (self.ui.clone(), self.me.clone());
                     tokio::task::spawn_blocking(move || {
-                        let result = job.page_image(&path, &key, &mut |slot, why| {
+                        let result = job.page_image(&path, &key, &mut |learned| {
                             if let Some(me) = me.upgrade() {
-                                let _ = me.send(Cmd::Refused(slot, why));
+                                let _ = me.send(learned);
                             }
                         });
                         let _ = ui.send(Msg::PageImage { key, result });
@@ -155,13 +165,13 @@ impl Service {
 
 impl Render {
     /// The window `key.window` of page `key.page` of the paper at `path`, for the terminal.
-    /// The error is the status line's reason; a refusal for a bound is also told to
-    /// `refused`.
+    /// The error is the status line's reason; what the service keeps (a refusal for a bound,
+    /// where a quote is) is also told to `learned`.
     fn page_image(
         &self,
         path: &str,
         key: &ShotKey,
-        refused: &mut dyn FnMut(PageSlot, String),
+        learned: &mut dyn FnMut(Cmd),
     ) -> Result<PageProto, String> {
         let cannot =
             |e: &dyn std::fmt::Display| format!("cannot show page {} as an image ({e})", key.page);
@@ -188,7 +198,7 @@ impl Render {
                     return cannot(&e);
                 }
                 let why = e.to_string();
-                refused(slot, why.clone());
+                learned(Cmd::Refused(slot, why.clone()));
                 why
             })?;
         for mark in &key.marks {
@@ -196,7 +206,12 @@ impl Render {
         }
         let mut quote_at = None;
         if let Some(q) = &key.quote
-            && let Some(rects) = quote_boxes(&pdf, &sha, key.page, q, key.quote_nth)
+            && let Some(rects) = quote_boxes(
+                &self.boxes,
+                &pdf,
+                (sha.clone(), key.page, q.clone(), key.quote_nth),
+                learned,
+            )
         {
             quote_at = box_of(&shot.image, &region, &rects);
             shot.image.highlight(&rects);
@@ -227,30 +242,31 @@ impl Render {
     }
 }
 
-/// Where `quote` is on the page (user-space boxes), from the cache of quote boxes or the text
-/// layer; `None` when it has no place (a scan, a quote the layout cannot find).
+/// Where a quote is on its page (user-space boxes), from what the service knows or the text
+/// layer (then told to `learned`); `None` when it has no place (a scan, a quote the layout
+/// cannot find).
 fn quote_boxes(
+    known: &Boxes,
     pdf: &std::path::Path,
-    sha: &str,
-    page: u32,
-    quote: &str,
-    nth: usize,
+    at: QuoteAt,
+    learned: &mut dyn FnMut(Cmd),
 ) -> Option<Vec<[f32; 4]>> {
-    let cache = QUOTE_BOXES.get_or_init(Mutex::default);
-    let k = (sha.to_string(), page, quote.to_string(), nth);
-    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&k).cloned()) {
-        return hit;
+    if let Some(hit) = known.get(&at) {
+        return hit.clone();
     }
-    let found = std::fs::read(pdf)
-        .ok()
-        .and_then(|bytes| crate::context::quote::page_boxes_nth(&bytes, page, quote, nth).ok());
-    if let Ok(mut c) = cache.lock() {
-        if c.len() >= QUOTE_BOXES_MAX {
-            c.clear();
-        }
-        c.insert(k, found.clone());
-    }
+    let (_, page, quote, nth) = &at;
+    let found = crate::context::quote::page_boxes(pdf, *page, quote, *nth).ok();
+    learned(Cmd::Boxes(at, found.clone()));
     found
+}
+
+/// Keeps where a quote is, within the bound.
+fn remember(boxes: &mut Arc<Boxes>, at: QuoteAt, found: Option<Vec<[f32; 4]>>) {
+    let boxes = Arc::make_mut(boxes);
+    if boxes.len() >= QUOTE_BOXES_MAX && !boxes.contains_key(&at) {
+        boxes.clear();
+    }
+    boxes.insert(at, found);
 }
 
 /// The box around `rects` (user space) as parts of the page (left, top, right, bottom),
@@ -274,4 +290,51 @@ fn box_of(img: &PageImage, region: &Region, rects: &[[f32; 4]]) -> Option<[f32; 
     let across = |px: f64| (fl + px / f64::from(region.px.0) * (fr - fl)).clamp(0.0, 1.0) as f32;
     let down = |py: f64| (ft + py / f64::from(region.px.1) * (fb - ft)).clamp(0.0, 1.0) as f32;
     Some([across(l), down(t), across(r), down(bt)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(n: usize) -> QuoteAt {
+        ("sha".into(), 1, format!("quote {n}"), 0)
+    }
+
+    #[test]
+    fn a_quote_placed_before_is_not_looked_up_again_and_a_new_one_is_told_to_the_service() {
+        let gone = std::path::Path::new("/nonexistent/paper.pdf");
+        let mut known = Boxes::default();
+        known.insert(at(1), Some(vec![[1.0, 2.0, 3.0, 4.0]]));
+        let mut told = Vec::new();
+        let hit = quote_boxes(&known, gone, at(1), &mut |c| told.push(c));
+        assert_eq!(
+            hit,
+            Some(vec![[1.0, 2.0, 3.0, 4.0]]),
+            "from what the service knows"
+        );
+        assert!(told.is_empty());
+        // Not known: looked up (the file is gone, so it has no place), and the service told.
+        let miss = quote_boxes(&known, gone, at(2), &mut |c| told.push(c));
+        assert_eq!(miss, None);
+        assert!(matches!(&told[..], [Cmd::Boxes(a, None)] if *a == at(2)));
+    }
+
+    #[test]
+    fn the_service_keeps_a_bounded_number_of_quotes() {
+        let mut boxes = Arc::<Boxes>::default();
+        let snapshot = Arc::clone(&boxes);
+        for n in 0..QUOTE_BOXES_MAX {
+            remember(&mut boxes, at(n), None);
+        }
+        assert_eq!(boxes.len(), QUOTE_BOXES_MAX);
+        assert!(snapshot.is_empty(), "a job's snapshot does not change");
+        remember(&mut boxes, at(0), Some(Vec::new()));
+        assert_eq!(
+            boxes.len(),
+            QUOTE_BOXES_MAX,
+            "a known quote is replaced in place"
+        );
+        remember(&mut boxes, at(QUOTE_BOXES_MAX), None);
+        assert_eq!(boxes.len(), 1, "cleared when full");
+    }
 }

@@ -56,6 +56,7 @@ pub struct SessionInfo {
 pub mod cells;
 pub mod find;
 pub mod mentions;
+pub mod open;
 pub mod scroll;
 pub mod verdicts;
 

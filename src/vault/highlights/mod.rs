@@ -7,12 +7,10 @@
 mod export;
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use super::annotations::{Annotation, AnnotationKind, AnnotationOrigin};
-use super::pdf::{self, Limits};
 use super::statefs::{self, StateError};
 use super::{Vault, render};
 
@@ -283,27 +281,15 @@ pub fn delete(vault: &Vault, rel: &str, id: &str) -> Result<Highlight, Highlight
 /// the layout's text is the text the range was taken from, else the first place the text occurs.
 /// Empty when the page cannot be laid out (the text view still shows the highlight).
 fn rects_of(abs: PathBuf, page: u32, start: usize, end: usize, text: &str) -> Vec<[f32; 4]> {
-    let limit = Duration::from_secs(10);
     let text = text.to_string();
-    let laid = super::extract::isolated(limit, move || {
-        let bytes = std::fs::read(&abs).ok()?;
-        let layout = pdf::page_layout(
-            &bytes,
-            page,
-            Limits {
-                deadline: Instant::now() + limit,
-            },
-        )
-        .ok()?;
-        let range = if layout.text.get(start..end) == Some(text.as_str()) {
-            start..end
-        } else {
-            let at = layout.text.find(text.trim())?;
-            at..at + text.trim().len()
-        };
-        Some(layout.rects(range))
-    });
-    laid.ok().flatten().unwrap_or_default()
+    let locate = move |laid: &str| {
+        if laid.get(start..end) == Some(text.as_str()) {
+            return Some(start..end);
+        }
+        let at = laid.find(text.trim())?;
+        Some(at..at + text.trim().len())
+    };
+    super::boxes::text_boxes(&abs, page, locate).unwrap_or_default()
 }
 
 fn now_rfc3339() -> String {

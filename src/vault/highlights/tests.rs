@@ -2,6 +2,7 @@ use std::time::{Duration, Instant};
 
 use super::*;
 use crate::vault::demo::write_demo_vault;
+use crate::vault::pdf::{self, Limits};
 
 const PAPER: &str = "papers/layoutflow/paper.pdf";
 

@@ -146,8 +146,8 @@ fn plan(
             }
             EntryKind::Paper | EntryKind::File => {}
         }
-        let meta = match (entry.kind, vault.zotero()) {
-            (EntryKind::Paper, Some(z)) => z.meta(&entry.path),
+        let meta = match entry.kind {
+            EntryKind::Paper => crate::vault::extract::outside_meta(vault, &entry.path),
             _ => None,
         };
         let stamp = meta.as_ref().map(work::meta_stamp);

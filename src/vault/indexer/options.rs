@@ -25,7 +25,7 @@ impl Default for IndexOptions {
                     .unwrap_or(2)
             });
         IndexOptions {
-            time_limit: Duration::from_secs(60),
+            time_limit: crate::vault::extract::TIME_LIMIT,
             threads,
             rebuild: None,
         }

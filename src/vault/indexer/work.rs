@@ -141,23 +141,18 @@ fn process(job: &Job, vault: &Vault, limit: Duration, isolation: &mut Isolation)
     }
     match job.entry.kind {
         EntryKind::Paper => {
-            match extract::extract_paper(
-                isolation,
-                &abs,
-                &job.entry.path,
+            let file = extract::PaperFile {
+                abs: &abs,
+                rel: &job.entry.path,
                 bytes,
-                sha.clone(),
-                limit,
-            ) {
-                Ok((mut record, pages)) => {
-                    if let Some(meta) = &job.meta {
-                        record.meta = meta.clone();
-                    }
-                    Outcome::Paper {
-                        record: Box::new(record),
-                        pages,
-                    }
-                }
+                sha256: sha.clone(),
+                meta: job.meta.clone(),
+            };
+            match extract::record(isolation, file, limit) {
+                Ok((record, pages)) => Outcome::Paper {
+                    record: Box::new(record),
+                    pages,
+                },
                 Err(e) => Outcome::Failed {
                     sha256: sha,
                     reason: e.to_string(),
