@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::layout::{self, TextBox};
+use super::layout::{self, LayoutParams, TextBox};
 use super::{DocInfo, Limits, MAX_PAGES, OutlineItem, PdfError, check_deadline, content, load};
 
 /// A rectangle in PDF user space: `[x0, y0, x1, y1]`, y growing upwards, origin at the page's
@@ -61,6 +61,15 @@ impl Document {
     /// Reads every page of a PDF held in memory (encrypted files open when their user password
     /// is empty). Stops with [`PdfError::Timeout`] past `limits.deadline`.
     pub fn open(bytes: &[u8], limits: Limits) -> Result<Document, PdfError> {
+        Self::open_with(bytes, limits, &LayoutParams::DEFAULT)
+    }
+
+    /// [`open`](Self::open) with the layout's thresholds from `params`.
+    pub fn open_with(
+        bytes: &[u8],
+        limits: Limits,
+        params: &LayoutParams,
+    ) -> Result<Document, PdfError> {
         check_deadline(&limits)?;
         let doc = load(bytes)?;
         let ids: Vec<lopdf::ObjectId> = doc.page_iter().take(MAX_PAGES).collect();
@@ -81,11 +90,11 @@ impl Document {
             check_deadline(&limits)?;
             let glyphs =
                 content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
-            let (text, boxes) = layout::page_layout(&glyphs);
+            let (text, boxes) = layout::page_layout(&glyphs, params);
             pages.push(Page {
                 number: i as u32 + 1,
                 label: labels.as_ref().and_then(|l| l.get(i).cloned().flatten()),
-                blocks: blocks(&text, &boxes),
+                blocks: blocks(&text, &boxes, &params.highlight),
                 text,
                 unmapped_glyphs: glyphs.unmapped,
             });
@@ -114,7 +123,7 @@ impl Page {
 }
 
 /// The blocks and lines of a page text, with the boxes of the characters in each line.
-fn blocks(text: &str, boxes: &[TextBox]) -> Vec<Block> {
+fn blocks(text: &str, boxes: &[TextBox], p: &layout::HighlightParams) -> Vec<Block> {
     let mut out = Vec::new();
     let mut at = 0;
     for para in text.split("\n\n") {
@@ -128,7 +137,7 @@ fn blocks(text: &str, boxes: &[TextBox]) -> Vec<Block> {
             }
             let from = boxes.partition_point(|b| (b.at as usize) < range.start);
             let to = boxes.partition_point(|b| (b.at as usize) < range.end);
-            let bbox = union(boxes[from..to.max(from)].iter().map(TextBox::rect));
+            let bbox = union(boxes[from..to.max(from)].iter().map(|b| b.rect_with(p)));
             lines.push(TextLine {
                 text: line.to_string(),
                 bbox,
@@ -178,7 +187,7 @@ mod tests {
     #[test]
     fn blocks_follow_paragraphs_and_lines() {
         let text = "Title\n\nfirst line\nsecond line\n\nlast";
-        let got = blocks(text, &[]);
+        let got = blocks(text, &[], &layout::HighlightParams::DEFAULT);
         let lines: Vec<Vec<&str>> = got
             .iter()
             .map(|b| b.lines.iter().map(|l| l.text.as_str()).collect())

@@ -23,6 +23,10 @@
 //! the text (an Elsevier "Article history / Keywords" column stays one block after the
 //! abstract), vertical writing right to left, and decodes TeX's math fonts through their own
 //! layouts (see the crate's README.md).
+//!
+//! Every threshold of the layout is a documented field of [`LayoutParams`] (pdfminer's
+//! `LAParams`): the functions above use its defaults, and [`extract_with`],
+//! [`Document::open_with`], [`page_layout_with`] and [`stream_blocks_with`] take others.
 
 #![forbid(unsafe_code)]
 
@@ -53,7 +57,11 @@ mod vertical;
 
 pub use document::{Block, Document, Page, Rect, TextLine};
 pub use encodings::decode_text_string;
-pub use layout::{TextBox, merge_boxes};
+pub use layout::{
+    AccentParams, AsideParams, ColumnParams, DropCapParams, HighlightParams, LayoutParams,
+    LineNumberParams, LineParams, OverstrikeParams, ParagraphParams, SlantParams, StreamParams,
+    TextBox, TitleParams, VerticalParams, WordParams, merge_boxes, merge_boxes_with,
+};
 pub use links::{Link, LinkTarget};
 
 /// Limits for one document: extraction stops with [`PdfError::Timeout`] past the deadline.
@@ -141,6 +149,15 @@ const MAX_PAGES: usize = 20_000;
 /// Encrypted files open when their user password is empty; otherwise the result is
 /// [`PdfError::PasswordRequired`]. Pages without a text layer come back with empty text.
 pub fn extract(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
+    extract_with(bytes, limits, &LayoutParams::DEFAULT)
+}
+
+/// [`extract`] with the layout's thresholds from `params`.
+pub fn extract_with(
+    bytes: &[u8],
+    limits: Limits,
+    params: &LayoutParams,
+) -> Result<PdfDocument, PdfError> {
     check_deadline(&limits)?;
     let doc = load(bytes)?;
     check_deadline(&limits)?;
@@ -166,7 +183,7 @@ pub fn extract(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
         check_deadline(&limits)?;
         let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
         if i == 0 {
-            title_hint = layout::title_hint(&glyphs);
+            title_hint = layout::title_hint(&glyphs, params);
         }
         if undecodable(&glyphs) {
             undecodable_pages.push(i as u32 + 1);
@@ -174,7 +191,7 @@ pub fn extract(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
         pages.push(PageText {
             number: i as u32 + 1,
             label: labels.as_ref().and_then(|l| l.get(i).cloned().flatten()),
-            text: layout::page_text(&glyphs),
+            text: layout::page_text(&glyphs, params),
         });
     }
     check_deadline(&limits)?;
@@ -234,6 +251,16 @@ impl PageLayout {
 
 /// The layout of physical page `page` (1-based) of a PDF held in memory.
 pub fn page_layout(bytes: &[u8], page: u32, limits: Limits) -> Result<PageLayout, PdfError> {
+    page_layout_with(bytes, page, limits, &LayoutParams::DEFAULT)
+}
+
+/// [`page_layout`] with the layout's thresholds from `params`.
+pub fn page_layout_with(
+    bytes: &[u8],
+    page: u32,
+    limits: Limits,
+    params: &LayoutParams,
+) -> Result<PageLayout, PdfError> {
     check_deadline(&limits)?;
     let doc = load(bytes)?;
     let id = page
@@ -242,7 +269,7 @@ pub fn page_layout(bytes: &[u8], page: u32, limits: Limits) -> Result<PageLayout
         .ok_or_else(|| PdfError::Malformed(format!("the document has no page {page}")))?;
     let mut fonts = content::FontCache::default();
     let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
-    let (text, boxes) = layout::page_layout(&glyphs);
+    let (text, boxes) = layout::page_layout(&glyphs, params);
     Ok(PageLayout { text, boxes })
 }
 
@@ -276,6 +303,16 @@ pub fn stream_blocks(
     pages: &[u32],
     limits: Limits,
 ) -> Result<Vec<Vec<String>>, PdfError> {
+    stream_blocks_with(bytes, pages, limits, &LayoutParams::DEFAULT)
+}
+
+/// [`stream_blocks`] with the layout's thresholds from `params`.
+pub fn stream_blocks_with(
+    bytes: &[u8],
+    pages: &[u32],
+    limits: Limits,
+    params: &LayoutParams,
+) -> Result<Vec<Vec<String>>, PdfError> {
     check_deadline(&limits)?;
     let doc = load(bytes)?;
     let ids: Vec<lopdf::ObjectId> = doc.page_iter().take(MAX_PAGES).collect();
@@ -288,7 +325,7 @@ pub fn stream_blocks(
             continue;
         };
         let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
-        out.push(layout::stream_blocks(&glyphs));
+        out.push(layout::stream_blocks(&glyphs, params));
     }
     Ok(out)
 }

@@ -1,16 +1,21 @@
 //! Margin line numbers (the `lineno` package, review copies), taken out of the text.
 
-use super::{Frag, G, frag_text};
+use super::{Frag, G, LineNumberParams, frag_text};
 use crate::content::PageGlyphs;
 
 /// Removes margin line numbers (the `lineno` package, review copies): a column of plain numbers
 /// of up to four digits, aligned on one edge, counting up down the page by one step (every line,
 /// or every fifth), in a strip of the page no other text reaches. Page numbers of a table of
 /// contents repeat and jump, and stay.
-pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Frag>) {
+pub(super) fn drop_line_numbers(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &mut Vec<Frag>,
+    p: &LineNumberParams,
+) {
     let number = |f: &Frag| -> Option<u32> {
         let t = frag_text(page, gs, f)?;
-        (!t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit()))
+        (!t.is_empty() && t.len() <= p.max_digits && t.bytes().all(|b| b.is_ascii_digit()))
             .then(|| t.parse().ok())
             .flatten()
     };
@@ -19,7 +24,7 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
         .enumerate()
         .filter_map(|(i, f)| number(f).map(|n| (i, n)))
         .collect();
-    if candidates.len() < 5 {
+    if candidates.len() < p.min_numbers {
         return;
     }
     let mut drop = vec![false; frags.len()];
@@ -31,13 +36,13 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
         while start < order.len() {
             let mut end = start + 1;
             while end < order.len()
-                && edge(&frags[order[end].0]) - edge(&frags[order[end - 1].0]) < 1.5
+                && edge(&frags[order[end].0]) - edge(&frags[order[end - 1].0]) < p.edge_slack
             {
                 end += 1;
             }
             let mut column: Vec<(usize, u32)> = order[start..end].to_vec();
             start = end;
-            if column.len() < 5 {
+            if column.len() < p.min_numbers {
                 continue;
             }
             column.sort_by(|a, b| frags[b.0].y.total_cmp(&frags[a.0].y));
@@ -51,7 +56,8 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
             else {
                 continue;
             };
-            if steps.iter().filter(|d| **d == step).count() * 5 < steps.len() * 4 {
+            let (rn, rd) = p.regular_steps;
+            if steps.iter().filter(|d| **d == step).count() * rd < steps.len() * rn {
                 continue;
             }
             // Numbers count lines: the distance down the page per count is (mostly) the line
@@ -67,7 +73,7 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
             };
             let regular = pitches
                 .iter()
-                .filter(|p| (**p - pitch).abs() <= 0.2 * pitch)
+                .filter(|q| (**q - pitch).abs() <= p.same_pitch * pitch)
                 .count();
             if pitch <= 0.0 || regular * 2 < pitches.len() {
                 continue;
@@ -85,9 +91,12 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
             let overlapping = frags
                 .iter()
                 .enumerate()
-                .filter(|(i, f)| !members.contains(i) && f.x0 < cx1 - 0.5 && f.x1 > cx0 + 0.5)
+                .filter(|(i, f)| {
+                    !members.contains(i) && f.x0 < cx1 - p.strip_slack && f.x1 > cx0 + p.strip_slack
+                })
                 .count();
-            if overlapping * 10 > members.len() {
+            let (on, od) = p.max_overlapping;
+            if overlapping * od > members.len() * on {
                 continue;
             }
             // Numbers on the right: the justified lines before them end at one margin. A table
@@ -99,7 +108,7 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
             for &n in &members {
                 let num = &frags[n];
                 let level = frags.iter().enumerate().filter(|(i, f)| {
-                    !members.contains(i) && (f.y - num.y).abs() < 0.3 * f.size.max(num.size)
+                    !members.contains(i) && (f.y - num.y).abs() < p.level * f.size.max(num.size)
                 });
                 let near = if left_side {
                     level
@@ -125,8 +134,12 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
                 }
                 edges.sort_by(f32::total_cmp);
                 let median = edges[edges.len() / 2];
-                let aligned = edges.iter().filter(|e| (**e - median).abs() <= 2.0).count();
-                if aligned * 10 < edges.len() * 7 {
+                let aligned = edges
+                    .iter()
+                    .filter(|e| (**e - median).abs() <= p.aligned)
+                    .count();
+                let (an, ad) = p.min_aligned;
+                if aligned * ad < edges.len() * an {
                     continue;
                 }
             }
