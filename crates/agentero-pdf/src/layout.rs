@@ -16,6 +16,7 @@ mod overstrike;
 mod paragraphs;
 mod params;
 mod skew;
+mod vertical;
 
 use aside::regions;
 use linenumbers::drop_line_numbers;
@@ -170,7 +171,7 @@ pub fn page_layout(page: &PageGlyphs, p: &LayoutParams) -> (String, Vec<TextBox>
 
 fn layout(page: &PageGlyphs, geo: bool, p: &LayoutParams) -> (String, Vec<TextBox>) {
     // Columns stacked glyph by glyph in a horizontal font read as vertical writing.
-    let restacked = super::vertical::restack(page, &p.vertical);
+    let restacked = vertical::restack(page, &p.vertical);
     let all: &[Glyph] = restacked.as_deref().unwrap_or(&page.glyphs);
     let mut dirs: Vec<Dir> = all.iter().map(|g| g.dir).collect();
     dirs.sort();

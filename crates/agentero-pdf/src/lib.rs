@@ -27,6 +27,10 @@
 //! Every threshold of the layout is a documented field of [`LayoutParams`] (pdfminer's
 //! `LAParams`): the functions above use its defaults, and [`extract_with`],
 //! [`Document::open_with`], [`page_layout_with`] and [`stream_blocks_with`] take others.
+//!
+//! With the `fixtures` feature, `agentero_pdf::fixtures` holds the engine's test PDFs (each with
+//! the text of its pages) and the one writer they are made with, for this crate's tests and
+//! other crates' tests alike.
 
 #![forbid(unsafe_code)]
 
@@ -42,6 +46,8 @@ mod content;
 mod dest;
 mod document;
 mod encodings;
+#[cfg(feature = "fixtures")]
+pub mod fixtures;
 mod fontfile;
 mod fonts;
 mod forms;
@@ -53,7 +59,6 @@ pub mod metrics;
 mod outline;
 mod texmath;
 mod util;
-mod vertical;
 
 pub use document::{Block, Document, Page, Rect, TextLine};
 pub use encodings::decode_text_string;

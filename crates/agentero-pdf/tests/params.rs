@@ -5,14 +5,15 @@
 
 mod common;
 
+use agentero_pdf::fixtures::{Font, PageBuilder};
 use agentero_pdf::{LayoutParams, extract_with};
-use common::{Font, PageBuilder, limits};
+use common::limits;
 
-/// The layout's source files: `layout.rs`, `vertical.rs` and everything under `layout/` but the
+/// The layout's source files: `layout.rs` and everything under `layout/` but the
 /// parameters themselves (`layout/params.rs`, `layout/params/`).
 fn layout_sources() -> Vec<std::path::PathBuf> {
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = vec![src.join("layout.rs"), src.join("vertical.rs")];
+    let mut files = vec![src.join("layout.rs")];
     let mut folders = vec![src.join("layout")];
     while let Some(folder) = folders.pop() {
         for entry in std::fs::read_dir(&folder).expect("a readable folder") {

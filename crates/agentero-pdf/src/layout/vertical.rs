@@ -10,8 +10,8 @@
 //! turned for the column; `forms::horizontal_form` gives the character each one stands for, so
 //! that search finds `。` and `「` whichever way the page was set.
 
-use super::content::{Dir, Glyph, PageGlyphs};
-use super::layout::VerticalParams;
+use super::VerticalParams;
+use crate::content::{Dir, Glyph, PageGlyphs};
 
 /// Whether `g` sits right under `p` in one column: about the same centre across, one glyph
 /// height (give or take spacing) lower.
