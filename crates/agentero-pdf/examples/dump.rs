@@ -1,7 +1,7 @@
 //! Prints everything the engine says about the layout of PDFs, for comparing two builds of the
 //! engine byte for byte: `dump FILE...`. For each file, per page: the text as `extract` gives it,
-//! the label, the blocks and lines of `Document::open` with their boxes, the rectangles
-//! `PageLayout::rects` gives over each line and a hash of the page's character boxes, and the
+//! the label, the blocks and lines of `open` with their boxes, the rectangles
+//! `PageText::rects` gives over each line and a hash of the page's character boxes, and the
 //! page's blocks in content-stream order; then the title hint and the undecodable pages.
 //! Floats are printed exactly (`{:?}`), so a change in any threshold that moves a box shows.
 
@@ -9,7 +9,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
-use agentero_pdf::{Document, Limits, extract, page_layout, stream_blocks};
+use agentero_pdf::{Limits, extract, open, page_layout, stream_blocks};
 
 fn limits() -> Limits {
     Limits {
@@ -46,7 +46,7 @@ fn dump(bytes: &[u8]) {
     };
     println!("title_hint {:?}", plain.title_hint);
     println!("undecodable {:?}", plain.undecodable_pages);
-    let doc = match Document::open(bytes, limits()) {
+    let doc = match open(bytes, limits()) {
         Ok(d) => d,
         Err(e) => {
             println!("open error: {e}");
@@ -58,7 +58,7 @@ fn dump(bytes: &[u8]) {
     for (i, page) in plain.pages.iter().enumerate() {
         println!("--- page {} label {:?}", page.number, page.label);
         println!("{}", page.text);
-        let Some(structured) = doc.page(page.number) else {
+        let Some(structured) = doc.pages.get(i) else {
             println!("no structured page");
             continue;
         };

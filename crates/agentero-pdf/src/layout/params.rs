@@ -12,7 +12,7 @@ pub use regions::{AsideParams, ColumnParams, LineNumberParams};
 
 /// The thresholds of the layout: from glyphs to words, lines, paragraphs, columns and sidebars.
 /// `LayoutParams::default()` is what [`extract`](crate::extract) and
-/// [`Document::open`](crate::Document::open) use; the `*_with` entry points take others.
+/// [`open`](crate::open) use; the `*_with` entry points take others.
 ///
 /// ```
 /// let mut params = agentero_pdf::LayoutParams::default();
