@@ -335,7 +335,7 @@ pub fn page_layout_with(
 
 /// The link annotations of physical page `page` (1-based) of a PDF held in memory: each
 /// rectangle and where it goes (a page of the document, with the height its destination shows,
-/// or a URI). At most [`links::MAX_LINKS`]; an annotation that is not a readable link is
+/// or a URI). At most 1 000 (`links::MAX_LINKS`); an annotation that is not a readable link is
 /// skipped. The anchor text of a link is `page_layout(..).text_in(link.rect)`.
 pub fn page_links(bytes: &[u8], page: u32, limits: Limits) -> Result<Vec<Link>, PdfError> {
     check_deadline(&limits)?;
