@@ -23,6 +23,7 @@ use linenumbers::drop_line_numbers;
 use lines::build_lines;
 use overstrike::{drop_redrawn_fragment, redrawn_glyph};
 use paragraphs::{ends_with_hyphenated_word, paragraphs, starts_lowercase};
+use params::short_of;
 pub use params::{
     AccentParams, AsideParams, ColumnParams, DropCapParams, HighlightParams, LayoutParams,
     LineNumberParams, LineParams, OverstrikeParams, ParagraphParams, SlantParams, StreamParams,

@@ -222,7 +222,9 @@ fn read_document(
     let mut undecodable_pages = Vec::new();
     for (i, &id) in page_ids.iter().enumerate() {
         check_deadline(&limits)?;
-        let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
+        let glyphs =
+            content::Interpreter::new(&doc, &mut fonts, limits.deadline, params.slant.skew_min)
+                .run_page(id)?;
         if i == 0 {
             title_hint = layout::title_hint(&glyphs, params);
         }
@@ -319,7 +321,9 @@ pub fn page_layout_with(
         .and_then(|i| ids.get(i as usize).copied())
         .ok_or_else(|| PdfError::Malformed(format!("the document has no page {page}")))?;
     let mut fonts = content::FontCache::default();
-    let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
+    let glyphs =
+        content::Interpreter::new(&doc, &mut fonts, limits.deadline, params.slant.skew_min)
+            .run_page(id)?;
     let (text, boxes) = layout::page_layout(&glyphs, params);
     let label = labels::page_labels(&doc, ids.len())
         .and_then(|l| l.get(page as usize - 1).cloned().flatten());
@@ -384,7 +388,9 @@ pub fn stream_blocks_with(
             out.push(Vec::new());
             continue;
         };
-        let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
+        let glyphs =
+            content::Interpreter::new(&doc, &mut fonts, limits.deadline, params.slant.skew_min)
+                .run_page(id)?;
         out.push(layout::stream_blocks(&glyphs, params));
     }
     Ok(out)

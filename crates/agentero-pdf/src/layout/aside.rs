@@ -3,7 +3,7 @@
 //! block, after the text it sits beside.
 
 use super::columns::body_regions;
-use super::{AsideParams, Frag, G, LayoutParams, frag_text};
+use super::{AsideParams, Frag, G, LayoutParams, frag_text, short_of};
 use crate::content::PageGlyphs;
 
 /// Splits the fragments into reading-order regions: on a two-column page, full-width bands and
@@ -148,7 +148,7 @@ pub(super) fn find_aside(
                 .map_or(0, |t| t.chars().filter(|c| c.is_alphabetic()).count());
             taken += 1;
         }
-        if taken < 2 || aside_letters * 2 < aside_glyphs {
+        if taken < p.min_aside_fragments || short_of(aside_letters, aside_glyphs, p.min_letters) {
             continue;
         }
         // A clear strip between the aside and everything level with it.
@@ -336,7 +336,7 @@ pub(super) fn find_banded_aside(
         let (aside_glyphs, aside_letters) = letters(aside);
         let (beside_glyphs, _) = letters(beside);
         if beside.is_empty()
-            || aside_letters * 2 < aside_glyphs
+            || short_of(aside_letters, aside_glyphs, p.min_letters)
             || aside_glyphs >= beside_glyphs
             || best.as_ref().is_some_and(|b| b.0 >= aside_glyphs)
         {
@@ -371,7 +371,7 @@ pub(super) fn find_banded_aside(
             .iter()
             .filter(|a| level_with(a.y, &beside_lines))
             .count();
-        let own_baselines = in_step * 2 < aside_lines.len();
+        let own_baselines = short_of(in_step, aside_lines.len(), p.max_in_step);
         // A sidebar in the body's own font and on its baselines (Elsevier's cas-dc "Keywords"
         // column) is told from a table by the prose beside it: a sentence runs on from one
         // line to the next where both lines have a line of the aside level with them — the
@@ -393,7 +393,7 @@ pub(super) fn find_banded_aside(
             .iter()
             .filter(|l| l.y <= top + p.level_reach * em && l.y >= bottom - p.level_reach * em)
             .count();
-        if level * 2 < aside_lines.len() {
+        if short_of(level, aside_lines.len(), p.min_level) {
             return;
         }
         best = Some((aside_glyphs, aside.to_vec(), beside.to_vec()));

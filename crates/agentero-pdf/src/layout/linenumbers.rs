@@ -1,6 +1,6 @@
 //! Margin line numbers (the `lineno` package, review copies), taken out of the text.
 
-use super::{Frag, G, LineNumberParams, frag_text};
+use super::{Frag, G, LineNumberParams, frag_text, short_of};
 use crate::content::PageGlyphs;
 
 /// Removes margin line numbers (the `lineno` package, review copies): a column of plain numbers
@@ -50,14 +50,18 @@ pub(super) fn drop_line_numbers(
                 .windows(2)
                 .map(|w| i64::from(w[1].1) - i64::from(w[0].1))
                 .collect();
-            let Some(step) = [1, 2, 5, 10]
+            let Some(step) = p
+                .steps
                 .into_iter()
                 .max_by_key(|s| steps.iter().filter(|d| **d == *s).count())
             else {
                 continue;
             };
-            let (rn, rd) = p.regular_steps;
-            if steps.iter().filter(|d| **d == step).count() * rd < steps.len() * rn {
+            if short_of(
+                steps.iter().filter(|d| **d == step).count(),
+                steps.len(),
+                p.regular_steps,
+            ) {
                 continue;
             }
             // Numbers count lines: the distance down the page per count is (mostly) the line
@@ -75,7 +79,7 @@ pub(super) fn drop_line_numbers(
                 .iter()
                 .filter(|q| (**q - pitch).abs() <= p.same_pitch * pitch)
                 .count();
-            if pitch <= 0.0 || regular * 2 < pitches.len() {
+            if pitch <= 0.0 || short_of(regular, pitches.len(), p.min_regular_pitches) {
                 continue;
             }
             // A strip of its own: (almost) no other text on the page overlaps the column.
@@ -99,49 +103,8 @@ pub(super) fn drop_line_numbers(
             if overlapping * od > members.len() * on {
                 continue;
             }
-            // Numbers on the right: the justified lines before them end at one margin. A table
-            // of contents has ragged entries or dot leaders before its page numbers.
-            let left_side = frags.iter().filter(|f| f.x0 > cx1).count()
-                > frags.iter().filter(|f| f.x1 < cx0).count();
-            let mut edges: Vec<f32> = Vec::new();
-            let mut leaders = 0;
-            for &n in &members {
-                let num = &frags[n];
-                let level = frags.iter().enumerate().filter(|(i, f)| {
-                    !members.contains(i) && (f.y - num.y).abs() < p.level * f.size.max(num.size)
-                });
-                let near = if left_side {
-                    level
-                        .filter(|(_, f)| f.x0 >= num.x1)
-                        .min_by(|a, b| a.1.x0.total_cmp(&b.1.x0))
-                } else {
-                    level
-                        .filter(|(_, f)| f.x1 <= num.x0)
-                        .max_by(|a, b| a.1.x1.total_cmp(&b.1.x1))
-                };
-                if let Some((_, f)) = near {
-                    edges.push(if left_side { f.x0 } else { f.x1 });
-                    if frag_text(page, gs, f)
-                        .is_some_and(|t| t.trim_end().ends_with("..") || t.ends_with(". ."))
-                    {
-                        leaders += 1;
-                    }
-                }
-            }
-            if !left_side {
-                if edges.len() < 3 || leaders * 2 > edges.len() {
-                    continue;
-                }
-                edges.sort_by(f32::total_cmp);
-                let median = edges[edges.len() / 2];
-                let aligned = edges
-                    .iter()
-                    .filter(|e| (**e - median).abs() <= p.aligned)
-                    .count();
-                let (an, ad) = p.min_aligned;
-                if aligned * ad < edges.len() * an {
-                    continue;
-                }
+            if !beside_justified(page, gs, frags, &members, (cx0, cx1), p) {
+                continue;
             }
             for i in members {
                 drop[i] = true;
@@ -153,4 +116,54 @@ pub(super) fn drop_line_numbers(
         k += 1;
         !drop[k - 1]
     });
+}
+
+/// Whether the column of numbers `members` (spanning `cx0..cx1`) stands beside text as line
+/// numbers do. Numbers on the right: the justified lines before them end at one margin; a table
+/// of contents has ragged entries or dot leaders before its page numbers.
+fn beside_justified(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &[Frag],
+    members: &[usize],
+    (cx0, cx1): (f32, f32),
+    p: &LineNumberParams,
+) -> bool {
+    let left_side =
+        frags.iter().filter(|f| f.x0 > cx1).count() > frags.iter().filter(|f| f.x1 < cx0).count();
+    if left_side {
+        return true;
+    }
+    let mut edges: Vec<f32> = Vec::new();
+    let mut leaders = 0;
+    for &n in members {
+        let num = &frags[n];
+        let near = frags
+            .iter()
+            .enumerate()
+            .filter(|(i, f)| {
+                !members.contains(i) && (f.y - num.y).abs() < p.level * f.size.max(num.size)
+            })
+            .filter(|(_, f)| f.x1 <= num.x0)
+            .max_by(|a, b| a.1.x1.total_cmp(&b.1.x1));
+        if let Some((_, f)) = near {
+            edges.push(f.x1);
+            if frag_text(page, gs, f)
+                .is_some_and(|t| t.trim_end().ends_with("..") || t.ends_with(". ."))
+            {
+                leaders += 1;
+            }
+        }
+    }
+    let (ln, ld) = p.max_leaders;
+    if edges.len() < p.min_edges || leaders * ld > edges.len() * ln {
+        return false;
+    }
+    edges.sort_by(f32::total_cmp);
+    let median = edges[edges.len() / 2];
+    let aligned = edges
+        .iter()
+        .filter(|e| (**e - median).abs() <= p.aligned)
+        .count();
+    !short_of(aligned, edges.len(), p.min_aligned)
 }

@@ -21,7 +21,7 @@ pub(super) fn paragraphs(
         .collect();
     deltas.sort_by(f32::total_cmp);
     // Line pitch inside paragraphs is the common case; one delta alone says nothing.
-    let typical = (deltas.len() >= 2).then(|| deltas[(deltas.len() - 1) / 2]);
+    let typical = (deltas.len() >= p.min_pitches).then(|| deltas[(deltas.len() - 1) / 2]);
     let left = lines.iter().map(|l| l.x0).fold(f32::INFINITY, f32::min);
     let mut sizes: Vec<f32> = lines.iter().map(|l| l.size).filter(|s| *s > 0.0).collect();
     sizes.sort_by(f32::total_cmp);

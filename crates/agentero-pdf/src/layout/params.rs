@@ -64,6 +64,11 @@ impl Default for LayoutParams {
     }
 }
 
+/// Whether `count` is less than the ratio `(n, d)` of `total` (in whole numbers, exactly).
+pub(crate) fn short_of(count: usize, total: usize, (n, d): (usize, usize)) -> bool {
+    count * d < total * n
+}
+
 macro_rules! default_impl {
     ($($t:ident),*) => {$(
         impl Default for $t {
@@ -292,6 +297,9 @@ pub struct ParagraphParams {
     /// Two monospaced lines whose character widths differ by at most this share are in one
     /// font (one code listing): the rounding of positions.
     pub same_mono: f32,
+    /// The typical line pitch of a block is the median of at least this many pitches: one
+    /// pitch alone says nothing.
+    pub min_pitches: usize,
     /// Two lines whose sizes differ by less than this share are in one size: a title's two
     /// lines are spaced by their own size's pitch.
     pub same_size: f32,
@@ -320,6 +328,7 @@ pub struct ParagraphParams {
 impl ParagraphParams {
     pub const DEFAULT: Self = Self {
         same_mono: 0.03,
+        min_pitches: 2,
         same_size: 0.1,
         gap_pitches: 1.45,
         gap_extra: 0.3,
@@ -331,16 +340,24 @@ impl ParagraphParams {
     };
 }
 
+/// Text set at a slant (a diagonal stamp, a seal of letters round a circle).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct SlantParams {
+    /// A baseline turned more than this many degrees from every quarter turn is slanted (read
+    /// run by run after the upright text): rotated scans and hand-placed labels lean a few
+    /// degrees and stay on their lines.
+    pub skew_min: f32,
     /// How far (ems) the next glyph may start from where the last one ended and still go on
     /// its run: a letter-spaced seal, but not the next line of a stamp.
     pub run_gap: f32,
 }
 
 impl SlantParams {
-    pub const DEFAULT: Self = Self { run_gap: 0.8 };
+    pub const DEFAULT: Self = Self {
+        skew_min: 10.0,
+        run_gap: 0.8,
+    };
 }
 
 /// Vertical writing set with a horizontal font, glyph under glyph.
@@ -350,6 +367,11 @@ pub struct VerticalParams {
     /// Stacked glyphs in a row before a page counts as set vertically: a few stacked glyphs
     /// are a table's column or a formula.
     pub min_stacked: usize,
+    /// At least this ratio `(n, d)` of the page's upright glyphs are stacked.
+    pub min_stacked_share: (usize, usize),
+    /// At least this ratio `(n, d)` of the stacked glyphs are ideographs or kana: a column of
+    /// digits or letters is a table or a formula.
+    pub min_wide_share: (usize, usize),
     /// A glyph under another is in its column when their centres are within this (ems).
     pub same_column: f32,
     /// ... and it is at least this far down (ems)...
@@ -367,6 +389,8 @@ pub struct VerticalParams {
 impl VerticalParams {
     pub const DEFAULT: Self = Self {
         min_stacked: 40,
+        min_stacked_share: (1, 2),
+        min_wide_share: (1, 2),
         same_column: 0.2,
         min_drop: 0.5,
         max_drop: 2.2,

@@ -10,7 +10,7 @@
 //! turned for the column; `forms::horizontal_form` gives the character each one stands for, so
 //! that search finds `。` and `「` whichever way the page was set.
 
-use super::VerticalParams;
+use super::{VerticalParams, short_of};
 use crate::content::{Dir, Glyph, PageGlyphs};
 
 /// Whether `g` sits right under `p` in one column: about the same centre across, one glyph
@@ -73,14 +73,17 @@ pub fn restack(page: &PageGlyphs, v: &VerticalParams) -> Option<Vec<Glyph>> {
             run_start = None;
         }
     }
-    if stacked < v.min_stacked || stacked * 2 < shown.len() || leftward < rightward {
+    if stacked < v.min_stacked
+        || short_of(stacked, shown.len(), v.min_stacked_share)
+        || leftward < rightward
+    {
         return None;
     }
     // Ideographs and kana stack; a column of digits or letters is a table or a formula.
     let wide = (0..page.glyphs.len())
         .filter(|&i| in_run[i] && is_wide(page, &page.glyphs[i]))
         .count();
-    if wide * 2 < stacked {
+    if short_of(wide, stacked, v.min_wide_share) {
         return None;
     }
     let mut glyphs = page.glyphs.clone();

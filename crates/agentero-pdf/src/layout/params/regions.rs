@@ -171,6 +171,16 @@ pub struct AsideParams {
     /// The height a margin note covers reaches this far below its lowest baseline (ems): its
     /// descenders and the next line's rounding.
     pub below: f32,
+    /// A margin note is at least this many fragments.
+    pub min_aside_fragments: usize,
+    /// At least this ratio `(n, d)` of an aside's glyphs are letters: words, not a column of
+    /// numbers (a contents list's page numbers, equation numbers).
+    pub min_letters: (usize, usize),
+    /// A sidebar on baselines of its own keeps step with the text beside in fewer than this
+    /// ratio `(n, d)` of its lines (the cells of a table keep step with their row).
+    pub max_in_step: (usize, usize),
+    /// At least this ratio `(n, d)` of a banded sidebar's lines lie level with the text beside.
+    pub min_level: (usize, usize),
     /// The text beside an aside is in lines more than this many times as wide as the aside's.
     pub width_ratio: f32,
     /// ... and at least this share of the text's width: prose, not another narrow column.
@@ -215,6 +225,10 @@ impl AsideParams {
         max_cuts: 400,
         cut_slack: 0.5,
         below: 0.5,
+        min_aside_fragments: 2,
+        min_letters: (1, 2),
+        max_in_step: (1, 2),
+        min_level: (1, 2),
         width_ratio: 2.0,
         min_beside_width: 0.35,
         same_line: 0.3,
@@ -243,16 +257,27 @@ pub struct LineNumberParams {
     /// At least this ratio `(n, d)` of the steps down the column is the column's step (1, 2,
     /// 5 or 10): a contents list's page numbers repeat and jump.
     pub regular_steps: (usize, usize),
+    /// The steps a column of line numbers may count by: every line, or every second, fifth or
+    /// tenth.
+    pub steps: [i64; 4],
     /// Distances per count within this share of the median are the same line pitch...
     pub same_pitch: f32,
+    /// ... for at least this ratio `(n, d)` of them: numbers count lines, while section numbers
+    /// of a contents list are spaced by their subsections.
+    pub min_regular_pitches: (usize, usize),
     /// Other text overlaps the numbers' strip by less than this (points) at each edge...
     pub strip_slack: f32,
     /// ... and at most this ratio `(n, d)` of fragments (per number) overlaps it at all.
     pub max_overlapping: (usize, usize),
     /// Text within this (ems of the larger) of a number's baseline is level with it.
     pub level: f32,
-    /// Numbers on the right: the lines before them end within this (points) of their median
-    /// end (justified text), not ragged as a contents list.
+    /// Numbers on the right: at least this many lines end before them, to tell justified text
+    /// from a contents list...
+    pub min_edges: usize,
+    /// ... at most this ratio `(n, d)` of those lines end in dot leaders (a contents list)...
+    pub max_leaders: (usize, usize),
+    /// ... and the lines before them end within this (points) of their median end (justified
+    /// text), not ragged as a contents list.
     pub aligned: f32,
     /// ... for at least this ratio `(n, d)` of them.
     pub min_aligned: (usize, usize),
@@ -264,10 +289,14 @@ impl LineNumberParams {
         max_digits: 4,
         edge_slack: 1.5,
         regular_steps: (4, 5),
+        steps: [1, 2, 5, 10],
         same_pitch: 0.2,
+        min_regular_pitches: (1, 2),
         strip_slack: 0.5,
         max_overlapping: (1, 10),
         level: 0.3,
+        min_edges: 3,
+        max_leaders: (1, 2),
         aligned: 2.0,
         min_aligned: (7, 10),
     };
