@@ -13,7 +13,7 @@ use super::check::library::{Library as Matcher, Paper, Resolved};
 use super::library::Library;
 use crate::vault::links::{ReferenceList, citation_markers, reference_list};
 use crate::vault::meta::PaperMeta;
-use crate::vault::pdf::{self, Limits, LinkTarget, PageLayout};
+use crate::vault::pdf::{self, Limits, LinkTarget, PageText};
 use crate::vault::{Vault, refs};
 
 /// How long reading one page's links may take.
@@ -103,7 +103,7 @@ pub fn page_links(vault: &Vault, path: &str, page: u32, texts: &[String]) -> Pag
 }
 
 /// A page's link annotations and the layouts of its page and of the pages they go to.
-type Read = (Vec<pdf::Link>, HashMap<u32, PageLayout>);
+type Read = (Vec<pdf::Link>, HashMap<u32, PageText>);
 
 fn read_pdf(vault: &Vault, path: &str, page: u32) -> Result<Option<Read>, String> {
     let file = vault.read_path(path).map_err(|e| e.to_string())?;
@@ -143,7 +143,7 @@ fn read_pdf(vault: &Vault, path: &str, page: u32) -> Result<Option<Read>, String
 /// number on the reference list's page), else a page with the line it shows, or a URI.
 fn annotation_items(
     links: &[pdf::Link],
-    layouts: &HashMap<u32, PageLayout>,
+    layouts: &HashMap<u32, PageText>,
     page: u32,
     pages: &[&str],
     list: &ReferenceList,
@@ -245,7 +245,7 @@ fn label(anchor: &str, target: Option<&str>) -> Option<String> {
 }
 
 /// The line of `layout` at the height `top` (the first below it, nearest the left).
-fn line_at(layout: &PageLayout, top: f32) -> Option<String> {
+fn line_at(layout: &PageText, top: f32) -> Option<String> {
     let b = layout
         .boxes
         .iter()

@@ -417,6 +417,7 @@ mod tests {
             number: n,
             label: None,
             text: t.to_string(),
+            ..PageText::default()
         };
         let pages = vec![
             page(

@@ -174,7 +174,7 @@ impl PageImage {
         }
     }
 
-    /// Paints highlight boxes (user-space rectangles, as [`super::pdf::PageLayout::rects`]
+    /// Paints highlight boxes (user-space rectangles, as [`super::pdf::PageText::rects`]
     /// gives them): the text under them tinted as a marker pen would, an outline around each.
     pub fn highlight(&mut self, rects: &[[f32; 4]]) {
         let pad = (self.dpi / 72).max(1);

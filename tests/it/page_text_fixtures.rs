@@ -1,7 +1,7 @@
-//! The extractor on PDFs the project writes itself (`agentero::vault::demo::fixtures`): every
-//! family of Adobe's predefined CMaps, vertical writing, a TrueType font known only by glyph ids,
-//! a font nothing can decode, margin line numbers, a sidebar box, a drop cap, TeX accents and a
-//! code listing. Each fixture says what text each page must give.
+//! The pages the app's tests open (`agentero::vault::demo::fixtures`: a code listing, numbered
+//! pages) read as they say, and the engine's fixtures (`agentero_pdf::fixtures`, whose text the
+//! crate's own tests check) indexed and searched by the app. Each fixture says what text each page
+//! must give.
 
 use crate::common;
 
@@ -26,50 +26,6 @@ fn assert_pages(f: &Fixture) -> PdfDocument {
 }
 
 #[test]
-fn every_predefined_cmap_family_decodes_without_tounicode() {
-    let f = fixtures::predefined_cmaps().unwrap();
-    let doc = assert_pages(&f);
-    assert!(doc.undecodable_pages.is_empty());
-}
-
-#[test]
-fn vertical_columns_read_top_down_right_to_left() {
-    assert_pages(&fixtures::vertical_writing().unwrap());
-}
-
-#[test]
-fn truetype_identity_font_without_tounicode_reads_through_its_cmap() {
-    let doc = assert_pages(&fixtures::truetype_without_tounicode().unwrap());
-    assert!(doc.undecodable_pages.is_empty());
-}
-
-#[test]
-fn undecodable_pages_are_counted_and_give_no_guessed_text() {
-    let doc = assert_pages(&fixtures::undecodable_font().unwrap());
-    assert_eq!(doc.undecodable_pages, vec![1]);
-}
-
-#[test]
-fn margin_line_numbers_stay_out_of_the_text() {
-    assert_pages(&fixtures::margin_line_numbers().unwrap());
-}
-
-#[test]
-fn a_sidebar_box_is_a_block_after_the_abstract() {
-    assert_pages(&fixtures::sidebar_box().unwrap());
-}
-
-#[test]
-fn a_drop_cap_joins_its_word() {
-    assert_pages(&fixtures::drop_cap().unwrap());
-}
-
-#[test]
-fn tex_accents_compose_with_their_letters() {
-    assert_pages(&fixtures::tex_accents().unwrap());
-}
-
-#[test]
 fn code_keeps_its_indentation_and_line_breaks() {
     assert_pages(&fixtures::code_listing().unwrap());
 }
@@ -86,8 +42,8 @@ fn index_summary_reports_undecodable_pages() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     for (slug, fixture) in [
-        ("opaque", fixtures::undecodable_font().unwrap()),
-        ("cjk", fixtures::predefined_cmaps().unwrap()),
+        ("opaque", agentero_pdf::fixtures::undecodable_font()),
+        ("cjk", agentero_pdf::fixtures::predefined_cmaps()),
     ] {
         std::fs::create_dir_all(root.join("papers").join(slug)).unwrap();
         std::fs::write(

@@ -1,43 +1,12 @@
-//! The crate's structured view of a PDF: [`Document`] → [`Page`] → [`Block`] → [`TextLine`], each
-//! block and line with its box on the page, plus page labels, the outline and the document info.
-//! The text is exactly what [`extract`](crate::extract) gives; blocks and lines are its
-//! paragraphs and lines, with the boxes of the glyphs that drew them.
-
-use std::collections::HashMap;
+//! The geometry of a page's text: its [`Block`]s and their [`TextLine`]s, each with its box on the
+//! page. Blocks and lines are the paragraphs and lines of [`PageText::text`](crate::PageText),
+//! with the boxes of the glyphs that drew them.
 
 use super::layout::{self, TextBox};
-use super::{DocInfo, Limits, MAX_PAGES, OutlineItem, PdfError, check_deadline, content, load};
 
 /// A rectangle in PDF user space: `[x0, y0, x1, y1]`, y growing upwards, origin at the page's
 /// lower left corner (before any `/Rotate`).
 pub type Rect = [f32; 4];
-
-/// A PDF read for its text: pages in order, with the document's metadata and outline.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Document {
-    pub pages: Vec<Page>,
-    /// The Info dictionary and XMP metadata, as found (not trusted: callers judge).
-    pub info: DocInfo,
-    /// The outline (bookmarks), flattened in document order.
-    pub outline: Vec<OutlineItem>,
-    /// True when the file was encrypted and opened with the empty user password.
-    pub was_encrypted: bool,
-}
-
-/// One physical page.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Page {
-    /// 1-based physical page number.
-    pub number: u32,
-    /// Page label from `/PageLabels` ("iv", "283"), when the document defines one.
-    pub label: Option<String>,
-    /// The page's text in reading order (blocks separated by a blank line, lines by `\n`).
-    pub text: String,
-    /// The blocks of `text`, in the same order.
-    pub blocks: Vec<Block>,
-    /// Shown glyphs no font table could turn into text.
-    pub unmapped_glyphs: u32,
-}
 
 /// A block of text: a paragraph, a heading, a sidebar, a code listing.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -53,68 +22,12 @@ pub struct TextLine {
     pub text: String,
     /// Where the line's glyphs sit (for vertical writing, the column's box).
     pub bbox: Rect,
-    /// Byte range of the line in [`Page::text`].
+    /// Byte range of the line in [`PageText::text`](crate::PageText::text).
     pub range: std::ops::Range<usize>,
 }
 
-impl Document {
-    /// Reads every page of a PDF held in memory (encrypted files open when their user password
-    /// is empty). Stops with [`PdfError::Timeout`] past `limits.deadline`.
-    pub fn open(bytes: &[u8], limits: Limits) -> Result<Document, PdfError> {
-        check_deadline(&limits)?;
-        let doc = load(bytes)?;
-        let ids: Vec<lopdf::ObjectId> = doc.page_iter().take(MAX_PAGES).collect();
-        if ids.is_empty() {
-            return Err(PdfError::Malformed(
-                "the document has no readable pages".into(),
-            ));
-        }
-        let numbers: HashMap<lopdf::ObjectId, u32> = ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| (*id, i as u32 + 1))
-            .collect();
-        let labels = super::labels::page_labels(&doc, ids.len());
-        let mut fonts = content::FontCache::default();
-        let mut pages = Vec::with_capacity(ids.len());
-        for (i, &id) in ids.iter().enumerate() {
-            check_deadline(&limits)?;
-            let glyphs =
-                content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
-            let (text, boxes) = layout::page_layout(&glyphs);
-            pages.push(Page {
-                number: i as u32 + 1,
-                label: labels.as_ref().and_then(|l| l.get(i).cloned().flatten()),
-                blocks: blocks(&text, &boxes),
-                text,
-                unmapped_glyphs: glyphs.unmapped,
-            });
-        }
-        Ok(Document {
-            pages,
-            info: super::info::doc_info(&doc),
-            outline: super::outline::outline(&doc, &numbers),
-            was_encrypted: doc.was_encrypted(),
-        })
-    }
-
-    /// The page with 1-based physical number `number`.
-    pub fn page(&self, number: u32) -> Option<&Page> {
-        number
-            .checked_sub(1)
-            .and_then(|i| self.pages.get(i as usize))
-    }
-}
-
-impl Page {
-    /// The lines of all blocks, in reading order.
-    pub fn lines(&self) -> impl Iterator<Item = &TextLine> {
-        self.blocks.iter().flat_map(|b| b.lines.iter())
-    }
-}
-
 /// The blocks and lines of a page text, with the boxes of the characters in each line.
-fn blocks(text: &str, boxes: &[TextBox]) -> Vec<Block> {
+pub(crate) fn blocks(text: &str, boxes: &[TextBox], p: &layout::HighlightParams) -> Vec<Block> {
     let mut out = Vec::new();
     let mut at = 0;
     for para in text.split("\n\n") {
@@ -128,7 +41,7 @@ fn blocks(text: &str, boxes: &[TextBox]) -> Vec<Block> {
             }
             let from = boxes.partition_point(|b| (b.at as usize) < range.start);
             let to = boxes.partition_point(|b| (b.at as usize) < range.end);
-            let bbox = union(boxes[from..to.max(from)].iter().map(TextBox::rect));
+            let bbox = union(boxes[from..to.max(from)].iter().map(|b| b.rect_with(p)));
             lines.push(TextLine {
                 text: line.to_string(),
                 bbox,
@@ -178,7 +91,7 @@ mod tests {
     #[test]
     fn blocks_follow_paragraphs_and_lines() {
         let text = "Title\n\nfirst line\nsecond line\n\nlast";
-        let got = blocks(text, &[]);
+        let got = blocks(text, &[], &layout::HighlightParams::DEFAULT);
         let lines: Vec<Vec<&str>> = got
             .iter()
             .map(|b| b.lines.iter().map(|l| l.text.as_str()).collect())

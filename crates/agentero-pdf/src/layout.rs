@@ -14,19 +14,21 @@ mod linenumbers;
 mod lines;
 mod overstrike;
 mod paragraphs;
+mod params;
 mod skew;
+mod vertical;
 
 use aside::regions;
 use linenumbers::drop_line_numbers;
 use lines::build_lines;
 use overstrike::{drop_redrawn_fragment, redrawn_glyph};
 use paragraphs::{ends_with_hyphenated_word, paragraphs, starts_lowercase};
-
-/// Gap between glyphs, relative to the font size, above which a word break is assumed. TeX's
-/// tightest inter-word space is about 0.22 em while kerns stay below about 0.1 em.
-const WORD_GAP: f32 = 0.15;
-/// Gap (relative to font size) that ends a fragment: wider than any justified word space.
-const FRAGMENT_GAP: f32 = 1.0;
+use params::short_of;
+pub use params::{
+    AccentParams, AsideParams, ColumnParams, DropCapParams, HighlightParams, LayoutParams,
+    LineNumberParams, LineParams, OverstrikeParams, ParagraphParams, SlantParams, StreamParams,
+    TitleParams, VerticalParams, WordParams,
+};
 
 #[derive(Debug, Clone, Copy)]
 struct G {
@@ -80,15 +82,19 @@ pub struct TextBox {
     dir: Dir,
 }
 
-/// Share of the font size above and below the baseline a highlight covers (ascenders and
-/// descenders of a typical text face).
-const ASCENT: f32 = 0.8;
-const DESCENT: f32 = 0.25;
-
 impl TextBox {
-    /// The box in PDF user space: `[x0, y0, x1, y1]`, y growing upwards.
+    /// The box in PDF user space: `[x0, y0, x1, y1]`, y growing upwards, with the default
+    /// [`HighlightParams`].
     pub fn rect(&self) -> [f32; 4] {
-        let (y0, y1) = (self.y - DESCENT * self.size, self.y + ASCENT * self.size);
+        self.rect_with(&HighlightParams::DEFAULT)
+    }
+
+    /// [`rect`](Self::rect) with the box's height from `p`.
+    pub fn rect_with(&self, p: &HighlightParams) -> [f32; 4] {
+        let (y0, y1) = (
+            self.y - p.descent * self.size,
+            self.y + p.ascent * self.size,
+        );
         // The inverse of `content::orient`; a slanted box's corners give its upright bounds.
         let corners = [(self.x0, y0), (self.x1, y1), (self.x0, y1), (self.x1, y0)]
             .map(|(x, y)| self.dir.page(x, y));
@@ -105,12 +111,17 @@ impl TextBox {
 /// line: consecutive boxes merge while they share a direction and a baseline and no wide gap
 /// separates them.
 pub fn merge_boxes(boxes: &[TextBox]) -> Vec<[f32; 4]> {
+    merge_boxes_with(boxes, &HighlightParams::DEFAULT)
+}
+
+/// [`merge_boxes`] with the thresholds of `p`.
+pub fn merge_boxes_with(boxes: &[TextBox], p: &HighlightParams) -> Vec<[f32; 4]> {
     let mut runs: Vec<TextBox> = Vec::new();
     for b in boxes {
         if let Some(r) = runs.last_mut() {
             let s = r.size.max(b.size);
-            let same_line = r.dir == b.dir && (r.y - b.y).abs() < 0.3 * s;
-            if same_line && b.x0 >= r.x0 - 0.5 * s && b.x0 <= r.x1 + 2.0 * s {
+            let same_line = r.dir == b.dir && (r.y - b.y).abs() < p.same_line * s;
+            if same_line && b.x0 >= r.x0 - p.back * s && b.x0 <= r.x1 + p.gap * s {
                 r.x1 = r.x1.max(b.x1);
                 r.x0 = r.x0.min(b.x0);
                 r.size = s;
@@ -119,7 +130,7 @@ pub fn merge_boxes(boxes: &[TextBox]) -> Vec<[f32; 4]> {
         }
         runs.push(*b);
     }
-    runs.iter().map(TextBox::rect).collect()
+    runs.iter().map(|r| r.rect_with(p)).collect()
 }
 
 /// Appends `cells` to `into`, their offsets moved by `base` bytes.
@@ -149,19 +160,19 @@ fn glyph_cells(cells: &mut Vec<TextBox>, at: usize, shown: &str, g: &G) {
 }
 
 /// The page's text: upright text first, then text in each other direction.
-pub fn page_text(page: &PageGlyphs) -> String {
-    layout(page, false).0
+pub fn page_text(page: &PageGlyphs, p: &LayoutParams) -> String {
+    layout(page, false, p).0
 }
 
 /// The page's text (exactly [`page_text`]) and the box of each of its characters, in text
 /// order.
-pub fn page_layout(page: &PageGlyphs) -> (String, Vec<TextBox>) {
-    layout(page, true)
+pub fn page_layout(page: &PageGlyphs, p: &LayoutParams) -> (String, Vec<TextBox>) {
+    layout(page, true, p)
 }
 
-fn layout(page: &PageGlyphs, geo: bool) -> (String, Vec<TextBox>) {
+fn layout(page: &PageGlyphs, geo: bool, p: &LayoutParams) -> (String, Vec<TextBox>) {
     // Columns stacked glyph by glyph in a horizontal font read as vertical writing.
-    let restacked = super::vertical::restack(page);
+    let restacked = vertical::restack(page, &p.vertical);
     let all: &[Glyph] = restacked.as_deref().unwrap_or(&page.glyphs);
     let mut dirs: Vec<Dir> = all.iter().map(|g| g.dir).collect();
     dirs.sort();
@@ -169,7 +180,7 @@ fn layout(page: &PageGlyphs, geo: bool) -> (String, Vec<TextBox>) {
     let mut out = String::new();
     let mut cells = Vec::new();
     let slanted_marks = if dirs.iter().any(|d| matches!(d, Dir::Skew(_))) {
-        skew::slanted(all)
+        skew::slanted(all, p)
     } else {
         Vec::new()
     };
@@ -186,9 +197,9 @@ fn layout(page: &PageGlyphs, geo: bool) -> (String, Vec<TextBox>) {
                 .filter(|&i| all[i].dir == dir && !is_slanted(i))
                 .map(|i| &all[i])
                 .collect();
-            direction_text(page, &glyphs, geo)
+            direction_text(page, &glyphs, geo, p)
         })
-        .chain((!slanted.is_empty()).then(|| skew::slanted_text(page, &slanted, geo)));
+        .chain((!slanted.is_empty()).then(|| skew::slanted_text(page, &slanted, geo, p)));
     for (text, dir_cells) in pieces {
         if !text.is_empty() {
             if !out.is_empty() {
@@ -249,30 +260,34 @@ fn compose_marks(text: String, cells: &mut [TextBox]) -> String {
 
 /// The run of consecutive upright lines set in the page's largest font, when that font is
 /// clearly larger than the body text (a title), joined with spaces.
-pub fn title_hint(page: &PageGlyphs) -> Option<String> {
+pub fn title_hint(page: &PageGlyphs, p: &LayoutParams) -> Option<String> {
+    let t = &p.title;
     let glyphs: Vec<&Glyph> = page.glyphs.iter().filter(|g| g.dir == Dir::Up0).collect();
-    let (gs, frags) = fragments(page, &glyphs);
-    let lines = build_lines(page, &gs, &frags, (0..frags.len()).collect(), false);
+    let (gs, frags) = fragments(page, &glyphs, p);
+    let lines = build_lines(page, &gs, &frags, (0..frags.len()).collect(), false, p);
     // Body size: the size carrying the most characters.
     let mut weights: Vec<(f32, usize)> = Vec::new();
     for l in &lines {
         let n = l.text.chars().filter(|c| c.is_alphanumeric()).count();
-        match weights.iter_mut().find(|(s, _)| (s - l.size).abs() < 0.3) {
+        match weights
+            .iter_mut()
+            .find(|(s, _)| (s - l.size).abs() < t.same_size)
+        {
             Some(w) => w.1 += n,
             None => weights.push((l.size, n)),
         }
     }
     let body = weights.iter().max_by_key(|w| w.1)?.0;
-    let is_wordy = |l: &Line| l.text.chars().filter(|c| c.is_alphabetic()).count() >= 2;
+    let is_wordy = |l: &Line| l.text.chars().filter(|c| c.is_alphabetic()).count() >= t.min_letters;
     let max = lines
         .iter()
         .filter(|l| is_wordy(l))
         .map(|l| l.size)
         .fold(0.0, f32::max);
-    if max < 1.2 * body {
+    if max < t.min_ratio * body {
         return None;
     }
-    let same = |l: &Line| (l.size - max).abs() <= 0.05 * max && is_wordy(l);
+    let same = |l: &Line| (l.size - max).abs() <= t.run_same_size * max && is_wordy(l);
     let first = lines.iter().position(same)?;
     let run: Vec<&str> = lines[first..]
         .iter()
@@ -291,15 +306,20 @@ pub fn title_hint(page: &PageGlyphs) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
-fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph], geo: bool) -> (String, Vec<TextBox>) {
-    let (gs, mut frags) = fragments(page, glyphs);
-    drop_line_numbers(page, &gs, &mut frags);
+fn direction_text(
+    page: &PageGlyphs,
+    glyphs: &[&Glyph],
+    geo: bool,
+    p: &LayoutParams,
+) -> (String, Vec<TextBox>) {
+    let (gs, mut frags) = fragments(page, glyphs, p);
+    drop_line_numbers(page, &gs, &mut frags, &p.line_numbers);
     if frags.is_empty() {
         return (String::new(), Vec::new());
     }
     let mut blocks: Vec<Vec<Line>> = Vec::new();
-    for region in regions(page, &gs, &frags) {
-        let lines = build_lines(page, &gs, &frags, region, geo);
+    for region in regions(page, &gs, &frags, p) {
+        let lines = build_lines(page, &gs, &frags, region, geo, p);
         if !lines.is_empty() {
             blocks.push(lines);
         }
@@ -307,7 +327,7 @@ fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph], geo: bool) -> (String, V
     let mut out = String::new();
     let mut cells = Vec::new();
     for lines in blocks {
-        let (text, block_cells) = paragraphs(lines);
+        let (text, block_cells) = paragraphs(lines, &p.paragraphs, p.lines.max_code_spaces);
         if text.is_empty() {
             continue;
         }
@@ -328,10 +348,11 @@ fn direction_text(page: &PageGlyphs, glyphs: &[&Glyph], geo: bool) -> (String, V
 /// table cell) and starts a block. Nothing is sorted by position, so text the PDF draws apart
 /// is never interleaved: a second witness of what the page says, independent of the layout
 /// decisions of [`page_text`].
-pub fn stream_blocks(page: &PageGlyphs) -> Vec<String> {
+pub fn stream_blocks(page: &PageGlyphs, p: &LayoutParams) -> Vec<String> {
+    let sp = &p.stream;
     let glyphs: Vec<&Glyph> = page.glyphs.iter().collect();
-    let (gs, mut frags) = fragments(page, &glyphs);
-    drop_line_numbers(page, &gs, &mut frags);
+    let (gs, mut frags) = fragments(page, &glyphs, p);
+    drop_line_numbers(page, &gs, &mut frags, &p.line_numbers);
     let mut blocks: Vec<String> = Vec::new();
     let mut prev: Option<&Frag> = None;
     for f in &frags {
@@ -343,11 +364,16 @@ pub fn stream_blocks(page: &PageGlyphs) -> Vec<String> {
         };
         let s = f.size.max(prev.map_or(0.0, |p| p.size));
         let same_line = prev.is_some_and(|p| {
-            (f.y - p.y).abs() < 0.2 * s && f.x0 <= p.x1 + 0.2 * s && f.x1 >= p.x0 - 0.2 * s
+            (f.y - p.y).abs() < sp.same_line * s
+                && f.x0 <= p.x1 + sp.overlap * s
+                && f.x1 >= p.x0 - sp.overlap * s
         });
         let next_line = prev.is_some_and(|p| {
             let dy = p.y - f.y;
-            dy.abs() >= 0.2 * s && dy < 2.5 * s && dy > -1.5 * s && f.x0 < p.x1 + s
+            dy.abs() >= sp.same_line * s
+                && dy < sp.max_drop * s
+                && dy > -sp.max_rise * s
+                && f.x0 < p.x1 + s
         });
         match blocks.last_mut() {
             Some(b) if same_line => {
@@ -366,7 +392,8 @@ pub fn stream_blocks(page: &PageGlyphs) -> Vec<String> {
 }
 
 /// Runs of glyphs in content order that sit on one baseline with no wide gap.
-fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
+fn fragments(page: &PageGlyphs, glyphs: &[&Glyph], p: &LayoutParams) -> (Vec<G>, Vec<Frag>) {
+    let wp = &p.words;
     let mut gs: Vec<G> = Vec::with_capacity(glyphs.len());
     let mut frags: Vec<Frag> = Vec::new();
     let mut pending_space = false;
@@ -381,7 +408,7 @@ fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
             pending_space = true;
             continue;
         }
-        let size = if g.size > 0.1 { g.size } else { 1.0 };
+        let size = wp.size_of(g.size);
         let w = g.w.max(0.0);
         let text = page
             .text
@@ -390,11 +417,13 @@ fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
         let continues = frags.last().is_some_and(|f| {
             let s = f.size.max(size);
             let gap = if digits_only && !text.bytes().all(|b| b.is_ascii_digit()) {
-                0.5
+                wp.number_gap
             } else {
-                FRAGMENT_GAP
+                wp.fragment_gap
             };
-            (g.y - f.y).abs() < 0.2 * s && g.x < f.x1 + gap * s && g.x > f.x1 - 1.5 * s - w
+            (g.y - f.y).abs() < wp.same_baseline * s
+                && g.x < f.x1 + gap * s
+                && g.x > f.x1 - wp.step_back * s - w
         });
         let is_digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
         digits_only = is_digits && (digits_only || !continues);
@@ -412,12 +441,12 @@ fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
         if continues
             && gs
                 .last()
-                .is_some_and(|p| redrawn_glyph(page, p, &candidate))
+                .is_some_and(|prev| redrawn_glyph(page, prev, &candidate, &p.overstrike))
         {
             continue;
         }
         if !continues {
-            drop_redrawn_fragment(page, &mut gs, &mut frags);
+            drop_redrawn_fragment(page, &mut gs, &mut frags, &p.overstrike);
             frags.push(Frag {
                 first: gs.len(),
                 end: gs.len(),
@@ -439,7 +468,7 @@ fn fragments(page: &PageGlyphs, glyphs: &[&Glyph]) -> (Vec<G>, Vec<Frag>) {
             }
         }
     }
-    drop_redrawn_fragment(page, &mut gs, &mut frags);
+    drop_redrawn_fragment(page, &mut gs, &mut frags, &p.overstrike);
     (gs, frags)
 }
 

@@ -1,15 +1,17 @@
 //! Page text of PDF files in reading order, built on lopdf's content-stream operators.
 //!
-//! The structured view is [`Document::open`]: pages → [`Block`]s → [`TextLine`]s, each with its
-//! box in PDF user space, plus page labels, the outline and the document info:
+//! One page model: a [`PdfDocument`] of [`PageText`]s, each page's text in reading order with,
+//! as asked, its [`Block`]s and [`TextLine`]s (boxes in PDF user space) and the box of every
+//! character, plus page labels, the outline and the document info. [`open`] reads every page
+//! with its blocks:
 //!
 //! ```no_run
 //! use std::time::{Duration, Instant};
-//! use agentero_pdf::{Document, Limits};
+//! use agentero_pdf::{Limits, open};
 //!
 //! let bytes = std::fs::read("paper.pdf").unwrap();
 //! let limits = Limits { deadline: Instant::now() + Duration::from_secs(30) };
-//! let doc = Document::open(&bytes, limits).unwrap();
+//! let doc = open(&bytes, limits).unwrap();
 //! for page in &doc.pages {
 //!     for line in page.lines() {
 //!         println!("p.{} {:?} at {:?}", page.number, line.text, line.bbox);
@@ -17,12 +19,20 @@
 //! }
 //! ```
 //!
-//! [`extract`] gives the same text without the boxes (what an indexer wants), [`page_layout`]
-//! one page's text with the box of every character (a quote's highlight), [`stream_blocks`]
-//! the text in content-stream order. The layout reads columns, full-width bands, sidebars beside
+//! [`extract`] gives the same pages without geometry (what an indexer wants), [`page_layout`]
+//! one page with the box of every character (a quote's highlight), [`stream_blocks`] the text in
+//! content-stream order. The layout reads columns, full-width bands, sidebars beside
 //! the text (an Elsevier "Article history / Keywords" column stays one block after the
 //! abstract), vertical writing right to left, and decodes TeX's math fonts through their own
 //! layouts (see the crate's README.md).
+//!
+//! Every threshold of the layout is a documented field of [`LayoutParams`] (pdfminer's
+//! `LAParams`): the functions above use its defaults, and [`extract_with`],
+//! [`open_with`], [`page_layout_with`] and [`stream_blocks_with`] take others.
+//!
+//! With the `fixtures` feature, `agentero_pdf::fixtures` holds the engine's test PDFs (each with
+//! the text of its pages) and the one writer they are made with, for this crate's tests and
+//! other crates' tests alike.
 
 #![forbid(unsafe_code)]
 
@@ -38,6 +48,8 @@ mod content;
 mod dest;
 mod document;
 mod encodings;
+#[cfg(feature = "fixtures")]
+pub mod fixtures;
 mod fontfile;
 mod fonts;
 mod forms;
@@ -49,11 +61,14 @@ pub mod metrics;
 mod outline;
 mod texmath;
 mod util;
-mod vertical;
 
-pub use document::{Block, Document, Page, Rect, TextLine};
+pub use document::{Block, Rect, TextLine};
 pub use encodings::decode_text_string;
-pub use layout::{TextBox, merge_boxes};
+pub use layout::{
+    AccentParams, AsideParams, ColumnParams, DropCapParams, HighlightParams, LayoutParams,
+    LineNumberParams, LineParams, OverstrikeParams, ParagraphParams, SlantParams, StreamParams,
+    TextBox, TitleParams, VerticalParams, WordParams, merge_boxes, merge_boxes_with,
+};
 pub use links::{Link, LinkTarget};
 
 /// Limits for one document: extraction stops with [`PdfError::Timeout`] past the deadline.
@@ -62,7 +77,7 @@ pub struct Limits {
     pub deadline: Instant,
 }
 
-/// Everything the vault needs from one PDF.
+/// A PDF read for its text: its pages in order, with the document's metadata and outline.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PdfDocument {
     /// One entry per physical page, in page order (page 1 first).
@@ -81,6 +96,7 @@ pub struct PdfDocument {
     pub title_hint: Option<String>,
 }
 
+/// One physical page: its text in reading order and, as asked, where that text sits.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PageText {
     /// 1-based physical page number.
@@ -90,6 +106,14 @@ pub struct PageText {
     /// The page's text in reading order: words separated by single spaces, lines by '\n',
     /// paragraphs by a blank line. Empty when the page has no text layer.
     pub text: String,
+    /// The blocks of `text` (its paragraphs, each with its lines), in the same order, with their
+    /// boxes: filled by [`open`] and [`page_layout`], empty from [`extract`].
+    pub blocks: Vec<Block>,
+    /// One box per character of `text` that a glyph drew, in text order: filled by
+    /// [`page_layout`] only (a page's worth is as large as its text many times over).
+    pub boxes: Vec<TextBox>,
+    /// Shown glyphs no font table could turn into text.
+    pub unmapped_glyphs: u32,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -141,6 +165,40 @@ const MAX_PAGES: usize = 20_000;
 /// Encrypted files open when their user password is empty; otherwise the result is
 /// [`PdfError::PasswordRequired`]. Pages without a text layer come back with empty text.
 pub fn extract(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
+    extract_with(bytes, limits, &LayoutParams::DEFAULT)
+}
+
+/// [`extract`] with the layout's thresholds from `params`.
+pub fn extract_with(
+    bytes: &[u8],
+    limits: Limits,
+    params: &LayoutParams,
+) -> Result<PdfDocument, PdfError> {
+    read_document(bytes, limits, params, false)
+}
+
+/// Every page of a PDF held in memory, as [`extract`] reads them, each with its blocks and lines
+/// ([`PageText::blocks`]) and their boxes.
+pub fn open(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
+    open_with(bytes, limits, &LayoutParams::DEFAULT)
+}
+
+/// [`open`] with the layout's thresholds from `params`.
+pub fn open_with(
+    bytes: &[u8],
+    limits: Limits,
+    params: &LayoutParams,
+) -> Result<PdfDocument, PdfError> {
+    read_document(bytes, limits, params, true)
+}
+
+/// Every page, with its blocks when `blocks` is asked for.
+fn read_document(
+    bytes: &[u8],
+    limits: Limits,
+    params: &LayoutParams,
+    blocks: bool,
+) -> Result<PdfDocument, PdfError> {
     check_deadline(&limits)?;
     let doc = load(bytes)?;
     check_deadline(&limits)?;
@@ -164,18 +222,30 @@ pub fn extract(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
     let mut undecodable_pages = Vec::new();
     for (i, &id) in page_ids.iter().enumerate() {
         check_deadline(&limits)?;
-        let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
+        let glyphs =
+            content::Interpreter::new(&doc, &mut fonts, limits.deadline, params.slant.skew_min)
+                .run_page(id)?;
         if i == 0 {
-            title_hint = layout::title_hint(&glyphs);
+            title_hint = layout::title_hint(&glyphs, params);
         }
         if undecodable(&glyphs) {
             undecodable_pages.push(i as u32 + 1);
         }
-        pages.push(PageText {
+        let label = labels.as_ref().and_then(|l| l.get(i).cloned().flatten());
+        let mut page = PageText {
             number: i as u32 + 1,
-            label: labels.as_ref().and_then(|l| l.get(i).cloned().flatten()),
-            text: layout::page_text(&glyphs),
-        });
+            label,
+            unmapped_glyphs: glyphs.unmapped,
+            ..PageText::default()
+        };
+        if blocks {
+            let (text, boxes) = layout::page_layout(&glyphs, params);
+            page.blocks = document::blocks(&text, &boxes, &params.highlight);
+            page.text = text;
+        } else {
+            page.text = layout::page_text(&glyphs, params);
+        }
+        pages.push(page);
     }
     check_deadline(&limits)?;
     Ok(PdfDocument {
@@ -188,18 +258,15 @@ pub fn extract(bytes: &[u8], limits: Limits) -> Result<PdfDocument, PdfError> {
     })
 }
 
-/// One page's text, exactly as [`extract`] gives it, with the box of each of its characters:
-/// where a quote found in that text sits on the page.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct PageLayout {
-    pub text: String,
-    /// One box per character of `text` that a glyph drew, in text order.
-    pub boxes: Vec<TextBox>,
-}
+impl PageText {
+    /// The lines of all blocks, in reading order.
+    pub fn lines(&self) -> impl Iterator<Item = &TextLine> {
+        self.blocks.iter().flat_map(|b| b.lines.iter())
+    }
 
-impl PageLayout {
     /// Rectangles in PDF user space (`[x0, y0, x1, y1]`, y up) covering the bytes `range` of
-    /// the text, one per line the range spans. Empty when no drawn character is in it.
+    /// the text, one per line the range spans. Empty when no drawn character is in it (or the
+    /// page was read without its boxes: see [`PageText::boxes`]).
     pub fn rects(&self, range: std::ops::Range<usize>) -> Vec<[f32; 4]> {
         let from = self
             .boxes
@@ -232,23 +299,47 @@ impl PageLayout {
     }
 }
 
-/// The layout of physical page `page` (1-based) of a PDF held in memory.
-pub fn page_layout(bytes: &[u8], page: u32, limits: Limits) -> Result<PageLayout, PdfError> {
+/// Physical page `page` (1-based) of a PDF held in memory, its text exactly as [`extract`] gives
+/// it, with its blocks and the box of each of its characters ([`PageText::boxes`]): where a
+/// quote found in that text sits on the page.
+pub fn page_layout(bytes: &[u8], page: u32, limits: Limits) -> Result<PageText, PdfError> {
+    page_layout_with(bytes, page, limits, &LayoutParams::DEFAULT)
+}
+
+/// [`page_layout`] with the layout's thresholds from `params`.
+pub fn page_layout_with(
+    bytes: &[u8],
+    page: u32,
+    limits: Limits,
+    params: &LayoutParams,
+) -> Result<PageText, PdfError> {
     check_deadline(&limits)?;
     let doc = load(bytes)?;
+    let ids: Vec<lopdf::ObjectId> = doc.page_iter().take(MAX_PAGES).collect();
     let id = page
         .checked_sub(1)
-        .and_then(|i| doc.page_iter().take(MAX_PAGES).nth(i as usize))
+        .and_then(|i| ids.get(i as usize).copied())
         .ok_or_else(|| PdfError::Malformed(format!("the document has no page {page}")))?;
     let mut fonts = content::FontCache::default();
-    let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
-    let (text, boxes) = layout::page_layout(&glyphs);
-    Ok(PageLayout { text, boxes })
+    let glyphs =
+        content::Interpreter::new(&doc, &mut fonts, limits.deadline, params.slant.skew_min)
+            .run_page(id)?;
+    let (text, boxes) = layout::page_layout(&glyphs, params);
+    let label = labels::page_labels(&doc, ids.len())
+        .and_then(|l| l.get(page as usize - 1).cloned().flatten());
+    Ok(PageText {
+        number: page,
+        label,
+        blocks: document::blocks(&text, &boxes, &params.highlight),
+        text,
+        boxes,
+        unmapped_glyphs: glyphs.unmapped,
+    })
 }
 
 /// The link annotations of physical page `page` (1-based) of a PDF held in memory: each
 /// rectangle and where it goes (a page of the document, with the height its destination shows,
-/// or a URI). At most [`links::MAX_LINKS`]; an annotation that is not a readable link is
+/// or a URI). At most 1 000 (`links::MAX_LINKS`); an annotation that is not a readable link is
 /// skipped. The anchor text of a link is `page_layout(..).text_in(link.rect)`.
 pub fn page_links(bytes: &[u8], page: u32, limits: Limits) -> Result<Vec<Link>, PdfError> {
     check_deadline(&limits)?;
@@ -276,6 +367,16 @@ pub fn stream_blocks(
     pages: &[u32],
     limits: Limits,
 ) -> Result<Vec<Vec<String>>, PdfError> {
+    stream_blocks_with(bytes, pages, limits, &LayoutParams::DEFAULT)
+}
+
+/// [`stream_blocks`] with the layout's thresholds from `params`.
+pub fn stream_blocks_with(
+    bytes: &[u8],
+    pages: &[u32],
+    limits: Limits,
+    params: &LayoutParams,
+) -> Result<Vec<Vec<String>>, PdfError> {
     check_deadline(&limits)?;
     let doc = load(bytes)?;
     let ids: Vec<lopdf::ObjectId> = doc.page_iter().take(MAX_PAGES).collect();
@@ -287,8 +388,10 @@ pub fn stream_blocks(
             out.push(Vec::new());
             continue;
         };
-        let glyphs = content::Interpreter::new(&doc, &mut fonts, limits.deadline).run_page(id)?;
-        out.push(layout::stream_blocks(&glyphs));
+        let glyphs =
+            content::Interpreter::new(&doc, &mut fonts, limits.deadline, params.slant.skew_min)
+                .run_page(id)?;
+        out.push(layout::stream_blocks(&glyphs, params));
     }
     Ok(out)
 }

@@ -6,7 +6,8 @@
 
 mod common;
 
-use common::{Font, PageBuilder, cid_bytes, cids, flat, read, wrap};
+use agentero_pdf::fixtures::{Font, PageBuilder, cid_bytes, cids};
+use common::{flat, read, wrap};
 
 const ABSTRACT: [&str; 5] = [
     "Citation contexts describe how a paper is used by the papers that cite it.",
@@ -276,6 +277,7 @@ fn identity_v_columns_read_right_to_left() {
         Font::Cid {
             cmap: "Identity-V",
             ordering: "Japan1",
+            widths: Vec::new(),
         },
     );
     p.show("F1", 9.0, 400.0, 800.0, b"Kanpo 1234");
@@ -302,6 +304,7 @@ fn glyphs_stacked_one_by_one_read_as_columns() {
         Font::Cid {
             cmap: "Identity-H",
             ordering: "Japan1",
+            widths: Vec::new(),
         },
     );
     p.show("F1", 9.0, 400.0, 800.0, b"Kanpo 1234");

@@ -7,7 +7,8 @@
 
 mod common;
 
-use common::{Font, PageBuilder, flat, read};
+use agentero_pdf::fixtures::{Font, PageBuilder};
+use common::{flat, read};
 
 fn courier_page() -> PageBuilder {
     let mut p = PageBuilder::new();

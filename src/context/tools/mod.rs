@@ -416,6 +416,7 @@ impl VaultReader {
                     number: d.page.unwrap_or(0),
                     label: d.page_label,
                     text: d.text,
+                    ..PageText::default()
                 })
                 .collect();
             data = Some(PaperData { record, pages });

@@ -44,13 +44,10 @@ pub enum Dir {
     Up90,
     Up180,
     Up270,
-    /// Degrees counter-clockwise, 0–359, more than [`SKEW_MIN`] away from every quarter turn.
+    /// Degrees counter-clockwise, 0–359, more than the layout's `SlantParams::skew_min` away
+    /// from every quarter turn.
     Skew(u16),
 }
-
-/// How far (in degrees) a baseline may turn from a quarter turn and still count as that quarter
-/// turn: rotated scans and hand-placed labels lean a few degrees.
-const SKEW_MIN: f32 = 10.0;
 
 impl Dir {
     /// A point of the page in this direction's frame, where the text runs left to right.
@@ -136,10 +133,19 @@ pub struct Interpreter<'a> {
     tm: Matrix,
     tlm: Matrix,
     forms: Vec<ObjectId>,
+    /// Degrees off every quarter turn past which a baseline is slanted (`Dir::Skew`).
+    skew_min: f32,
 }
 
 impl<'a> Interpreter<'a> {
-    pub fn new(doc: &'a Document, fonts: &'a mut FontCache, deadline: Instant) -> Self {
+    /// An interpreter of one page's content; a baseline more than `skew_min` degrees off every
+    /// quarter turn is slanted.
+    pub fn new(
+        doc: &'a Document,
+        fonts: &'a mut FontCache,
+        deadline: Instant,
+        skew_min: f32,
+    ) -> Self {
         Interpreter {
             doc,
             fonts,
@@ -160,6 +166,7 @@ impl<'a> Interpreter<'a> {
             tm: IDENTITY,
             tlm: IDENTITY,
             forms: Vec::new(),
+            skew_min,
         }
     }
 
@@ -313,6 +320,7 @@ impl<'a> Interpreter<'a> {
             return;
         };
         let gs = &self.gs;
+        let skew_min = self.skew_min;
         let size = gs.size;
         let th = gs.h_scale;
         let out = &mut self.out;
@@ -334,9 +342,9 @@ impl<'a> Interpreter<'a> {
                 // so that a column runs like a line and the next column (to its left) comes next.
                 let (dir, x, y, along, across) = if font.vertical {
                     let turned = [-m[2], -m[3], m[0], m[1], m[4], m[5]];
-                    orient(&turned, ox, oy)
+                    orient(&turned, ox, oy, skew_min)
                 } else {
-                    orient(&m, ox, oy)
+                    orient(&m, ox, oy, skew_min)
                 };
                 let start = out.text.len();
                 if push_clean(&mut out.text, g.text) {
@@ -429,8 +437,9 @@ fn in_drawing_order(text: &mut String, start: usize) {
 }
 
 /// Direction of the baseline and the glyph origin in that direction's frame, plus the scale
-/// along and across the baseline.
-fn orient(m: &Matrix, x: f32, y: f32) -> (Dir, f32, f32, f32, f32) {
+/// along and across the baseline. A baseline more than `skew_min` degrees off every quarter turn
+/// is slanted.
+fn orient(m: &Matrix, x: f32, y: f32, skew_min: f32) -> (Dir, f32, f32, f32, f32) {
     let along = (m[0] * m[0] + m[1] * m[1]).sqrt();
     let across = (m[2] * m[2] + m[3] * m[3]).sqrt();
     let (a, b) = (m[0], m[1]);
@@ -441,9 +450,9 @@ fn orient(m: &Matrix, x: f32, y: f32) -> (Dir, f32, f32, f32, f32) {
     } else {
         Dir::Up270
     };
-    // Off a quarter turn by more than SKEW_MIN: a slanted line of its own direction. The test
+    // Off a quarter turn by more than `skew_min`: a slanted line of its own direction. The test
     // is on the ratio first, so upright text (b = 0) never takes the trigonometry.
-    let dir = if b.abs().min(a.abs()) > (SKEW_MIN.to_radians().tan()) * b.abs().max(a.abs()) {
+    let dir = if b.abs().min(a.abs()) > (skew_min.to_radians().tan()) * b.abs().max(a.abs()) {
         let deg = b.atan2(a).to_degrees().rem_euclid(360.0).round() as u16 % 360;
         Dir::Skew(deg)
     } else {

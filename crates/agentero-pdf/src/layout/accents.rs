@@ -1,6 +1,6 @@
 //! TeX accents set as glyphs of their own, composed with their letters.
 
-use super::{Frag, G, frag_text};
+use super::{AccentParams, Frag, G, frag_text};
 use crate::content::PageGlyphs;
 use unicode_normalization::UnicodeNormalization;
 
@@ -112,7 +112,7 @@ pub(super) fn compose(accent: char, base: char) -> Option<String> {
 
 /// Whether glyph `g` (text `t`) overlaps the previous glyph so that one is an accent on the
 /// other and `text`'s last character can be combined with `t`.
-pub(super) fn accent_overlap(p: &G, g: &G, t: &str, text: &str) -> bool {
+pub(super) fn accent_overlap(p: &G, g: &G, t: &str, text: &str, params: &AccentParams) -> bool {
     let Some(last) = text.chars().last() else {
         return false;
     };
@@ -125,8 +125,8 @@ pub(super) fn accent_overlap(p: &G, g: &G, t: &str, text: &str) -> bool {
         return spacing_accent(cur).and_then(|a| compose(a, last)).is_some();
     }
     let overlap = p.x1.min(g.x1) - p.x.max(g.x);
-    let narrow = (p.x1 - p.x).min(g.x1 - g.x).max(0.1);
-    if overlap < 0.4 * narrow {
+    let narrow = (p.x1 - p.x).min(g.x1 - g.x).max(params.min_width);
+    if overlap < params.min_overlap * narrow {
         return false;
     }
     match (spacing_accent(last), spacing_accent(cur)) {

@@ -3,19 +3,25 @@
 //! block, after the text it sits beside.
 
 use super::columns::body_regions;
-use super::{Frag, G, frag_text};
+use super::{AsideParams, Frag, G, LayoutParams, frag_text, short_of};
 use crate::content::PageGlyphs;
 
 /// Splits the fragments into reading-order regions: on a two-column page, full-width bands and
 /// between them the left column followed by the right one; otherwise the whole page. Sidebars
 /// and margin notes are regions of their own, after the region of the text they sit beside.
-pub(super) fn regions(page: &PageGlyphs, gs: &[G], frags: &[Frag]) -> Vec<Vec<usize>> {
+pub(super) fn regions(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &[Frag],
+    p: &LayoutParams,
+) -> Vec<Vec<usize>> {
+    let ap = &p.asides;
     let mut asides: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     let mut main: Vec<usize> = (0..frags.len()).collect();
     for left in [true, false] {
         let sub: Vec<Frag> = main.iter().map(|&i| frags[i].clone()).collect();
-        let found =
-            find_aside(page, gs, &sub, left).or_else(|| find_banded_aside(page, gs, &sub, left));
+        let found = find_aside(page, gs, &sub, left, ap)
+            .or_else(|| find_banded_aside(page, gs, &sub, left, ap));
         if let Some((aside, beside)) = found {
             let aside: Vec<usize> = aside.into_iter().map(|k| main[k]).collect();
             let beside: Vec<usize> = beside.into_iter().map(|k| main[k]).collect();
@@ -24,7 +30,7 @@ pub(super) fn regions(page: &PageGlyphs, gs: &[G], frags: &[Frag]) -> Vec<Vec<us
         }
     }
     let sub: Vec<Frag> = main.iter().map(|&i| frags[i].clone()).collect();
-    let mut out: Vec<Vec<usize>> = body_regions(&sub)
+    let mut out: Vec<Vec<usize>> = body_regions(&sub, &p.columns)
         .into_iter()
         .map(|r| r.into_iter().map(|k| main[k]).collect())
         .collect();
@@ -38,7 +44,7 @@ pub(super) fn regions(page: &PageGlyphs, gs: &[G], frags: &[Frag]) -> Vec<Vec<us
         };
         // The region beside it may run on below it (a single-column body under the abstract):
         // the aside goes right after the text it sits beside, before what follows lower down.
-        let below = split_below(frags, &mut out[k], &beside);
+        let below = split_below(frags, &mut out[k], &beside, ap);
         out.insert(k + 1, aside);
         if !below.is_empty() {
             out.insert(k + 2, below);
@@ -49,7 +55,12 @@ pub(super) fn regions(page: &PageGlyphs, gs: &[G], frags: &[Frag]) -> Vec<Vec<us
 
 /// Takes out of `region` (and returns) its fragments a line or more below the lowest of
 /// `beside` that it holds; sub- and superscripts of that line stay.
-fn split_below(frags: &[Frag], region: &mut Vec<usize>, beside: &[usize]) -> Vec<usize> {
+fn split_below(
+    frags: &[Frag],
+    region: &mut Vec<usize>,
+    beside: &[usize],
+    p: &AsideParams,
+) -> Vec<usize> {
     let Some(lowest) = region
         .iter()
         .filter(|i| beside.contains(i))
@@ -58,7 +69,7 @@ fn split_below(frags: &[Frag], region: &mut Vec<usize>, beside: &[usize]) -> Vec
     else {
         return Vec::new();
     };
-    let cut = lowest.y - 0.6 * lowest.size;
+    let cut = lowest.y - p.split_below * lowest.size;
     let (above, below): (Vec<usize>, Vec<usize>) = region.iter().partition(|&&i| frags[i].y >= cut);
     *region = above;
     below
@@ -72,27 +83,28 @@ pub(super) fn find_aside(
     gs: &[G],
     frags: &[Frag],
     left: bool,
+    p: &AsideParams,
 ) -> Option<(Vec<usize>, Vec<usize>)> {
-    if frags.len() < 6 {
+    if frags.len() < p.min_fragments {
         return None;
     }
     let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
     let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
     let width = x1 - x0;
-    if !(width.is_finite() && width > 100.0 && width < 20_000.0) {
+    if !(width.is_finite() && width > p.min_width && width < p.max_width) {
         return None;
     }
     let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
     sizes.sort_by(f32::total_cmp);
-    let em = sizes[sizes.len() / 2].max(1.0);
+    let em = sizes[sizes.len() / 2].max(p.min_em);
     let mut cuts: Vec<f32> = frags
         .iter()
         .map(|f| if left { f.x1 } else { f.x0 })
         .filter(|&c| {
             if left {
-                c - x0 <= 0.4 * width
+                c - x0 <= p.reach * width
             } else {
-                x1 - c <= 0.4 * width
+                x1 - c <= p.reach * width
             }
         })
         .map(|c| c.round())
@@ -107,7 +119,7 @@ pub(super) fn find_aside(
             .map(|&i| frags[i].end - frags[i].first)
             .sum::<usize>()
     };
-    let mean_width = |set: &[usize]| mean_line_width(frags, set, em);
+    let mean_width = |set: &[usize]| mean_line_width(frags, set, em, p);
     // The aside grows with the cut: fragments join it in order of their inner edge.
     let edge = |f: &Frag| if left { f.x1 } else { -f.x0 };
     let mut order: Vec<usize> = (0..frags.len()).collect();
@@ -119,12 +131,16 @@ pub(super) fn find_aside(
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
     let (mut aside_glyphs, mut aside_letters) = (0usize, 0usize);
     let mut best = None;
-    for g in cuts.into_iter().take(400) {
-        let limit = if left { g + 0.5 } else { -(g - 0.5) };
+    for g in cuts.into_iter().take(p.max_cuts) {
+        let limit = if left {
+            g + p.cut_slack
+        } else {
+            -(g - p.cut_slack)
+        };
         while taken < order.len() && edge(&frags[order[taken]]) <= limit {
             let i = order[taken];
             in_aside[i] = true;
-            lo = lo.min(frags[i].y - 0.5 * em);
+            lo = lo.min(frags[i].y - p.below * em);
             hi = hi.max(frags[i].y + frags[i].size);
             aside_glyphs += frags[i].end - frags[i].first;
             // Words, not a column of numbers (contents page numbers, equation numbers).
@@ -132,7 +148,7 @@ pub(super) fn find_aside(
                 .map_or(0, |t| t.chars().filter(|c| c.is_alphabetic()).count());
             taken += 1;
         }
-        if taken < 2 || aside_letters * 2 < aside_glyphs {
+        if taken < p.min_aside_fragments || short_of(aside_letters, aside_glyphs, p.min_letters) {
             continue;
         }
         // A clear strip between the aside and everything level with it.
@@ -155,7 +171,9 @@ pub(super) fn find_aside(
         }
         let aside: Vec<usize> = order[..taken].to_vec();
         let beside_width = mean_width(&beside);
-        if beside_width < 2.0 * mean_width(&aside) || beside_width < 0.35 * width {
+        if beside_width < p.width_ratio * mean_width(&aside)
+            || beside_width < p.min_beside_width * width
+        {
             continue;
         }
         best = Some((aside, beside));
@@ -174,14 +192,14 @@ struct SetLine {
 }
 
 /// The lines a set of fragments makes (fragments on one baseline together), top first.
-fn set_lines(frags: &[Frag], set: &[usize], em: f32) -> Vec<SetLine> {
+fn set_lines(frags: &[Frag], set: &[usize], em: f32, p: &AsideParams) -> Vec<SetLine> {
     let mut order = set.to_vec();
     order.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
     let mut lines: Vec<SetLine> = Vec::new();
     for i in order {
         let f = &frags[i];
         match lines.last_mut() {
-            Some(l) if (l.y - f.y).abs() < 0.3 * em => {
+            Some(l) if (l.y - f.y).abs() < p.same_line * em => {
                 if f.x0 < l.x0 {
                     (l.x0, l.first) = (f.x0, i);
                 }
@@ -224,9 +242,10 @@ fn runs_on_beside(
     frags: &[Frag],
     set: &[usize],
     em: f32,
+    p: &AsideParams,
     paired: impl Fn(f32) -> bool,
 ) -> bool {
-    let lines = set_lines(frags, set, em);
+    let lines = set_lines(frags, set, em, p);
     lines.windows(2).any(|w| {
         let ends_open = frag_text(page, gs, &frags[w[0].last])
             .and_then(|t| t.trim_end().chars().last())
@@ -239,8 +258,8 @@ fn runs_on_beside(
 }
 
 /// Mean width of the lines a set of fragments makes.
-fn mean_line_width(frags: &[Frag], set: &[usize], em: f32) -> f32 {
-    let lines = set_lines(frags, set, em);
+fn mean_line_width(frags: &[Frag], set: &[usize], em: f32, p: &AsideParams) -> f32 {
+    let lines = set_lines(frags, set, em, p);
     lines.iter().map(|l| l.x1 - l.x0).sum::<f32>() / lines.len().max(1) as f32
 }
 
@@ -267,28 +286,29 @@ pub(super) fn find_banded_aside(
     gs: &[G],
     frags: &[Frag],
     left: bool,
+    p: &AsideParams,
 ) -> Option<(Vec<usize>, Vec<usize>)> {
-    if frags.len() < 6 {
+    if frags.len() < p.min_fragments {
         return None;
     }
     let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
     let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
     let width = x1 - x0;
-    if !(width.is_finite() && width > 100.0 && width < 20_000.0) {
+    if !(width.is_finite() && width > p.min_width && width < p.max_width) {
         return None;
     }
     let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
     sizes.sort_by(f32::total_cmp);
-    let em = sizes[sizes.len() / 2].max(1.0);
+    let em = sizes[sizes.len() / 2].max(p.min_em);
     let inner = |f: &Frag| if left { f.x1 } else { f.x0 };
     let mut cuts: Vec<f32> = frags
         .iter()
         .map(inner)
         .filter(|&c| {
             if left {
-                c - x0 <= 0.35 * width
+                c - x0 <= p.banded_reach * width
             } else {
-                x1 - c <= 0.35 * width
+                x1 - c <= p.banded_reach * width
             }
         })
         .map(|c| c.round())
@@ -316,23 +336,23 @@ pub(super) fn find_banded_aside(
         let (aside_glyphs, aside_letters) = letters(aside);
         let (beside_glyphs, _) = letters(beside);
         if beside.is_empty()
-            || aside_letters * 2 < aside_glyphs
+            || short_of(aside_letters, aside_glyphs, p.min_letters)
             || aside_glyphs >= beside_glyphs
             || best.as_ref().is_some_and(|b| b.0 >= aside_glyphs)
         {
             return;
         }
-        let aside_lines = set_lines(frags, aside, em);
-        let beside_lines = set_lines(frags, beside, em);
-        if aside_lines.len() < 3 || beside_lines.len() < 3 {
+        let aside_lines = set_lines(frags, aside, em, p);
+        let beside_lines = set_lines(frags, beside, em, p);
+        if aside_lines.len() < p.min_lines || beside_lines.len() < p.min_lines {
             return;
         }
-        let beside_width = mean_line_width(frags, beside, em);
+        let beside_width = mean_line_width(frags, beside, em, p);
         let start = |l: &SetLine| if left { l.x0 - x0 } else { x1 - l.x1 };
         let beside_start = beside_lines.iter().map(start).sum::<f32>() / beside_lines.len() as f32;
-        if beside_width < 2.0 * mean_line_width(frags, aside, em)
-            || beside_width < 0.35 * width
-            || beside_start > 0.45 * width
+        if beside_width < p.width_ratio * mean_line_width(frags, aside, em, p)
+            || beside_width < p.min_beside_width * width
+            || beside_start > p.max_beside_start * width
         {
             return;
         }
@@ -344,21 +364,23 @@ pub(super) fn find_banded_aside(
             sizes[sizes.len() / 2]
         };
         let (aside_size, beside_size) = (median(aside), median(beside));
-        let own_font = (aside_size - beside_size).abs() >= 0.08 * beside_size;
+        let own_font = (aside_size - beside_size).abs() >= p.own_size * beside_size;
         let level_with =
-            |y: f32, lines: &[SetLine]| lines.iter().any(|l| (l.y - y).abs() < 0.15 * em);
+            |y: f32, lines: &[SetLine]| lines.iter().any(|l| (l.y - y).abs() < p.level * em);
         let in_step = aside_lines
             .iter()
             .filter(|a| level_with(a.y, &beside_lines))
             .count();
-        let own_baselines = in_step * 2 < aside_lines.len();
+        let own_baselines = short_of(in_step, aside_lines.len(), p.max_in_step);
         // A sidebar in the body's own font and on its baselines (Elsevier's cas-dc "Keywords"
         // column) is told from a table by the prose beside it: a sentence runs on from one
         // line to the next where both lines have a line of the aside level with them — the
         // cells of a table's row do not run on into the next row.
         let in_its_own_font = own_font && own_baselines;
-        let beside_prose = clear_strip(&aside_lines, &beside_lines, left) >= 4.0 * em
-            && runs_on_beside(page, gs, frags, beside, em, |y| level_with(y, &aside_lines));
+        let beside_prose = clear_strip(&aside_lines, &beside_lines, left) >= p.min_strip * em
+            && runs_on_beside(page, gs, frags, beside, em, p, |y| {
+                level_with(y, &aside_lines)
+            });
         if !(in_its_own_font || beside_prose) {
             return;
         }
@@ -369,19 +391,19 @@ pub(super) fn find_banded_aside(
         );
         let level = aside_lines
             .iter()
-            .filter(|l| l.y <= top + 2.0 * em && l.y >= bottom - 2.0 * em)
+            .filter(|l| l.y <= top + p.level_reach * em && l.y >= bottom - p.level_reach * em)
             .count();
-        if level * 2 < aside_lines.len() {
+        if short_of(level, aside_lines.len(), p.min_level) {
             return;
         }
         best = Some((aside_glyphs, aside.to_vec(), beside.to_vec()));
     };
-    for g in cuts.into_iter().take(400) {
+    for g in cuts.into_iter().take(p.max_cuts) {
         let side = |f: &Frag| {
             let (near, far) = if left {
-                (f.x1 <= g + 0.5, f.x0 >= g + em)
+                (f.x1 <= g + p.cut_slack, f.x0 >= g + em)
             } else {
-                (f.x0 >= g - 0.5, f.x1 <= g - em)
+                (f.x0 >= g - p.cut_slack, f.x1 <= g - em)
             };
             if near {
                 Side::Aside
@@ -397,13 +419,13 @@ pub(super) fn find_banded_aside(
                 Side::Aside => aside.push(i),
                 Side::Beside => beside.push(i),
                 Side::Across => {
-                    judge_runs(frags, &aside, &beside, em, &mut judge);
+                    judge_runs(frags, &aside, &beside, em, p, &mut judge);
                     aside.clear();
                     beside.clear();
                 }
             }
         }
-        judge_runs(frags, &aside, &beside, em, &mut judge);
+        judge_runs(frags, &aside, &beside, em, p, &mut judge);
     }
     best.map(|(_, aside, beside)| (aside, beside))
 }
@@ -416,20 +438,27 @@ fn judge_runs(
     aside: &[usize],
     beside: &[usize],
     em: f32,
+    p: &AsideParams,
     judge: &mut impl FnMut(&[usize], &[usize]),
 ) {
     let mut start = 0;
     for k in 1..=aside.len() {
         let split = k == aside.len() || {
-            let (p, f) = (&frags[aside[k - 1]], &frags[aside[k]]);
-            p.y - f.y > 3.0 * p.size.max(f.size)
+            let (a, f) = (&frags[aside[k - 1]], &frags[aside[k]]);
+            a.y - f.y > p.run_gap * a.size.max(f.size)
         };
         if !split {
             continue;
         }
         let whole = &aside[start..k];
         start = k;
-        judge_run(frags, trim_set_apart(frags, whole, em), beside, em, judge);
+        judge_run(
+            frags,
+            trim_set_apart(frags, whole, em, p),
+            beside,
+            em,
+            judge,
+        );
     }
 }
 
@@ -438,31 +467,31 @@ fn judge_runs(
 /// ("ARTICLE INFO" over a cas-dc keyword column, the body's "1. Introduction" under it) is not
 /// part of it. A group of lines after a wider gap (the sidebar's "Keywords:" and its words)
 /// stays.
-fn trim_set_apart<'a>(frags: &[Frag], run: &'a [usize], em: f32) -> &'a [usize] {
+fn trim_set_apart<'a>(frags: &[Frag], run: &'a [usize], em: f32, p: &AsideParams) -> &'a [usize] {
     // Where each line starts in `run`, and its baseline.
     let mut starts: Vec<(usize, f32)> = Vec::new();
     for (k, &i) in run.iter().enumerate() {
         let y = frags[i].y;
         if starts
             .last()
-            .is_none_or(|&(_, ly)| (ly - y).abs() >= 0.3 * em)
+            .is_none_or(|&(_, ly)| (ly - y).abs() >= p.same_line * em)
         {
             starts.push((k, y));
         }
     }
     let gaps: Vec<f32> = starts.windows(2).map(|w| w[0].1 - w[1].1).collect();
-    if gaps.len() < 3 {
+    if gaps.len() < p.min_lines {
         return run;
     }
     let mut sorted = gaps.clone();
     sorted.sort_by(f32::total_cmp);
-    let apart = 1.6 * sorted[sorted.len() / 2];
-    // Lines `lo..hi` stay; at least three of them.
+    let apart = p.set_apart * sorted[sorted.len() / 2];
+    // Lines `lo..hi` stay; at least `min_lines` of them.
     let (mut lo, mut hi) = (0, starts.len());
-    while hi - lo > 3 && gaps[lo] > apart {
+    while hi - lo > p.min_lines && gaps[lo] > apart {
         lo += 1;
     }
-    while hi - lo > 3 && gaps[hi - 2] > apart {
+    while hi - lo > p.min_lines && gaps[hi - 2] > apart {
         hi -= 1;
     }
     let end = starts.get(hi).map_or(run.len(), |s| s.0);

@@ -1,18 +1,18 @@
 //! Columns and full-width bands: the gutter of a two-column page and the header block above it.
 
-use super::Frag;
+use super::{ColumnParams, Frag};
 
 /// Reading-order regions of the body: columns and bands, or the whole page.
-pub(super) fn body_regions(frags: &[Frag]) -> Vec<Vec<usize>> {
+pub(super) fn body_regions(frags: &[Frag], p: &ColumnParams) -> Vec<Vec<usize>> {
     let all: Vec<usize> = (0..frags.len()).collect();
-    if let Some(gutter) = find_gutter(frags) {
-        return column_regions(frags, all, gutter);
+    if let Some(gutter) = find_gutter(frags, p) {
+        return column_regions(frags, all, gutter, p);
     }
     // A full-width block on top (title, centred authors, abstract) can hide the gutter of the
     // columns below it: read that block in place and the rest column by column.
-    if let Some(split) = split_header(frags) {
+    if let Some(split) = split_header(frags, p) {
         let mut out = vec![split.block];
-        out.extend(column_regions(frags, split.columns, split.gutter));
+        out.extend(column_regions(frags, split.columns, split.gutter, p));
         return out;
     }
     vec![all]
@@ -29,11 +29,11 @@ struct HeaderSplit {
 
 /// The topmost horizontal cut below which the page has a gutter over (almost) the page's full
 /// text width, lowered to the end of the block above the columns.
-fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
+fn split_header(frags: &[Frag], p: &ColumnParams) -> Option<HeaderSplit> {
     let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
     let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
     let width = x1 - x0;
-    if !(width.is_finite() && width > 50.0) {
+    if !(width.is_finite() && width > p.min_width) {
         return None;
     }
     let mut order: Vec<usize> = (0..frags.len()).collect();
@@ -45,18 +45,18 @@ fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
         extents[k] = (extents[k + 1].0.min(f.x0), extents[k + 1].1.max(f.x1));
     }
     let mut scratch = Scratch::default();
-    // Both columns need several lines, so the cut leaves at least eight fragments below it.
-    for k in 1..order.len().saturating_sub(8) {
+    // Both columns need several lines, so the cut leaves fragments enough below it.
+    for k in 1..order.len().saturating_sub(p.min_fragments_below) {
         let (above, below) = (&frags[order[k - 1]], &frags[order[k]]);
         // Only between lines: never between a line and its sub- or superscripts.
-        if above.y - below.y < 0.6 * above.size.max(below.size) {
+        if above.y - below.y < p.line_step * above.size.max(below.size) {
             continue;
         }
         let (l0, l1) = extents[k];
-        if l1 - l0 < 0.8 * width {
+        if l1 - l0 < p.full_width * width {
             continue;
         }
-        let Some((g0, g1)) = find_gutter_in(frags, &order[k..], &mut scratch) else {
+        let Some((g0, g1)) = find_gutter_in(frags, &order[k..], &mut scratch, p) else {
             continue;
         };
         let lower: Vec<&Frag> = order[k..].iter().map(|&i| &frags[i]).collect();
@@ -65,16 +65,18 @@ fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
         let mut amount = [0usize; 3];
         for &f in &lower {
             let n = f.end - f.first;
-            if f.x1 <= g0 + 1.0 {
+            if f.x1 <= g0 + p.slack {
                 amount[0] += n;
-            } else if f.x0 >= g1 - 1.0 {
+            } else if f.x0 >= g1 - p.slack {
                 amount[1] += n;
-            } else if f.x0 < g0 - 1.0 && f.x1 > g1 + 1.0 {
+            } else if f.x0 < g0 - p.slack && f.x1 > g1 + p.slack {
                 amount[2] += n;
             }
         }
         let total: usize = lower.iter().map(|f| f.end - f.first).sum();
-        if 4 * amount[0] < total || 4 * amount[1] < total || 100 * amount[2] > 15 * total {
+        let ((cn, cd), (sn, sd)) = (p.min_column_share, p.max_straddle);
+        if cd * amount[0] < cn * total || cd * amount[1] < cn * total || sd * amount[2] > sn * total
+        {
             continue;
         }
         // The block ends at its last line straddling the gutter above the columns' first full
@@ -85,8 +87,8 @@ fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
             .iter()
             .filter(|f| {
                 let w = f.x1 - f.x0;
-                (f.x1 <= g0 + 1.0 && w >= 0.85 * left_w)
-                    || (f.x0 >= g1 - 1.0 && w >= 0.85 * right_w)
+                (f.x1 <= g0 + p.slack && w >= p.full_line * left_w)
+                    || (f.x0 >= g1 - p.slack && w >= p.full_line * right_w)
             })
             .map(|f| f.y)
             .fold(f32::NEG_INFINITY, f32::max);
@@ -96,7 +98,7 @@ fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
             if f.y <= body_top {
                 break;
             }
-            if side(f, mid) == 0 || (f.x0 < g0 && f.x1 > g1) {
+            if side(f, mid, p) == 0 || (f.x0 < g0 && f.x1 > g1) {
                 cut = j + 1;
             }
         }
@@ -104,7 +106,7 @@ fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
         while cut > k
             && cut < order.len()
             && frags[order[cut - 1]].y - frags[order[cut]].y
-                < 0.6 * frags[order[cut - 1]].size.max(frags[order[cut]].size)
+                < p.line_step * frags[order[cut - 1]].size.max(frags[order[cut]].size)
         {
             cut += 1;
         }
@@ -118,7 +120,7 @@ fn split_header(frags: &[Frag]) -> Option<HeaderSplit> {
 }
 
 /// Side of a fragment relative to the gutter's middle: -1 left, 1 right, 0 spanning it.
-fn side(f: &Frag, mid: f32) -> i8 {
+fn side(f: &Frag, mid: f32, p: &ColumnParams) -> i8 {
     if f.x1 <= mid {
         return -1;
     }
@@ -127,11 +129,11 @@ fn side(f: &Frag, mid: f32) -> i8 {
     }
     let left = mid - f.x0;
     let right = f.x1 - mid;
-    let width = (f.x1 - f.x0).max(1e-3);
+    let width = (f.x1 - f.x0).max(p.min_fragment_width);
     // A column line that pokes into the gutter still belongs to its column.
-    if right < 0.15 * width {
+    if right < p.poke * width {
         -1
-    } else if left < 0.15 * width {
+    } else if left < p.poke * width {
         1
     } else {
         0
@@ -142,10 +144,17 @@ fn side(f: &Frag, mid: f32) -> i8 {
 /// abstract set across both columns, the keywords line under it): a one-sided fragment one line
 /// below a spanning one (or below such a tail), at its left edge, in about its size, with
 /// nothing level with it on the other side.
-fn paragraph_tails(frags: &[Frag], all: &[usize], spanning: &[usize], mid: f32) -> Vec<usize> {
+fn paragraph_tails(
+    frags: &[Frag],
+    all: &[usize],
+    spanning: &[usize],
+    mid: f32,
+    p: &ColumnParams,
+) -> Vec<usize> {
+    let side = |f: &Frag, mid: f32| side(f, mid, p);
     let mut tails: Vec<usize> = Vec::new();
     let mut anchors: Vec<usize> = spanning.to_vec();
-    for _ in 0..64 {
+    for _ in 0..p.max_tail_lines {
         let found: Vec<usize> = all
             .iter()
             .copied()
@@ -158,14 +167,14 @@ fn paragraph_tails(frags: &[Frag], all: &[usize], spanning: &[usize], mid: f32) 
                 }
                 let below_anchor = anchors.iter().map(|&s| &frags[s]).any(|s| {
                     let drop = s.y - f.y;
-                    drop > 0.5 * f.size
-                        && drop < 1.6 * s.size.max(f.size)
+                    drop > p.tail_min_drop * f.size
+                        && drop < p.tail_max_drop * s.size.max(f.size)
                         && (s.x0 - f.x0).abs() < f.size
-                        && (s.size - f.size).abs() < 0.15 * s.size
+                        && (s.size - f.size).abs() < p.tail_same_size * s.size
                 });
                 below_anchor
                     && !all.iter().map(|&k| &frags[k]).any(|o| {
-                        (o.y - f.y).abs() < 0.5 * f.size.max(o.size) && side(o, mid) == -sd
+                        (o.y - f.y).abs() < p.tail_alone * f.size.max(o.size) && side(o, mid) == -sd
                     })
             })
             .collect();
@@ -184,7 +193,7 @@ fn paragraph_tails(frags: &[Frag], all: &[usize], spanning: &[usize], mid: f32) 
             let f = &frags[i];
             tails.iter().map(|&t| &frags[t]).any(|t| {
                 side(t, mid) == side(f, mid)
-                    && (t.y - f.y).abs() < 0.6 * t.size.max(f.size)
+                    && (t.y - f.y).abs() < p.tail_level * t.size.max(f.size)
                     && f.x0 >= t.x0
             })
         })
@@ -195,9 +204,14 @@ fn paragraph_tails(frags: &[Frag], all: &[usize], spanning: &[usize], mid: f32) 
 
 /// Reading-order regions of the fragments `all` around the gutter `(g0, g1)`: full-width bands
 /// and between them the left column followed by the right one.
-fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<Vec<usize>> {
+fn column_regions(
+    frags: &[Frag],
+    all: Vec<usize>,
+    (g0, g1): (f32, f32),
+    p: &ColumnParams,
+) -> Vec<Vec<usize>> {
     let mid = (g0 + g1) / 2.0;
-    let side = |f: &Frag| side(f, mid);
+    let side = |f: &Frag| side(f, mid, p);
     let mut spanning: Vec<usize> = all
         .iter()
         .copied()
@@ -212,9 +226,9 @@ fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<
     let mut band_of: Vec<(usize, usize)> = Vec::with_capacity(spanning.len());
     for &s in &spanning {
         let y = frags[s].y;
-        let tol = 0.5 * frags[s].size;
+        let tol = p.band_same_line * frags[s].size;
         match cuts.last() {
-            Some(&last) if (last - y).abs() <= tol.max(1.0) => {}
+            Some(&last) if (last - y).abs() <= tol.max(p.band_min_same_line) => {}
             _ => {
                 cuts.push(y);
                 bands.push((Vec::new(), Vec::new(), Vec::new()));
@@ -232,12 +246,14 @@ fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<
             let sf = &frags[s];
             let em = sf.size.max(f.size);
             let rise = f.y - sf.y;
-            (rise.abs() < 0.3 * em && f.x0 >= sf.x1 - 0.2 * em && f.x0 - sf.x1 < 1.5 * em)
+            (rise.abs() < p.run_on_rise * em
+                && f.x0 >= sf.x1 - p.run_on_back * em
+                && f.x0 - sf.x1 < p.run_on_reach * em)
                 .then_some(k)
         })
     };
     // Band k (k ≥ 1) starts with the k-th cut; column text goes to the band above which it sits.
-    let tails = paragraph_tails(frags, &all, &spanning, mid);
+    let tails = paragraph_tails(frags, &all, &spanning, mid, p);
     for i in all {
         let f = &frags[i];
         let sd = side(f);
@@ -248,7 +264,10 @@ fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<
             bands[k].0.push(i);
             continue;
         }
-        let k = cuts.iter().take_while(|&&c| c > f.y + 0.3 * f.size).count();
+        let k = cuts
+            .iter()
+            .take_while(|&&c| c > f.y + p.band_rise * f.size)
+            .count();
         if let Some(b) = bands.get_mut(k) {
             if tails.contains(&i) {
                 b.0.push(i);
@@ -268,11 +287,12 @@ fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<
         // Lines of one paragraph: the same size and left edge (centred lines of a title page,
         // author and affiliation, stay blocks of their own).
         let continues = |last: &Vec<usize>| {
-            let (Some(&p), Some(&f)) = (last.last(), span.first()) else {
+            let (Some(&l), Some(&f)) = (last.last(), span.first()) else {
                 return false;
             };
-            let (p, f) = (&frags[p], &frags[f]);
-            (p.size - f.size).abs() < 0.1 * p.size.max(f.size) && (p.x0 - f.x0).abs() < f.size
+            let (l, f) = (&frags[l], &frags[f]);
+            (l.size - f.size).abs() < p.span_same_size * l.size.max(f.size)
+                && (l.x0 - f.x0).abs() < f.size
         };
         match out.last_mut() {
             Some(last) if open_span && !span.is_empty() && continues(last) => last.extend(span),
@@ -292,9 +312,9 @@ fn column_regions(frags: &[Frag], all: Vec<usize>, (g0, g1): (f32, f32)) -> Vec<
 
 /// A vertical strip near the middle of the text that (almost) no fragment crosses while both
 /// sides carry several lines of text.
-fn find_gutter(frags: &[Frag]) -> Option<(f32, f32)> {
+fn find_gutter(frags: &[Frag], p: &ColumnParams) -> Option<(f32, f32)> {
     let all: Vec<usize> = (0..frags.len()).collect();
-    find_gutter_in(frags, &all, &mut Scratch::default())
+    find_gutter_in(frags, &all, &mut Scratch::default(), p)
 }
 
 /// Buffers [`find_gutter_in`] fills anew on each call: per-bin differences and the coverage.
@@ -306,26 +326,34 @@ struct Scratch {
 
 /// [`find_gutter`] over the fragments `set` of `frags`, its coverage counted in `scratch` (kept
 /// between calls: the header search asks once per line of the page).
-fn find_gutter_in(frags: &[Frag], set: &[usize], scratch: &mut Scratch) -> Option<(f32, f32)> {
+fn find_gutter_in(
+    frags: &[Frag],
+    set: &[usize],
+    scratch: &mut Scratch,
+    p: &ColumnParams,
+) -> Option<(f32, f32)> {
     let Scratch { diff, cov } = scratch;
     let frags = || set.iter().map(|&i| &frags[i]);
     let x0 = frags().map(|f| f.x0).fold(f32::INFINITY, f32::min);
     let x1 = frags().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
     let width = x1 - x0;
-    if !(width.is_finite() && width > 50.0 && width < 20_000.0) {
+    if !(width.is_finite() && width > p.min_width && width < p.max_width) {
         return None;
     }
     let mut sizes: Vec<f32> = frags().map(|f| f.size).collect();
     let mid = sizes.len() / 2;
-    let median_size = sizes.select_nth_unstable_by(mid, f32::total_cmp).1.max(1.0);
+    let median_size = sizes
+        .select_nth_unstable_by(mid, f32::total_cmp)
+        .1
+        .max(p.min_em);
 
-    let bins = (width.ceil() as usize).clamp(1, 4000);
+    let bins = (width.ceil() as usize).clamp(1, p.max_bins);
     let scale = bins as f32 / width;
     // Lines wider than a column (title, abstract) cross any gutter; they do not count here.
     // Coverage is summed from per-bin differences, so its cost does not grow with line width.
     diff.clear();
     diff.resize(bins + 2, 0.0);
-    for f in frags().filter(|f| f.x1 - f.x0 < 0.55 * width) {
+    for f in frags().filter(|f| f.x1 - f.x0 < p.wide_line * width) {
         let a = (((f.x0 - x0) * scale).floor().max(0.0) as usize).min(bins);
         let b = (((f.x1 - x0) * scale).ceil().max(0.0) as usize).min(bins);
         if a < b {
@@ -340,8 +368,8 @@ fn find_gutter_in(frags: &[Frag], set: &[usize], scratch: &mut Scratch) -> Optio
         run as f32
     }));
     let cov = &cov[..];
-    let lo = (bins as f32 * 0.3) as usize;
-    let hi = (bins as f32 * 0.7) as usize;
+    let lo = (bins as f32 * p.middle_from) as usize;
+    let hi = (bins as f32 * p.middle_to) as usize;
     if hi <= lo {
         return None;
     }
@@ -351,11 +379,13 @@ fn find_gutter_in(frags: &[Frag], set: &[usize], scratch: &mut Scratch) -> Optio
 
     // The strip must be emptier than the text beside it; centred title blocks may still cross
     // it, which the zone test below allows as long as they sit outside the columns.
-    if left_max.max(right_max) < 4.0 * median_size || min_cov >= 0.8 * left_max.max(right_max) {
+    if left_max.max(right_max) < p.min_lines * median_size
+        || min_cov >= p.max_gutter_cover * left_max.max(right_max)
+    {
         return None;
     }
     // The widest run of low coverage in the middle part.
-    let limit = min_cov + 0.05 * left_max.min(right_max);
+    let limit = min_cov + p.gutter_slack * left_max.min(right_max);
     let mut best: Option<(usize, usize)> = None;
     let mut i = lo;
     while i < hi {
@@ -374,19 +404,19 @@ fn find_gutter_in(frags: &[Frag], set: &[usize], scratch: &mut Scratch) -> Optio
     let (s, e) = best?;
     let g0 = x0 + s as f32 / scale;
     let g1 = x0 + e as f32 / scale;
-    if g1 - g0 < (0.6 * median_size).max(4.0) {
+    if g1 - g0 < (p.min_gutter * median_size).max(p.min_gutter_points) {
         return None;
     }
     // Text on each side must extend over a real column, not a few labels.
     let left_w: f32 = frags()
-        .filter(|f| f.x1 <= g0 + 1.0)
+        .filter(|f| f.x1 <= g0 + p.slack)
         .map(|f| f.x1 - f.x0)
         .fold(0.0, f32::max);
     let right_w: f32 = frags()
-        .filter(|f| f.x0 >= g1 - 1.0)
+        .filter(|f| f.x0 >= g1 - p.slack)
         .map(|f| f.x1 - f.x0)
         .fold(0.0, f32::max);
-    if left_w < 0.2 * width || right_w < 0.2 * width {
+    if left_w < p.min_column_width * width || right_w < p.min_column_width * width {
         return None;
     }
     // Where both columns have text, lines crossing the gutter must be rare: otherwise this is a
@@ -398,8 +428,8 @@ fn find_gutter_in(frags: &[Frag], set: &[usize], scratch: &mut Scratch) -> Optio
                 (lo.min(f.y), hi.max(f.y))
             })
     };
-    let is_left = |f: &Frag| f.x1 <= g0 + 1.0;
-    let is_right = |f: &Frag| f.x0 >= g1 - 1.0;
+    let is_left = |f: &Frag| f.x1 <= g0 + p.slack;
+    let is_right = |f: &Frag| f.x0 >= g1 - p.slack;
     let (l_lo, l_hi) = y_span(&is_left);
     let (r_lo, r_hi) = y_span(&is_right);
     let (z_lo, z_hi) = (l_lo.max(r_lo), l_hi.min(r_hi));
@@ -408,16 +438,19 @@ fn find_gutter_in(frags: &[Frag], set: &[usize], scratch: &mut Scratch) -> Optio
     }
     let lines_on =
         |keep: &dyn Fn(&Frag) -> bool| frags().filter(|f| keep(f)).map(|f| f.size).sum::<f32>();
-    if lines_on(&is_left) < 4.0 * median_size || lines_on(&is_right) < 4.0 * median_size {
+    if lines_on(&is_left) < p.min_lines * median_size
+        || lines_on(&is_right) < p.min_lines * median_size
+    {
         return None;
     }
     let zone: Vec<&Frag> = frags().filter(|f| f.y >= z_lo && f.y <= z_hi).collect();
     let crossing = zone
         .iter()
-        .filter(|f| f.x0 < g0 - 1.0 && f.x1 > g1 + 1.0)
+        .filter(|f| f.x0 < g0 - p.slack && f.x1 > g1 + p.slack)
         .count();
     let sides = zone.iter().filter(|f| is_left(f) || is_right(f)).count();
-    if crossing > 2 && crossing * 10 > sides {
+    let (n, d) = p.max_crossing_ratio;
+    if crossing > p.max_crossing && crossing * d > sides * n {
         return None;
     }
     Some((g0, g1))

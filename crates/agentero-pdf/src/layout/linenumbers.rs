@@ -1,16 +1,21 @@
 //! Margin line numbers (the `lineno` package, review copies), taken out of the text.
 
-use super::{Frag, G, frag_text};
+use super::{Frag, G, LineNumberParams, frag_text, short_of};
 use crate::content::PageGlyphs;
 
 /// Removes margin line numbers (the `lineno` package, review copies): a column of plain numbers
 /// of up to four digits, aligned on one edge, counting up down the page by one step (every line,
 /// or every fifth), in a strip of the page no other text reaches. Page numbers of a table of
 /// contents repeat and jump, and stay.
-pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Frag>) {
+pub(super) fn drop_line_numbers(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &mut Vec<Frag>,
+    p: &LineNumberParams,
+) {
     let number = |f: &Frag| -> Option<u32> {
         let t = frag_text(page, gs, f)?;
-        (!t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit()))
+        (!t.is_empty() && t.len() <= p.max_digits && t.bytes().all(|b| b.is_ascii_digit()))
             .then(|| t.parse().ok())
             .flatten()
     };
@@ -19,7 +24,7 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
         .enumerate()
         .filter_map(|(i, f)| number(f).map(|n| (i, n)))
         .collect();
-    if candidates.len() < 5 {
+    if candidates.len() < p.min_numbers {
         return;
     }
     let mut drop = vec![false; frags.len()];
@@ -31,13 +36,13 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
         while start < order.len() {
             let mut end = start + 1;
             while end < order.len()
-                && edge(&frags[order[end].0]) - edge(&frags[order[end - 1].0]) < 1.5
+                && edge(&frags[order[end].0]) - edge(&frags[order[end - 1].0]) < p.edge_slack
             {
                 end += 1;
             }
             let mut column: Vec<(usize, u32)> = order[start..end].to_vec();
             start = end;
-            if column.len() < 5 {
+            if column.len() < p.min_numbers {
                 continue;
             }
             column.sort_by(|a, b| frags[b.0].y.total_cmp(&frags[a.0].y));
@@ -45,13 +50,18 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
                 .windows(2)
                 .map(|w| i64::from(w[1].1) - i64::from(w[0].1))
                 .collect();
-            let Some(step) = [1, 2, 5, 10]
+            let Some(step) = p
+                .steps
                 .into_iter()
                 .max_by_key(|s| steps.iter().filter(|d| **d == *s).count())
             else {
                 continue;
             };
-            if steps.iter().filter(|d| **d == step).count() * 5 < steps.len() * 4 {
+            if short_of(
+                steps.iter().filter(|d| **d == step).count(),
+                steps.len(),
+                p.regular_steps,
+            ) {
                 continue;
             }
             // Numbers count lines: the distance down the page per count is (mostly) the line
@@ -67,9 +77,9 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
             };
             let regular = pitches
                 .iter()
-                .filter(|p| (**p - pitch).abs() <= 0.2 * pitch)
+                .filter(|q| (**q - pitch).abs() <= p.same_pitch * pitch)
                 .count();
-            if pitch <= 0.0 || regular * 2 < pitches.len() {
+            if pitch <= 0.0 || short_of(regular, pitches.len(), p.min_regular_pitches) {
                 continue;
             }
             // A strip of its own: (almost) no other text on the page overlaps the column.
@@ -85,50 +95,16 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
             let overlapping = frags
                 .iter()
                 .enumerate()
-                .filter(|(i, f)| !members.contains(i) && f.x0 < cx1 - 0.5 && f.x1 > cx0 + 0.5)
+                .filter(|(i, f)| {
+                    !members.contains(i) && f.x0 < cx1 - p.strip_slack && f.x1 > cx0 + p.strip_slack
+                })
                 .count();
-            if overlapping * 10 > members.len() {
+            let (on, od) = p.max_overlapping;
+            if overlapping * od > members.len() * on {
                 continue;
             }
-            // Numbers on the right: the justified lines before them end at one margin. A table
-            // of contents has ragged entries or dot leaders before its page numbers.
-            let left_side = frags.iter().filter(|f| f.x0 > cx1).count()
-                > frags.iter().filter(|f| f.x1 < cx0).count();
-            let mut edges: Vec<f32> = Vec::new();
-            let mut leaders = 0;
-            for &n in &members {
-                let num = &frags[n];
-                let level = frags.iter().enumerate().filter(|(i, f)| {
-                    !members.contains(i) && (f.y - num.y).abs() < 0.3 * f.size.max(num.size)
-                });
-                let near = if left_side {
-                    level
-                        .filter(|(_, f)| f.x0 >= num.x1)
-                        .min_by(|a, b| a.1.x0.total_cmp(&b.1.x0))
-                } else {
-                    level
-                        .filter(|(_, f)| f.x1 <= num.x0)
-                        .max_by(|a, b| a.1.x1.total_cmp(&b.1.x1))
-                };
-                if let Some((_, f)) = near {
-                    edges.push(if left_side { f.x0 } else { f.x1 });
-                    if frag_text(page, gs, f)
-                        .is_some_and(|t| t.trim_end().ends_with("..") || t.ends_with(". ."))
-                    {
-                        leaders += 1;
-                    }
-                }
-            }
-            if !left_side {
-                if edges.len() < 3 || leaders * 2 > edges.len() {
-                    continue;
-                }
-                edges.sort_by(f32::total_cmp);
-                let median = edges[edges.len() / 2];
-                let aligned = edges.iter().filter(|e| (**e - median).abs() <= 2.0).count();
-                if aligned * 10 < edges.len() * 7 {
-                    continue;
-                }
+            if !beside_justified(page, gs, frags, &members, (cx0, cx1), p) {
+                continue;
             }
             for i in members {
                 drop[i] = true;
@@ -140,4 +116,54 @@ pub(super) fn drop_line_numbers(page: &PageGlyphs, gs: &[G], frags: &mut Vec<Fra
         k += 1;
         !drop[k - 1]
     });
+}
+
+/// Whether the column of numbers `members` (spanning `cx0..cx1`) stands beside text as line
+/// numbers do. Numbers on the right: the justified lines before them end at one margin; a table
+/// of contents has ragged entries or dot leaders before its page numbers.
+fn beside_justified(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &[Frag],
+    members: &[usize],
+    (cx0, cx1): (f32, f32),
+    p: &LineNumberParams,
+) -> bool {
+    let left_side =
+        frags.iter().filter(|f| f.x0 > cx1).count() > frags.iter().filter(|f| f.x1 < cx0).count();
+    if left_side {
+        return true;
+    }
+    let mut edges: Vec<f32> = Vec::new();
+    let mut leaders = 0;
+    for &n in members {
+        let num = &frags[n];
+        let near = frags
+            .iter()
+            .enumerate()
+            .filter(|(i, f)| {
+                !members.contains(i) && (f.y - num.y).abs() < p.level * f.size.max(num.size)
+            })
+            .filter(|(_, f)| f.x1 <= num.x0)
+            .max_by(|a, b| a.1.x1.total_cmp(&b.1.x1));
+        if let Some((_, f)) = near {
+            edges.push(f.x1);
+            if frag_text(page, gs, f)
+                .is_some_and(|t| t.trim_end().ends_with("..") || t.ends_with(". ."))
+            {
+                leaders += 1;
+            }
+        }
+    }
+    let (ln, ld) = p.max_leaders;
+    if edges.len() < p.min_edges || leaders * ld > edges.len() * ln {
+        return false;
+    }
+    edges.sort_by(f32::total_cmp);
+    let median = edges[edges.len() / 2];
+    let aligned = edges
+        .iter()
+        .filter(|e| (**e - median).abs() <= p.aligned)
+        .count();
+    !short_of(aligned, edges.len(), p.min_aligned)
 }

@@ -3,15 +3,22 @@
 //! scripts, and its characters' boxes kept when geometry is asked for.
 
 use super::accents::{accent_left, accent_overlap, compose, compose_into, place_accents};
-use super::{Frag, G, Line, TextBox, WORD_GAP, bidi, frag_text, glyph_cells};
+use super::{Frag, G, LayoutParams, Line, LineParams, TextBox, bidi, frag_text, glyph_cells};
 use crate::content::PageGlyphs;
 
 /// Drop caps: a single capital set at least twice the body size whose baseline is on a lower
 /// line of its paragraph, with text starting just right of it at its top. Returns (cap fragment,
 /// fragment of the line its word continues on).
-fn drop_caps(page: &PageGlyphs, gs: &[G], frags: &[Frag], region: &[usize]) -> Vec<(usize, usize)> {
+fn drop_caps(
+    page: &PageGlyphs,
+    gs: &[G],
+    frags: &[Frag],
+    region: &[usize],
+    p: &LayoutParams,
+) -> Vec<(usize, usize)> {
+    let d = &p.drop_caps;
     let mut sizes: Vec<f32> = region.iter().map(|&i| frags[i].size).collect();
-    if sizes.len() < 3 {
+    if sizes.len() < d.min_fragments {
         return Vec::new();
     }
     sizes.sort_by(f32::total_cmp);
@@ -19,26 +26,25 @@ fn drop_caps(page: &PageGlyphs, gs: &[G], frags: &[Frag], region: &[usize]) -> V
     let mut out = Vec::new();
     for &i in region {
         let cap = &frags[i];
-        if cap.end - cap.first != 1 || cap.size < 1.8 * body {
+        if cap.end - cap.first != 1 || cap.size < d.min_size * body {
             continue;
         }
         let mut letters = frag_text(page, gs, cap).unwrap_or("").chars();
         if !matches!((letters.next(), letters.next()), (Some(c), None) if c.is_uppercase()) {
             continue;
         }
-        // The cap's top is about 0.7 of its size above its baseline.
-        let top = cap.y + 0.72 * cap.size;
+        let top = cap.y + d.cap_top * cap.size;
         let target = region
             .iter()
             .copied()
             .filter(|&j| {
                 let f = &frags[j];
                 j != i
-                    && f.size < 0.7 * cap.size
-                    && f.x0 >= cap.x1 - 0.3 * body
-                    && f.x0 <= cap.x1 + 1.5 * body
-                    && f.y >= cap.y - 0.3 * body
-                    && f.y + 0.7 * f.size <= top + 0.5 * body
+                    && f.size < d.max_text_size * cap.size
+                    && f.x0 >= cap.x1 - d.back * body
+                    && f.x0 <= cap.x1 + d.reach * body
+                    && f.y >= cap.y - d.below * body
+                    && f.y + d.text_top * f.size <= top + d.above * body
             })
             .max_by(|&a, &b| {
                 frags[a]
@@ -47,7 +53,7 @@ fn drop_caps(page: &PageGlyphs, gs: &[G], frags: &[Frag], region: &[usize]) -> V
                     .then(frags[b].x0.total_cmp(&frags[a].x0))
             });
         if let Some(j) = target
-            && frags[j].y > cap.y + 0.5 * body
+            && frags[j].y > cap.y + d.min_rise * body
         {
             out.push((i, j));
         }
@@ -61,8 +67,11 @@ pub(super) fn build_lines(
     frags: &[Frag],
     mut region: Vec<usize>,
     geo: bool,
+    p: &LayoutParams,
 ) -> Vec<Line> {
-    let caps = drop_caps(page, gs, frags, &region);
+    let lp = &p.lines;
+    let word_gap = p.words.word_gap;
+    let caps = drop_caps(page, gs, frags, &region, p);
     region.retain(|i| !caps.iter().any(|c| c.0 == *i));
     region.sort_by(|&a, &b| {
         frags[b]
@@ -70,12 +79,12 @@ pub(super) fn build_lines(
             .total_cmp(&frags[a].y)
             .then(frags[a].x0.total_cmp(&frags[b].x0))
     });
-    let groups = baseline_groups(frags, region);
+    let groups = baseline_groups(frags, region, lp);
     let mut lines = Vec::with_capacity(groups.len());
     for (y, size, mut members) in groups {
         members.sort_by(|&a, &b| frags[a].x0.total_cmp(&frags[b].x0));
         let accents = place_accents(page, gs, frags, &mut members);
-        let (mono, mono_proven) = monospaced(page, gs, frags, &members);
+        let (mono, mono_proven) = monospaced(page, gs, frags, &members, lp);
         let mut text = String::new();
         let mut cells: Vec<TextBox> = Vec::new();
         let mut prev: Option<G> = None;
@@ -110,18 +119,18 @@ pub(super) fn build_lines(
                         .unwrap_or_else(|| t.to_string());
                     t = &composed;
                 }
-                if let Some(p) = prev {
-                    let gap = g.x - p.x1;
-                    let s = p.size.max(g.size);
+                if let Some(pg) = prev {
+                    let gap = g.x - pg.x1;
+                    let s = pg.size.max(g.size);
                     if let Some(cw) = mono.filter(|_| mono_proven) {
                         // Code keeps its spacing: one space per character width of gap.
                         let n = (gap / cw).round().max(0.0) as usize;
-                        let n = if g.space_before || gap > WORD_GAP * s {
+                        let n = if g.space_before || gap > word_gap * s {
                             n.max(1)
                         } else {
                             n
                         };
-                        text.extend(std::iter::repeat_n(' ', n.min(200)));
+                        text.extend(std::iter::repeat_n(' ', n.min(lp.max_code_spaces)));
                         if geo {
                             glyph_cells(&mut cells, text.len(), t, g);
                         }
@@ -129,20 +138,20 @@ pub(super) fn build_lines(
                         prev = Some(*g);
                         continue;
                     }
-                    if accent_overlap(&p, g, t, &text) {
+                    if accent_overlap(&pg, g, t, &text, &p.accents) {
                         compose_into(&mut text, t);
                         if let Some(c) = cells.last_mut() {
                             c.x1 = c.x1.max(g.x1);
                         }
                         prev = Some(G {
-                            x1: p.x1.max(g.x1),
+                            x1: pg.x1.max(g.x1),
                             ..*g
                         });
                         continue;
                     }
                     // An accent set over the letter after it starts where that letter does.
-                    let gap = accent_left(g, t, run.get(k + 1)).map_or(gap, |x| x - p.x1);
-                    let wants_space = g.space_before || gap > WORD_GAP * s;
+                    let gap = accent_left(g, t, run.get(k + 1)).map_or(gap, |x| x - pg.x1);
+                    let wants_space = g.space_before || gap > word_gap * s;
                     if wants_space && !text.ends_with(' ') {
                         text.push(' ');
                     }
@@ -166,7 +175,11 @@ pub(super) fn build_lines(
         // Lines set beside a drop cap start at the paragraph's margin, not indented.
         for &(cap, _) in &caps {
             let c = &frags[cap];
-            if y >= c.y - 0.3 * size && y <= c.y + 0.72 * c.size && x0 >= c.x1 - 1.0 {
+            let d = &p.drop_caps;
+            if y >= c.y - d.below * size
+                && y <= c.y + d.cap_top * c.size
+                && x0 >= c.x1 - d.edge_slack
+            {
                 x0 = c.x0;
             }
         }
@@ -193,6 +206,7 @@ fn monospaced(
     gs: &[G],
     frags: &[Frag],
     members: &[usize],
+    lp: &LineParams,
 ) -> (Option<f32>, bool) {
     let mut widths: Vec<f32> = Vec::new();
     let (mut narrow, mut wide) = (false, false);
@@ -216,12 +230,12 @@ fn monospaced(
     }
     widths.sort_by(f32::total_cmp);
     let (lo, hi) = (widths[0], widths[widths.len() - 1]);
-    if !(lo > 0.0 && hi - lo <= 0.03 * hi) {
+    if !(lo > 0.0 && hi - lo <= lp.mono_spread * hi) {
         return (None, false);
     }
     (
         Some(widths[widths.len() / 2]),
-        widths.len() >= 4 && narrow && wide,
+        widths.len() >= lp.min_mono_glyphs && narrow && wide,
     )
 }
 
@@ -263,8 +277,12 @@ fn normalize_spaces(s: &str, cells: &mut Vec<TextBox>) -> String {
 /// current line when its vertical extent overlaps that of the line's main (largest) fragment by
 /// at least half of the smaller one. Sub- and superscripts pass this test; the next line, or a
 /// drop cap's first line, does not. Each group: its baseline, its size, its fragments.
-fn baseline_groups(frags: &[Frag], region: Vec<usize>) -> Vec<(f32, f32, Vec<usize>)> {
-    let extent = |y: f32, s: f32| (y - 0.25 * s, y + 0.75 * s);
+fn baseline_groups(
+    frags: &[Frag],
+    region: Vec<usize>,
+    lp: &LineParams,
+) -> Vec<(f32, f32, Vec<usize>)> {
+    let extent = |y: f32, s: f32| (y - lp.descent * s, y + lp.ascent * s);
     let mut groups: Vec<(f32, f32, Vec<usize>)> = Vec::new();
     for i in region {
         let f = &frags[i];
@@ -272,9 +290,9 @@ fn baseline_groups(frags: &[Frag], region: Vec<usize>) -> Vec<(f32, f32, Vec<usi
             let (a0, a1) = extent(*y, *size);
             let (b0, b1) = extent(f.y, f.size);
             let overlap = a1.min(b1) - a0.max(b0);
-            if overlap >= 0.5 * size.min(f.size) {
+            if overlap >= lp.min_overlap * size.min(f.size) {
                 members.push(i);
-                if f.size > *size + 0.5 {
+                if f.size > *size + lp.larger_size {
                     *size = f.size;
                     *y = f.y;
                 }

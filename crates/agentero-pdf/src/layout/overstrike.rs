@@ -3,16 +3,8 @@
 //! slides), a shadow or an outline effect draws a string twice; the page shows it once, and so
 //! must its text ("研究", not "研研研究究究").
 
-use super::{Frag, G, frag_text};
+use super::{Frag, G, OverstrikeParams, frag_text};
 use crate::content::PageGlyphs;
-
-/// How far apart two draws of one glyph may start, as a share of the glyph's advance (or of the
-/// font size, for a glyph with no advance) and still be one glyph. The next letter of a word is
-/// a whole advance away; fake bold moves a few hundredths of an em.
-const SAME_PLACE: f32 = 0.3;
-/// How many finished fragments back a redrawn string is looked for: producers redraw a string
-/// right after it, or after the one or two other draws of the same effect.
-const LOOK_BACK: usize = 4;
 
 fn text<'p>(page: &'p PageGlyphs, g: &G) -> &'p str {
     page.text
@@ -21,18 +13,23 @@ fn text<'p>(page: &'p PageGlyphs, g: &G) -> &'p str {
 }
 
 /// Whether `g` is the glyph `prev` drawn again: same text, same size, same place.
-pub(super) fn redrawn_glyph(page: &PageGlyphs, prev: &G, g: &G) -> bool {
+pub(super) fn redrawn_glyph(page: &PageGlyphs, prev: &G, g: &G, p: &OverstrikeParams) -> bool {
     let s = prev.size.max(g.size);
-    let reach = SAME_PLACE * (g.x1 - g.x).max(0.2 * s);
+    let reach = p.same_place * (g.x1 - g.x).max(p.min_advance * s);
     (g.x - prev.x).abs() < reach
-        && (g.y - prev.y).abs() < 0.1 * s
-        && (g.size - prev.size).abs() <= 0.05 * s
+        && (g.y - prev.y).abs() < p.same_baseline * s
+        && (g.size - prev.size).abs() <= p.same_size * s
         && text(page, g) == text(page, prev)
 }
 
 /// Drops the last fragment (and its glyphs) when it repeats one of the few fragments before it:
 /// the same text over the same extent on the same baseline.
-pub(super) fn drop_redrawn_fragment(page: &PageGlyphs, gs: &mut Vec<G>, frags: &mut Vec<Frag>) {
+pub(super) fn drop_redrawn_fragment(
+    page: &PageGlyphs,
+    gs: &mut Vec<G>,
+    frags: &mut Vec<Frag>,
+    p: &OverstrikeParams,
+) {
     let Some((last, before)) = frags.split_last() else {
         return;
     };
@@ -43,12 +40,12 @@ pub(super) fn drop_redrawn_fragment(page: &PageGlyphs, gs: &mut Vec<G>, frags: &
         return;
     }
     let s = last.size;
-    let repeats = before.iter().rev().take(LOOK_BACK).any(|f| {
-        let tol = SAME_PLACE * s;
+    let repeats = before.iter().rev().take(p.look_back).any(|f| {
+        let tol = p.same_place * s;
         (f.x0 - last.x0).abs() < tol
             && (f.x1 - last.x1).abs() < tol
-            && (f.y - last.y).abs() < 0.1 * s
-            && (f.size - s).abs() <= 0.05 * s
+            && (f.y - last.y).abs() < p.same_baseline * s
+            && (f.size - s).abs() <= p.same_size * s
             && f.end - f.first == last.end - last.first
             && frag_text(page, gs, f) == Some(last_text)
     });

@@ -1,11 +1,16 @@
 //! Lines into paragraphs: blank lines between blocks, hyphenation undone, CJK lines joined
 //! without spaces, code lines kept as they are.
 
-use super::{Line, TextBox, shift_into};
+use super::{Line, ParagraphParams, TextBox, shift_into};
 
 /// Lines of one region joined into paragraphs (blank line between them), with hyphenated
 /// line ends rejoined; the lines' cells follow, at offsets in the joined text.
-pub(super) fn paragraphs(mut lines: Vec<Line>) -> (String, Vec<TextBox>) {
+/// Code keeps at most `max_indent` spaces of indentation.
+pub(super) fn paragraphs(
+    mut lines: Vec<Line>,
+    p: &ParagraphParams,
+    max_indent: usize,
+) -> (String, Vec<TextBox>) {
     if lines.is_empty() {
         return (String::new(), Vec::new());
     }
@@ -16,7 +21,7 @@ pub(super) fn paragraphs(mut lines: Vec<Line>) -> (String, Vec<TextBox>) {
         .collect();
     deltas.sort_by(f32::total_cmp);
     // Line pitch inside paragraphs is the common case; one delta alone says nothing.
-    let typical = (deltas.len() >= 2).then(|| deltas[(deltas.len() - 1) / 2]);
+    let typical = (deltas.len() >= p.min_pitches).then(|| deltas[(deltas.len() - 1) / 2]);
     let left = lines.iter().map(|l| l.x0).fold(f32::INFINITY, f32::min);
     let mut sizes: Vec<f32> = lines.iter().map(|l| l.size).filter(|s| *s > 0.0).collect();
     sizes.sort_by(f32::total_cmp);
@@ -25,7 +30,7 @@ pub(super) fn paragraphs(mut lines: Vec<Line>) -> (String, Vec<TextBox>) {
     // Code: consecutive lines in one monospaced font keep their indentation, measured in
     // characters from the block's leftmost line, and their line breaks.
     let same_mono = |a: &Line, b: &Line| match (a.mono, b.mono) {
-        (Some(x), Some(y)) => (x - y).abs() <= 0.03 * x.max(y),
+        (Some(x), Some(y)) => (x - y).abs() <= p.same_mono * x.max(y),
         _ => false,
     };
     let mut code = vec![false; lines.len()];
@@ -45,9 +50,12 @@ pub(super) fn paragraphs(mut lines: Vec<Line>) -> (String, Vec<TextBox>) {
             .iter()
             .map(|l| l.x0)
             .fold(f32::INFINITY, f32::min);
+        // Every line of the run is monospaced (`same_mono` holds only between such lines).
         for k in start..=i {
-            let cw = lines[k].mono.unwrap_or(1.0);
-            indents[k] = ((lines[k].x0 - base) / cw).round().clamp(0.0, 200.0) as usize;
+            if let Some(cw) = lines[k].mono {
+                let most = max_indent as f32;
+                indents[k] = ((lines[k].x0 - base) / cw).round().clamp(0.0, most) as usize;
+            }
         }
         i += 1;
     }
@@ -55,26 +63,29 @@ pub(super) fn paragraphs(mut lines: Vec<Line>) -> (String, Vec<TextBox>) {
     // Paragraph breaks first, so hyphenation never joins across them.
     let mut breaks = vec![false; lines.len()];
     for i in 1..lines.len() {
-        let (p, l) = (&lines[i - 1], &lines[i]);
-        let delta = p.y - l.y;
-        let size = p.size.max(l.size);
-        // Lines set larger than the body (a two-line title) are spaced wider in proportion.
-        let same_size = (p.size - l.size).abs() < 0.1 * size;
+        let (pl, l) = (&lines[i - 1], &lines[i]);
+        let delta = pl.y - l.y;
+        let size = pl.size.max(l.size);
+        // Lines set larger than the body (a two-line title) are spaced wider in proportion
+        // (never narrower: the scale is at least one).
+        let same_size = (pl.size - l.size).abs() < p.same_size * size;
         let scale = if same_size && body_size > 0.0 {
             (size / body_size).max(1.0)
         } else {
             1.0
         };
         let gap_break = match typical.map(|t| t * scale) {
-            Some(t) => delta > 1.45 * t && delta > t + 0.3 * size,
-            None => delta > 1.8 * size,
-        } || delta < -0.5 * size;
+            Some(t) => delta > p.gap_pitches * t && delta > t + p.gap_extra * size,
+            None => delta > p.gap_lone * size,
+        } || delta < -p.max_rise * size;
         // A first-line indent, not a hanging indent: the line after it is back at the margin.
         let indent = l.x0 - left;
-        let back_at_margin = lines.get(i + 1).is_none_or(|n| n.x0 - left < 0.3 * n.size);
-        let indent_break = indent > 0.8 * l.size
-            && indent < 5.0 * l.size
-            && (p.x0 - left) < 0.3 * l.size
+        let back_at_margin = lines
+            .get(i + 1)
+            .is_none_or(|n| n.x0 - left < p.margin * n.size);
+        let indent_break = indent > p.min_indent * l.size
+            && indent < p.max_indent * l.size
+            && (pl.x0 - left) < p.margin * l.size
             && back_at_margin;
         breaks[i] = gap_break || (indent_break && !(code[i] && code[i - 1]));
     }

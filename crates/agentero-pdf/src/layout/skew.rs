@@ -4,31 +4,29 @@
 //! of letters reads as its words), and each run is a line of its own after the page's upright
 //! text.
 
-use super::{TextBox, WORD_GAP};
+use super::{LayoutParams, TextBox};
 use crate::content::{Dir, Glyph, PageGlyphs};
-
-/// How far (in ems) the next glyph may start from where the last one ended and still go on its
-/// run: a letter-spaced seal, but not the next line of a stamp.
-const RUN_GAP: f32 = 0.8;
 
 /// Where a glyph starts and ends on the page.
 fn ends(g: &Glyph) -> ((f32, f32), (f32, f32)) {
     (g.dir.page(g.x, g.y), g.dir.page(g.x + g.w.max(0.0), g.y))
 }
 
-fn near(a: (f32, f32), b: (f32, f32), em: f32) -> bool {
-    (a.0 - b.0).powi(2) + (a.1 - b.1).powi(2) <= (RUN_GAP * em).powi(2)
+/// Whether `b` is within the run gap (`run_gap` ems) of `a`.
+fn near(a: (f32, f32), b: (f32, f32), em: f32, run_gap: f32) -> bool {
+    (a.0 - b.0).powi(2) + (a.1 - b.1).powi(2) <= (run_gap * em).powi(2)
 }
 
 /// Which glyphs (of `all`, in drawing order) are read as slanted text: those at a slant, and
 /// those that carry a slanted run on (or lead into one), starting where the glyph before them
 /// ended. A circle of letters passes through upright and quarter-turned ones; they belong to
 /// its words, not to the page's lines.
-pub(super) fn slanted(all: &[Glyph]) -> Vec<bool> {
+pub(super) fn slanted(all: &[Glyph], p: &LayoutParams) -> Vec<bool> {
     let mut marks: Vec<bool> = all.iter().map(|g| matches!(g.dir, Dir::Skew(_))).collect();
-    let em = |g: &Glyph| if g.size > 0.1 { g.size } else { 1.0 };
+    let em = |g: &Glyph| p.words.size_of(g.size);
     // Whether glyph `b` starts where glyph `a`, drawn just before it, ended.
-    let chained = |a: &Glyph, b: &Glyph| near(ends(a).1, ends(b).0, em(a).max(em(b)));
+    let chained =
+        |a: &Glyph, b: &Glyph| near(ends(a).1, ends(b).0, em(a).max(em(b)), p.slant.run_gap);
     // Forward: a glyph that starts where a slanted one ended goes on its run.
     for i in 1..all.len() {
         if marks[i - 1] && !marks[i] && chained(&all[i - 1], &all[i]) {
@@ -48,6 +46,7 @@ pub(super) fn slanted_text(
     page: &PageGlyphs,
     glyphs: &[&Glyph],
     geo: bool,
+    p: &LayoutParams,
 ) -> (String, Vec<TextBox>) {
     let mut out = String::new();
     let mut cells: Vec<TextBox> = Vec::new();
@@ -66,14 +65,14 @@ pub(super) fn slanted_text(
         let Some(text) = page.text.get(g.start as usize..(g.start + g.len) as usize) else {
             continue;
         };
-        let size = if g.size > 0.1 { g.size } else { 1.0 };
+        let size = p.words.size_of(g.size);
         let start = g.dir.page(g.x, g.y);
         if let Some(((ex, ey), s)) = end {
             let gap = ((start.0 - ex).powi(2) + (start.1 - ey).powi(2)).sqrt();
             let em = s.max(size);
-            if gap > RUN_GAP * em {
+            if gap > p.slant.run_gap * em {
                 out.push('\n');
-            } else if (space || gap > WORD_GAP * em) && !out.ends_with(' ') {
+            } else if (space || gap > p.words.word_gap * em) && !out.ends_with(' ') {
                 out.push(' ');
             }
         }

@@ -11,7 +11,7 @@
 //!
 //! `encoding` owns codes, widths and kerning; `layout` breaks and places lines; `content`
 //! turns placed lines into a content stream; `write` writes the file; `sheet` is the
-//! free-form writer of the extractor's fixtures.
+//! free-form writer of the app's test pages (`demo::fixtures`).
 
 mod content;
 mod encoding;

@@ -1,6 +1,6 @@
-//! Free-form pages for the extractor's fixtures: text runs placed at given points, in fonts of
-//! the caller's choosing (standard-14 fonts, CID fonts with predefined CMaps, embedded programs),
-//! plus the odd ruled box. One fixture exercises one feature, so nothing is laid out for it.
+//! Free-form pages for the app's test pages (`demo::fixtures`): text runs placed at given points
+//! in standard-14 fonts, plus the odd ruled box. One page shows one thing, so nothing is laid out
+//! for it.
 
 use std::io;
 
@@ -8,12 +8,10 @@ use pdf_writer::{Content, Name, Pdf, Rect, Ref, Str};
 
 use super::content::round;
 use super::encoding::{encode, glyph_name};
-use super::write::{Ids, deflate, write_stream};
+use super::write::{Ids, write_stream};
 use crate::vault::pdf::metrics::std14_width;
 
-/// A document being written page by page (US Letter). Fonts are shared by every page; the
-/// caller writes font objects itself through [`Sheet::pdf`] under ids from [`Sheet::font`] and
-/// [`Sheet::alloc`].
+/// A document being written page by page (US Letter). Fonts are shared by every page.
 pub struct Sheet {
     pdf: Pdf,
     ids: Ids,
@@ -49,36 +47,20 @@ impl Sheet {
         }
     }
 
-    /// A fresh object id, for a descendant font, a descriptor or a stream.
-    pub fn alloc(&mut self) -> Ref {
+    /// A fresh object id.
+    fn alloc(&mut self) -> Ref {
         self.ids.next()
     }
 
-    /// The document, to write objects under ids from [`Sheet::alloc`] and [`Sheet::font`].
-    pub fn pdf(&mut self) -> &mut Pdf {
-        &mut self.pdf
-    }
-
-    /// A compressed stream of `bytes` (a CMap, a CIDToGIDMap).
-    pub fn add_stream(&mut self, bytes: &[u8]) -> io::Result<Ref> {
+    /// A compressed stream of `bytes` (a page's content).
+    fn add_stream(&mut self, bytes: &[u8]) -> io::Result<Ref> {
         let id = self.alloc();
         write_stream(&mut self.pdf, id, bytes)?;
         Ok(id)
     }
 
-    /// A compressed TrueType program for `/FontFile2`, with its `/Length1`.
-    pub fn add_truetype_program(&mut self, program: &[u8]) -> io::Result<Ref> {
-        let id = self.alloc();
-        let data = deflate(program)?;
-        self.pdf
-            .stream(id, &data)
-            .filter(pdf_writer::Filter::FlateDecode)
-            .pair(Name(b"Length1"), program.len() as i32);
-        Ok(id)
-    }
-
     /// Makes a font available to every page as `/name` and returns the id to write it under.
-    pub fn font(&mut self, name: &str) -> Ref {
+    fn font(&mut self, name: &str) -> Ref {
         let id = self.alloc();
         self.fonts.push((name.to_string(), id));
         id
@@ -101,7 +83,7 @@ impl Sheet {
     }
 
     /// Shows `codes` in font `/font` at `size` with the text origin at (x, y).
-    pub fn show(&mut self, font: &str, size: f32, x: f32, y: f32, codes: Vec<u8>) {
+    fn show(&mut self, font: &str, size: f32, x: f32, y: f32, codes: Vec<u8>) {
         self.content
             .begin_text()
             .set_font(Name(font.as_bytes()), round(size))

@@ -10,38 +10,36 @@
 //! turned for the column; `forms::horizontal_form` gives the character each one stands for, so
 //! that search finds `。` and `「` whichever way the page was set.
 
-use super::content::{Dir, Glyph, PageGlyphs};
-
-/// Stacked glyphs in a row before a page counts as set vertically with a horizontal font.
-const MIN_STACKED: usize = 40;
+use super::{VerticalParams, short_of};
+use crate::content::{Dir, Glyph, PageGlyphs};
 
 /// Whether `g` sits right under `p` in one column: about the same centre across, one glyph
 /// height (give or take spacing) lower.
-fn stacked_under(p: &Glyph, g: &Glyph) -> bool {
+fn stacked_under(p: &Glyph, g: &Glyph, v: &VerticalParams) -> bool {
     let s = p.size.max(g.size);
     if s <= 0.0 {
         return false;
     }
-    let (pc, gc) = (p.x + 0.5 * p.w, g.x + 0.5 * g.w);
+    let (pc, gc) = (p.x + p.w / 2.0, g.x + g.w / 2.0);
     let drop = p.y - g.y;
-    (pc - gc).abs() < 0.2 * s && drop > 0.5 * s && drop < 2.2 * s
+    (pc - gc).abs() < v.same_column * s && drop > v.min_drop * s && drop < v.max_drop * s
 }
 
 /// Whether `g` starts the next column of a vertical page: to the left of `p`, at or above it.
-fn next_column(p: &Glyph, g: &Glyph) -> bool {
+fn next_column(p: &Glyph, g: &Glyph, v: &VerticalParams) -> bool {
     let s = p.size.max(g.size);
-    g.x + 0.5 * g.w < p.x - 0.5 * s && g.y > p.y - 0.5 * s
+    g.x + g.w / 2.0 < p.x - v.next_column * s && g.y > p.y - v.next_column * s
 }
 
 /// The page's glyphs with those of vertical columns set in a horizontal font turned into the
 /// frame of vertical writing (`Dir::Up270`, as the interpreter gives a vertical font's), when
 /// the page is set that way: most of its upright glyphs stacked one under the other in runs,
 /// and the runs following each other leftwards. `None` when the page has nothing stacked.
-pub fn restack(page: &PageGlyphs) -> Option<Vec<Glyph>> {
+pub fn restack(page: &PageGlyphs, v: &VerticalParams) -> Option<Vec<Glyph>> {
     let shown: Vec<usize> = (0..page.glyphs.len())
         .filter(|&i| page.glyphs[i].dir == Dir::Up0 && !page.glyphs[i].space)
         .collect();
-    if shown.len() < MIN_STACKED {
+    if shown.len() < v.min_stacked {
         return None;
     }
     // Runs of glyphs in stream order, each right under the one before.
@@ -54,7 +52,7 @@ pub fn restack(page: &PageGlyphs) -> Option<Vec<Glyph>> {
         if run_start.is_none() {
             run_start = Some(p);
         }
-        if stacked_under(p, g) {
+        if stacked_under(p, g, v) {
             run_len += 1;
             if run_len == 2 {
                 in_run[w[0]] = true;
@@ -65,7 +63,7 @@ pub fn restack(page: &PageGlyphs) -> Option<Vec<Glyph>> {
         } else {
             if run_len >= 2 {
                 let head = run_start.unwrap_or(p);
-                if next_column(head, g) || next_column(p, g) {
+                if next_column(head, g, v) || next_column(p, g, v) {
                     leftward += 1;
                 } else if g.x > p.x + p.size {
                     rightward += 1;
@@ -75,14 +73,17 @@ pub fn restack(page: &PageGlyphs) -> Option<Vec<Glyph>> {
             run_start = None;
         }
     }
-    if stacked < MIN_STACKED || stacked * 2 < shown.len() || leftward < rightward {
+    if stacked < v.min_stacked
+        || short_of(stacked, shown.len(), v.min_stacked_share)
+        || leftward < rightward
+    {
         return None;
     }
     // Ideographs and kana stack; a column of digits or letters is a table or a formula.
     let wide = (0..page.glyphs.len())
         .filter(|&i| in_run[i] && is_wide(page, &page.glyphs[i]))
         .count();
-    if wide * 2 < stacked {
+    if short_of(wide, stacked, v.min_wide_share) {
         return None;
     }
     let mut glyphs = page.glyphs.clone();
@@ -97,7 +98,7 @@ pub fn restack(page: &PageGlyphs) -> Option<Vec<Glyph>> {
             last_stacked = in_run[i];
         }
         if turn {
-            *g = turned(g);
+            *g = turned(g, v);
         }
     }
     Some(glyphs)
@@ -116,11 +117,11 @@ fn is_wide(page: &PageGlyphs, g: &Glyph) -> bool {
 
 /// An upright glyph of a stacked column in the quarter-turned frame of vertical writing: along
 /// the column downwards from its top, across it at its centre.
-fn turned(g: &Glyph) -> Glyph {
-    let top = g.y + 0.88 * g.size;
+fn turned(g: &Glyph, v: &VerticalParams) -> Glyph {
+    let top = g.y + v.glyph_top * g.size;
     Glyph {
         x: -top,
-        y: g.x + 0.5 * g.w,
+        y: g.x + g.w / 2.0,
         w: g.size,
         dir: Dir::Up270,
         ..*g
@@ -160,7 +161,7 @@ mod tests {
                 n += 1;
             }
         }
-        let turned = restack(&page).expect("a vertical page");
+        let turned = restack(&page, &VerticalParams::DEFAULT).expect("a vertical page");
         assert!(turned.iter().all(|g| g.dir == Dir::Up270));
         // Down the column is along the line; the next column (to the left) is lower.
         assert!(turned[1].x > turned[0].x);
@@ -177,6 +178,6 @@ mod tests {
             ));
             let _ = g;
         }
-        assert!(restack(&rows).is_none());
+        assert!(restack(&rows, &VerticalParams::DEFAULT).is_none());
     }
 }
