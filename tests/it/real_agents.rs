@@ -613,6 +613,8 @@ fn tui_scenario(agent: Agent) {
     for (k, v) in agent.env(&rig.model.url()) {
         env_args.push(format!("{k}={v}"));
     }
+    // Sessions idle for 3 s are closed (their context servers stopped) where the agent can.
+    env_args.push("AGENTERO_SESSION_IDLE_SECS=3".into());
     env_args.push("sh".into());
     let status = Command::new("tmux")
         .args([
@@ -685,6 +687,31 @@ fn tui_scenario(agent: Agent) {
     assert!(
         screen.contains(&want),
         "{name}: the cited page did not open:\n{screen}"
+    );
+    // The idle session: Claude's and Codex's adapters advertise `session/close` (and can load a
+    // session again), so it is closed and its context server stops; Gemini CLI's does not, so
+    // its session and server are kept until the app quits.
+    let root = rig.root();
+    let closes = !matches!(agent, Agent::Gemini);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while common::context_servers(root) > 0 && closes && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    if !closes {
+        std::thread::sleep(Duration::from_secs(5));
+    }
+    let left = common::context_servers(root);
+    assert_eq!(
+        left,
+        usize::from(!closes),
+        "{name}: context servers after the session sat idle"
+    );
+    // Closed by `session/close`, not lost: the app's log says so (and nothing for Gemini).
+    let log = std::fs::read_to_string(root.join(".agentero/logs/agentero.log")).unwrap_or_default();
+    assert_eq!(
+        log.contains("closed an idle session"),
+        closes,
+        "{name}: the log:\n{log}"
     );
     tmux(&["send-keys", "-t", &target, "q"]);
     let screen = wait_for(&target, "READY$ \n", 10);

@@ -30,21 +30,6 @@ fn open_agent(tmp: &Path, vault: &Path) -> Headless {
     open_agent_with(tmp, vault, &[])
 }
 
-/// The context servers running for the vault under `tmp` (their command line names a grant
-/// in its state folder).
-fn context_servers(tmp: &Path) -> usize {
-    let needle = tmp.display().to_string();
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
-        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-        .filter(|c| c.contains("--agentero-context-mcp") && c.contains(&needle))
-        .count()
-}
-
 /// Two threads each hold a session and its context server; idle past the setup's
 /// `session_idle`, both sessions are closed (`session/close`) and their servers stop; a new
 /// question in a thread reopens its session (one server again) and is answered.
@@ -57,18 +42,18 @@ fn idle_sessions_are_closed_and_reopened_on_the_next_turn() {
     h.keys("esc space n");
     ask_and_wait(&mut h, "Which model wins on identifiers?");
     assert_eq!(
-        context_servers(dir.path()),
+        crate::common::context_servers(dir.path()),
         2,
         "one context server per thread"
     );
     // Idle: both closed within a rescan or two (every 3 s).
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while context_servers(dir.path()) > 0 && std::time::Instant::now() < deadline {
+    while crate::common::context_servers(dir.path()) > 0 && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(200));
         h.settle();
     }
     assert_eq!(
-        context_servers(dir.path()),
+        crate::common::context_servers(dir.path()),
         0,
         "idle sessions kept their servers"
     );
@@ -81,7 +66,7 @@ fn idle_sessions_are_closed_and_reopened_on_the_next_turn() {
         session.as_ref().is_some_and(|s| s.session != "new"),
         "the session was not reopened: {session:?}"
     );
-    assert_eq!(context_servers(dir.path()), 1);
+    assert_eq!(crate::common::context_servers(dir.path()), 1);
 }
 
 fn open_agent_idle(tmp: &Path, vault: &Path, idle: Duration) -> Headless {

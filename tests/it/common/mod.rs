@@ -108,6 +108,21 @@ pub fn grant_for(
         .grant()
 }
 
+/// The context servers running for the vault under `tmp` (their command line names a grant
+/// in its state folder).
+pub fn context_servers(tmp: &Path) -> usize {
+    let needle = tmp.display().to_string();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("--agentero-context-mcp") && c.contains(&needle))
+        .count()
+}
+
 /// Runs the real binary with a private HOME so it never touches the user's files.
 pub fn agentero(args: &[&str], cwd: &Path) -> Output {
     command(cwd)
