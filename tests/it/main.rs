@@ -48,6 +48,7 @@ mod tmux_images;
 mod tui_keys;
 mod tui_snapshots;
 mod tui_tmux;
+mod tui_widgets;
 mod vault_mcp;
 mod verify_held_out;
 mod zotero;
