@@ -6,6 +6,8 @@
 //! 2. Key to image on screen in the app (headless at 160x48, the real runner, render child
 //!    and page cache): zoom and pan steps on a corpus paper, uncached (a fresh window each
 //!    step) and cached (the same steps again), p50/p99.
+//! 3. `I` on a search hit found in the text view to the image with the hit highlighted on
+//!    screen: each hit's page uncached the first time, cached the second (`I` back and again).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -21,6 +23,7 @@ fn p(mut v: Vec<Duration>, q: f64) -> f64 {
 pub fn run(corpus: &Path, files: &[std::path::PathBuf]) {
     windows(files);
     keys(corpus);
+    highlighted(corpus);
 }
 
 fn windows(files: &[std::path::PathBuf]) {
@@ -127,5 +130,79 @@ fn keys(corpus: &Path) {
         "cached/uncached: p50 {:.2}x, p99 {:.2}x",
         p(warm.clone(), 0.5) / p(cold.clone(), 0.5),
         p(warm, 0.99) / p(cold, 0.99)
+    );
+}
+
+/// `I` pressed on the text view's current search hit, to the image of that page on screen
+/// with the hit highlighted (the image's key carries the quote).
+fn press_highlighted(h: &mut Headless) -> Duration {
+    let t = Instant::now();
+    h.keys("I");
+    let a = h.app.areas().paper_text;
+    let ok = h.wait_until(Duration::from_secs(20), |app| {
+        matches!(
+            app.paper_pane().shot((a.width, a.height)),
+            Some(agentero::tui::paper::image::ShotState::Ready(_))
+        )
+    });
+    assert!(ok, "no highlighted image after I");
+    h.render();
+    t.elapsed()
+}
+
+fn highlighted(corpus: &Path) {
+    println!("## `I` on a search hit: key to the highlighted image on screen (headless 160x48)\n");
+    let paper = corpus.join("papers/the-name-of-the-title-is-hope/paper.pdf");
+    let bytes = std::fs::read(&paper).unwrap();
+    let limits = agentero::vault::pdf::Limits {
+        deadline: Instant::now() + Duration::from_secs(120),
+    };
+    let doc = agentero::vault::pdf::extract(&bytes, limits).unwrap();
+    // A phrase from the middle of each page: four words of its middle line.
+    let phrases: Vec<String> = doc
+        .pages
+        .iter()
+        .filter_map(|p| {
+            let lines: Vec<&str> = p
+                .text
+                .lines()
+                .filter(|l| l.split_whitespace().count() >= 6)
+                .collect();
+            let line = lines.get(lines.len() / 2)?;
+            let words: Vec<&str> = line.split_whitespace().collect();
+            Some(words[1..5].join(" "))
+        })
+        .take(8)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    super::common::copy_tree(paper.parent().unwrap(), &vault.join("papers/hope"));
+    let mut h = Headless::open(&vault, 160, 48).unwrap();
+    h.settle();
+    h.keys("space f g g enter");
+    h.settle();
+    let (mut cold, mut warm) = (Vec::new(), Vec::new());
+    let mut seen = std::collections::HashSet::new();
+    for phrase in &phrases {
+        h.keys("g g /");
+        h.type_text(phrase);
+        h.keys("enter");
+        let page = h.app.paper_pane().doc().map_or(0, |d| d.page());
+        if !seen.insert(page) {
+            continue;
+        }
+        cold.push(press_highlighted(&mut h));
+        h.keys("I");
+        warm.push(press_highlighted(&mut h));
+        h.keys("I");
+    }
+    assert!(!cold.is_empty(), "no phrase was found: {phrases:?}");
+    super::common::report("I to the highlighted image, uncached", cold.clone(), None);
+    super::common::report("I to the highlighted image, cached", warm.clone(), None);
+    println!(
+        "cached/uncached: p50 {:.2}x, p99 {:.2}x ({} pages)",
+        p(warm.clone(), 0.5) / p(cold.clone(), 0.5),
+        p(warm, 0.99) / p(cold.clone(), 0.99),
+        cold.len()
     );
 }
