@@ -12,7 +12,7 @@ use ratatui::style::Color;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
-fn demo(w: u16, h: u16) -> (tempfile::TempDir, Headless) {
+pub(crate) fn demo(w: u16, h: u16) -> (tempfile::TempDir, Headless) {
     let dir = tempfile::tempdir().unwrap();
     let vault = dir.path().join("vault");
     agentero::vault::demo::write_demo_vault(&vault).unwrap();

@@ -12,12 +12,7 @@ const W: u16 = 160;
 const H: u16 = 40;
 
 fn demo() -> (tempfile::TempDir, Headless) {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = dir.path().join("vault");
-    agentero::vault::demo::write_demo_vault(&vault).unwrap();
-    let mut h = Headless::open(&vault, W, H).unwrap();
-    h.settle();
-    (dir, h)
+    crate::tui_snapshots::demo(W, H)
 }
 
 fn select(h: &mut Headless, path: &str) {
