@@ -1041,15 +1041,15 @@ fn unnamed_modules(
     out
 }
 
-/// `ARCHITECTURE.md` names every module of `src/` and of the folders directly under it (the
-/// floors' modules), in its code spans: a module added without its line there fails here.
+/// `ARCHITECTURE.md` names every module of `src/`, at any depth, in its code spans: a module
+/// added without its line there fails here.
 #[test]
 fn architecture_md_names_every_module() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
     let named = code_words(&doc);
     let src = root.join("src");
-    let missing = unnamed_modules(&src, &named, 2);
+    let missing = unnamed_modules(&src, &named, 8);
     assert!(
         missing.is_empty(),
         "ARCHITECTURE.md does not name these modules (say on which floor they are and what \
