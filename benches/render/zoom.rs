@@ -91,7 +91,19 @@ fn press(h: &mut Headless, key: &str) -> Duration {
             Some(agentero::tui::paper::image::ShotState::Ready(_))
         )
     });
-    assert!(ok, "no image after {key}");
+    assert!(
+        ok,
+        "no image after {key}: {:?} (status: {})",
+        h.app
+            .paper_pane()
+            .shot((a.width, a.height))
+            .map(|s| match s {
+                agentero::tui::paper::image::ShotState::Failed(why) => why.clone(),
+                agentero::tui::paper::image::ShotState::Rendering => "rendering".into(),
+                agentero::tui::paper::image::ShotState::Ready(_) => "ready".into(),
+            }),
+        h.app.status()
+    );
     h.render();
     t.elapsed()
 }
@@ -145,7 +157,11 @@ fn press_highlighted(h: &mut Headless) -> Duration {
             Some(agentero::tui::paper::image::ShotState::Ready(_))
         )
     });
-    assert!(ok, "no highlighted image after I");
+    assert!(
+        ok,
+        "no highlighted image after I (status: {})",
+        h.app.status()
+    );
     h.render();
     t.elapsed()
 }
