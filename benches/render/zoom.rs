@@ -118,7 +118,8 @@ fn keys(corpus: &Path) {
     );
     let mut h = Headless::open(&vault, 160, 48).unwrap();
     h.settle();
-    h.keys("space f g g enter");
+    // The last row: the paper (the first is its folder, `papers/`).
+    h.keys("space f G enter");
     h.settle();
     press(&mut h, "I");
     press(&mut h, "Z");
@@ -195,7 +196,8 @@ fn highlighted(corpus: &Path) {
     super::common::copy_tree(paper.parent().unwrap(), &vault.join("papers/hope"));
     let mut h = Headless::open(&vault, 160, 48).unwrap();
     h.settle();
-    h.keys("space f g g enter");
+    // The last row: the paper (the first is its folder, `papers/`).
+    h.keys("space f G enter");
     h.settle();
     let (mut cold, mut warm) = (Vec::new(), Vec::new());
     let mut seen = std::collections::HashSet::new();
