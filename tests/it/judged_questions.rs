@@ -47,19 +47,19 @@ use serde::Deserialize;
 use serde_json::Value;
 
 #[derive(Debug, Deserialize)]
-struct Question {
-    paper: String,
-    pages: Vec<u32>,
-    kind: String,
-    question: String,
+pub(crate) struct Question {
+    pub(crate) paper: String,
+    pub(crate) pages: Vec<u32>,
+    pub(crate) kind: String,
+    pub(crate) question: String,
     #[serde(default)]
     anchor: Option<Anchor>,
     /// Asked only with its paper mentioned (it does not say which paper it is about).
     #[serde(default)]
-    needs_paper: bool,
+    pub(crate) needs_paper: bool,
     /// Words the answering quote holds (held-out and vignettes sets).
     #[serde(default)]
-    expect: Option<String>,
+    pub(crate) expect: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -83,7 +83,7 @@ const SETS: [(&str, &str); 2] = [
     ("heldout", include_str!("../judged/heldout.json")),
 ];
 
-fn judged_set(text: &str) -> Vec<Question> {
+pub(crate) fn judged_set(text: &str) -> Vec<Question> {
     serde_json::from_str::<Set>(text)
         .expect("the judged set parses")
         .questions
@@ -91,7 +91,7 @@ fn judged_set(text: &str) -> Vec<Question> {
 
 /// Indexes `vault` with `bin` (the questions are asked of an indexed vault) and opens the
 /// report file `AGENTERO_JUDGED_REPORT` names, if any.
-fn index_for_questions(bin: &Path, vault: &Path) -> Option<std::fs::File> {
+pub(crate) fn index_for_questions(bin: &Path, vault: &Path) -> Option<std::fs::File> {
     let mut c = Command::new(bin);
     c.arg("index").arg(vault);
     let out = common::output_within(c, Duration::from_secs(900));
@@ -101,13 +101,13 @@ fn index_for_questions(bin: &Path, vault: &Path) -> Option<std::fs::File> {
 }
 
 /// Whether `scope` is asked (`AGENTERO_JUDGED_SCOPES` names the scopes to ask, else all).
-fn asked(scope: &str) -> bool {
+pub(crate) fn asked(scope: &str) -> bool {
     std::env::var("AGENTERO_JUDGED_SCOPES")
         .map(|v| v.split(',').any(|s| s.trim() == scope))
         .unwrap_or(true)
 }
 
-fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     std::env::var_os("AGENTERO_JUDGED_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_agentero")))
@@ -163,7 +163,7 @@ fn squash(s: &str) -> String {
 /// The pages of the papers quoted, extracted once (our extraction, furniture kept): what the
 /// quotes are judged against.
 #[derive(Default)]
-struct Pages {
+pub(crate) struct Pages {
     papers: std::collections::HashMap<String, Vec<String>>,
 }
 
@@ -353,26 +353,26 @@ fn is_reference_quote(pages: &[String], page: u32, quote: &str) -> bool {
 }
 
 #[derive(Default)]
-struct Run {
-    top1: usize,
-    top3: usize,
-    answered: usize,
-    total: usize,
+pub(crate) struct Run {
+    pub(crate) top1: usize,
+    pub(crate) top3: usize,
+    pub(crate) answered: usize,
+    pub(crate) total: usize,
     /// Questions with a selection, and those whose first quote is from it.
-    selections: usize,
-    quotes_selection: usize,
+    pub(crate) selections: usize,
+    pub(crate) quotes_selection: usize,
     /// Number and table questions, and those whose quote has the asked number.
-    numbers: usize,
-    quotes_number: usize,
+    pub(crate) numbers: usize,
+    pub(crate) quotes_number: usize,
     /// Answers whose first citation is in the question's paper.
-    right_paper: usize,
+    pub(crate) right_paper: usize,
     /// Questions with `expect` words, and those with a quote of a right page that holds them.
-    expects: usize,
-    quotes_expect: usize,
+    pub(crate) expects: usize,
+    pub(crate) quotes_expect: usize,
     /// Quotes (every quote of every answer) that are bibliography entries or running heads,
     /// each as `paper#page: quote`.
-    reference_quotes: Vec<String>,
-    running_quotes: Vec<String>,
+    pub(crate) reference_quotes: Vec<String>,
+    pub(crate) running_quotes: Vec<String>,
 }
 
 /// The sentence of `paper`'s page `page` that contains `words` (through the one containing
@@ -437,7 +437,7 @@ fn ask(bin: &Path, vault: &Path, question: &str, reading: &[String]) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", common::stdout(&out)))
 }
 
-fn run(
+pub(crate) fn run(
     bin: &Path,
     vault: &Path,
     set: &[Question],
@@ -554,7 +554,7 @@ fn run(
 
 /// Prints the quotes that are bibliography entries or running heads, and whether their count
 /// is over the floor.
-fn furniture_failures(what: &str, r: &Run, floor: usize) -> Option<String> {
+pub(crate) fn furniture_failures(what: &str, r: &Run, floor: usize) -> Option<String> {
     for q in &r.reference_quotes {
         eprintln!("  {what}: a bibliography entry quoted: {q}");
     }
