@@ -46,7 +46,8 @@ pub fn kind_of(question: &str) -> Kind {
             "what data",
             "which data",
         ],
-    ) {
+    ) || asks_for_data(&q)
+    {
         return Kind::Dataset;
     }
     if contains_any(
@@ -151,6 +152,21 @@ pub fn kind_of(question: &str) -> Kind {
                 " date ",
                 " value",
                 " values",
+                // Quantities a reader asks the value of.
+                " probability",
+                " rate",
+                " ratio",
+                " accuracy",
+                " score",
+                " temperature",
+                " speed",
+                " cost",
+                " price",
+                " weight",
+                " dose",
+                " duration",
+                " p-value",
+                " sample size",
             ],
         )
     {
@@ -197,6 +213,16 @@ fn is_name_question(q: &str) -> bool {
     which || how
 }
 
+/// "What real data …?", "Which survey data …?": data named within a what/which question's
+/// first words.
+fn asks_for_data(q: &str) -> bool {
+    let t = q.trim_start();
+    (t.starts_with("what ") || t.starts_with("which "))
+        && t.split_whitespace()
+            .take(4)
+            .any(|w| w.trim_matches(|c: char| !c.is_alphanumeric()) == "data")
+}
+
 /// "What is the lps class for?", "What is this demo file for?"
 fn is_what_for(q: &str) -> bool {
     let t = q.trim().trim_end_matches('?').trim_end();
@@ -219,6 +245,10 @@ mod tests {
         assert_eq!(kind_of("What is the lps class for?"), Kind::Contribution);
         assert_eq!(kind_of("Which dataset do they use?"), Kind::Dataset);
         assert_eq!(
+            kind_of("What real data do they use for the example?"),
+            Kind::Dataset
+        );
+        assert_eq!(
             kind_of("Which function gives me a moving average of a series?"),
             Kind::Name
         );
@@ -230,5 +260,10 @@ mod tests {
         assert_eq!(kind_of("Which paper came first?"), Kind::Other);
         assert_eq!(kind_of("What are the limitations?"), Kind::Limitation);
         assert_eq!(kind_of("Where are table captions placed?"), Kind::Other);
+        assert_eq!(
+            kind_of("What probability comes out of the example?"),
+            Kind::Number
+        );
+        assert_eq!(kind_of("Which learning rate did they pick?"), Kind::Number);
     }
 }
