@@ -196,6 +196,12 @@ const NOT_NAMES: &[&str] = &[
     "there",
     "then",
     "also",
+    "would",
+    "should",
+    "could",
+    "must",
+    "might",
+    "shall",
     "above",
     "below",
     "itself",
@@ -272,7 +278,11 @@ pub fn names(s: &str) -> Vec<String> {
         let plain = t.chars().all(|c| c.is_ascii_lowercase() || c == '-');
         let adjective = plain && ADJECTIVE_ENDS.iter().any(|e| lower.ends_with(e));
         let verb = plain && lower.ends_with('s') && !lower.ends_with("ss") && lower.len() > 3;
-        let by_noun = !NOT_NAMES.contains(&lower.as_str())
+        let identifier = t
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_'));
+        let by_noun = identifier
+            && !NOT_NAMES.contains(&lower.as_str())
             && letters >= 2
             && (named(i + 1) && i > 0 && matches!(bare(words[i - 1]), "the" | "The") && !adjective
                 || i > 0
@@ -283,6 +293,9 @@ pub fn names(s: &str) -> Vec<String> {
                     && !t.chars().all(|c| c.is_ascii_digit()));
         // As written, a control sequence with its backslash.
         let shown = w
+            .split(['(', '{'])
+            .next()
+            .unwrap_or(w)
             .trim_matches(|c: char| !(c.is_alphanumeric() || c == '\\' || c == '_' || c == '.'))
             .trim_end_matches('.');
         if (is_code_name(w) || acronym || mixed || proper && !cited || by_noun)
@@ -302,31 +315,72 @@ pub fn has_name(s: &str) -> bool {
 /// The values of a sentence, in order: each number with the unit that follows it ("4406
 /// individuals", "14 pt", "0.8279847", "45%").
 pub fn values(s: &str) -> Vec<String> {
-    let words: Vec<&str> = s.split_whitespace().collect();
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
     let mut out = Vec::new();
-    for (i, w) in words.iter().enumerate() {
-        let t = w.trim_matches(|c: char| !(c.is_ascii_digit() || c == '.' || c == '%'));
-        let t = t.trim_end_matches('.');
-        if !t.starts_with(|c: char| c.is_ascii_digit())
-            || !t
-                .chars()
-                .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '%'))
-        {
+    let mut k = 0;
+    while k < chars.len() {
+        let (at, c) = chars[k];
+        // A number starts at a digit that does not end a name ("X1", "v2", "ε-TeX3").
+        let glued = k > 0 && (chars[k - 1].1.is_alphanumeric() || chars[k - 1].1 == '_');
+        if !c.is_ascii_digit() || glued {
+            k += 1;
             continue;
         }
-        let rest = words[i + 1..].join(" ");
-        let noun = words.get(i + 1).map(|n| bare(n)).filter(|n| {
-            n.chars().count() >= 3
-                && n.chars().all(char::is_alphabetic)
-                && !NOT_UNITS.contains(&n.to_lowercase().as_str())
-        });
-        match noun {
-            Some(n) if starts_with_unit(&rest) || t.len() >= 2 => out.push(format!("{t} {n}")),
-            _ if starts_with_unit(&rest) => out.push(format!(
-                "{t} {}",
-                rest.split_whitespace().next().unwrap_or("")
-            )),
-            _ => out.push(t.to_string()),
+        let mut end = k;
+        while end < chars.len()
+            && (chars[end].1.is_ascii_digit()
+                || matches!(chars[end].1, '.' | ',')
+                    && chars.get(end + 1).is_some_and(|n| n.1.is_ascii_digit()))
+        {
+            end += 1;
+        }
+        let stop = chars.get(end).map_or(s.len(), |x| x.0);
+        let number = &s[at..stop];
+        k = end;
+        if chars
+            .get(end)
+            .is_some_and(|x| x.1.is_alphabetic() && x.1.is_ascii())
+        {
+            // "10pt", "2nd": the unit glued on, or an ordinal.
+            let word: String = s[stop..]
+                .chars()
+                .take_while(char::is_ascii_alphabetic)
+                .collect();
+            if starts_with_unit(&word) {
+                out.push(format!("{number}{word}"));
+            }
+            continue;
+        }
+        let rest = &s[stop..];
+        let spaced = rest.trim_start();
+        if spaced.starts_with('%') {
+            out.push(format!("{number}%"));
+            continue;
+        }
+        let next = spaced.split_whitespace().next().map(bare).unwrap_or("");
+        let year = number.len() == 4 && (number.starts_with("19") || number.starts_with("20"));
+        if starts_with_unit(spaced) {
+            // A counter after a number in Chinese or Japanese text: its first character.
+            let unit: String = if next.is_ascii() {
+                next.to_string()
+            } else {
+                spaced
+                    .chars()
+                    .take_while(|c| !c.is_ascii())
+                    .take(1)
+                    .collect()
+            };
+            out.push(format!("{number} {unit}").trim_end().to_string());
+        } else if !year
+            && number.len() >= 2
+            && next.chars().count() >= 3
+            && next.chars().all(|c| c.is_ascii_lowercase())
+            && !NOT_UNITS.contains(&next)
+        {
+            // "4406 individuals".
+            out.push(format!("{number} {next}"));
+        } else {
+            out.push(number.to_string());
         }
     }
     out
@@ -349,11 +403,29 @@ pub fn lead(kind: Kind, terms: &[String], quote: &str) -> Option<String> {
         let first = c.split_whitespace().next().unwrap_or(c);
         words.iter().position(|w| w.contains(first)).unwrap_or(0)
     };
+    let is_term = |w: &str| stems(w).iter().any(|s| terms.contains(s));
+    if kind == Kind::Number {
+        // A value is about what comes before it ("the probability … is 0.83", "data on 4406
+        // individuals"); a value whose unit is a word of the question first ("150 words"), then
+        // the one nearest after a word of the question, then the first.
+        let unit_asked = |c: &str| c.split_whitespace().nth(1).is_some_and(is_term);
+        let after_term = |i: usize| {
+            (0..i)
+                .rev()
+                .find(|&k| is_term(words[k]))
+                .map_or(usize::MAX, |k| i - k)
+        };
+        return candidates
+            .into_iter()
+            .enumerate()
+            .min_by_key(|(n, c)| (!unit_asked(c), after_term(at(c)), *n))
+            .map(|(_, c)| c);
+    }
     let near_term = |i: usize| {
         words
             .iter()
             .enumerate()
-            .filter(|(_, w)| stems(w).iter().any(|s| terms.contains(s)))
+            .filter(|(_, w)| is_term(w))
             .map(|(k, _)| k.abs_diff(i))
             .min()
             .unwrap_or(usize::MAX)
@@ -386,6 +458,11 @@ mod tests {
         // An author cited by year is not the answer; a sentence's first word is not a name.
         assert!(names("Libraries like those of Sanderson (2010) are used.").is_empty());
         assert!(names("The same function is used.").is_empty());
+        assert!(names("Evaluate some function, e.g., the mean, as the function would.").is_empty());
+        assert_eq!(
+            names("A function foo(lmobj, vcov) and \\bibliography{refs} are used."),
+            ["foo", "\\bibliography"]
+        );
         assert!(names("The analysis of multi-state data has four key steps.").is_empty());
         assert!(
             names("We fit the simulated data with the function; it returns a list.").is_empty()
@@ -400,6 +477,11 @@ mod tests {
         );
         assert_eq!(values("[1] 0.8279847"), ["1", "0.8279847"]);
         assert_eq!(values("The margins are 14 pt wide."), ["14 pt"]);
+        assert_eq!(
+            values("Titles use 10pt (8 pt), about 4% of X1 in 1997 analyze."),
+            ["10pt", "8 pt", "4%", "1997"]
+        );
+        assert_eq!(values("默认每页最多可以放 3 个浮动体"), ["3 个"]);
     }
 
     #[test]
@@ -412,6 +494,15 @@ mod tests {
                 "Table 3 lists data on 4406 individuals."
             ),
             Some("4406 individuals".to_string())
+        );
+        let terms = stems("window size");
+        assert_eq!(
+            lead(
+                Kind::Number,
+                &terms,
+                "We use W = 150 and S = 75, so every sentence appears in two windows."
+            ),
+            Some("150".to_string())
         );
         let terms = stems("function builds start-stop data");
         assert_eq!(
