@@ -46,9 +46,12 @@ fn floors(scope: &str) -> [f64; 4] {
     match scope {
         // Measured with the build the set was written against, before any rule looked at it:
         // top-1 0.455, top-3 0.864, right paper 1.000, expected words 0.409. Floors about one
-        // question under that (issue 37 asks for top-1 0.80 and top-3 0.90).
+        // question under that (issue 37 asks for top-1 0.80 and top-3 0.90). With the value and
+        // name reading and the paper prior (issue 37 items 2 and 3, not tuned on this set):
+        // top-1 0.455, top-3 0.818 (one question down), right paper 1.000, words 0.364.
         "paper" => [0.40, 0.81, 0.95, 0.36],
-        // The same build: 0.545, 0.818, 0.909, 0.500.
+        // The same build: 0.545, 0.818, 0.909, 0.500; with those rules the same: 0.545, 0.818,
+        // 0.909, 0.500.
         _ => [0.50, 0.77, 0.86, 0.45],
     }
 }
