@@ -9,6 +9,9 @@ use super::apparatus;
 use super::candidate::{Candidate, Kind, Pick, Question};
 use super::shape::{self, Shape};
 use super::text::{cut, starts_with_unit, stems};
+use super::value::{code_names, has_name};
+use around::{follow_the_question, read_around};
+use prior::{paper_of, paper_prior};
 
 /// A quotable unit of a candidate page.
 struct Sent<'a> {
@@ -160,6 +163,11 @@ const SETTING_CUES: &[&str] = &[
     "default",
 ];
 
+/// A sentence of prose (one that introduces code ends with a colon), not a code line.
+fn prose(s: &str) -> bool {
+    s.ends_with(['.', ':']) && wordiness(s, false) >= 0.75
+}
+
 fn cue_hits(q: &Question, lower: &str, original: &str) -> f64 {
     let count = |cues: &[&str]| cues.iter().filter(|c| lower.contains(*c)).count().min(2) as f64;
     match q.kind {
@@ -180,43 +188,11 @@ fn cue_hits(q: &Question, lower: &str, original: &str) -> f64 {
         Kind::Contribution => count(CONTRIBUTION_CUES),
         Kind::Dataset => count(DATASET_CUES),
         Kind::Limitation => count(LIMITATION_CUES),
-        // A name in a prose sentence (code lines name everything).
-        Kind::Name if original.ends_with('.') && wordiness(original, false) >= 0.75 => {
-            code_names(original).min(1) as f64
-        }
+        // A name in a prose sentence (code lines name everything), one written as code first.
+        Kind::Name if prose(original) => code_names(original).min(1) as f64,
         Kind::Name => 0.0,
         Kind::Other => 0.0,
     }
-}
-
-/// How many names written as code a sentence has: a call (`rollapply()`, `anova(f0, f1)`), a
-/// dotted or underscored identifier (`na.approx`, `type_coef`), a camel-case one
-/// (`xtsAttributes`, `evalCpp`), a class in straight quotes (`"zoo"`). Abbreviations (`e.g.`,
-/// `i.e.`) are not names.
-fn code_names(s: &str) -> usize {
-    s.split_whitespace()
-        .filter(|w| {
-            let quoted =
-                w.starts_with('"') && w.trim_end_matches([',', '.', ';', ')']).ends_with('"');
-            let t = w
-                .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '('));
-            let t = t.trim_end_matches('.');
-            let ident = |x: &str| {
-                x.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                    && x.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-            };
-            let call = t
-                .split_once('(')
-                .is_some_and(|(name, _)| name.len() >= 2 && ident(name));
-            let dotted = ident(t) && t.contains('.') && t.split('.').all(|p| p.len() >= 2);
-            let snake = ident(t) && t.contains('_');
-            let camel = ident(t)
-                && t.starts_with(|c: char| c.is_ascii_lowercase())
-                && t.chars().skip(1).any(|c| c.is_ascii_uppercase());
-            (quoted && w.len() >= 4) || call || dotted || snake || camel
-        })
-        .count()
 }
 
 /// The share of a sentence that is letters (and digits, when numbers are what is asked for):
@@ -377,12 +353,24 @@ fn score_all(q: &Question, cands: &[Candidate], sents: &[Sent]) -> Vec<Scored> {
     } else {
         HashMap::new()
     };
-    let prior = paper_prior(cands);
+    let prior = paper_prior(q, cands, sents);
     let mut scored = Vec::new();
     for (i, s) in sents.iter().enumerate() {
         let (mut score, matched) = raw[i];
         let lower = s.text.to_lowercase();
-        let cues = cue_hits(q, &lower, &s.text) + f64::from(u8::from(s.number_near_term));
+        // A data set is asked for by what it is about and answered by its name.
+        let named_data = q.kind == Kind::Dataset && matched > 0 && has_name(&s.text);
+        // A name not written as code ("the mstate package", "Armadillo") answers a name
+        // question in a sentence with at least half of its words.
+        let named = q.kind == Kind::Name
+            && matched * 2 >= q.terms.len()
+            && prose(&s.text)
+            && code_names(&s.text) == 0
+            && has_name(&s.text);
+        let cues = cue_hits(q, &lower, &s.text)
+            + f64::from(u8::from(s.number_near_term))
+            + f64::from(u8::from(named_data))
+            + if named { 0.5 } else { 0.0 };
         if let Some(m) = page_tf.get(s.cand.uri.as_str()) {
             let shared: usize =
                 s.tf.keys()
@@ -423,77 +411,31 @@ fn score_all(q: &Question, cands: &[Candidate], sents: &[Sent]) -> Vec<Scored> {
     if q.kind != Kind::Contribution {
         follow_the_question(q, sents, &raw, &mut scored);
     }
+    read_around(q, sents, &mut scored);
     scored
 }
 
-/// An answer often comes right after the sentence that asks it ("… suppose that we wanted to
-/// test that the slopes were the same? This is done with the anova command."): the sentence
-/// after one that has most of the question's words gets more than that one's score when that
-/// one is a question, and most of it when a name is asked for and it names code — even with
-/// none of the words itself.
-fn follow_the_question(
-    q: &Question,
-    sents: &[Sent],
-    raw: &[(f64, usize)],
-    scored: &mut Vec<Scored>,
-) {
-    let need = q.terms.len().div_ceil(2).max(2);
-    for i in 1..sents.len() {
-        let (prev, s) = (&sents[i - 1], &sents[i]);
-        let asked = prev.text.ends_with('?');
-        if !std::ptr::eq(prev.cand, s.cand)
-            || prev.pos + 1 != s.pos
-            || raw[i - 1].1 < need
-            || !(asked || q.kind == Kind::Name && code_names(&s.text) > 0)
-        {
-            continue;
-        }
-        let Some(lead) = scored.iter().find(|x| x.i == i - 1).map(|x| x.score) else {
-            continue;
-        };
-        // After a question the paper asks, the next sentence is its answer.
-        let share = if prev.text.ends_with('?') { 1.1 } else { 0.7 };
-        match scored.iter_mut().find(|x| x.i == i) {
-            Some(x) => x.score = x.score.max(x.score * 0.5 + lead * share),
-            None => scored.push(Scored {
-                score: lead * share,
-                matched: 0,
-                i,
-            }),
-        }
+/// How much of a unit's score stays for its form: a sentence without a number cannot say how
+/// many, one without a name cannot say which function or library.
+fn form(q: &Question, text: &str) -> f64 {
+    match q.kind {
+        Kind::Number if !has_number(text) => 0.5,
+        Kind::Name if !has_name(text) => 0.75,
+        // A data set may be told by what it holds ("mandible length and gestational age").
+        Kind::Dataset if !has_name(text) => 0.85,
+        _ => 1.0,
     }
 }
 
-/// The source a candidate's URI is in (its path, without the page).
-fn paper_of(uri: &str) -> &str {
-    uri.split('#').next().unwrap_or(uri)
-}
-
-/// With candidates from several papers (a folder in the grant), the paper the search found
-/// most of — its cards' ranks summed as `1/(1+rank)`, the page the user reads counted as the
-/// best card — keeps its sentences' scores; another paper's are weighed down by how much less
-/// of it was found (to 0.75 at most): a sentence of a paper the search barely touched must
-/// match much better to lead.
-fn paper_prior(cands: &[Candidate]) -> HashMap<&str, f64> {
-    let mut mass: HashMap<&str, f64> = HashMap::new();
-    for c in cands {
-        let m = match (c.anchor, c.rank) {
-            (true, _) => 1.0,
-            (false, Some(r)) => 1.0 / (1.0 + r as f64),
-            (false, None) => 0.0,
-        };
-        *mass.entry(paper_of(&c.uri)).or_default() += m;
+/// A short line without a full stop is a heading, a caption or a table cell: it counts less.
+fn short(q: &Question, s: &Sent) -> f64 {
+    let chars = s.text.chars().count();
+    let row = s.shape == Shape::TableRow && q.kind == Kind::Number;
+    if chars < 45 && !s.text.ends_with(['.', '?', '!', '。']) && !row {
+        0.7
+    } else {
+        1.0
     }
-    if mass.len() < 2 {
-        return HashMap::new();
-    }
-    let best = mass.values().copied().fold(0.0, f64::max);
-    if best <= 0.0 {
-        return HashMap::new();
-    }
-    mass.into_iter()
-        .map(|(p, m)| (p, 0.6 + 0.4 * m / best))
-        .collect()
 }
 
 /// The score of a unit adjusted for where it stands and what it looks like.
@@ -507,20 +449,12 @@ fn placed(q: &Question, s: &Sent, mut score: f64, base: f64) -> f64 {
     if q.kind == Kind::Contribution && s.cand.first_page {
         score += 0.5 * base / (1.0 + s.pos as f64 / 4.0);
     }
-    // A short line without a full stop is a heading, a caption or a table cell.
-    let chars = s.text.chars().count();
-    let row = s.shape == Shape::TableRow && q.kind == Kind::Number;
-    if chars < 45 && !s.text.ends_with(['.', '?', '!', '。']) && !row {
-        score *= 0.7;
-    }
+    score *= short(q, s);
     let w = wordiness(&s.text, q.kind == Kind::Number);
     if w < 0.6 {
         score *= 0.5 + w / 2.0;
     }
-    // A sentence without a number cannot say how many.
-    if q.kind == Kind::Number && !has_number(&s.text) {
-        score *= 0.5;
-    }
+    score *= form(q, &s.text);
 
     score * shape_weight(q, s)
 }
@@ -597,6 +531,9 @@ pub fn choose(q: &Question, cands: &[Candidate], selection: Option<&str>) -> Vec
     }
     picks
 }
+
+mod around;
+mod prior;
 
 #[cfg(test)]
 mod tests;

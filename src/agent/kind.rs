@@ -8,6 +8,96 @@ pub(super) fn contains_any(text: &str, needles: &[&str]) -> bool {
     needles.iter().any(|n| text.contains(n))
 }
 
+/// The words of a question that asks how many, how much, which size or year.
+const NUMBER_CUES: &[&str] = &[
+    "how many",
+    "how much",
+    "how long",
+    "how big",
+    "how wide",
+    "how large",
+    "how far",
+    "how high",
+    "how tall",
+    "how small",
+    "how often",
+    "how old",
+    "what size",
+    "which size",
+    "what percentage",
+    "what share",
+    "what fraction",
+    "what proportion",
+    "what number",
+    "what version",
+    "which version",
+    "what resolution",
+    "maximum",
+    "minimum",
+    "at most",
+    "at least",
+    "word limit",
+    "what year",
+    "when was",
+    "default value",
+    "font size",
+    "text size",
+    // Chinese, Japanese and Korean "how many / how much / which year / what share".
+    "多少",
+    "几个",
+    "几层",
+    "几种",
+    "几部分",
+    "几页",
+    "多大",
+    "多长",
+    "多宽",
+    "多高",
+    "哪一年",
+    "哪年",
+    "百分之",
+    "何年",
+    "何種類",
+    "何個",
+    "何ページ",
+    "何文字",
+    "いくつ",
+    "どのくらい",
+    "몇",
+    "얼마",
+];
+
+/// What a "what / which …" question asks the value of ("what window size", "which rate").
+const MEASURES: &[&str] = &[
+    " size",
+    " version",
+    " resolution",
+    " length",
+    " width",
+    " height",
+    " percentage",
+    " number of",
+    " year ",
+    " date ",
+    " value",
+    " values",
+    // Quantities a reader asks the value of.
+    " probability",
+    " rate",
+    " ratio",
+    " accuracy",
+    " score",
+    " temperature",
+    " speed",
+    " cost",
+    " price",
+    " weight",
+    " dose",
+    " duration",
+    " p-value",
+    " sample size",
+];
+
 pub fn kind_of(question: &str) -> Kind {
     let q = format!(" {} ", question.to_lowercase());
     if contains_any(
@@ -46,7 +136,8 @@ pub fn kind_of(question: &str) -> Kind {
             "what data",
             "which data",
         ],
-    ) {
+    ) || asks_for_data(&q)
+    {
         return Kind::Dataset;
     }
     if contains_any(
@@ -67,67 +158,7 @@ pub fn kind_of(question: &str) -> Kind {
     {
         return Kind::Contribution;
     }
-    if contains_any(
-        &q,
-        &[
-            "how many",
-            "how much",
-            "how long",
-            "how big",
-            "how wide",
-            "how large",
-            "how far",
-            "how high",
-            "how tall",
-            "how small",
-            "how often",
-            "how old",
-            "what size",
-            "which size",
-            "what percentage",
-            "what share",
-            "what fraction",
-            "what proportion",
-            "what number",
-            "what version",
-            "which version",
-            "what resolution",
-            "maximum",
-            "minimum",
-            "at most",
-            "at least",
-            "word limit",
-            "what year",
-            "when was",
-            "default value",
-            "font size",
-            "text size",
-            // Chinese, Japanese and Korean "how many / how much / which year / what share".
-            "多少",
-            "几个",
-            "几层",
-            "几种",
-            "几部分",
-            "几页",
-            "多大",
-            "多长",
-            "多宽",
-            "多高",
-            "哪一年",
-            "哪年",
-            "百分之",
-            "何年",
-            "何種類",
-            "何個",
-            "何ページ",
-            "何文字",
-            "いくつ",
-            "どのくらい",
-            "몇",
-            "얼마",
-        ],
-    ) || q.contains('几') && !q.contains("几乎")
-    {
+    if contains_any(&q, NUMBER_CUES) || q.contains('几') && !q.contains("几乎") {
         return Kind::Number;
     }
     if is_name_question(&q) {
@@ -135,25 +166,7 @@ pub fn kind_of(question: &str) -> Kind {
     }
     // "What window size is used?", "Which version of natbib …?"
     let t = q.trim_start();
-    if (t.starts_with("what ") || t.starts_with("which "))
-        && contains_any(
-            &q,
-            &[
-                " size",
-                " version",
-                " resolution",
-                " length",
-                " width",
-                " height",
-                " percentage",
-                " number of",
-                " year ",
-                " date ",
-                " value",
-                " values",
-            ],
-        )
-    {
+    if (t.starts_with("what ") || t.starts_with("which ")) && contains_any(&q, MEASURES) {
         return Kind::Number;
     }
     Kind::Other
@@ -197,6 +210,16 @@ fn is_name_question(q: &str) -> bool {
     which || how
 }
 
+/// "What real data …?", "Which survey data …?": data named within a what/which question's
+/// first words.
+fn asks_for_data(q: &str) -> bool {
+    let t = q.trim_start();
+    (t.starts_with("what ") || t.starts_with("which "))
+        && t.split_whitespace()
+            .take(4)
+            .any(|w| w.trim_matches(|c: char| !c.is_alphanumeric()) == "data")
+}
+
 /// "What is the lps class for?", "What is this demo file for?"
 fn is_what_for(q: &str) -> bool {
     let t = q.trim().trim_end_matches('?').trim_end();
@@ -219,6 +242,10 @@ mod tests {
         assert_eq!(kind_of("What is the lps class for?"), Kind::Contribution);
         assert_eq!(kind_of("Which dataset do they use?"), Kind::Dataset);
         assert_eq!(
+            kind_of("What real data do they use for the example?"),
+            Kind::Dataset
+        );
+        assert_eq!(
             kind_of("Which function gives me a moving average of a series?"),
             Kind::Name
         );
@@ -230,5 +257,10 @@ mod tests {
         assert_eq!(kind_of("Which paper came first?"), Kind::Other);
         assert_eq!(kind_of("What are the limitations?"), Kind::Limitation);
         assert_eq!(kind_of("Where are table captions placed?"), Kind::Other);
+        assert_eq!(
+            kind_of("What probability comes out of the example?"),
+            Kind::Number
+        );
+        assert_eq!(kind_of("Which learning rate did they pick?"), Kind::Number);
     }
 }

@@ -43,6 +43,7 @@ pub mod shape;
 pub mod text;
 mod tools;
 mod turn;
+pub mod value;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

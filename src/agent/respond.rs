@@ -16,7 +16,7 @@ use super::answer::{Origin, Prompt, quote_line};
 use super::candidate::{Candidate, Kind, Pick};
 use super::tools::{call_tool, card_place};
 use super::{Fault, McpClient, Reply};
-use super::{choose, rank, text};
+use super::{choose, rank, text, value};
 use crate::vault::uri::{self, Target};
 
 /// Pages read for one answer at most (besides the anchor page).
@@ -217,7 +217,19 @@ fn quoted_words(words: &[String]) -> String {
         .join(", ")
 }
 
-fn say_picks(reply: &mut Reply<'_>, picks: &[Pick]) -> Result<(), AcpError> {
+/// The quotes of an answer, led by the value or name asked for when the first quote holds one
+/// ("**4406 individuals**", then the sentence it is in).
+fn say_picks(reply: &mut Reply<'_>, q: &rank::Question, picks: &[Pick]) -> Result<(), AcpError> {
+    if let Some(first) = picks.first()
+        && let Some(v) = value::lead(q.kind, &q.terms, &first.text)
+    {
+        let what = if q.kind == Kind::Number {
+            "The value"
+        } else {
+            "The name"
+        };
+        reply.say(&format!("{what}: **{v}** (first quote below).\n\n"))?;
+    }
     for p in picks {
         reply.say(&quote_line(&p.text, &p.uri))?;
     }
@@ -322,7 +334,7 @@ pub(super) async fn answer_with_tools(
         return Ok(StopReason::EndTurn);
     }
     r.lead_in(reply).await?;
-    say_picks(reply, &picks)?;
+    say_picks(reply, &q, &picks)?;
     reply.say("(Quoted verbatim from the pages I read; I am an offline extractive agent.)")?;
     Ok(StopReason::EndTurn)
 }
@@ -381,7 +393,7 @@ pub(super) fn answer_from_prompt(
         return Ok(StopReason::EndTurn);
     }
     reply.say("From the evidence in the prompt:\n\n")?;
-    say_picks(reply, &picks)?;
+    say_picks(reply, &q, &picks)?;
     reply.say(
         "I cannot read further in this turn: no vault tools are available (prompt only), so this is all the \
          evidence I have.",

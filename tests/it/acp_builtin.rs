@@ -287,8 +287,15 @@ fn the_builtin_agent_answers_the_kind_of_question_asked() {
     let f = Fixture::new();
     let ask = |q: &str| f.ask_json(&[&format!("{q} @{HALVORSEN}")]);
     // A number for "what size": the 150 words, not "window size matters".
-    let (q, _) = first_quote(&ask("What window size is used?"));
+    let v = ask("What window size is used?");
+    let (q, _) = first_quote(&v);
     assert!(q.contains("150"), "{q}");
+    // The answer leads with the value, then quotes its sentence (issue 37).
+    let answer = v["answer"].as_str().unwrap();
+    let lead = answer
+        .find("The value: **150")
+        .unwrap_or_else(|| panic!("no value lead in {answer}"));
+    assert!(lead < answer.find("> \"").unwrap(), "{answer}");
     let (q, _) = first_quote(&ask("What is the main contribution of this paper?"));
     assert!(q.starts_with("Our contributions are"), "{q}");
     let (q, _) = first_quote(&ask("Which dataset do they evaluate on?"));

@@ -47,19 +47,19 @@ use serde::Deserialize;
 use serde_json::Value;
 
 #[derive(Debug, Deserialize)]
-struct Question {
-    paper: String,
-    pages: Vec<u32>,
-    kind: String,
-    question: String,
+pub(crate) struct Question {
+    pub(crate) paper: String,
+    pub(crate) pages: Vec<u32>,
+    pub(crate) kind: String,
+    pub(crate) question: String,
     #[serde(default)]
     anchor: Option<Anchor>,
     /// Asked only with its paper mentioned (it does not say which paper it is about).
     #[serde(default)]
-    needs_paper: bool,
+    pub(crate) needs_paper: bool,
     /// Words the answering quote holds (held-out and vignettes sets).
     #[serde(default)]
-    expect: Option<String>,
+    pub(crate) expect: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -83,7 +83,7 @@ const SETS: [(&str, &str); 2] = [
     ("heldout", include_str!("../judged/heldout.json")),
 ];
 
-fn judged_set(text: &str) -> Vec<Question> {
+pub(crate) fn judged_set(text: &str) -> Vec<Question> {
     serde_json::from_str::<Set>(text)
         .expect("the judged set parses")
         .questions
@@ -91,7 +91,7 @@ fn judged_set(text: &str) -> Vec<Question> {
 
 /// Indexes `vault` with `bin` (the questions are asked of an indexed vault) and opens the
 /// report file `AGENTERO_JUDGED_REPORT` names, if any.
-fn index_for_questions(bin: &Path, vault: &Path) -> Option<std::fs::File> {
+pub(crate) fn index_for_questions(bin: &Path, vault: &Path) -> Option<std::fs::File> {
     let mut c = Command::new(bin);
     c.arg("index").arg(vault);
     let out = common::output_within(c, Duration::from_secs(900));
@@ -101,13 +101,13 @@ fn index_for_questions(bin: &Path, vault: &Path) -> Option<std::fs::File> {
 }
 
 /// Whether `scope` is asked (`AGENTERO_JUDGED_SCOPES` names the scopes to ask, else all).
-fn asked(scope: &str) -> bool {
+pub(crate) fn asked(scope: &str) -> bool {
     std::env::var("AGENTERO_JUDGED_SCOPES")
         .map(|v| v.split(',').any(|s| s.trim() == scope))
         .unwrap_or(true)
 }
 
-fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     std::env::var_os("AGENTERO_JUDGED_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_agentero")))
@@ -163,7 +163,7 @@ fn squash(s: &str) -> String {
 /// The pages of the papers quoted, extracted once (our extraction, furniture kept): what the
 /// quotes are judged against.
 #[derive(Default)]
-struct Pages {
+pub(crate) struct Pages {
     papers: std::collections::HashMap<String, Vec<String>>,
 }
 
@@ -353,26 +353,26 @@ fn is_reference_quote(pages: &[String], page: u32, quote: &str) -> bool {
 }
 
 #[derive(Default)]
-struct Run {
-    top1: usize,
-    top3: usize,
-    answered: usize,
-    total: usize,
+pub(crate) struct Run {
+    pub(crate) top1: usize,
+    pub(crate) top3: usize,
+    pub(crate) answered: usize,
+    pub(crate) total: usize,
     /// Questions with a selection, and those whose first quote is from it.
-    selections: usize,
-    quotes_selection: usize,
+    pub(crate) selections: usize,
+    pub(crate) quotes_selection: usize,
     /// Number and table questions, and those whose quote has the asked number.
-    numbers: usize,
-    quotes_number: usize,
+    pub(crate) numbers: usize,
+    pub(crate) quotes_number: usize,
     /// Answers whose first citation is in the question's paper.
-    right_paper: usize,
+    pub(crate) right_paper: usize,
     /// Questions with `expect` words, and those with a quote of a right page that holds them.
-    expects: usize,
-    quotes_expect: usize,
+    pub(crate) expects: usize,
+    pub(crate) quotes_expect: usize,
     /// Quotes (every quote of every answer) that are bibliography entries or running heads,
     /// each as `paper#page: quote`.
-    reference_quotes: Vec<String>,
-    running_quotes: Vec<String>,
+    pub(crate) reference_quotes: Vec<String>,
+    pub(crate) running_quotes: Vec<String>,
 }
 
 /// The sentence of `paper`'s page `page` that contains `words` (through the one containing
@@ -437,7 +437,7 @@ fn ask(bin: &Path, vault: &Path, question: &str, reading: &[String]) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", common::stdout(&out)))
 }
 
-fn run(
+pub(crate) fn run(
     bin: &Path,
     vault: &Path,
     set: &[Question],
@@ -554,7 +554,7 @@ fn run(
 
 /// Prints the quotes that are bibliography entries or running heads, and whether their count
 /// is over the floor.
-fn furniture_failures(what: &str, r: &Run, floor: usize) -> Option<String> {
+pub(crate) fn furniture_failures(what: &str, r: &Run, floor: usize) -> Option<String> {
     for q in &r.reference_quotes {
         eprintln!("  {what}: a bibliography entry quoted: {q}");
     }
@@ -587,6 +587,9 @@ struct Floors {
 fn floors(set: &str) -> Floors {
     match set {
         // Measured (this build): top-3 1.000 / 0.936 / 0.936, selection 1.000, number 0.906.
+        // With the value-and-name reading and the folder's paper prior (issue 37 items 2 and 3):
+        // paper top-1 0.930, top-3 1.000; folder top-1 0.819 → 0.862, top-3 0.947 → 0.936,
+        // first citation in the right paper 0.883 → 0.926.
         "tuning" => Floors {
             paper_top3: 0.95,
             every_top3: 0.9,
@@ -594,7 +597,9 @@ fn floors(set: &str) -> Floors {
             number: 0.8,
             furniture: 0,
         },
-        // Measured: top-3 0.912 / 0.923 / 0.908, selection 1.000, number 0.833.
+        // Measured: top-3 0.912 / 0.923 / 0.908, selection 1.000, number 0.833. With the rules of
+        // issue 37 items 2 and 3: paper unchanged (top-1 0.824, top-3 0.912); folder top-1
+        // 0.815 → 0.831, top-3 0.938, right paper 0.954 → 0.969.
         _ => Floors {
             paper_top3: 0.85,
             every_top3: 0.85,
@@ -715,7 +720,9 @@ fn vignette_floors(scope: &str) -> VignetteFloors {
         // 0.367, top-3 0.700, right paper 1.000, expected words quoted 0.267. After the rules of
         // issue 37 that were tried on this set (a name asked for, the sentence after the one that
         // asks, the paper prior) — so for those rules it is a tuning set now: top-1 0.333, top-3
-        // 0.667, expected words 0.333. Each floor is about one question under that: a
+        // 0.667, expected words 0.333; with the value-and-name reading of issue 37 item 2 (tried
+        // on this set too): top-1 0.433, top-3 0.700, expected words 0.367. Each floor is about
+        // one question under the earlier figures: a
         // measurement to improve on (issue 37 asks for top-1 0.80 and top-3 0.90), not a goal.
         "paper" => VignetteFloors {
             top1: 0.30,
@@ -726,7 +733,9 @@ fn vignette_floors(scope: &str) -> VignetteFloors {
         },
         // 22 questions (the 8 that do not say what they are about are asked with their paper
         // only). As first written: top-1 0.364, top-3 0.636, right paper 0.773, expected words
-        // 0.227; after the rules above: 0.364, 0.682, 0.818, 0.364. Floors about one question
+        // 0.227; after the rules above: 0.364, 0.682, 0.818, 0.364; with the value-and-name
+        // reading and the paper prior of issue 37 items 2 and 3: 0.455, 0.636, 0.818, 0.318
+        // (top-3 one question down: a neighbour of a hit outranks the page). Floors about one question
         // under (the goal is right paper 0.90 and top-3 within 0.05 of the paper scope).
         _ => VignetteFloors {
             top1: 0.31,

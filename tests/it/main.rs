@@ -28,6 +28,7 @@ mod hybrid_quality;
 mod index_recovery;
 mod index_search;
 mod judged_questions;
+mod judged_texdocs;
 mod known_items;
 mod mcp_attacks;
 mod mcp_hardening;

@@ -108,3 +108,67 @@ fn references_running_heads_and_front_matter_are_never_quoted() {
         "{picks:?}"
     );
 }
+
+/// The value asked for is in the sentence after the one with the question's words (program
+/// output, a following sentence): that one is quoted first, not the general sentence before it.
+#[test]
+fn the_value_after_the_sentence_with_the_words_is_quoted_first() {
+    let text = "We are interested in the probability of the event in the simple trivariate example. \
+                This is computed as follows: > pmvnorm(lower, upper) [1] 0.8279847 attr(,\"error\"). \
+                The region of integration is given by the vectors lower and upper.";
+    let cands = [page("m.pdf#page=2", text, false)];
+    let q = question("What probability comes out of the simple trivariate example?");
+    assert_eq!(q.kind, Kind::Number);
+    let picks = choose(&q, &cands, None);
+    assert!(picks[0].text.contains("0.8279847"), "{picks:?}");
+    // A data set is named in the sentence after its heading.
+    let text = "Testing coefficients in cross-sectional data\n\n\
+                The corresponding figures for the 51 states are available in the data frame \
+                PublicSchools which can be loaded by the code below.";
+    let cands = [
+        page("s.pdf#page=9", text, false),
+        page(
+            "s.pdf#page=1",
+            "Economic data from cross-sectional studies typically exhibit heteroskedasticity.",
+            true,
+        ),
+    ];
+    let q = question("What real data do they use for the cross-sectional example?");
+    assert_eq!(q.kind, Kind::Dataset);
+    let picks = choose(&q, &cands, None);
+    assert!(picks[0].text.contains("PublicSchools"), "{picks:?}");
+}
+
+/// In a folder, the paper whose read pages hold all of the question's words leads, though the
+/// search ranked a page of another paper (that has only some of them) first.
+#[test]
+fn the_paper_with_all_of_the_question_words_leads_a_folder_answer() {
+    let mut other = page(
+        "papers/a/paper.pdf#page=3",
+        "Panel data are analysed with several packages in this chapter.",
+        false,
+    );
+    other.rank = Some(0);
+    let mut right = page(
+        "papers/b/paper.pdf#page=28",
+        "Multi-state models of panel data are fitted with the msm package as well.",
+        false,
+    );
+    right.rank = Some(1);
+    let mut more = page(
+        "papers/b/paper.pdf#page=29",
+        "The mstate package starts with a data set in long format.",
+        false,
+    );
+    more.rank = Some(2);
+    let q = question("Which packages fit multi-state models of panel data?");
+    let cands = [other, right, more];
+    let sents = collect(&q, &cands, None);
+    let prior = paper_prior(&q, &cands, &sents);
+    assert!(
+        prior["papers/b/paper.pdf"] > prior["papers/a/paper.pdf"],
+        "{prior:?}"
+    );
+    let picks = choose(&q, &cands, None);
+    assert!(picks[0].uri.starts_with("papers/b/"), "{picks:?}");
+}

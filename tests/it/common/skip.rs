@@ -41,6 +41,8 @@ pub enum Peer {
     Bibtex,
     /// The wordllama wheel's static embeddings, unpacked (`AGENTERO_WORDLLAMA`).
     Wordllama,
+    /// Six manuals of Debian's texlive-base (`AGENTERO_TEXDOCS`).
+    TexDocs,
 }
 
 impl Peer {
@@ -63,6 +65,7 @@ impl Peer {
             Peer::Pandoc => "pandoc",
             Peer::Bibtex => "bibtex with plain.bst (texlive-binaries, texlive-base)",
             Peer::Wordllama => "the wordllama wheel's embeddings (AGENTERO_WORDLLAMA)",
+            Peer::TexDocs => "six texlive-base manuals (AGENTERO_TEXDOCS)",
         }
     }
 
@@ -85,7 +88,9 @@ impl Peer {
             | Peer::Openssl
             | Peer::Pandoc
             | Peer::Bibtex => ".ci/run apt-installs it",
-            Peer::RealPages | Peer::HeldOut => ".ci/run downloads and sha256-checks them",
+            Peer::RealPages | Peer::HeldOut | Peer::TexDocs => {
+                ".ci/run downloads and sha256-checks them"
+            }
             Peer::ZoteroSchema => "put them in ../shared/zotero-schema or AGENTERO_ZOTERO_SCHEMA",
             Peer::Wordllama => {
                 ".ci/run pip-downloads wordllama==0.4.0.post1, sha256-checks and unpacks it"

@@ -1,0 +1,518 @@
+//! The form of what a question asks for, as pure functions over a sentence: a value (a number,
+//! with its unit when it has one) for "how many / how much / which value", a name for "which
+//! function / library / data set / instrument" — one written as code (`rollapply()`,
+//! `na.approx`, `\mubyte`), a proper noun or an acronym inside a sentence (Armadillo, LAPACK),
+//! or the word a naming noun names ("the mstate package", "function monitor", "the sleepstudy
+//! data"). `choose` gives the units that hold the asked form their cue, reads the units around
+//! a good hit for it, and the answer leads with the value or name its first quote holds.
+
+use super::candidate::Kind;
+use super::text::{starts_with_unit, stems};
+
+/// How many names written as code a sentence has: a call (`rollapply()`, `anova(f0, f1)`), a
+/// dotted or underscored identifier (`na.approx`, `type_coef`), a camel-case one
+/// (`xtsAttributes`, `evalCpp`), a class in straight quotes (`"zoo"`), a TeX control sequence
+/// (`\mubyte`). Abbreviations (`e.g.`, `i.e.`) are not names.
+pub fn code_names(s: &str) -> usize {
+    s.split_whitespace().filter(|w| is_code_name(w)).count()
+}
+
+fn is_code_name(w: &str) -> bool {
+    let quoted = w.starts_with('"') && w.trim_end_matches([',', '.', ';', ')']).ends_with('"');
+    let t = w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '('));
+    let t = t.trim_end_matches('.');
+    let ident = |x: &str| {
+        x.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && x.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    };
+    let call = t
+        .split_once('(')
+        .is_some_and(|(name, _)| name.len() >= 2 && ident(name));
+    let dotted = ident(t) && t.contains('.') && t.split('.').all(|p| p.len() >= 2);
+    let snake = ident(t) && t.contains('_');
+    let camel = ident(t)
+        && t.starts_with(|c: char| c.is_ascii_lowercase())
+        && t.chars().skip(1).any(|c| c.is_ascii_uppercase());
+    let control = w
+        .trim_start_matches(['(', '‘', '\'', '`', '"'])
+        .strip_prefix('\\')
+        .is_some_and(|r| r.chars().take_while(char::is_ascii_alphabetic).count() >= 2);
+    (quoted && w.len() >= 4) || call || dotted || snake || camel || control
+}
+
+/// Nouns that name what stands next to them: "the X package", "function X".
+const NAMING: &[&str] = &[
+    "package",
+    "packages",
+    "function",
+    "functions",
+    "command",
+    "commands",
+    "class",
+    "classes",
+    "library",
+    "libraries",
+    "data",
+    "dataset",
+    "method",
+    "methods",
+    "routine",
+    "object",
+    "option",
+    "argument",
+    "macro",
+    "environment",
+    "primitive",
+    "field",
+    "type",
+    "format",
+    "program",
+    "tool",
+    "algorithm",
+    "optimizer",
+    "estimator",
+    "instrument",
+    "corpus",
+];
+
+/// Naming nouns after which the name stands ("function monitor", "package zoo").
+const CODE_NOUNS: &[&str] = &[
+    "package",
+    "function",
+    "command",
+    "class",
+    "routine",
+    "macro",
+    "primitive",
+    "environment",
+    "option",
+    "argument",
+    "method",
+];
+
+/// How adjectives end ("the simulated data", "the empirical data", "the cross-sectional data").
+const ADJECTIVE_ENDS: &[&str] = &["ed", "al", "ic", "ive", "ous", "ary", "ing", "ent", "ant"];
+
+/// Words that stand before a naming noun without being a name ("the same function").
+const NOT_NAMES: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "this",
+    "that",
+    "these",
+    "those",
+    "same",
+    "following",
+    "above",
+    "new",
+    "first",
+    "second",
+    "last",
+    "main",
+    "other",
+    "original",
+    "standard",
+    "default",
+    "previous",
+    "next",
+    "given",
+    "corresponding",
+    "whole",
+    "full",
+    "basic",
+    "simple",
+    "generic",
+    "only",
+    "each",
+    "any",
+    "all",
+    "our",
+    "their",
+    "its",
+    "his",
+    "her",
+    "of",
+    "to",
+    "in",
+    "on",
+    "for",
+    "with",
+    "by",
+    "is",
+    "are",
+    "was",
+    "be",
+    "and",
+    "or",
+    "as",
+    "which",
+    "whose",
+    "real",
+    "raw",
+    "such",
+    "some",
+    "one",
+    "two",
+    "several",
+    "many",
+    "own",
+    "r",
+    "c",
+    "we",
+    "it",
+    "can",
+    "may",
+    "will",
+    "not",
+    "no",
+    "from",
+    "at",
+    "into",
+    "used",
+    "using",
+    "called",
+    "frame",
+    "frames",
+    "set",
+    "sets",
+    "type",
+    "types",
+    "has",
+    "have",
+    "had",
+    "returns",
+    "does",
+    "takes",
+    "gives",
+    "uses",
+    "computes",
+    "provides",
+    "allows",
+    "calls",
+    "call",
+    "here",
+    "there",
+    "then",
+    "also",
+    "would",
+    "should",
+    "could",
+    "must",
+    "might",
+    "shall",
+    "above",
+    "below",
+    "itself",
+];
+
+/// Words after a number that are not its unit.
+const NOT_UNITS: &[&str] = &[
+    "and", "or", "the", "of", "to", "in", "is", "are", "was", "were", "with", "for", "by", "on",
+    "at", "from", "that", "which", "as", "but", "than",
+];
+
+/// Capitalized words that are not names when they stand inside a sentence.
+const COMMON_CAPITALS: &[&str] = &[
+    "Section", "Sections", "Figure", "Figures", "Table", "Tables", "Appendix", "Chapter",
+    "Equation", "Eq", "Fig", "Example", "Note", "In", "The", "For", "This", "We", "It", "If",
+];
+
+fn bare(w: &str) -> &str {
+    w.trim_matches(|c: char| !c.is_alphanumeric())
+}
+
+/// A 4-digit year, as a citation has it ("2010)", "(1984").
+fn is_year(w: &str) -> bool {
+    let t = bare(w);
+    let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
+    digits.len() == 4 && (digits.starts_with("19") || digits.starts_with("20"))
+}
+
+/// The names a sentence holds, in order (see the module's head), without authors cited by
+/// year ("Sanderson, 2010").
+pub fn names(s: &str) -> Vec<String> {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    // A heading in capitals names nothing by its capitals.
+    let caps = words
+        .iter()
+        .filter(|w| bare(w).chars().all(|c| !c.is_lowercase()))
+        .count();
+    let shouting = caps * 2 > words.len();
+    let mut out: Vec<String> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let t = bare(w);
+        if t.is_empty() {
+            continue;
+        }
+        let cited = words.get(i + 1).is_some_and(|n| is_year(n) || *n == "et");
+        let after_stop =
+            i == 0 || words[i - 1].ends_with(['.', ':', '?', '!']) || words[i - 1].starts_with('•');
+        let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+        let upper = t.chars().filter(|c| c.is_uppercase()).count();
+        let first_upper = t.starts_with(|c: char| c.is_uppercase());
+        let acronym = !shouting
+            && letters >= 2
+            && upper == letters
+            && t.len() <= 10
+            && !t.chars().all(|c| "IVXLC".contains(c));
+        let mixed = first_upper && upper >= 2 && upper < letters && letters >= 4;
+        let proper = !shouting
+            && first_upper
+            && upper == 1
+            && letters >= 3
+            && !after_stop
+            && !COMMON_CAPITALS.contains(&t)
+            && !words
+                .get(i + 1)
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
+        let lower = t.to_lowercase();
+        let named = |k: usize| {
+            words
+                .get(k)
+                .is_some_and(|n| NAMING.contains(&bare(n).to_lowercase().as_str()))
+        };
+        // "the mstate package" / "function monitor": a word that reads as a name, not as an
+        // adjective ("the simulated data") or a verb ("the function returns").
+        let plain = t.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+        let adjective = plain && ADJECTIVE_ENDS.iter().any(|e| lower.ends_with(e));
+        let verb = plain && lower.ends_with('s') && !lower.ends_with("ss") && lower.len() > 3;
+        let identifier = t
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_'));
+        let by_noun = identifier
+            && !NOT_NAMES.contains(&lower.as_str())
+            && letters >= 2
+            && (named(i + 1) && i > 0 && matches!(bare(words[i - 1]), "the" | "The") && !adjective
+                || i > 0
+                    && words
+                        .get(i - 1)
+                        .is_some_and(|p| CODE_NOUNS.contains(&bare(p).to_lowercase().as_str()))
+                    && !verb
+                    && !t.chars().all(|c| c.is_ascii_digit()));
+        // As written, a control sequence with its backslash.
+        let shown = w
+            .split(['(', '{'])
+            .next()
+            .unwrap_or(w)
+            .trim_matches(|c: char| !(c.is_alphanumeric() || c == '\\' || c == '_' || c == '.'))
+            .trim_end_matches('.');
+        if (is_code_name(w) || acronym || mixed || proper && !cited || by_noun)
+            && !out.iter().any(|o| o == shown)
+        {
+            out.push(shown.to_string());
+        }
+    }
+    out
+}
+
+/// Whether a sentence holds a name.
+pub fn has_name(s: &str) -> bool {
+    !names(s).is_empty()
+}
+
+/// The values of a sentence, in order: each number with the unit that follows it ("4406
+/// individuals", "14 pt", "0.8279847", "45%").
+pub fn values(s: &str) -> Vec<String> {
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < chars.len() {
+        let (at, c) = chars[k];
+        // A number starts at a digit that does not end a name ("X1", "v2", "ε-TeX3").
+        let glued = k > 0 && (chars[k - 1].1.is_alphanumeric() || chars[k - 1].1 == '_');
+        if !c.is_ascii_digit() || glued {
+            k += 1;
+            continue;
+        }
+        let mut end = k;
+        while end < chars.len()
+            && (chars[end].1.is_ascii_digit()
+                || matches!(chars[end].1, '.' | ',')
+                    && chars.get(end + 1).is_some_and(|n| n.1.is_ascii_digit()))
+        {
+            end += 1;
+        }
+        let stop = chars.get(end).map_or(s.len(), |x| x.0);
+        let number = &s[at..stop];
+        k = end;
+        if chars
+            .get(end)
+            .is_some_and(|x| x.1.is_alphabetic() && x.1.is_ascii())
+        {
+            // "10pt", "2nd": the unit glued on, or an ordinal.
+            let word: String = s[stop..]
+                .chars()
+                .take_while(char::is_ascii_alphabetic)
+                .collect();
+            if starts_with_unit(&word) {
+                out.push(format!("{number}{word}"));
+            }
+            continue;
+        }
+        let rest = &s[stop..];
+        let spaced = rest.trim_start();
+        if spaced.starts_with('%') {
+            out.push(format!("{number}%"));
+            continue;
+        }
+        let next = spaced.split_whitespace().next().map(bare).unwrap_or("");
+        let year = number.len() == 4 && (number.starts_with("19") || number.starts_with("20"));
+        if starts_with_unit(spaced) {
+            // A counter after a number in Chinese or Japanese text: its first character.
+            let unit: String = if next.is_ascii() {
+                next.to_string()
+            } else {
+                spaced
+                    .chars()
+                    .take_while(|c| !c.is_ascii())
+                    .take(1)
+                    .collect()
+            };
+            out.push(format!("{number} {unit}").trim_end().to_string());
+        } else if !year
+            && number.len() >= 2
+            && next.chars().count() >= 3
+            && next.chars().all(|c| c.is_ascii_lowercase())
+            && !NOT_UNITS.contains(&next)
+        {
+            // "4406 individuals".
+            out.push(format!("{number} {next}"));
+        } else {
+            out.push(number.to_string());
+        }
+    }
+    out
+}
+
+/// What an answer leads with: for a value question the value of `quote` nearest to a word of
+/// the question, for a name question its name nearest to one (a name the question itself says
+/// is not an answer). `None` when the quote holds none.
+pub fn lead(kind: Kind, terms: &[String], quote: &str) -> Option<String> {
+    let candidates = match kind {
+        Kind::Number => values(quote),
+        Kind::Name | Kind::Dataset => names(quote)
+            .into_iter()
+            .filter(|n| !stems(n).iter().all(|s| terms.contains(s)))
+            .collect(),
+        _ => return None,
+    };
+    let words: Vec<&str> = quote.split_whitespace().collect();
+    let at = |c: &str| {
+        let first = c.split_whitespace().next().unwrap_or(c);
+        words.iter().position(|w| w.contains(first)).unwrap_or(0)
+    };
+    let is_term = |w: &str| stems(w).iter().any(|s| terms.contains(s));
+    if kind == Kind::Number {
+        // A value is about what comes before it ("the probability … is 0.83", "data on 4406
+        // individuals"); a value whose unit is a word of the question first ("150 words"), then
+        // the one nearest after a word of the question, then the first.
+        let unit_asked = |c: &str| c.split_whitespace().nth(1).is_some_and(is_term);
+        let after_term = |i: usize| {
+            (0..i)
+                .rev()
+                .find(|&k| is_term(words[k]))
+                .map_or(usize::MAX, |k| i - k)
+        };
+        return candidates
+            .into_iter()
+            .enumerate()
+            .min_by_key(|(n, c)| (!unit_asked(c), after_term(at(c)), *n))
+            .map(|(_, c)| c);
+    }
+    let near_term = |i: usize| {
+        words
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| is_term(w))
+            .map(|(k, _)| k.abs_diff(i))
+            .min()
+            .unwrap_or(usize::MAX)
+    };
+    candidates.into_iter().min_by_key(|c| near_term(at(c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_code_proper_nouns_acronyms_and_what_a_noun_names() {
+        assert_eq!(
+            names("Then apply the function rollapply() to the series."),
+            ["rollapply"]
+        );
+        assert_eq!(
+            names("We use the data frame PublicSchools from the sandwich package."),
+            ["PublicSchools", "sandwich"]
+        );
+        assert_eq!(
+            names("The msm package addresses panel data, while mstate and LAPACK help."),
+            ["msm", "LAPACK"]
+        );
+        assert_eq!(
+            names("The entry is added by the \\mubyte primitive."),
+            ["\\mubyte"]
+        );
+        // An author cited by year is not the answer; a sentence's first word is not a name.
+        assert!(names("Libraries like those of Sanderson (2010) are used.").is_empty());
+        assert!(names("The same function is used.").is_empty());
+        assert!(names("Evaluate some function, e.g., the mean, as the function would.").is_empty());
+        assert_eq!(
+            names("A function foo(lmobj, vcov) and \\bibliography{refs} are used."),
+            ["foo", "\\bibliography"]
+        );
+        assert!(names("The analysis of multi-state data has four key steps.").is_empty());
+        assert!(
+            names("We fit the simulated data with the function; it returns a list.").is_empty()
+        );
+    }
+
+    #[test]
+    fn values_are_numbers_with_their_units() {
+        assert_eq!(
+            values("Data on 4406 individuals aged 66 and over."),
+            ["4406 individuals", "66"]
+        );
+        assert_eq!(values("[1] 0.8279847"), ["1", "0.8279847"]);
+        assert_eq!(values("The margins are 14 pt wide."), ["14 pt"]);
+        assert_eq!(
+            values("Titles use 10pt (8 pt), about 4% of X1 in 1997 analyze."),
+            ["10pt", "8 pt", "4%", "1997"]
+        );
+        assert_eq!(values("默认每页最多可以放 3 个浮动体"), ["3 个"]);
+    }
+
+    #[test]
+    fn the_lead_is_the_value_or_name_nearest_the_question() {
+        let terms = stems("individuals data");
+        assert_eq!(
+            lead(
+                Kind::Number,
+                &terms,
+                "Table 3 lists data on 4406 individuals."
+            ),
+            Some("4406 individuals".to_string())
+        );
+        let terms = stems("window size");
+        assert_eq!(
+            lead(
+                Kind::Number,
+                &terms,
+                "We use W = 150 and S = 75, so every sentence appears in two windows."
+            ),
+            Some("150".to_string())
+        );
+        let terms = stems("function builds start-stop data");
+        assert_eq!(
+            lead(
+                Kind::Name,
+                &terms,
+                "The start-stop data are built by the tmerge function."
+            ),
+            Some("tmerge".to_string())
+        );
+        assert_eq!(lead(Kind::Other, &terms, "tmerge"), None);
+    }
+}
