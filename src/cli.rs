@@ -67,6 +67,10 @@ pub struct Cli {
     /// agentero itself).
     #[arg(long, hide = true, num_args = 5..=6, value_names = ["PDF", "PAGE", "DPI", "BYTES", "SECONDS", "WINDOW"])]
     pub render_page: Option<Vec<std::ffi::OsString>>,
+    /// OCR one page within bounds (render it, read it with tesseract) and answer on stdout
+    /// (started by agentero itself).
+    #[arg(long, hide = true, num_args = 7, value_names = ["PDF", "PAGE", "DPI", "BYTES", "SECONDS", "TESSERACT", "LANGS"])]
+    pub ocr_page: Option<Vec<std::ffi::OsString>>,
 }
 
 /// Where the user is reading: the current paper, page and selection of a turn.
@@ -92,6 +96,16 @@ pub enum Command {
         /// Seconds allowed for one PDF before it is reported as failed.
         #[arg(long, default_value_t = 60)]
         time_limit: u64,
+        /// Read scanned pages (no usable text layer) with tesseract, whatever the config says;
+        /// an error when tesseract or a language pack is missing.
+        #[arg(long, conflicts_with = "no_ocr")]
+        ocr: bool,
+        /// Read no scanned page with tesseract in this run (OCR already done is still used).
+        #[arg(long)]
+        no_ocr: bool,
+        /// The config file (default: ~/.config/agentero/config.toml), for `[ocr]`.
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
     /// Search a vault's index; indexes it first when it has no index yet.
     Search {
@@ -360,7 +374,7 @@ pub struct ServeArgs {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     // The embedding model of every vault this process opens (resolved when one is):
     // `AGENTERO_EMBEDDINGS`, else the config's `[search] embeddings`.
-    if cli.render_page.is_none() && cli.sandboxed_exec.is_none() {
+    if cli.render_page.is_none() && cli.ocr_page.is_none() && cli.sandboxed_exec.is_none() {
         let setting = std::env::var("AGENTERO_EMBEDDINGS").ok().or_else(|| {
             let exe = std::env::current_exe().unwrap_or_default();
             crate::config::Config::load(None, &exe)
@@ -383,6 +397,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     }
     if let Some(args) = &cli.render_page {
         return crate::vault::render::child_main(args);
+    }
+    if let Some(args) = &cli.ocr_page {
+        return crate::vault::ocr::child_main(args);
     }
     match cli.command {
         None => {
@@ -419,7 +436,18 @@ fn draft_at(vault: &Path, draft: &Path) -> anyhow::Result<crate::context::check:
 /// Each subcommand to its own function.
 fn dispatch(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Index { vault, time_limit } => run_index(vault.as_deref(), time_limit),
+        Command::Index {
+            vault,
+            time_limit,
+            ocr,
+            no_ocr,
+            config,
+        } => run_index(
+            vault.as_deref(),
+            time_limit,
+            (ocr, no_ocr),
+            config.as_deref(),
+        ),
         Command::Search {
             vault,
             limit,
@@ -567,11 +595,30 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
     }
 }
 
-/// `agentero index`.
-fn run_index(vault: Option<&Path>, time_limit: u64) -> anyhow::Result<()> {
+/// `agentero index`: OCR as `--ocr`/`--no-ocr` say, else as the config's `[ocr]` does.
+fn run_index(
+    vault: Option<&Path>,
+    time_limit: u64,
+    (ocr, no_ocr): (bool, bool),
+    config: Option<&Path>,
+) -> anyhow::Result<()> {
     let vault = open_vault(vault)?;
+    let exe = std::env::current_exe().unwrap_or_default();
+    let config = crate::config::Config::load(config, &exe)?;
+    for p in &config.problems {
+        eprintln!("warning: {}", visible(p));
+    }
+    let ocr = (ocr || (config.ocr.enabled && !no_ocr)).then(|| {
+        let mut o = crate::vault::ocr::OcrOptions::new(config.ocr.languages.clone());
+        if let Some(t) = &config.ocr.tesseract {
+            o.tesseract = t.clone();
+        }
+        o.required = ocr;
+        o
+    });
     let opts = IndexOptions {
         time_limit: std::time::Duration::from_secs(time_limit.max(1)),
+        ocr,
         ..IndexOptions::default()
     };
     let summary = index_with_progress(&vault, &opts)?;

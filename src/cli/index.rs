@@ -36,6 +36,16 @@ pub(super) fn progress_bar() -> (indicatif::ProgressBar, impl FnMut(Progress)) {
             handle.set_position(done as u64);
             handle.set_message(visible(&path).into_owned());
         }
+        Progress::Ocr {
+            path,
+            page,
+            done,
+            total,
+        } => {
+            handle.set_length(total as u64);
+            handle.set_position(done as u64);
+            handle.set_message(format!("OCR {} p.{page}", visible(&path)));
+        }
     };
     (bar, progress)
 }
@@ -111,7 +121,46 @@ pub(super) fn print_summary(vault: &Vault, s: &IndexSummary) {
     for (p, w) in &s.warnings {
         let _ = writeln!(out, "  warning: {}: {}", visible(p), visible(w));
     }
+    if let Some(o) = &s.ocr {
+        for line in ocr_lines(o) {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     let _ = writeln!(out, "  {}", embeddings_line(s.embeddings.as_ref()));
+}
+
+/// What the OCR pass did: pages read, pages failed, and the one hint when tesseract is missing.
+fn ocr_lines(o: &crate::vault::ocr::OcrSummary) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(why) = &o.unavailable {
+        let pages = if o.waiting == 1 { "page" } else { "pages" };
+        lines.push(format!(
+            "OCR: {} scanned {pages} not read: {}",
+            o.waiting,
+            visible(why)
+        ));
+        return lines;
+    }
+    if let Some(engine) = &o.engine {
+        let mut line = format!(
+            "OCR ({}): {} pages read in {} papers",
+            visible(engine),
+            o.pages,
+            o.papers.len()
+        );
+        if o.cancelled {
+            line.push_str(&format!("; stopped with {} pages waiting", o.waiting));
+        }
+        lines.push(line);
+    }
+    for (p, page, why) in &o.failed {
+        lines.push(format!(
+            "OCR failed: {} p.{page}: {}",
+            visible(p),
+            visible(why)
+        ));
+    }
+    lines
 }
 
 /// What the run did to the passage vectors, or how to add a model when there is none.

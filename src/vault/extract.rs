@@ -37,6 +37,12 @@ pub struct PaperRecord {
     /// Unicode): their text is incomplete, and what could not be read is left out, not guessed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pages_undecodable: Vec<u32>,
+    /// Pages whose text is OCR (no usable text layer; read by tesseract), with what read them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages_ocr: Vec<super::ocr::OcrPageNote>,
+    /// Pages without a usable text layer that have no OCR yet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages_for_ocr: Vec<u32>,
     pub meta: PaperMeta,
     pub references: Vec<Reference>,
     pub references_source: RefSource,
@@ -47,6 +53,13 @@ pub struct PaperRecord {
 }
 
 impl PaperRecord {
+    /// What read page `page`, when its text is OCR.
+    pub fn ocr_note(&self, page: u32) -> Option<&super::ocr::OcrPageNote> {
+        self.pages_ocr
+            .iter()
+            .find(|n| n.page == page && n.words > 0)
+    }
+
     pub fn label(&self, page: u32) -> Option<&str> {
         self.page_labels
             .get(page.checked_sub(1)? as usize)
@@ -143,7 +156,8 @@ fn start_isolated_thread() -> Result<mpsc::Sender<IsolatedJob>, ExtractError> {
 /// Name of the threads [`isolated`] starts; the panic hook keeps their panics off the terminal.
 pub const ISOLATED_THREAD: &str = "agentero-isolated";
 
-/// Extracts one PDF's pages and everything derived from them, on `isolation`'s thread.
+/// Extracts one PDF's pages and everything derived from them, on `isolation`'s thread; pages
+/// without a usable text layer take their OCR from `ocr` when it has them.
 pub fn extract_paper(
     isolation: &mut Isolation,
     abs: &Path,
@@ -151,11 +165,16 @@ pub fn extract_paper(
     bytes: Vec<u8>,
     sha256: String,
     time_limit: Duration,
+    ocr: Option<&super::ocr::OcrCache>,
 ) -> Result<(PaperRecord, Vec<PageText>), ExtractError> {
     let deadline = Instant::now() + time_limit;
-    let doc: PdfDocument = isolation.run(time_limit + Duration::from_secs(2), move || {
-        pdf::extract(&bytes, Limits { deadline })
-    })??;
+    let mut doc: PdfDocument = isolation
+        .run(time_limit + Duration::from_secs(2), move || {
+            pdf::extract(&bytes, Limits { deadline })
+        })??;
+    let ocr = ocr
+        .map(|cache| super::ocr::apply_cached(cache, &sha256, &mut doc.pages))
+        .unwrap_or_default();
     let mut warnings = Vec::new();
     let sidecar = meta::read_sidecar(abs).unwrap_or_else(|e| {
         warnings.push(e);
@@ -193,6 +212,8 @@ pub fn extract_paper(
             .map(|p| p.number)
             .collect(),
         pages_undecodable: doc.undecodable_pages.clone(),
+        pages_ocr: ocr.notes,
+        pages_for_ocr: ocr.waiting,
         meta,
         references,
         references_source,

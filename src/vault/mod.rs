@@ -20,6 +20,7 @@ pub mod indexer;
 pub mod links;
 pub mod marked;
 pub mod meta;
+pub mod ocr;
 pub mod output;
 pub mod paths;
 pub mod pdf;
@@ -63,6 +64,8 @@ pub enum VaultError {
     },
     #[error(transparent)]
     Index(#[from] index::IndexError),
+    #[error("{0}")]
+    Ocr(String),
     #[error("cannot read the Zotero library at {path}: {reason}")]
     Zotero { path: PathBuf, reason: String },
 }

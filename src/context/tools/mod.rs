@@ -436,6 +436,7 @@ impl VaultReader {
                     bytes,
                     sha,
                     std::time::Duration::from_secs(60),
+                    Some(&crate::vault::ocr::OcrCache::new(vault)),
                 )
                 .map_err(|_| {
                     ToolError::new("unreadable", "the paper's text cannot be extracted")

@@ -10,6 +10,9 @@ pub struct IndexOptions {
     pub threads: usize,
     /// Rebuild from scratch, for this reason (a search found the index damaged).
     pub rebuild: Option<String>,
+    /// Read the pages without a usable text layer with tesseract after the run (`None`: only
+    /// OCR already in the cache is used).
+    pub ocr: Option<crate::vault::ocr::OcrOptions>,
 }
 
 impl Default for IndexOptions {
@@ -28,6 +31,7 @@ impl Default for IndexOptions {
             time_limit: Duration::from_secs(60),
             threads,
             rebuild: None,
+            ocr: None,
         }
     }
 }
@@ -42,6 +46,13 @@ pub enum Progress {
     },
     Processed {
         path: String,
+        done: usize,
+        total: usize,
+    },
+    /// Page `page` of `path` is being read by OCR (`done` of `total` pages read so far).
+    Ocr {
+        path: String,
+        page: u32,
         done: usize,
         total: usize,
     },
@@ -71,6 +82,8 @@ pub struct IndexSummary {
     pub rebuilt: Option<String>,
     /// What the run did to the passage vectors (`None`: no embedding model).
     pub embeddings: Option<crate::vault::embed::EmbedSummary>,
+    /// What the OCR pass did (`None`: there was none).
+    pub ocr: Option<crate::vault::ocr::OcrSummary>,
     pub elapsed: Duration,
 }
 

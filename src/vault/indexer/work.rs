@@ -148,6 +148,7 @@ fn process(job: &Job, vault: &Vault, limit: Duration, isolation: &mut Isolation)
                 bytes,
                 sha.clone(),
                 limit,
+                Some(&crate::vault::ocr::OcrCache::new(vault)),
             ) {
                 Ok((mut record, pages)) => {
                     if let Some(meta) = &job.meta {
