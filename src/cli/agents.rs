@@ -58,10 +58,50 @@ pub(super) fn agents(
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     if json {
         writeln!(out, "{}", crate::vault::visible::to_json_pretty(&reports)?)?;
+    } else if names.is_empty() {
+        // tesseract's name and language packs come from another program.
+        write!(out, "{}", visible(&ocr_report(&config.ocr)))?;
     }
     let failed = reports.iter().filter(|r| r.failed()).count();
     if failed > 0 {
         bail!("{failed} of {} agents failed a check", reports.len());
     }
     Ok(())
+}
+
+/// The doctor's line on OCR: tesseract found (its version, its language packs, the ones the
+/// config asks for), or not installed and how to install it. Never a failure: without
+/// tesseract scanned pages stay without text and everything else works.
+pub(super) fn ocr_report(c: &crate::config::ocr::OcrConfig) -> String {
+    let command = c
+        .tesseract
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("tesseract"));
+    let wanted = c.languages.join(", ");
+    let off = if c.enabled {
+        ""
+    } else {
+        " – off in the config ([ocr] enabled = false)"
+    };
+    match crate::vault::ocr::Engine::detect(&command) {
+        Ok(engine) => {
+            let packs = engine.languages.join(", ");
+            match engine.check_languages(&c.languages) {
+                Ok(()) => format!(
+                    "✓ ocr ({}){off}\n  command: {}\n  languages: {wanted} (installed: {packs})\n",
+                    engine.name(),
+                    command.display()
+                ),
+                Err(e) => format!(
+                    "✗ ocr ({}){off}\n  command: {}\n  languages: {wanted} (installed: {packs})\n  hint: {e}\n",
+                    engine.name(),
+                    command.display()
+                ),
+            }
+        }
+        Err(e) => format!(
+            "– ocr (scanned pages without text){off}\n  command: {} — not installed\n  hint: {e}\n",
+            command.display()
+        ),
+    }
 }

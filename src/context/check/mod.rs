@@ -367,11 +367,14 @@ impl Run<'_, '_> {
         let found = got.found_at.as_deref().and_then(page_of);
         let within = |set: &[(u32, u32)], p: u32| set.iter().any(|&(a, b)| (a..=b).contains(&p));
         match got.verdict {
-            Verdict::Verified => {
+            Verdict::Verified | Verdict::VerifiedOcr => {
                 let p = found.or(first).unwrap_or(1);
                 self.at(r, path, p, labels);
                 r.outcome = Outcome::Verified;
                 r.says = format!("on {}", labels.say(p));
+                if got.verdict == Verdict::VerifiedOcr {
+                    r.says.push_str(" (OCR text: ✓ (OCR))");
+                }
                 if cited.is_empty() {
                     r.note = Some(format!("no page cited; the quote is on {}", labels.say(p)));
                 }

@@ -38,6 +38,7 @@ pub(super) fn open(
     if let Some(rec) = vault.record_for(path)
         && index.is_some()
     {
+        let ocr_low = low_confidence(vault, &rec);
         let m = rec.meta;
         return Ok((
             rec.pages,
@@ -52,6 +53,8 @@ pub(super) fn open(
                 citation_key: vault.citation_key(path).or(m.citation_key),
                 labels: rec.page_labels,
                 sections: rec.sections,
+                ocr_low,
+                ocr: rec.pages_ocr,
                 pages_without_text: rec.pages_without_text,
                 pages_undecodable: rec.pages_undecodable,
                 note: None,
@@ -107,6 +110,31 @@ pub(super) fn open(
     };
     let n = pages.len() as u32;
     Ok((n, info, Some((path.to_string(), pages))))
+}
+
+/// Each OCR page's words read with little confidence, as byte ranges of its text (the OCR
+/// cache's words, as the page text was made of them).
+fn low_confidence(
+    vault: &Vault,
+    rec: &crate::vault::PaperRecord,
+) -> Vec<(u32, Vec<(usize, usize)>)> {
+    let cache = crate::vault::ocr::OcrCache::new(vault);
+    rec.pages_ocr
+        .iter()
+        .filter(|n| n.words > 0)
+        .filter_map(|n| {
+            let o = cache.get(&rec.sha256, n.page)?;
+            let (_, spans) = o.text();
+            let low = o
+                .words
+                .iter()
+                .zip(spans)
+                .filter(|(w, _)| w.conf < crate::vault::ocr::LOW_CONFIDENCE)
+                .map(|(_, r)| (r.start, r.end))
+                .collect();
+            Some((n.page, low))
+        })
+        .collect()
 }
 
 /// Page `n` of the paper at `path`: from the pages read from its file when they are that
