@@ -84,6 +84,6 @@ mod tests {
         ] {
             assert!(judge(1, &q(bad), &src).is_none(), "{bad}");
         }
-        assert_eq!(fold("modern 10 Il|"), "modem lo llll");
+        assert_eq!(fold("modern 10 Il|"), "modem lo lll");
     }
 }

@@ -225,7 +225,21 @@ pub fn run(
     progress: &mut dyn FnMut(&str, u32, usize, usize),
 ) -> Result<OcrSummary, OcrError> {
     let mut summary = OcrSummary::default();
-    let todo = waiting(vault, catalog, &opts.languages);
+    let cache = OcrCache::new(vault);
+    // Pages read before a run was stopped are in the cache already: their papers are only
+    // extracted again, to take them in.
+    let (done, todo): (Vec<_>, Vec<_>) = waiting(vault, catalog, &opts.languages)
+        .into_iter()
+        .partition(|(_, sha, page)| {
+            cache
+                .get(sha, *page)
+                .is_some_and(|c| c.languages == opts.languages)
+        });
+    for (path, _, _) in done {
+        if !summary.papers.contains(&path) {
+            summary.papers.push(path);
+        }
+    }
     if todo.is_empty() {
         return Ok(summary);
     }
@@ -246,7 +260,6 @@ pub fn run(
         bounds: opts.bounds,
         tesseract: engine.command.clone(),
     };
-    let cache = OcrCache::new(vault);
     let total = todo.len();
     for (n, (path, sha, page)) in todo.iter().enumerate() {
         if opts.cancel.load(Ordering::Relaxed) {
@@ -287,7 +300,7 @@ pub fn run(
         match read.map(|p| cache.put(&p)) {
             Ok(Ok(())) => {
                 summary.pages += 1;
-                if summary.papers.last() != Some(path) {
+                if !summary.papers.contains(path) {
                     summary.papers.push(path.clone());
                 }
             }

@@ -41,6 +41,8 @@ pub enum Peer {
     Bibtex,
     /// The wordllama wheel's static embeddings, unpacked (`AGENTERO_WORDLLAMA`).
     Wordllama,
+    /// tesseract with its English and Japanese language packs.
+    Tesseract,
 }
 
 impl Peer {
@@ -63,6 +65,7 @@ impl Peer {
             Peer::Pandoc => "pandoc",
             Peer::Bibtex => "bibtex with plain.bst (texlive-binaries, texlive-base)",
             Peer::Wordllama => "the wordllama wheel's embeddings (AGENTERO_WORDLLAMA)",
+            Peer::Tesseract => "tesseract with eng and jpn (tesseract-ocr, tesseract-ocr-jpn)",
         }
     }
 
@@ -84,7 +87,8 @@ impl Peer {
             | Peer::Mutool
             | Peer::Openssl
             | Peer::Pandoc
-            | Peer::Bibtex => ".ci/run apt-installs it",
+            | Peer::Bibtex
+            | Peer::Tesseract => ".ci/run apt-installs it",
             Peer::RealPages | Peer::HeldOut => ".ci/run downloads and sha256-checks them",
             Peer::ZoteroSchema => "put them in ../shared/zotero-schema or AGENTERO_ZOTERO_SCHEMA",
             Peer::Wordllama => {
