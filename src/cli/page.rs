@@ -46,10 +46,19 @@ pub(super) fn page_png(
         let bytes =
             std::fs::read(&pdf).with_context(|| format!("cannot read {}", visible(&path)))?;
         use crate::context::quote::{QuoteBoxError, page_boxes};
-        let rects = page_boxes(&bytes, page, q).map_err(|e| match e {
-            QuoteBoxError::Pdf(e) => anyhow::Error::from(e),
-            other => anyhow::anyhow!("{other} of {}", visible(&path)),
-        })?;
+        // A scanned page: where its OCR placed the words.
+        let ocr = || {
+            crate::vault::ocr::OcrCache::new(vault)
+                .get(&sha, page)
+                .and_then(|o| crate::context::quote::ocr_boxes(&o, q, 0))
+        };
+        let rects = match page_boxes(&bytes, page, q) {
+            Ok(r) => r,
+            Err(e) => ocr().ok_or_else(|| match e {
+                QuoteBoxError::Pdf(e) => anyhow::Error::from(e),
+                other => anyhow::anyhow!("{other} of {}", visible(&path)),
+            })?,
+        };
         img.highlight(&rects);
         let n = rects.len();
         note = format!(

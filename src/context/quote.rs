@@ -328,6 +328,19 @@ pub fn page_boxes(bytes: &[u8], page: u32, quote: &str) -> Result<Vec<[f32; 4]>,
     page_boxes_nth(bytes, page, quote, 0)
 }
 
+/// The boxes of the `nth` occurrence of `quote` on a page whose text is OCR: the boxes
+/// tesseract gave the words it covers, one per line (`None`: not on the page).
+pub fn ocr_boxes(
+    ocr: &crate::vault::ocr::OcrPage,
+    quote: &str,
+    nth: usize,
+) -> Option<Vec<[f32; 4]>> {
+    let (text, _) = ocr.text();
+    let found = find_nth(&text, quote, nth)?;
+    let rects = ocr.rects(found.range);
+    (!rects.is_empty()).then_some(rects)
+}
+
 /// [`page_boxes`] of the `nth` occurrence of `quote` on the page (see [`occurrence`]).
 pub fn page_boxes_nth(
     bytes: &[u8],

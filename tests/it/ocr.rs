@@ -171,16 +171,24 @@ fn verdict(vault: &Vault, rel: &str, page: u32, quote: &str) -> Verdict {
     checks[0].verdict
 }
 
-/// Ten words from the middle of `text`, and the same with one word changed.
+/// The line of `text` with the most words (as it is on the page), and the same with one word
+/// changed.
 fn quote_and_changed(text: &str) -> (String, String) {
-    let ws: Vec<&str> = text.split_whitespace().collect();
-    let start = (ws.len() / 2).saturating_sub(5);
-    let quote: Vec<&str> = ws[start..start + 10].to_vec();
+    let line = text
+        .lines()
+        .max_by_key(|l| l.split_whitespace().count())
+        .unwrap()
+        .trim();
+    let quote: Vec<&str> = line.split_whitespace().collect();
+    assert!(quote.len() >= 6, "{line}");
     let mut changed = quote.clone();
     // A word long enough to be a word, replaced by one no page has.
-    let k = (0..10).rev().find(|&k| quote[k].len() >= 4).unwrap_or(5);
+    let k = (0..quote.len())
+        .rev()
+        .find(|&k| quote[k].chars().filter(|c| c.is_alphabetic()).count() >= 4)
+        .unwrap();
     changed[k] = "zebrafish";
-    (quote.join(" "), changed.join(" "))
+    (line.to_string(), changed.join(" "))
 }
 
 #[test]
@@ -250,10 +258,47 @@ fn a_generated_latin_scan_is_read_searched_and_quoted_as_ocr() {
         !verdict(&vault, rel, 1, &changed).is_verified(),
         "{changed}"
     );
+    // Highlights: a quote of the page is boxed where tesseract placed its words, on the page
+    // image (`agentero page --quote`) and in a saved highlight.
+    let root = _dir.path();
+    let out = common::agentero(
+        &[
+            "page", "--vault", ".", "--png", "q.png", "--quote", &quote, rel, "1",
+        ],
+        root,
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(
+        common::stderr(&out).contains("the quote highlighted"),
+        "{}",
+        common::stderr(&out)
+    );
+    let at = read.find(&quote).expect("the quote is the page's own text");
+    let h = agentero::vault::highlights::add(
+        &vault,
+        rel,
+        agentero::vault::highlights::NewHighlight {
+            page: 1,
+            start: at,
+            end: at + quote.len(),
+            text: quote.clone(),
+            comment: None,
+        },
+    )
+    .unwrap();
+    assert!(!h.rects.is_empty(), "the highlight has boxes");
+    assert!(
+        h.rects
+            .iter()
+            .all(|r| r[0] < r[2] && r[1] < r[3] && r[0] >= 0.0 && r[3] <= 1000.0),
+        "{:?}",
+        h.rects
+    );
     // The original's own words (not the OCR's) verify too, within the tolerance.
     let orig = quote_and_changed(&text).0;
     let ok = verdict(&vault, rel, 1, &orig);
     eprintln!("quote of the original's text: {ok:?}: {orig}");
+    assert_eq!(ok, Verdict::VerifiedOcr, "{orig}");
 }
 
 #[test]

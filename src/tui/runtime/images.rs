@@ -186,7 +186,7 @@ impl Render {
         }
         let mut quote_at = None;
         if let Some(q) = &key.quote
-            && let Some(rects) = quote_boxes(&pdf, &sha, key.page, q, key.quote_nth)
+            && let Some(rects) = quote_boxes(&self.vault, &pdf, &sha, key.page, q, key.quote_nth)
         {
             quote_at = box_of(&shot.image, &region, &rects);
             shot.image.highlight(&rects);
@@ -220,6 +220,7 @@ impl Render {
 /// Where `quote` is on the page (user-space boxes), from the cache of quote boxes or the text
 /// layer; `None` when it has no place (a scan, a quote the layout cannot find).
 fn quote_boxes(
+    vault: &crate::vault::Vault,
     pdf: &std::path::Path,
     sha: &str,
     page: u32,
@@ -233,7 +234,13 @@ fn quote_boxes(
     }
     let found = std::fs::read(pdf)
         .ok()
-        .and_then(|bytes| crate::context::quote::page_boxes_nth(&bytes, page, quote, nth).ok());
+        .and_then(|bytes| crate::context::quote::page_boxes_nth(&bytes, page, quote, nth).ok())
+        // A scanned page: where its OCR placed the words.
+        .or_else(|| {
+            crate::vault::ocr::OcrCache::new(vault)
+                .get(sha, page)
+                .and_then(|o| crate::context::quote::ocr_boxes(&o, quote, nth))
+        });
     if let Ok(mut c) = cache.lock() {
         if c.len() >= QUOTE_BOXES_MAX {
             c.clear();

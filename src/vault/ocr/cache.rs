@@ -75,6 +75,31 @@ impl OcrPage {
         Some([min(xs), min(ys), max(xs), max(ys)])
     }
 
+    /// The boxes (PDF user space) of the words whose text overlaps bytes `range` of
+    /// [`OcrPage::text`], one box per line: what a highlight of that range covers.
+    pub fn rects(&self, range: std::ops::Range<usize>) -> Vec<[f32; 4]> {
+        let (_, spans) = self.text();
+        let mut out: Vec<(u32, [f32; 4])> = Vec::new();
+        for (w, s) in self.words.iter().zip(spans) {
+            if s.end <= range.start || s.start >= range.end {
+                continue;
+            }
+            let Some(r) = self.user_rect(w) else { continue };
+            match out.last_mut() {
+                Some((line, b)) if *line == w.line => {
+                    *b = [
+                        b[0].min(r[0]),
+                        b[1].min(r[1]),
+                        b[2].max(r[2]),
+                        b[3].max(r[3]),
+                    ];
+                }
+                _ => out.push((w.line, r)),
+            }
+        }
+        out.into_iter().map(|(_, r)| r).collect()
+    }
+
     /// Why this file cannot be trusted as the OCR of page `page` of `sha256`, if it cannot.
     fn refusal(&self, sha256: &str, page: u32) -> Option<String> {
         if self.format != FORMAT {
