@@ -22,7 +22,7 @@ mod serve_config;
 mod threads;
 
 use agents::agents;
-use index::{index_with_progress, open_vault, print_summary, search};
+use index::{open_vault, search};
 use page::{PageOptions, page_png};
 use plan::plan;
 use threads::threads;
@@ -93,19 +93,8 @@ pub enum Command {
     Index {
         /// The vault folder (default: the current folder if it is a vault, else the demo vault).
         vault: Option<PathBuf>,
-        /// Seconds allowed for one PDF before it is reported as failed.
-        #[arg(long, default_value_t = 60)]
-        time_limit: u64,
-        /// Read scanned pages (no usable text layer) with tesseract, whatever the config says;
-        /// an error when tesseract or a language pack is missing.
-        #[arg(long, conflicts_with = "no_ocr")]
-        ocr: bool,
-        /// Read no scanned page with tesseract in this run (OCR already done is still used).
-        #[arg(long)]
-        no_ocr: bool,
-        /// The config file (default: ~/.config/agentero/config.toml), for `[ocr]`.
-        #[arg(long)]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        args: index::IndexArgs,
     },
     /// Search a vault's index; indexes it first when it has no index yet.
     Search {
@@ -436,18 +425,7 @@ fn draft_at(vault: &Path, draft: &Path) -> anyhow::Result<crate::context::check:
 /// Each subcommand to its own function.
 fn dispatch(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Index {
-            vault,
-            time_limit,
-            ocr,
-            no_ocr,
-            config,
-        } => run_index(
-            vault.as_deref(),
-            time_limit,
-            (ocr, no_ocr),
-            config.as_deref(),
-        ),
+        Command::Index { vault, args } => index::run_index(vault.as_deref(), args),
         Command::Search {
             vault,
             limit,
@@ -593,37 +571,6 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             man::print_completions(shell, &mut std::io::stdout().lock())
         }
     }
-}
-
-/// `agentero index`: OCR as `--ocr`/`--no-ocr` say, else as the config's `[ocr]` does.
-fn run_index(
-    vault: Option<&Path>,
-    time_limit: u64,
-    (ocr, no_ocr): (bool, bool),
-    config: Option<&Path>,
-) -> anyhow::Result<()> {
-    let vault = open_vault(vault)?;
-    let exe = std::env::current_exe().unwrap_or_default();
-    let config = crate::config::Config::load(config, &exe)?;
-    for p in &config.problems {
-        eprintln!("warning: {}", visible(p));
-    }
-    let ocr = (ocr || (config.ocr.enabled && !no_ocr)).then(|| {
-        let mut o = crate::vault::ocr::OcrOptions::new(config.ocr.languages.clone());
-        if let Some(t) = &config.ocr.tesseract {
-            o.tesseract = t.clone();
-        }
-        o.required = ocr;
-        o
-    });
-    let opts = IndexOptions {
-        time_limit: std::time::Duration::from_secs(time_limit.max(1)),
-        ocr,
-        ..IndexOptions::default()
-    };
-    let summary = index_with_progress(&vault, &opts)?;
-    print_summary(&vault, &summary);
-    Ok(())
 }
 
 /// `agentero plan`: the config's budget (its problems said), then the plan.

@@ -2,6 +2,50 @@
 
 use super::*;
 
+/// The switches of `agentero index`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct IndexArgs {
+    /// Seconds allowed for one PDF before it is reported as failed.
+    #[arg(long, default_value_t = 60)]
+    time_limit: u64,
+    /// Read scanned pages (no usable text layer) with tesseract, whatever the config says;
+    /// an error when tesseract or a language pack is missing.
+    #[arg(long, conflicts_with = "no_ocr")]
+    ocr: bool,
+    /// Read no scanned page with tesseract in this run (OCR already done is still used).
+    #[arg(long)]
+    no_ocr: bool,
+    /// The config file (default: ~/.config/agentero/config.toml), for `[ocr]`.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+/// `agentero index`: OCR as `--ocr`/`--no-ocr` say, else as the config's `[ocr]` does.
+pub(super) fn run_index(vault: Option<&Path>, args: IndexArgs) -> anyhow::Result<()> {
+    let vault = open_vault(vault)?;
+    let exe = std::env::current_exe().unwrap_or_default();
+    let config = crate::config::Config::load(args.config.as_deref(), &exe)?;
+    for p in &config.problems {
+        eprintln!("warning: {}", visible(p));
+    }
+    let ocr = (args.ocr || (config.ocr.enabled && !args.no_ocr)).then(|| {
+        let mut o = crate::vault::ocr::OcrOptions::new(config.ocr.languages.clone());
+        if let Some(t) = &config.ocr.tesseract {
+            o.tesseract = t.clone();
+        }
+        o.required = args.ocr;
+        o
+    });
+    let opts = IndexOptions {
+        time_limit: std::time::Duration::from_secs(args.time_limit.max(1)),
+        ocr,
+        ..IndexOptions::default()
+    };
+    let summary = index_with_progress(&vault, &opts)?;
+    print_summary(&vault, &summary);
+    Ok(())
+}
+
 pub(super) fn open_vault(named: Option<&Path>) -> anyhow::Result<Vault> {
     let path = crate::paths::choose_vault(named)?;
     let vault = Vault::open(&path)?;

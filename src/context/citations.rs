@@ -311,10 +311,10 @@ fn judge_pages(
         .map(|p| p as usize)
         .filter(|p| (1..=n).contains(p))
         .map(|p| p - 1);
-    if let Some(i) = cited.filter(|&i| src.is_ocr(i)) {
-        if let Some(j) = ocr::judge(i, q, src) {
-            return j;
-        }
+    if let Some(i) = cited.filter(|&i| src.is_ocr(i))
+        && let Some(j) = ocr::judge(i, q, src)
+    {
+        return j;
     }
     if let Some(i) = cited.filter(|&i| !src.is_ocr(i)) {
         let in_read = on_page(read, q, i);
