@@ -294,11 +294,47 @@ fn a_generated_latin_scan_is_read_searched_and_quoted_as_ocr() {
         "{:?}",
         h.rects
     );
+    // context_read says the text is OCR and what read it.
+    let said = read_through_context_server(&vault, rel);
+    assert!(said.contains("\"ocr\":\"OCR (tesseract 5"), "{said}");
+    assert!(said.contains(&word), "{said}");
+
     // The original's own words (not the OCR's) verify too, within the tolerance.
     let orig = quote_and_changed(&text).0;
     let ok = verdict(&vault, rel, 1, &orig);
     eprintln!("quote of the original's text: {ok:?}: {orig}");
     assert_eq!(ok, Verdict::VerifiedOcr, "{orig}");
+}
+
+/// Page 1 of `rel` read with `context_read` from the real context server, under a grant of it.
+fn read_through_context_server(vault: &Vault, rel: &str) -> String {
+    use agentero::context::budget::Budget;
+    use agentero::context::{ContextRequest, grant, plan};
+    let req = ContextRequest {
+        mentions: vec![rel.to_string()],
+        budget: Budget {
+            turn_chars: 1_000_000,
+            ..Budget::default()
+        },
+        ..ContextRequest::default()
+    };
+    let p = plan(vault, &req);
+    let path = grant::write(vault, &grant::new_id("ocr"), &p)
+        .unwrap()
+        .0
+        .grant();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let client = common::mcp_client(&path).await;
+        let r = common::call_tool(
+            &client,
+            "context_read",
+            serde_json::json!({"path": rel, "mode": "page", "page": 1}),
+        )
+        .await;
+        assert_ne!(r.is_error, Some(true), "{}", common::tool_text(&r));
+        common::tool_text(&r)
+    })
 }
 
 #[test]
