@@ -583,3 +583,36 @@ fn a_kill_during_ocr_loses_no_page_already_read() {
         );
     }
 }
+
+#[test]
+fn the_paper_pane_says_a_page_is_ocr_and_by_what() {
+    if !tesseract_with(&["eng"]) {
+        return;
+    }
+    let (original, page, _) = wordy_demo_page();
+    let scan = scanned(&original, &[page], 200);
+    let rel = "scans/paper.pdf";
+    let (dir, vault) = vault_with(&scan, rel);
+    index_with(&vault, ocr_options(&["eng"]));
+    let mut h = agentero::tui::headless::Headless::open(dir.path(), 160, 48).unwrap();
+    h.settle();
+    h.keys("space f g g");
+    let pos = h
+        .app
+        .browser()
+        .visible()
+        .position(|e| e.path == rel)
+        .unwrap();
+    for _ in 0..pos {
+        h.keys("j");
+    }
+    h.keys("enter");
+    h.settle();
+    h.keys("Z");
+    let screen = h.render();
+    assert!(
+        screen.contains("OCR (tesseract 5") && screen.contains(", eng) · confidence 0."),
+        "{screen}"
+    );
+    assert!(!screen.contains("has no text layer"), "{screen}");
+}

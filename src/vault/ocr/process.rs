@@ -229,11 +229,13 @@ impl OcrRunner {
             let _ = (out.join(), err.join());
             return Err(OcrError::TookTooLong { page, secs });
         };
-        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
         let (out, overflow) = out.join().ok().flatten().unwrap_or_default();
         let said = err.join().ok().flatten().unwrap_or_default().0;
         let said = String::from_utf8_lossy(&said);
         if !status.success() {
+            // Killed at its CPU bound, it may leave tesseract behind in its group (the group
+            // lives on while tesseract does, so its id is still theirs).
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
             if said.contains("memory allocation of") {
                 return Err(OcrError::Render(RenderError::TooMuchMemory {
                     page,
