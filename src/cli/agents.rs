@@ -105,3 +105,38 @@ pub(super) fn ocr_report(c: &crate::config::ocr::OcrConfig) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_doctor_says_whether_tesseract_is_there_and_how_to_install_it() {
+        let missing = crate::config::ocr::OcrConfig {
+            tesseract: Some(PathBuf::from("/nonexistent/tesseract")),
+            ..Default::default()
+        };
+        let r = ocr_report(&missing);
+        assert!(r.starts_with("– ocr"), "{r}");
+        assert!(r.contains("sudo apt install tesseract-ocr"), "{r}");
+        let off = crate::config::ocr::OcrConfig {
+            enabled: false,
+            ..missing
+        };
+        assert!(ocr_report(&off).contains("off in the config"));
+        // Installed (as .ci/run installs it): its version and packs, and a missing pack named.
+        if crate::vault::ocr::Engine::detect(Path::new("tesseract")).is_ok() {
+            let r = ocr_report(&crate::config::ocr::OcrConfig::default());
+            assert!(r.starts_with("✓ ocr (tesseract "), "{r}");
+            let klingon = crate::config::ocr::OcrConfig {
+                languages: vec!["tlh".into()],
+                ..Default::default()
+            };
+            let r = ocr_report(&klingon);
+            assert!(
+                r.starts_with("✗ ocr") && r.contains("tesseract-ocr-tlh"),
+                "{r}"
+            );
+        }
+    }
+}
