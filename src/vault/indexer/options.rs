@@ -89,6 +89,9 @@ pub struct IndexSummary {
 
 impl IndexSummary {
     pub fn up_to_date(&self) -> bool {
-        self.updated == 0 && self.removed == 0 && self.rebuilt.is_none()
+        self.updated == 0
+            && self.removed == 0
+            && self.rebuilt.is_none()
+            && self.ocr.as_ref().is_none_or(|o| o.pages == 0)
     }
 }
