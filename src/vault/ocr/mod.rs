@@ -316,6 +316,64 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cached_ocr_takes_the_place_of_missing_or_garbage_text_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = OcrCache::at(dir.path().join(".agentero").join("ocr"));
+        let sha = "c".repeat(64);
+        for page in [1, 2, 3] {
+            cache
+                .put(&OcrPage {
+                    format: cache::FORMAT,
+                    sha256: sha.clone(),
+                    page,
+                    engine: "tesseract 5.3.0".into(),
+                    languages: vec!["eng".into()],
+                    dpi: DPI,
+                    width: 100,
+                    height: 100,
+                    transform: [1.0, 0.0, 0.0, -1.0, 0.0, 100.0],
+                    words: vec![tsv::Word {
+                        text: format!("scanned{page}"),
+                        conf: 90.0,
+                        bbox: [0, 0, 10, 10],
+                        line: 0,
+                        par: 0,
+                    }],
+                })
+                .unwrap();
+        }
+        let page = |number, text: &str| PageText {
+            number,
+            label: None,
+            text: text.into(),
+        };
+        let mut pages = vec![
+            page(1, ""),
+            page(2, &"\u{FFFD}".repeat(40)),
+            page(3, "A text layer that reads well, kept as it is."),
+            page(4, ""),
+        ];
+        let applied = apply_cached(&cache, &sha, &mut pages);
+        let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "scanned1",
+                "scanned2",
+                "A text layer that reads well, kept as it is.",
+                ""
+            ]
+        );
+        let noted: Vec<u32> = applied.notes.iter().map(|n| n.page).collect();
+        assert_eq!(noted, [1, 2]);
+        assert_eq!(applied.waiting, [4]);
+        assert_eq!(
+            applied.notes[0].says(),
+            "OCR (tesseract 5.3.0, eng) · confidence 0.90"
+        );
+    }
+
+    #[test]
     fn garbage_text_layers_are_not_usable() {
         assert!(!usable_text(""));
         assert!(!usable_text("  \n "));
