@@ -24,7 +24,14 @@ pub struct IndexArgs {
 pub(super) fn run_index(vault: Option<&Path>, args: IndexArgs) -> anyhow::Result<()> {
     let vault = open_vault(vault)?;
     let exe = std::env::current_exe().unwrap_or_default();
-    let config = crate::config::Config::load(args.config.as_deref(), &exe)?;
+    // A config named on the command line must load; the default one only costs its `[ocr]`.
+    let config = match crate::config::Config::load(args.config.as_deref(), &exe) {
+        Err(e) if args.config.is_none() => {
+            eprintln!("warning: {}; OCR as by default", visible(&e.to_string()));
+            crate::config::Config::defaults(&exe)
+        }
+        other => other?,
+    };
     for p in &config.problems {
         eprintln!("warning: {}", visible(p));
     }
