@@ -22,7 +22,7 @@ mod serve_config;
 mod threads;
 
 use agents::agents;
-use index::{index_with_progress, open_vault, print_summary, search};
+use index::{open_vault, search};
 use page::{PageOptions, page_png};
 use plan::plan;
 use threads::threads;
@@ -67,6 +67,10 @@ pub struct Cli {
     /// agentero itself).
     #[arg(long, hide = true, num_args = 5..=6, value_names = ["PDF", "PAGE", "DPI", "BYTES", "SECONDS", "WINDOW"])]
     pub render_page: Option<Vec<std::ffi::OsString>>,
+    /// OCR one page within bounds (render it, read it with tesseract) and answer on stdout
+    /// (started by agentero itself).
+    #[arg(long, hide = true, num_args = 7, value_names = ["PDF", "PAGE", "DPI", "BYTES", "SECONDS", "TESSERACT", "LANGS"])]
+    pub ocr_page: Option<Vec<std::ffi::OsString>>,
 }
 
 /// Where the user is reading: the current paper, page and selection of a turn.
@@ -89,9 +93,8 @@ pub enum Command {
     Index {
         /// The vault folder (default: the current folder if it is a vault, else the demo vault).
         vault: Option<PathBuf>,
-        /// Seconds allowed for one PDF before it is reported as failed.
-        #[arg(long, default_value_t = 60)]
-        time_limit: u64,
+        #[command(flatten)]
+        args: index::IndexArgs,
     },
     /// Search a vault's index; indexes it first when it has no index yet.
     Search {
@@ -360,7 +363,7 @@ pub struct ServeArgs {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     // The embedding model of every vault this process opens (resolved when one is):
     // `AGENTERO_EMBEDDINGS`, else the config's `[search] embeddings`.
-    if cli.render_page.is_none() && cli.sandboxed_exec.is_none() {
+    if cli.render_page.is_none() && cli.ocr_page.is_none() && cli.sandboxed_exec.is_none() {
         let setting = std::env::var("AGENTERO_EMBEDDINGS").ok().or_else(|| {
             let exe = std::env::current_exe().unwrap_or_default();
             crate::config::Config::load(None, &exe)
@@ -383,6 +386,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     }
     if let Some(args) = &cli.render_page {
         return crate::vault::render::child_main(args);
+    }
+    if let Some(args) = &cli.ocr_page {
+        return crate::vault::ocr::child_main(args);
     }
     match cli.command {
         None => {
@@ -419,7 +425,7 @@ fn draft_at(vault: &Path, draft: &Path) -> anyhow::Result<crate::context::check:
 /// Each subcommand to its own function.
 fn dispatch(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Index { vault, time_limit } => run_index(vault.as_deref(), time_limit),
+        Command::Index { vault, args } => index::run_index(vault.as_deref(), args),
         Command::Search {
             vault,
             limit,
@@ -565,18 +571,6 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             man::print_completions(shell, &mut std::io::stdout().lock())
         }
     }
-}
-
-/// `agentero index`.
-fn run_index(vault: Option<&Path>, time_limit: u64) -> anyhow::Result<()> {
-    let vault = open_vault(vault)?;
-    let opts = IndexOptions {
-        time_limit: std::time::Duration::from_secs(time_limit.max(1)),
-        ..IndexOptions::default()
-    };
-    let summary = index_with_progress(&vault, &opts)?;
-    print_summary(&vault, &summary);
-    Ok(())
 }
 
 /// `agentero plan`: the config's budget (its problems said), then the plan.

@@ -17,6 +17,10 @@
 //! embeddings = "minishlab/potion-base-8M"   # or a model folder, or "off" (default: the first
 //!                                           # model2vec model in the Hugging Face cache)
 //!
+//! [ocr]
+//! enabled = true              # read scanned pages with tesseract when it is installed
+//! languages = ["eng"]         # e.g. ["eng", "jpn"]; each needs its tesseract-ocr-LANG pack
+//!
 //! [agents.claude]
 //! command = "claude-agent-acp"
 //! args = []
@@ -47,6 +51,7 @@ use crate::context::budget::Budget;
 
 mod lines;
 pub mod local;
+pub mod ocr;
 mod presets;
 mod recover;
 
@@ -156,6 +161,8 @@ pub struct Config {
     /// `[search] embeddings`: the static embedding model of hybrid search, as written (see
     /// `vault::embed::resolve`).
     pub embeddings: Option<String>,
+    /// `[ocr]`: reading scanned pages with tesseract.
+    pub ocr: ocr::OcrConfig,
     /// The agents the file sets up: its `[agents.NAME]` sections, and `local` for `[local]`
     /// (see [`Config::configured`]).
     pub set_up: BTreeSet<String>,
@@ -225,6 +232,7 @@ impl Config {
             agents,
             local_model,
             embeddings: None,
+            ocr: ocr::OcrConfig::default(),
             set_up: BTreeSet::new(),
             problems: Vec::new(),
         }
@@ -355,8 +363,9 @@ impl Config {
                     Ok(())
                 }
                 "search" => self.apply_search(value),
+                "ocr" => self.ocr.apply(value),
                 other => Err(format!(
-                    "unknown setting `{other}` (known: default_agent, keymap, theme, turn_timeout_secs, [budget], [search], [local], [agents.NAME])"
+                    "unknown setting `{other}` (known: default_agent, keymap, theme, turn_timeout_secs, [budget], [search], [ocr], [local], [agents.NAME])"
                 )),
             };
             if let Err(m) = outcome {

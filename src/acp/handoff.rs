@@ -9,7 +9,6 @@ use super::client::AgentProcess;
 use super::transcript::{Handoff, Line, Thread};
 use super::turn::{TurnError, TurnEvent, TurnOutcome, TurnSpec, run_turn};
 use crate::context::ContextRequest;
-use crate::context::citations::Verdict;
 use crate::vault::Vault;
 
 pub use crate::context::prompt::HANDOFF_PROMPT;
@@ -123,7 +122,7 @@ pub fn verify_findings(vault: &Vault, h: &mut Handoff) {
     for f in std::mem::take(&mut h.findings) {
         let checks = crate::context::citations::check_in_vault(vault, &f, &[]);
         let quoted: Vec<_> = checks.iter().filter(|c| c.quote.is_some()).collect();
-        let reason = match quoted.iter().find(|c| c.verdict != Verdict::Verified) {
+        let reason = match quoted.iter().find(|c| !c.verdict.is_verified()) {
             _ if quoted.is_empty() => Some("no quote of a cited page to check".to_string()),
             Some(c) => {
                 let mut r = format!("{} {}", c.verdict.glyph(), c.verdict.says());

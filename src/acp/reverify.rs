@@ -38,10 +38,7 @@ impl Reverified {
     /// Citations that were ✓ and are not now.
     pub fn lost(&self) -> usize {
         self.all()
-            .filter(|c| {
-                c.then == crate::context::citations::Verdict::Verified
-                    && c.now != crate::context::citations::Verdict::Verified
-            })
+            .filter(|c| c.then.is_verified() && !c.now.is_verified())
             .count()
     }
 

@@ -58,10 +58,85 @@ pub(super) fn agents(
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     if json {
         writeln!(out, "{}", crate::vault::visible::to_json_pretty(&reports)?)?;
+    } else if names.is_empty() {
+        // tesseract's name and language packs come from another program.
+        write!(out, "{}", visible(&ocr_report(&config.ocr)))?;
     }
     let failed = reports.iter().filter(|r| r.failed()).count();
     if failed > 0 {
         bail!("{failed} of {} agents failed a check", reports.len());
     }
     Ok(())
+}
+
+/// The doctor's line on OCR: tesseract found (its version, its language packs, the ones the
+/// config asks for), or not installed and how to install it. Never a failure: without
+/// tesseract scanned pages stay without text and everything else works.
+pub(super) fn ocr_report(c: &crate::config::ocr::OcrConfig) -> String {
+    let command = c
+        .tesseract
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("tesseract"));
+    let wanted = c.languages.join(", ");
+    let off = if c.enabled {
+        ""
+    } else {
+        " – off in the config ([ocr] enabled = false)"
+    };
+    match crate::vault::ocr::Engine::detect(&command) {
+        Ok(engine) => {
+            let packs = engine.languages.join(", ");
+            match engine.check_languages(&c.languages) {
+                Ok(()) => format!(
+                    "✓ ocr ({}){off}\n  command: {}\n  languages: {wanted} (installed: {packs})\n",
+                    engine.name(),
+                    command.display()
+                ),
+                Err(e) => format!(
+                    "✗ ocr ({}){off}\n  command: {}\n  languages: {wanted} (installed: {packs})\n  hint: {e}\n",
+                    engine.name(),
+                    command.display()
+                ),
+            }
+        }
+        Err(e) => format!(
+            "– ocr (scanned pages without text){off}\n  command: {} — not installed\n  hint: {e}\n",
+            command.display()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_doctor_says_whether_tesseract_is_there_and_how_to_install_it() {
+        let missing = crate::config::ocr::OcrConfig {
+            tesseract: Some(PathBuf::from("/nonexistent/tesseract")),
+            ..Default::default()
+        };
+        let r = ocr_report(&missing);
+        assert!(r.starts_with("– ocr"), "{r}");
+        assert!(r.contains("sudo apt install tesseract-ocr"), "{r}");
+        let off = crate::config::ocr::OcrConfig {
+            enabled: false,
+            ..missing
+        };
+        assert!(ocr_report(&off).contains("off in the config"));
+        // Installed (as .ci/run installs it): its version and packs, and a missing pack named.
+        if crate::vault::ocr::Engine::detect(Path::new("tesseract")).is_ok() {
+            let r = ocr_report(&crate::config::ocr::OcrConfig::default());
+            assert!(r.starts_with("✓ ocr (tesseract "), "{r}");
+            let klingon = crate::config::ocr::OcrConfig {
+                languages: vec!["tlh".into()],
+                ..Default::default()
+            };
+            let r = ocr_report(&klingon);
+            assert!(
+                r.starts_with("✗ ocr") && r.contains("tesseract-ocr-tlh"),
+                "{r}"
+            );
+        }
+    }
 }

@@ -193,8 +193,8 @@ pub(super) fn reverify(vault: &Vault, id: &str, json: bool) -> anyhow::Result<()
                 visible(&short(&t.question, 100))
             )?;
             for c in &t.citations {
-                let mark = if c.now == crate::context::citations::Verdict::Verified {
-                    "✓"
+                let mark = if c.now.is_verified() {
+                    c.now.glyph()
                 } else if c.now == crate::context::citations::Verdict::NoQuote {
                     "·"
                 } else {

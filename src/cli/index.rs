@@ -2,6 +2,57 @@
 
 use super::*;
 
+/// The switches of `agentero index`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct IndexArgs {
+    /// Seconds allowed for one PDF before it is reported as failed.
+    #[arg(long, default_value_t = 60)]
+    time_limit: u64,
+    /// Read scanned pages (no usable text layer) with tesseract, whatever the config says;
+    /// an error when tesseract or a language pack is missing.
+    #[arg(long, conflicts_with = "no_ocr")]
+    ocr: bool,
+    /// Read no scanned page with tesseract in this run (OCR already done is still used).
+    #[arg(long)]
+    no_ocr: bool,
+    /// The config file (default: ~/.config/agentero/config.toml), for `[ocr]`.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+/// `agentero index`: OCR as `--ocr`/`--no-ocr` say, else as the config's `[ocr]` does.
+pub(super) fn run_index(vault: Option<&Path>, args: IndexArgs) -> anyhow::Result<()> {
+    let vault = open_vault(vault)?;
+    let exe = std::env::current_exe().unwrap_or_default();
+    // A config named on the command line must load; the default one only costs its `[ocr]`.
+    let config = match crate::config::Config::load(args.config.as_deref(), &exe) {
+        Err(e) if args.config.is_none() => {
+            eprintln!("warning: {}; OCR as by default", visible(&e.to_string()));
+            crate::config::Config::defaults(&exe)
+        }
+        other => other?,
+    };
+    for p in &config.problems {
+        eprintln!("warning: {}", visible(p));
+    }
+    let ocr = (args.ocr || (config.ocr.enabled && !args.no_ocr)).then(|| {
+        let mut o = crate::vault::ocr::OcrOptions::new(config.ocr.languages.clone());
+        if let Some(t) = &config.ocr.tesseract {
+            o.tesseract = t.clone();
+        }
+        o.required = args.ocr;
+        o
+    });
+    let opts = IndexOptions {
+        time_limit: std::time::Duration::from_secs(args.time_limit.max(1)),
+        ocr,
+        ..IndexOptions::default()
+    };
+    let summary = index_with_progress(&vault, &opts)?;
+    print_summary(&vault, &summary);
+    Ok(())
+}
+
 pub(super) fn open_vault(named: Option<&Path>) -> anyhow::Result<Vault> {
     let path = crate::paths::choose_vault(named)?;
     let vault = Vault::open(&path)?;
@@ -35,6 +86,16 @@ pub(super) fn progress_bar() -> (indicatif::ProgressBar, impl FnMut(Progress)) {
         Progress::Processed { path, done, .. } => {
             handle.set_position(done as u64);
             handle.set_message(visible(&path).into_owned());
+        }
+        Progress::Ocr {
+            path,
+            page,
+            done,
+            total,
+        } => {
+            handle.set_length(total as u64);
+            handle.set_position(done as u64);
+            handle.set_message(format!("OCR {} p.{page}", visible(&path)));
         }
     };
     (bar, progress)
@@ -111,7 +172,46 @@ pub(super) fn print_summary(vault: &Vault, s: &IndexSummary) {
     for (p, w) in &s.warnings {
         let _ = writeln!(out, "  warning: {}: {}", visible(p), visible(w));
     }
+    if let Some(o) = &s.ocr {
+        for line in ocr_lines(o) {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     let _ = writeln!(out, "  {}", embeddings_line(s.embeddings.as_ref()));
+}
+
+/// What the OCR pass did: pages read, pages failed, and the one hint when tesseract is missing.
+fn ocr_lines(o: &crate::vault::ocr::OcrSummary) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(why) = &o.unavailable {
+        let pages = if o.waiting == 1 { "page" } else { "pages" };
+        lines.push(format!(
+            "OCR: {} scanned {pages} not read: {}",
+            o.waiting,
+            visible(why)
+        ));
+        return lines;
+    }
+    if let Some(engine) = &o.engine {
+        let mut line = format!(
+            "OCR ({}): {} pages read in {} papers",
+            visible(engine),
+            o.pages,
+            o.papers.len()
+        );
+        if o.cancelled {
+            line.push_str(&format!("; stopped with {} pages waiting", o.waiting));
+        }
+        lines.push(line);
+    }
+    for (p, page, why) in &o.failed {
+        lines.push(format!(
+            "OCR failed: {} p.{page}: {}",
+            visible(p),
+            visible(why)
+        ));
+    }
+    lines
 }
 
 /// What the run did to the passage vectors, or how to add a model when there is none.

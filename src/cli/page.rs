@@ -45,18 +45,29 @@ pub(super) fn page_png(
     if let Some(q) = &opts.quote {
         use crate::vault::boxes::BoxError;
         let shown = visible(&path);
-        let rects = crate::context::quote::page_boxes(&pdf, page, q, 0).map_err(|e| match e {
-            BoxError::Pdf(e) => anyhow::Error::from(e),
-            BoxError::NotFound(p) => {
-                anyhow::anyhow!("the quote is not in the text of page {p} of {shown}")
-            }
-            BoxError::NoPosition(p) => {
-                anyhow::anyhow!(
-                    "the text layer gives no position for the quote on page {p} of {shown}"
-                )
-            }
-            other => anyhow::anyhow!("cannot place the quote on page {page} of {shown}: {other}"),
-        })?;
+        // A scanned page: where its OCR placed the words.
+        let ocr = || {
+            crate::vault::ocr::OcrCache::new(vault)
+                .get(&sha, page)
+                .and_then(|o| crate::context::quote::ocr_boxes(&o, q, 0))
+        };
+        let rects = match crate::context::quote::page_boxes(&pdf, page, q, 0) {
+            Ok(r) => r,
+            Err(e) => ocr().ok_or_else(|| match e {
+                BoxError::Pdf(e) => anyhow::Error::from(e),
+                BoxError::NotFound(p) => {
+                    anyhow::anyhow!("the quote is not in the text of page {p} of {shown}")
+                }
+                BoxError::NoPosition(p) => {
+                    anyhow::anyhow!(
+                        "the text layer gives no position for the quote on page {p} of {shown}"
+                    )
+                }
+                other => {
+                    anyhow::anyhow!("cannot place the quote on page {page} of {shown}: {other}")
+                }
+            })?,
+        };
         img.highlight(&rects);
         let n = rects.len();
         note = format!(

@@ -29,6 +29,9 @@ use crate::vault::uri::{self, Target};
 pub enum Verdict {
     /// The quote is on the cited page (or lines).
     Verified,
+    /// The quote is on the cited page, whose text is OCR, within the OCR tolerance (confusable
+    /// letters, hyphenation; see `citations_ocr.rs`): never a plain ✓.
+    VerifiedOcr,
     /// Not on the cited page, but elsewhere in the same source (`foundAt`).
     OtherPage,
     /// Nowhere in the cited source.
@@ -40,10 +43,16 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// A ✓ of either kind: on the page's text layer, or on its OCR text.
+    pub fn is_verified(self) -> bool {
+        matches!(self, Verdict::Verified | Verdict::VerifiedOcr)
+    }
+
     /// The mark the chat and `ask` show.
     pub fn glyph(self) -> &'static str {
         match self {
             Verdict::Verified => "✓",
+            Verdict::VerifiedOcr => "✓ (OCR)",
             Verdict::OtherPage | Verdict::NotFound | Verdict::Unverifiable => "⚠",
             Verdict::NoQuote => "·",
         }
@@ -53,6 +62,7 @@ impl Verdict {
     pub fn says(self) -> &'static str {
         match self {
             Verdict::Verified => "verified",
+            Verdict::VerifiedOcr => "verified on OCR text",
             Verdict::OtherPage => "not on the cited page",
             Verdict::NotFound => "not found on the cited page",
             Verdict::NoQuote => "no quote",
@@ -87,6 +97,9 @@ impl CitationCheck {
     pub fn meaning(&self) -> String {
         match self.verdict {
             Verdict::Verified => "verified".into(),
+            Verdict::VerifiedOcr => {
+                "verified on OCR text (letters OCR confuses — l/I/1, O/0, rn/m — and hyphenation tolerated)".into()
+            }
             Verdict::OtherPage => match &self.found_at {
                 Some(f) => format!("not found on that page; on {}", brief_place(f)),
                 None => "not found on that page".into(),
@@ -159,11 +172,19 @@ pub trait Docs {
     fn blocks(&mut self, _path: &str, _page: u32) -> Option<Vec<String>> {
         None
     }
+
+    /// The pages (1-based) of the paper at `path` whose text is OCR.
+    fn ocr_pages(&mut self, _path: &str) -> Vec<u32> {
+        Vec::new()
+    }
 }
 
 #[path = "citations_answer.rs"]
 mod answer;
 use answer::*;
+
+#[path = "citations_ocr.rs"]
+mod ocr;
 
 #[path = "citations_witness.rs"]
 mod witness;
@@ -290,7 +311,12 @@ fn judge_pages(
         .map(|p| p as usize)
         .filter(|p| (1..=n).contains(p))
         .map(|p| p - 1);
-    if let Some(i) = cited {
+    if let Some(i) = cited.filter(|&i| src.is_ocr(i))
+        && let Some(j) = ocr::judge(i, q, src)
+    {
+        return j;
+    }
+    if let Some(i) = cited.filter(|&i| !src.is_ocr(i)) {
         let in_read = on_page(read, q, i);
         let lo = i.saturating_sub(1);
         match Stream::of(docs, path, lo, (i + 1).min(n - 1), &src.furniture) {
@@ -308,6 +334,9 @@ fn judge_pages(
             let at = uri::page_uri(path, a as u32 + 1);
             if page.is_some() {
                 return Judged::new(Verdict::OtherPage).at(at);
+            }
+            if src.is_ocr(a) {
+                return Judged::new(Verdict::VerifiedOcr).at(at);
             }
             let lo = a.saturating_sub(1);
             match Stream::of(docs, path, lo, (a + 1).min(n - 1), &src.furniture) {
@@ -386,7 +415,7 @@ pub fn check(answer: &str, evidence: &[String], docs: &mut dyn Docs) -> Vec<Cita
 /// The check's record of one judged quote. A quote whose end cannot be told is verified only as
 /// its longest reading, whole; anything less would be a ✓ on a prefix.
 fn finish(uri: String, quote: Option<String>, unclear: bool, judged: Judged) -> CitationCheck {
-    let judged = if unclear && judged.verdict != Verdict::Verified && quote.is_some() {
+    let judged = if unclear && !judged.verdict.is_verified() && quote.is_some() {
         Judged::new(Verdict::Unverifiable).because(Some(UNCLEAR_EXTENT.into()))
     } else {
         judged
@@ -461,7 +490,10 @@ impl<'d> Checker<'d> {
 
     fn prepared(&mut self, path: &str) {
         if !self.cache.contains_key(path) {
-            let doc = self.docs.doc(path).map(Prepared::new);
+            let doc = self.docs.doc(path).map(Prepared::new).map(|mut p| {
+                p.ocr = self.docs.ocr_pages(path);
+                p
+            });
             self.cache.insert(path.to_string(), doc);
         }
     }
@@ -551,6 +583,25 @@ impl Docs for VaultDocs<'_> {
             }
             EntryKind::File => self.reader.read_text(&target).ok().map(Doc::Text),
             EntryKind::Directory => None,
+        }
+    }
+
+    fn ocr_pages(&mut self, path: &str) -> Vec<u32> {
+        let Ok(target) = Access::WholeVault.authorize(self.vault, path) else {
+            return Vec::new();
+        };
+        if target.kind != EntryKind::Paper {
+            return Vec::new();
+        }
+        match self.reader.paper(self.vault, &target) {
+            Ok(p) => p
+                .record
+                .pages_ocr
+                .iter()
+                .filter(|n| n.words > 0)
+                .map(|n| n.page)
+                .collect(),
+            Err(_) => Vec::new(),
         }
     }
 

@@ -12,6 +12,8 @@ pub(super) struct Prepared {
     pub(super) read: Witness,
     /// The furniture of each page, to leave out of the second witness too.
     pub(super) furniture: Vec<Furniture>,
+    /// The pages (1-based) whose text is OCR: no second witness, the OCR tolerance.
+    pub(super) ocr: Vec<u32>,
 }
 
 /// A page's furniture as the second witness needs it.
@@ -51,7 +53,13 @@ impl Prepared {
             doc,
             read,
             furniture,
+            ocr: Vec::new(),
         }
+    }
+
+    /// Whether page `i` (0-based) is OCR text.
+    pub(super) fn is_ocr(&self, i: usize) -> bool {
+        self.ocr.contains(&(i as u32 + 1))
     }
 
     /// Whether `q` is in the furniture of page `i` (0-based) or its neighbours: a running head

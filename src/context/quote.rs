@@ -262,6 +262,16 @@ pub fn page_boxes(
     })
 }
 
+/// The boxes of the `nth` occurrence of `quote` on a page whose text is OCR: the boxes
+/// tesseract gave the words it covers, one per line (`None`: not on the page).
+pub fn ocr_boxes(
+    ocr: &crate::vault::ocr::OcrPage,
+    quote: &str,
+    nth: usize,
+) -> Option<Vec<TextBox>> {
+    crate::vault::boxes::ocr_text_boxes(ocr, |text| find_nth(text, quote, nth).map(|f| f.range))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

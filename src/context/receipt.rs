@@ -129,22 +129,24 @@ pub fn reverify(
                 format!("still {} in the new version", now.verdict.says())
             }
             (_, _, false) => format!("unchanged: {}", now.verdict.says()),
-            (Verdict::Verified, Verdict::OtherPage, _) => format!(
+            (Verdict::Verified | Verdict::VerifiedOcr, Verdict::OtherPage, _) => format!(
                 "this quote is no longer on {place}{version}; it is at {}",
                 now.found_at.as_deref().unwrap_or("?")
             ),
-            (Verdict::Verified, Verdict::NotFound, _) => format!(
+            (Verdict::Verified | Verdict::VerifiedOcr, Verdict::NotFound, _) => format!(
                 "this quote is no longer on {place}{version}{}",
                 now.detail
                     .as_deref()
                     .map(|d| format!(": {d}"))
                     .unwrap_or_default()
             ),
-            (Verdict::Verified, Verdict::Unverifiable, _) => format!(
+            (Verdict::Verified | Verdict::VerifiedOcr, Verdict::Unverifiable, _) => format!(
                 "can no longer be checked: {}",
                 now.detail.as_deref().unwrap_or("the source cannot be read")
             ),
-            (_, Verdict::Verified, _) => format!("now verified on {place}{version}"),
+            (_, Verdict::Verified | Verdict::VerifiedOcr, _) => {
+                format!("now verified on {place}{version}")
+            }
             _ => format!(
                 "was {}, now {}{}",
                 then.verdict.says(),

@@ -35,7 +35,7 @@ pub enum BoxError {
 }
 
 /// The boxes of the text `locate` finds (a byte range of the page's laid-out text) on physical
-/// page `page` of the PDF at `pdf`.
+/// page `page` of the PDF at `pdf` (a scanned page's: [`ocr_text_boxes`]).
 pub fn text_boxes(
     pdf: &Path,
     page: u32,
@@ -53,6 +53,17 @@ pub fn text_boxes(
         }
         Ok(rects)
     })?
+}
+
+/// The boxes of the text `locate` finds (a byte range of the page's OCR text) on a scanned
+/// page: where tesseract placed its words, one box per line; `None` when it is not there.
+pub fn ocr_text_boxes(
+    ocr: &super::ocr::OcrPage,
+    locate: impl FnOnce(&str) -> Option<Range<usize>>,
+) -> Option<Vec<TextBox>> {
+    let (text, _) = ocr.text();
+    let rects = ocr.rects(locate(&text)?);
+    (!rects.is_empty()).then_some(rects)
 }
 
 #[cfg(test)]

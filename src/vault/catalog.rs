@@ -35,6 +35,9 @@ pub struct CatalogEntry {
     /// Pages of a paper whose text could not be decoded.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub undecodable: u32,
+    /// Pages of a paper without a usable text layer: OCR'd, or waiting for it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ocr: u32,
     pub title: String,
     /// sha256 of the metadata an outside source gave the paper (its Zotero item), so that a
     /// re-index picks up an item edited in Zotero while its PDF stayed the same.

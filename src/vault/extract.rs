@@ -41,6 +41,12 @@ pub struct PaperRecord {
     /// Unicode): their text is incomplete, and what could not be read is left out, not guessed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pages_undecodable: Vec<u32>,
+    /// Pages whose text is OCR (no usable text layer; read by tesseract), with what read them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages_ocr: Vec<super::ocr::OcrPageNote>,
+    /// Pages without a usable text layer that have no OCR yet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages_for_ocr: Vec<u32>,
     pub meta: PaperMeta,
     pub references: Vec<Reference>,
     pub references_source: RefSource,
@@ -51,6 +57,13 @@ pub struct PaperRecord {
 }
 
 impl PaperRecord {
+    /// What read page `page`, when its text is OCR.
+    pub fn ocr_note(&self, page: u32) -> Option<&super::ocr::OcrPageNote> {
+        self.pages_ocr
+            .iter()
+            .find(|n| n.page == page && n.words > 0)
+    }
+
     pub fn label(&self, page: u32) -> Option<&str> {
         self.page_labels
             .get(page.checked_sub(1)? as usize)
@@ -161,6 +174,8 @@ pub struct PaperFile<'a> {
     pub sha256: String,
     /// Metadata from outside the file (its Zotero item), which replaces what the PDF says.
     pub meta: Option<PaperMeta>,
+    /// The OCR read of its scanned pages, when there is one ([`super::ocr`]).
+    pub ocr: Option<&'a super::ocr::OcrCache>,
 }
 
 /// A paper's record and its page texts, extracted on `isolation`'s thread within `time_limit`.
@@ -175,8 +190,9 @@ pub fn record(
         bytes,
         sha256,
         meta,
+        ocr,
     } = file;
-    let (mut record, pages) = extract_paper(isolation, abs, rel, bytes, sha256, time_limit)?;
+    let (mut record, pages) = extract_paper(isolation, abs, rel, bytes, sha256, time_limit, ocr)?;
     if let Some(meta) = meta {
         record.meta = meta;
     }
@@ -184,18 +200,21 @@ pub fn record(
 }
 
 /// [`record`] of the paper at `rel` in `vault`, read from its file now (through
-/// [`Vault::read_path`]) with its Zotero item's metadata, within [`TIME_LIMIT`].
+/// [`Vault::read_path`]) with its Zotero item's metadata and its pages' OCR, within
+/// [`TIME_LIMIT`].
 pub fn record_of(vault: &Vault, rel: &str) -> Result<(PaperRecord, Vec<PageText>), ExtractError> {
     let abs = vault
         .read_path(rel)
         .map_err(|why| ExtractError::Io(why.to_string()))?;
     let bytes = std::fs::read(&abs).map_err(|e| ExtractError::Io(e.to_string()))?;
+    let ocr = super::ocr::OcrCache::new(vault);
     let file = PaperFile {
         abs: &abs,
         rel,
         sha256: sha256_hex(&bytes),
         bytes,
         meta: outside_meta(vault, rel),
+        ocr: Some(&ocr),
     };
     record(&mut Isolation::default(), file, TIME_LIMIT)
 }
@@ -207,7 +226,8 @@ pub fn outside_meta(vault: &Vault, rel: &str) -> Option<PaperMeta> {
 }
 
 /// Extracts one PDF's pages and everything derived from them, on `isolation`'s thread: the
-/// record as the file alone gives it ([`record`] without metadata from outside).
+/// record as the file alone gives it ([`record`] without metadata from outside); pages without
+/// a usable text layer take their OCR from `ocr` when it has them.
 pub fn extract_paper(
     isolation: &mut Isolation,
     abs: &Path,
@@ -215,11 +235,16 @@ pub fn extract_paper(
     bytes: Vec<u8>,
     sha256: String,
     time_limit: Duration,
+    ocr: Option<&super::ocr::OcrCache>,
 ) -> Result<(PaperRecord, Vec<PageText>), ExtractError> {
     let deadline = Instant::now() + time_limit;
-    let doc: PdfDocument = isolation.run(time_limit + Duration::from_secs(2), move || {
-        pdf::extract(&bytes, Limits { deadline })
-    })??;
+    let mut doc: PdfDocument = isolation
+        .run(time_limit + Duration::from_secs(2), move || {
+            pdf::extract(&bytes, Limits { deadline })
+        })??;
+    let ocr = ocr
+        .map(|cache| super::ocr::apply_cached(cache, &sha256, &mut doc.pages))
+        .unwrap_or_default();
     let mut warnings = Vec::new();
     let sidecar = meta::read_sidecar(abs).unwrap_or_else(|e| {
         warnings.push(e);
@@ -257,6 +282,8 @@ pub fn extract_paper(
             .map(|p| p.number)
             .collect(),
         pages_undecodable: doc.undecodable_pages.clone(),
+        pages_ocr: ocr.notes,
+        pages_for_ocr: ocr.waiting,
         meta,
         references,
         references_source,

@@ -21,6 +21,7 @@ pub mod indexer;
 pub mod links;
 pub mod marked;
 pub mod meta;
+pub mod ocr;
 pub mod output;
 pub mod paths;
 pub mod pdf;
@@ -64,6 +65,8 @@ pub enum VaultError {
     },
     #[error(transparent)]
     Index(#[from] index::IndexError),
+    #[error("{0}")]
+    Ocr(String),
     #[error("cannot read the Zotero library at {path}: {reason}")]
     Zotero { path: PathBuf, reason: String },
 }

@@ -25,6 +25,7 @@ mod marks;
 mod region;
 
 pub use isolated::{Bounds, RENDER_FLAG, Renderer, child_main};
+pub(in crate::vault) use isolated::{Reaped, confine, cpu_limit_signal, read_capped, read_pdf};
 pub use marks::{MarkStyle, PageMark};
 pub use region::{Region, RegionImage, render_region};
 
@@ -211,7 +212,12 @@ pub fn render(bytes: &[u8], page: u32, dpi: u32) -> Result<PageImage, RenderErro
 }
 
 /// [`render`], refusing a page whose declared image sizes already need more than `memory` bytes.
-fn render_within(bytes: &[u8], page: u32, dpi: u32, memory: u64) -> Result<PageImage, RenderError> {
+pub(in crate::vault) fn render_within(
+    bytes: &[u8],
+    page: u32,
+    dpi: u32,
+    memory: u64,
+) -> Result<PageImage, RenderError> {
     if !(MIN_DPI..=MAX_DPI).contains(&dpi) {
         return Err(RenderError::BadDpi);
     }

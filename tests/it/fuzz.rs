@@ -285,6 +285,7 @@ fn fuzz_pdf_extraction() {
             mutated,
             sha,
             Duration::from_secs(20),
+            None,
         ) {
             Ok((record, pages)) => {
                 assert_eq!(

@@ -181,6 +181,7 @@ impl Pages {
                 bytes,
                 String::new(),
                 Duration::from_secs(120),
+                None,
             )
             .map(|(_, pages)| pages.into_iter().map(|p| p.text).collect())
             .unwrap_or_default()
@@ -393,6 +394,7 @@ fn selected_sentence(
         bytes,
         String::new(),
         Duration::from_secs(120),
+        None,
     )
     .unwrap();
     let text = &pages[page as usize - 1].text;

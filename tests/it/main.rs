@@ -34,6 +34,7 @@ mod mcp_attacks;
 mod mcp_hardening;
 mod mcp_security;
 mod mcp_server;
+mod ocr;
 mod output_gate;
 mod page_text_fixtures;
 mod pdf_links;

@@ -29,6 +29,9 @@ use crate::vault::{Scope, SearchOptions, Vault};
 pub enum Outcome {
     /// The quote is on the cited page.
     Verified,
+    /// The quote is on the cited page, whose text is OCR: within the tolerance of confusable
+    /// letters written down in `citations_ocr` — never a plain ✓.
+    VerifiedOcr,
     /// Close to a passage of the cited page, but a word differs.
     Differs,
     /// On another page of the cited paper.
@@ -50,12 +53,16 @@ pub enum Outcome {
 impl Outcome {
     /// Whether the author must look at it.
     pub fn problem(self) -> bool {
-        !matches!(self, Outcome::Verified | Outcome::Claim)
+        !matches!(
+            self,
+            Outcome::Verified | Outcome::VerifiedOcr | Outcome::Claim
+        )
     }
 
     pub fn glyph(self) -> &'static str {
         match self {
             Outcome::Verified => "✓",
+            Outcome::VerifiedOcr => "✓ (OCR)",
             Outcome::Claim => "·",
             _ => "⚠",
         }
@@ -181,7 +188,7 @@ pub fn check(
         papers: papers.len(),
         verified: out
             .iter()
-            .filter(|c| c.outcome == Outcome::Verified)
+            .filter(|c| matches!(c.outcome, Outcome::Verified | Outcome::VerifiedOcr))
             .count(),
         claims: out.iter().filter(|c| c.outcome == Outcome::Claim).count(),
         problems: out.iter().filter(|c| c.outcome.problem()).count(),
@@ -211,7 +218,9 @@ impl Run<'_, '_> {
         let mut out: Vec<Checked> = cites.iter().map(|c| self.one(c)).collect();
         if out.len() > 1
             && out.iter().any(|c| c.quote.is_some())
-            && let Some(k) = out.iter().position(|c| c.outcome == Outcome::Verified)
+            && let Some(k) = out
+                .iter()
+                .position(|c| matches!(c.outcome, Outcome::Verified | Outcome::VerifiedOcr))
         {
             let owner = out[k].key.clone();
             for (i, c) in out.iter_mut().enumerate() {
@@ -367,10 +376,14 @@ impl Run<'_, '_> {
         let found = got.found_at.as_deref().and_then(page_of);
         let within = |set: &[(u32, u32)], p: u32| set.iter().any(|&(a, b)| (a..=b).contains(&p));
         match got.verdict {
-            Verdict::Verified => {
+            Verdict::Verified | Verdict::VerifiedOcr => {
                 let p = found.or(first).unwrap_or(1);
                 self.at(r, path, p, labels);
-                r.outcome = Outcome::Verified;
+                r.outcome = if got.verdict == Verdict::VerifiedOcr {
+                    Outcome::VerifiedOcr
+                } else {
+                    Outcome::Verified
+                };
                 r.says = format!("on {}", labels.say(p));
                 if cited.is_empty() {
                     r.note = Some(format!("no page cited; the quote is on {}", labels.say(p)));
@@ -510,5 +523,18 @@ fn page_of(u: &str) -> Option<u32> {
     match uri::parse(u)? {
         Target::Vault { page, .. } => page,
         Target::External(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Outcome;
+
+    #[test]
+    fn a_quote_verified_on_ocr_text_is_never_a_plain_check_mark() {
+        assert_eq!(Outcome::VerifiedOcr.glyph(), "✓ (OCR)");
+        assert!(!Outcome::VerifiedOcr.problem());
+        let json = serde_json::to_string(&Outcome::VerifiedOcr).unwrap();
+        assert_eq!(json, "\"verified_ocr\"");
     }
 }

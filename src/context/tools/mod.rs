@@ -432,12 +432,14 @@ impl VaultReader {
                     return Err(access::changed_since_grant(&target.rel));
                 }
                 use crate::vault::extract;
+                let ocr = crate::vault::ocr::OcrCache::new(vault);
                 let file = extract::PaperFile {
                     abs: &target.abs,
                     rel: &target.rel,
                     bytes,
                     sha256: sha,
                     meta: extract::outside_meta(vault, &target.rel),
+                    ocr: Some(&ocr),
                 };
                 let (mut record, pages) = extract::record(
                     &mut extract::Isolation::default(),

@@ -288,6 +288,18 @@ impl AppState {
                 self.index = Some((done, total));
                 Vec::new()
             }
+            Msg::Index(Progress::Ocr {
+                path,
+                page,
+                done,
+                total,
+            }) => {
+                self.status = Status::info(format!(
+                    "OCR {done}/{total}: {} p.{page}",
+                    crate::vault::visible::visible(&path)
+                ));
+                Vec::new()
+            }
             Msg::IndexDone(r) => self.index_done(r),
             Msg::PaperOpened { req, result } => self.send_paper(PaperMsg::Opened { req, result }),
             Msg::Pages { req, pages } => self.send_paper(PaperMsg::Pages { req, pages }),

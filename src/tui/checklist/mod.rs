@@ -183,10 +183,12 @@ impl Checklist {
             }
             (Some(u), _) => {
                 // A quote that is not on the page is not highlighted.
-                let quote = c
-                    .quote
-                    .clone()
-                    .filter(|_| matches!(c.outcome, Outcome::Verified | Outcome::OtherPage));
+                let quote = c.quote.clone().filter(|_| {
+                    matches!(
+                        c.outcome,
+                        Outcome::Verified | Outcome::VerifiedOcr | Outcome::OtherPage
+                    )
+                });
                 let mut out: Vec<Out> = Jump::at_uri(u, quote).map(Out::Jump).into_iter().collect();
                 out.push(Out::info(
                     visible(&format!("{} {}", c.outcome.glyph(), c.says)).into_owned(),

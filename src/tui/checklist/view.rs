@@ -137,7 +137,7 @@ fn row(c: &Checked, selected: bool, w: usize, theme: &Theme) -> Line<'static> {
 
 fn mark_style(o: Outcome, theme: &Theme) -> Style {
     theme.style(match o {
-        Outcome::Verified => "chat.citation.verified",
+        Outcome::Verified | Outcome::VerifiedOcr => "chat.citation.verified",
         Outcome::Claim => "chat.citation.none",
         _ => "chat.citation.warning",
     })

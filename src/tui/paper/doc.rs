@@ -32,6 +32,10 @@ pub struct DocInfo {
     pub pages_without_text: Vec<u32>,
     /// Pages whose glyphs could not be mapped to text (fonts without a usable encoding).
     pub pages_undecodable: Vec<u32>,
+    /// Pages whose text is OCR, with what read them.
+    pub ocr: Vec<crate::vault::ocr::OcrPageNote>,
+    /// Byte ranges of each OCR page's words read with little confidence, to mark them.
+    pub ocr_low: Vec<(u32, Vec<(usize, usize)>)>,
     /// Why the text came from the PDF directly (not indexed yet), when it did.
     pub note: Option<String>,
     /// Highlights and annotations, in page order.

@@ -156,6 +156,15 @@ pub(super) fn metadata(p: &Doc) -> OverlayRequest {
     if !i.pages_without_text.is_empty() {
         lines.push((None, format!("no text  pages {:?}", i.pages_without_text)));
     }
+    if !i.ocr.is_empty() {
+        let pages: Vec<u32> = i
+            .ocr
+            .iter()
+            .filter(|n| n.words > 0)
+            .map(|n| n.page)
+            .collect();
+        lines.push((None, format!("OCR      pages {pages:?}")));
+    }
     if !i.pages_undecodable.is_empty() {
         let n = i.pages_undecodable.len();
         lines.push((

@@ -97,6 +97,26 @@ impl Paper {
 }
 
 impl Doc {
+    /// What read `page`, when its text is OCR: `OCR (tesseract 5.3.0, eng) · confidence 0.91`.
+    pub fn ocr_says(&self, page: u32) -> Option<String> {
+        self.info
+            .ocr
+            .iter()
+            .find(|n| n.page == page && n.words > 0)
+            .map(|n| n.says())
+    }
+
+    /// Byte ranges of `page`'s words that OCR read with little confidence (inside the text).
+    pub fn ocr_low_ranges(&self, page: u32) -> Vec<(usize, usize)> {
+        let len = self.text(page).map_or(0, str::len);
+        self.info
+            .ocr_low
+            .iter()
+            .find(|(p, _)| *p == page)
+            .map(|(_, r)| r.iter().copied().filter(|&(_, e)| e <= len).collect())
+            .unwrap_or_default()
+    }
+
     /// Byte ranges of `page`'s text that annotations mark: where their text is found (the
     /// same finder as cited quotes, so ligatures and hyphenation do not hide them).
     pub fn annotation_ranges(&self, page: u32) -> Vec<(usize, usize)> {

@@ -79,6 +79,11 @@ pub fn view(
             tail.push_str(&format!(" · {at}"));
         }
     }
+    if shot.is_none()
+        && let Some(says) = p.ocr_says(p.page)
+    {
+        tail.push_str(&format!(" · {says}"));
+    }
     if let Some(v) = p.visual {
         tail.push_str(if v.lines {
             " · VISUAL LINE"
@@ -132,7 +137,7 @@ pub fn view(
         Some(Slot::Failed(e)) => Some((e.clone(), "chat.error")),
         Some(Slot::Text(t)) if t.trim().is_empty() => Some((
             format!(
-                "Page {} has no text layer (a scanned image without OCR): nothing to show or search here.",
+                "Page {} has no text layer (a scanned image without OCR): nothing to show or search here. `agentero index --ocr` reads it with tesseract.",
                 p.page
             ),
             "paper.notext",
@@ -167,6 +172,9 @@ pub fn page_lines(
     let mut marks: Vec<(usize, usize, Style)> = Vec::new();
     // Highlights and annotations first: what is drawn later (matches, the quote, the
     // selection) shows over them.
+    for (s, e) in p.ocr_low_ranges(p.page) {
+        marks.push((s, e, theme.style("paper.ocr_low")));
+    }
     for (s, e) in p.annotation_ranges(p.page) {
         marks.push((s, e, theme.style("paper.annotation")));
     }

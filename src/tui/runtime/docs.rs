@@ -50,6 +50,7 @@ pub(super) fn open(
 
 /// What the pane shows of a paper's record.
 fn doc_info(vault: &Vault, path: &str, rec: PaperRecord, note: Option<String>) -> DocInfo {
+    let ocr_low = low_confidence(vault, &rec);
     let m = rec.meta;
     DocInfo {
         title: m.title,
@@ -62,11 +63,38 @@ fn doc_info(vault: &Vault, path: &str, rec: PaperRecord, note: Option<String>) -
         citation_key: vault.citation_key(path).or(m.citation_key),
         labels: rec.page_labels,
         sections: rec.sections,
+        ocr_low,
+        ocr: rec.pages_ocr,
         pages_without_text: rec.pages_without_text,
         pages_undecodable: rec.pages_undecodable,
         note,
         annotations: vault.annotations(path),
     }
+}
+
+/// Each OCR page's words read with little confidence, as byte ranges of its text (the OCR
+/// cache's words, as the page text was made of them).
+fn low_confidence(
+    vault: &Vault,
+    rec: &crate::vault::PaperRecord,
+) -> Vec<(u32, Vec<(usize, usize)>)> {
+    let cache = crate::vault::ocr::OcrCache::new(vault);
+    rec.pages_ocr
+        .iter()
+        .filter(|n| n.words > 0)
+        .filter_map(|n| {
+            let o = cache.get(&rec.sha256, n.page)?;
+            let (_, spans) = o.text();
+            let low = o
+                .words
+                .iter()
+                .zip(spans)
+                .filter(|(w, _)| w.conf < crate::vault::ocr::LOW_CONFIDENCE)
+                .map(|(_, r)| (r.start, r.end))
+                .collect();
+            Some((n.page, low))
+        })
+        .collect()
 }
 
 /// Page `n` of the paper at `path`: from the pages read from its file when they are that

@@ -85,6 +85,13 @@ pub(super) struct Documents {
     busy: Busy,
 }
 
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.ocr_cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 impl Documents {
     pub(super) fn start(vault: Vault, ui: UnboundedSender<Msg>, busy: Busy) -> Documents {
         let (tx, rx) = unbounded_channel();
@@ -98,6 +105,7 @@ impl Documents {
             extracted: None,
             current: None,
             loads: Vec::new(),
+            ocr_cancel: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         };
         tokio::spawn(service.serve(rx));
         Documents { tx, busy }
@@ -156,6 +164,8 @@ impl Documents {
 }
 
 struct Service {
+    /// Stops the background OCR after the page being read when the service ends.
+    ocr_cancel: Arc<std::sync::atomic::AtomicBool>,
     vault: Vault,
     ui: UnboundedSender<Msg>,
     busy: Busy,
@@ -407,8 +417,27 @@ impl Service {
 
     fn reindex(&self, held: Held) {
         let (vault, me, ui) = (self.vault.clone(), self.me.clone(), self.ui.clone());
+        let cancel = self.ocr_cancel.clone();
         tokio::task::spawn_blocking(move || {
-            let result = indexer::index_vault(&vault, &IndexOptions::default(), &mut |p| {
+            // Scanned pages are read in the background, one at a time, as the config's `[ocr]`
+            // says (a missing tesseract leaves them as they are).
+            let exe = std::env::current_exe().unwrap_or_default();
+            let ocr = crate::config::Config::load(None, &exe)
+                .ok()
+                .filter(|c| c.ocr.enabled)
+                .map(|c| {
+                    let mut o = crate::vault::ocr::OcrOptions::new(c.ocr.languages.clone());
+                    if let Some(t) = &c.ocr.tesseract {
+                        o.tesseract = t.clone();
+                    }
+                    o.cancel = cancel;
+                    o
+                });
+            let opts = IndexOptions {
+                ocr,
+                ..IndexOptions::default()
+            };
+            let result = indexer::index_vault(&vault, &opts, &mut |p| {
                 let _ = ui.send(Msg::Index(p));
             });
             let result = result
@@ -420,10 +449,20 @@ impl Service {
                         s.failed.len()
                     );
                     // A damaged index was rebuilt: say so (once, here).
-                    let text = match &s.rebuilt {
+                    let mut text = match &s.rebuilt {
                         Some(why) => format!("rebuilt the index ({why}); {done}"),
                         None => done,
                     };
+                    match &s.ocr {
+                        Some(o) if o.unavailable.is_some() => text.push_str(&format!(
+                            "; {} scanned pages not read: install tesseract-ocr",
+                            o.waiting
+                        )),
+                        Some(o) if o.pages > 0 => {
+                            text.push_str(&format!("; OCR read {} pages", o.pages))
+                        }
+                        _ => {}
+                    }
                     if s.failed.is_empty() {
                         Status::info(text)
                     } else {

@@ -208,6 +208,7 @@ impl Render {
         if let Some(q) = &key.quote
             && let Some(rects) = quote_boxes(
                 &self.boxes,
+                &self.vault,
                 &pdf,
                 (sha.clone(), key.page, q.clone(), key.quote_nth),
                 learned,
@@ -242,11 +243,12 @@ impl Render {
     }
 }
 
-/// Where a quote is on its page (user-space boxes), from what the service knows or the text
-/// layer (then told to `learned`); `None` when it has no place (a scan, a quote the layout
-/// cannot find).
+/// Where a quote is on its page (user-space boxes), from what the service knows, the text
+/// layer or a scanned page's OCR (then told to `learned`); `None` when it has no place (a
+/// quote neither finds).
 fn quote_boxes(
     known: &Boxes,
+    vault: &crate::vault::Vault,
     pdf: &std::path::Path,
     at: QuoteAt,
     learned: &mut dyn FnMut(Cmd),
@@ -254,8 +256,15 @@ fn quote_boxes(
     if let Some(hit) = known.get(&at) {
         return hit.clone();
     }
-    let (_, page, quote, nth) = &at;
-    let found = crate::context::quote::page_boxes(pdf, *page, quote, *nth).ok();
+    let (sha, page, quote, nth) = &at;
+    let found = crate::context::quote::page_boxes(pdf, *page, quote, *nth)
+        .ok()
+        // A scanned page: where its OCR placed the words.
+        .or_else(|| {
+            crate::vault::ocr::OcrCache::new(vault)
+                .get(sha, *page)
+                .and_then(|o| crate::context::quote::ocr_boxes(&o, quote, *nth))
+        });
     learned(Cmd::Boxes(at, found.clone()));
     found
 }
@@ -306,7 +315,9 @@ mod tests {
         let mut known = Boxes::default();
         known.insert(at(1), Some(vec![[1.0, 2.0, 3.0, 4.0]]));
         let mut told = Vec::new();
-        let hit = quote_boxes(&known, gone, at(1), &mut |c| told.push(c));
+        let dir = tempfile::tempdir().unwrap();
+        let vault = crate::vault::Vault::open(dir.path()).unwrap();
+        let hit = quote_boxes(&known, &vault, gone, at(1), &mut |c| told.push(c));
         assert_eq!(
             hit,
             Some(vec![[1.0, 2.0, 3.0, 4.0]]),
@@ -314,7 +325,7 @@ mod tests {
         );
         assert!(told.is_empty());
         // Not known: looked up (the file is gone, so it has no place), and the service told.
-        let miss = quote_boxes(&known, gone, at(2), &mut |c| told.push(c));
+        let miss = quote_boxes(&known, &vault, gone, at(2), &mut |c| told.push(c));
         assert_eq!(miss, None);
         assert!(matches!(&told[..], [Cmd::Boxes(a, None)] if *a == at(2)));
     }

@@ -19,7 +19,7 @@ use crate::vault::uri::{self, Target};
 /// cited).
 pub fn summary(checks: &[CitationCheck]) -> String {
     let count = |f: &dyn Fn(Verdict) -> bool| checks.iter().filter(|c| f(c.verdict)).count();
-    let ok = count(&|v| v == Verdict::Verified);
+    let ok = count(&|v| v.is_verified());
     let warn = count(&|v| {
         matches!(
             v,
@@ -134,7 +134,7 @@ pub fn state(c: &CitationCheck) -> String {
 
 fn style_key(v: Verdict) -> &'static str {
     match v {
-        Verdict::Verified => "chat.citation.verified",
+        Verdict::Verified | Verdict::VerifiedOcr => "chat.citation.verified",
         Verdict::OtherPage | Verdict::NotFound | Verdict::Unverifiable => "chat.citation.warning",
         Verdict::NoQuote => "chat.citation.none",
     }

@@ -231,7 +231,14 @@ pub fn add(vault: &Vault, rel: &str, new: NewHighlight) -> Result<Highlight, Hig
         page: new.page,
         start: new.start,
         end: new.end,
-        rects: rects_of(abs, new.page, new.start, new.end, &new.text),
+        rects: {
+            let rects = rects_of(abs, new.page, new.start, new.end, &new.text);
+            if rects.is_empty() {
+                ocr_rects(vault, &sha, new.page, new.start, new.end, &new.text)
+            } else {
+                rects
+            }
+        },
         text,
         comment,
         color: DEFAULT_COLOR.to_string(),
@@ -290,6 +297,30 @@ fn rects_of(abs: PathBuf, page: u32, start: usize, end: usize, text: &str) -> Ve
         Some(at..at + text.trim().len())
     };
     super::boxes::text_boxes(&abs, page, locate).unwrap_or_default()
+}
+
+/// [`rects_of`] on a page whose text is OCR: the boxes tesseract gave the words of the range
+/// (the range of its text as the index holds it, else the first place the text occurs).
+fn ocr_rects(
+    vault: &Vault,
+    sha: &str,
+    page: u32,
+    start: usize,
+    end: usize,
+    text: &str,
+) -> Vec<[f32; 4]> {
+    let Some(o) = super::ocr::OcrCache::new(vault).get(sha, page) else {
+        return Vec::new();
+    };
+    super::boxes::ocr_text_boxes(&o, |ocr_text| {
+        if ocr_text.get(start..end) == Some(text) {
+            Some(start..end)
+        } else {
+            let t = text.trim();
+            ocr_text.find(t).map(|at| at..at + t.len())
+        }
+    })
+    .unwrap_or_default()
 }
 
 fn now_rfc3339() -> String {

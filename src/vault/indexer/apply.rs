@@ -31,6 +31,7 @@ pub(super) fn apply(
         error,
         units,
         undecodable: 0,
+        ocr: 0,
         title,
         meta: None,
     };
@@ -107,6 +108,7 @@ pub(super) fn apply(
                 record.meta.title.clone(),
             );
             entry.undecodable = record.pages_undecodable.len() as u32;
+            entry.ocr = (record.pages_ocr.len() + record.pages_for_ocr.len()) as u32;
             entry.meta =
                 (record.meta.title_source == MetaSource::Zotero).then(|| meta_stamp(&record.meta));
             catalog.entries.insert(path.clone(), entry);

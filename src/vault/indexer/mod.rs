@@ -55,6 +55,26 @@ pub fn index_vault(
             progress,
         )?;
     }
+    if let Some(ocr) = &opts.ocr {
+        // What is indexed so far is kept before the long pass: a kill during it loses at
+        // most the page being read (each read page is in the cache at once).
+        catalog
+            .save(&vault.catalog_path())
+            .map_err(|source| VaultError::StateNotWritable {
+                path: vault.catalog_path(),
+                source,
+            })?;
+        read_scans(
+            vault,
+            opts,
+            ocr,
+            (&index, &entries),
+            &mut catalog,
+            &mut summary,
+            &mut build,
+            progress,
+        )?;
+    }
     summary.embeddings =
         super::embed::sync(vault.embeddings(), &vault.vectors_path(), &index, &catalog);
     catalog
@@ -170,6 +190,59 @@ fn plan(
         }
     }
     (jobs, removed)
+}
+
+/// The OCR pass over the pages still waiting for it, then the papers it read extracted again
+/// (their pages now take the OCR from the cache).
+#[allow(clippy::too_many_arguments)]
+fn read_scans(
+    vault: &Vault,
+    opts: &IndexOptions,
+    ocr: &crate::vault::ocr::OcrOptions,
+    (index, entries): (&SearchIndex, &[Entry]),
+    catalog: &mut Catalog,
+    summary: &mut IndexSummary,
+    build: &mut Build,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(), VaultError> {
+    let pass = crate::vault::ocr::run(vault, catalog, ocr, &mut |path, page, done, total| {
+        progress(Progress::Ocr {
+            path: path.to_string(),
+            page,
+            done,
+            total,
+        })
+    })
+    .map_err(|e| VaultError::Ocr(e.to_string()))?;
+    if !pass.papers.is_empty() {
+        let jobs: VecDeque<Job> = entries
+            .iter()
+            .filter(|e| pass.papers.contains(&e.path))
+            .map(|e| Job {
+                entry: e.clone(),
+                known_sha: None,
+                meta: match (e.kind, vault.zotero()) {
+                    (EntryKind::Paper, Some(z)) => z.meta(&e.path),
+                    _ => None,
+                },
+            })
+            .collect();
+        let updated = summary.updated;
+        update(
+            vault,
+            opts,
+            index,
+            (jobs, &[]),
+            catalog,
+            summary,
+            build,
+            progress,
+        )?;
+        // Read again, not changed: counted once.
+        summary.updated = updated;
+    }
+    summary.ocr = Some(pass);
+    Ok(())
 }
 
 /// Deletes the removed paths, processes the jobs on the workers and writes each outcome as it

@@ -10,6 +10,9 @@ pub struct IndexOptions {
     pub threads: usize,
     /// Rebuild from scratch, for this reason (a search found the index damaged).
     pub rebuild: Option<String>,
+    /// Read the pages without a usable text layer with tesseract after the run (`None`: only
+    /// OCR already in the cache is used).
+    pub ocr: Option<crate::vault::ocr::OcrOptions>,
 }
 
 impl Default for IndexOptions {
@@ -28,6 +31,7 @@ impl Default for IndexOptions {
             time_limit: crate::vault::extract::TIME_LIMIT,
             threads,
             rebuild: None,
+            ocr: None,
         }
     }
 }
@@ -42,6 +46,13 @@ pub enum Progress {
     },
     Processed {
         path: String,
+        done: usize,
+        total: usize,
+    },
+    /// Page `page` of `path` is being read by OCR (`done` of `total` pages read so far).
+    Ocr {
+        path: String,
+        page: u32,
         done: usize,
         total: usize,
     },
@@ -71,11 +82,16 @@ pub struct IndexSummary {
     pub rebuilt: Option<String>,
     /// What the run did to the passage vectors (`None`: no embedding model).
     pub embeddings: Option<crate::vault::embed::EmbedSummary>,
+    /// What the OCR pass did (`None`: there was none).
+    pub ocr: Option<crate::vault::ocr::OcrSummary>,
     pub elapsed: Duration,
 }
 
 impl IndexSummary {
     pub fn up_to_date(&self) -> bool {
-        self.updated == 0 && self.removed == 0 && self.rebuilt.is_none()
+        self.updated == 0
+            && self.removed == 0
+            && self.rebuilt.is_none()
+            && self.ocr.as_ref().is_none_or(|o| o.pages == 0)
     }
 }

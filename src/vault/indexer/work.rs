@@ -141,12 +141,14 @@ fn process(job: &Job, vault: &Vault, limit: Duration, isolation: &mut Isolation)
     }
     match job.entry.kind {
         EntryKind::Paper => {
+            let ocr = crate::vault::ocr::OcrCache::new(vault);
             let file = extract::PaperFile {
                 abs: &abs,
                 rel: &job.entry.path,
                 bytes,
                 sha256: sha.clone(),
                 meta: job.meta.clone(),
+                ocr: Some(&ocr),
             };
             match extract::record(isolation, file, limit) {
                 Ok((record, pages)) => Outcome::Paper {

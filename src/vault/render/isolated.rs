@@ -94,7 +94,7 @@ impl Bounds {
 }
 
 /// "1 GiB", "512 MiB": a memory bound as the messages say it.
-pub(super) fn amount(bytes: u64) -> String {
+pub(in crate::vault) fn amount(bytes: u64) -> String {
     if bytes >= GIB && bytes.is_multiple_of(GIB) {
         format!("{} GiB", bytes / GIB)
     } else {
@@ -284,7 +284,7 @@ impl Renderer {
 }
 
 /// Killed by the CPU limit: SIGXCPU at the soft limit, SIGKILL at the hard one.
-fn cpu_limit_signal(status: ExitStatus) -> bool {
+pub(in crate::vault) fn cpu_limit_signal(status: ExitStatus) -> bool {
     use rustix::process::Signal;
     use std::os::unix::process::ExitStatusExt;
     status
@@ -293,13 +293,13 @@ fn cpu_limit_signal(status: ExitStatus) -> bool {
 }
 
 /// A child that is killed and reaped when dropped, whatever happened before.
-struct Reaped {
-    child: Child,
+pub(in crate::vault) struct Reaped {
+    pub(in crate::vault) child: Child,
     reaped: bool,
 }
 
 impl Reaped {
-    fn new(child: Child) -> Reaped {
+    pub(in crate::vault) fn new(child: Child) -> Reaped {
         Reaped {
             child,
             reaped: false,
@@ -307,7 +307,7 @@ impl Reaped {
     }
 
     /// Its exit status if it exits before `deadline`.
-    fn wait_until(&mut self, deadline: Instant) -> Option<ExitStatus> {
+    pub(in crate::vault) fn wait_until(&mut self, deadline: Instant) -> Option<ExitStatus> {
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => {
@@ -322,7 +322,7 @@ impl Reaped {
         }
     }
 
-    fn kill(&mut self) {
+    pub(in crate::vault) fn kill(&mut self) {
         if !self.reaped {
             let _ = self.child.kill();
             let _ = self.child.wait();
@@ -339,7 +339,7 @@ impl Drop for Reaped {
 
 /// Up to `cap` bytes of `r`, and whether there were more (read to the end all the same, so
 /// the writer never blocks on a full pipe).
-fn read_capped(mut r: impl Read, cap: usize) -> (Vec<u8>, bool) {
+pub(in crate::vault) fn read_capped(mut r: impl Read, cap: usize) -> (Vec<u8>, bool) {
     let mut kept = Vec::new();
     let _ = (&mut r).take(cap as u64).read_to_end(&mut kept);
     let more = std::io::copy(&mut r, &mut std::io::sink()).unwrap_or(0) > 0;
@@ -400,7 +400,7 @@ pub fn child_main(args: &[OsString]) -> anyhow::Result<()> {
 /// The bounds on this process, before it touches the PDF: no core dumps, `memory` bytes of
 /// address space, `seconds` of CPU time (SIGXCPU, then SIGKILL a second later), and death
 /// with the parent.
-fn confine(memory: u64, seconds: u64) -> std::io::Result<()> {
+pub(in crate::vault) fn confine(memory: u64, seconds: u64) -> std::io::Result<()> {
     use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
     let lower = |res: Resource, soft: u64, hard: u64| {
         let max = getrlimit(res).maximum;
@@ -422,7 +422,11 @@ fn confine(memory: u64, seconds: u64) -> std::io::Result<()> {
 }
 
 /// The PDF's bytes, unless the file alone is larger than the memory bound.
-fn read_pdf(pdf: &Path, page: u32, memory: u64) -> Result<Vec<u8>, RenderError> {
+pub(in crate::vault) fn read_pdf(
+    pdf: &Path,
+    page: u32,
+    memory: u64,
+) -> Result<Vec<u8>, RenderError> {
     let io = |e: std::io::Error| RenderError::Io {
         path: pdf.display().to_string(),
         reason: e.to_string(),

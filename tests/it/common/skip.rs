@@ -43,6 +43,8 @@ pub enum Peer {
     Wordllama,
     /// Six manuals of Debian's texlive-base (`AGENTERO_TEXDOCS`).
     TexDocs,
+    /// tesseract with its English and Japanese language packs.
+    Tesseract,
 }
 
 impl Peer {
@@ -66,6 +68,7 @@ impl Peer {
             Peer::Bibtex => "bibtex with plain.bst (texlive-binaries, texlive-base)",
             Peer::Wordllama => "the wordllama wheel's embeddings (AGENTERO_WORDLLAMA)",
             Peer::TexDocs => "six texlive-base manuals (AGENTERO_TEXDOCS)",
+            Peer::Tesseract => "tesseract with eng and jpn (tesseract-ocr, tesseract-ocr-jpn)",
         }
     }
 
@@ -87,7 +90,8 @@ impl Peer {
             | Peer::Mutool
             | Peer::Openssl
             | Peer::Pandoc
-            | Peer::Bibtex => ".ci/run apt-installs it",
+            | Peer::Bibtex
+            | Peer::Tesseract => ".ci/run apt-installs it",
             Peer::RealPages | Peer::HeldOut | Peer::TexDocs => {
                 ".ci/run downloads and sha256-checks them"
             }

@@ -29,12 +29,16 @@ pub(super) fn read_paper(
         Mode::Page => {
             let at = page_of(paper, page_arg)?;
             let k = paper.pages.iter().position(|p| p.number == at.number);
-            match (without_furniture(paper, a), k) {
+            let p = match (without_furniture(paper, a), k) {
                 (Some(texts), Some(k)) => page(rel, at, &texts[k], a, limit),
                 _ => page(rel, at, &at.text, a, limit),
-            }
+            };
+            p.map(|p| said_ocr(p, paper, at.number))
         }
-        Mode::Region => region(rel, page_of(paper, page_arg)?, a, limit),
+        Mode::Region => {
+            let at = page_of(paper, page_arg)?;
+            region(rel, at, a, limit).map(|p| said_ocr(p, paper, at.number))
+        }
         Mode::Full | Mode::Pages => {
             let (first, last) = page_range(paper, mode, a, page_arg)?;
             Ok(pages(rel, paper, mode, a, first, last, limit))
@@ -81,6 +85,15 @@ fn page_range(
         _ => u32::MAX,
     };
     Ok((first, last))
+}
+
+/// A piece of page `n`, with `ocr` saying what read it when its text is OCR: `OCR (tesseract
+/// 5.3.0, eng) · confidence 0.91`, the words' confidence as tesseract gave it.
+fn said_ocr(mut p: Piece, paper: &PaperData, n: u32) -> Piece {
+    if let Some(note) = paper.record.ocr_note(n) {
+        p.extra.insert("ocr".into(), json!(note.says()));
+    }
+    p
 }
 
 fn no_text(s: &str) -> String {
@@ -222,7 +235,10 @@ fn pages(
         let page_text = stripped
             .as_ref()
             .map_or(page.text.as_str(), |t| t[k].as_str());
-        let marker = format!("[page {}]\n", page.number);
+        let marker = match paper.record.ocr_note(page.number) {
+            Some(note) => format!("[page {} · {}]\n", page.number, note.says()),
+            None => format!("[page {}]\n", page.number),
+        };
         // Room for the marker, one character of text and the closing newline; the first page
         // always gives at least one character, so `next` moves on.
         if !text.is_empty() && used + marker.len() + 2 > limit {
