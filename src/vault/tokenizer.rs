@@ -6,12 +6,12 @@
 //! rank CJK text by the words it shares with a query (Lucene's CJK bigrams): a question written
 //! without spaces still matches the pages that use its words.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use tantivy::tokenizer::AsciiFoldingFilter;
 use tantivy::tokenizer::{
-    LowerCaser, RemoveLongFilter, TextAnalyzer, Token, TokenFilter, TokenStream, Tokenizer,
+    LowerCaser, RawTokenizer, RemoveLongFilter, Stemmer, TextAnalyzer, Token, TokenFilter,
+    TokenStream, Tokenizer,
 };
 
 pub const NAME: &str = "agentero";
@@ -20,83 +20,99 @@ pub const BIGRAMS: &str = "agentero_cjk_bigrams";
 pub fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(WordOrIdeograph::default())
         .filter(RemoveLongFilter::limit(60))
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .filter(CachedStemmer)
+        .filter(RememberedTerms)
         .build()
 }
 
-/// English stemming, as tantivy's `Stemmer` does it (the same Snowball algorithm, the same
-/// stems), with each word's stem remembered by the analyzer for the next pages: a paper repeats
-/// its words, and stemming them was a fifth of the index writer's time.
+pub fn bigram_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(CjkBigrams::default()).build()
+}
+
+/// What a word's term is: lower-cased, folded to ASCII and stemmed (English Snowball), by
+/// tantivy's own filters, each word's term remembered by the analyzer for the next pages: a
+/// paper repeats its words, and those three filters were a quarter of the index writer's time.
 #[derive(Clone, Copy, Default)]
-pub struct CachedStemmer;
+pub struct RememberedTerms;
 
-/// Words whose stem an analyzer remembers at most (then it forgets them all and starts again):
+/// Words whose term an analyzer remembers at most (then it forgets them all and starts again):
 /// a few megabytes.
-const MAX_REMEMBERED_STEMS: usize = 1 << 16;
+const MAX_REMEMBERED: usize = 1 << 16;
 
-impl TokenFilter for CachedStemmer {
-    type Tokenizer<T: Tokenizer> = CachedStemmerFilter<T>;
+/// The filters [`RememberedTerms`] stands for, over one word.
+fn word_to_term() -> TextAnalyzer {
+    TextAnalyzer::builder(RawTokenizer::default())
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .filter(Stemmer::default())
+        .build()
+}
 
-    fn transform<T: Tokenizer>(self, tokenizer: T) -> CachedStemmerFilter<T> {
-        CachedStemmerFilter {
+impl TokenFilter for RememberedTerms {
+    type Tokenizer<T: Tokenizer> = RememberedTermsFilter<T>;
+
+    fn transform<T: Tokenizer>(self, tokenizer: T) -> RememberedTermsFilter<T> {
+        RememberedTermsFilter {
             inner: tokenizer,
-            stems: HashMap::new(),
+            word_to_term: word_to_term(),
+            terms: HashMap::new(),
         }
     }
 }
 
 #[derive(Clone)]
-pub struct CachedStemmerFilter<T> {
+pub struct RememberedTermsFilter<T> {
     inner: T,
-    /// Each word seen and its stem (`None`: the word is its own stem).
-    stems: HashMap<String, Option<String>>,
+    word_to_term: TextAnalyzer,
+    /// Each word seen and its term.
+    terms: HashMap<String, String>,
 }
 
-impl<T: Tokenizer> Tokenizer for CachedStemmerFilter<T> {
-    type TokenStream<'a> = CachedStemmerStream<'a, T::TokenStream<'a>>;
+impl<T: Tokenizer> Tokenizer for RememberedTermsFilter<T> {
+    type TokenStream<'a> = RememberedTermsStream<'a, T::TokenStream<'a>>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
-        let CachedStemmerFilter { inner, stems } = self;
-        CachedStemmerStream {
+        let RememberedTermsFilter {
+            inner,
+            word_to_term,
+            terms,
+        } = self;
+        RememberedTermsStream {
             tail: inner.token_stream(text),
-            stems,
-            stemmer: frostem::Stemmer::new(frostem::Algorithm::English),
+            word_to_term,
+            terms,
         }
     }
 }
 
-pub struct CachedStemmerStream<'a, T> {
+pub struct RememberedTermsStream<'a, T> {
     tail: T,
-    stems: &'a mut HashMap<String, Option<String>>,
-    stemmer: frostem::Stemmer,
+    word_to_term: &'a mut TextAnalyzer,
+    terms: &'a mut HashMap<String, String>,
 }
 
-impl<T: TokenStream> TokenStream for CachedStemmerStream<'_, T> {
+impl<T: TokenStream> TokenStream for RememberedTermsStream<'_, T> {
     fn advance(&mut self) -> bool {
         if !self.tail.advance() {
             return false;
         }
         let token = self.tail.token_mut();
-        if let Some(stem) = self.stems.get(token.text.as_str()) {
-            if let Some(stem) = stem {
-                token.text.clear();
-                token.text.push_str(stem);
-            }
+        if let Some(term) = self.terms.get(token.text.as_str()) {
+            token.text.clear();
+            token.text.push_str(term);
             return true;
         }
-        let stem = match self.stemmer.stem(&token.text) {
-            Cow::Borrowed(_) => None,
-            Cow::Owned(stem) => Some(stem),
+        let mut one = self.word_to_term.token_stream(&token.text);
+        let term = if one.advance() {
+            std::mem::take(&mut one.token_mut().text)
+        } else {
+            String::new()
         };
-        if self.stems.len() >= MAX_REMEMBERED_STEMS {
-            self.stems.clear();
+        drop(one);
+        if self.terms.len() >= MAX_REMEMBERED {
+            self.terms.clear();
         }
-        self.stems.insert(token.text.clone(), stem.clone());
-        if let Some(stem) = stem {
-            token.text = stem;
-        }
+        let word = std::mem::replace(&mut token.text, term);
+        self.terms.insert(word, token.text.clone());
         true
     }
 
@@ -107,10 +123,6 @@ impl<T: TokenStream> TokenStream for CachedStemmerStream<'_, T> {
     fn token_mut(&mut self) -> &mut Token {
         self.tail.token_mut()
     }
-}
-
-pub fn bigram_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(CjkBigrams::default()).build()
 }
 
 /// The runs of two or more CJK characters in `text`, longest first.
@@ -292,12 +304,12 @@ mod tests {
     }
 
     #[test]
-    fn remembered_stems_are_tantivys_stems() {
+    fn remembered_terms_are_tantivys_terms() {
         let mut reference = TextAnalyzer::builder(WordOrIdeograph::default())
             .filter(RemoveLongFilter::limit(60))
             .filter(LowerCaser)
             .filter(AsciiFoldingFilter)
-            .filter(tantivy::tokenizer::Stemmer::default())
+            .filter(Stemmer::default())
             .build();
         let mut ours = analyzer();
         let all = |a: &mut TextAnalyzer, text: &str| {
