@@ -11,10 +11,13 @@ use crate::vault::meta::{MetaSource, file_title};
 use crate::vault::scan::{Entry, EntryKind};
 use crate::vault::{VaultError, statefs, textfile};
 
+/// `fresh`: the index held no document when this run began, so no path has documents to delete
+/// (each path is written once a run), and none is asked for.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn apply(
     index: &SearchIndex,
     writer: &tantivy::IndexWriter,
+    fresh: bool,
     records_dir: &std::path::Path,
     catalog: &mut Catalog,
     summary: &mut IndexSummary,
@@ -22,6 +25,11 @@ pub(super) fn apply(
     outcome: Outcome,
 ) -> Result<(), VaultError> {
     let path = entry.path.clone();
+    let delete_old = || {
+        if !fresh {
+            index.delete_path(writer, &path);
+        }
+    };
     let base = |sha256: String, status, error, units, title| CatalogEntry {
         kind: entry.kind,
         size: entry.size,
@@ -45,14 +53,14 @@ pub(super) fn apply(
             return Ok(());
         }
         Outcome::Failed { sha256, reason } => {
-            index.delete_path(writer, &path);
+            delete_old();
             catalog.entries.insert(
                 path.clone(),
                 base(sha256, Status::Failed, Some(reason), 0, file_title(&path)),
             );
         }
         Outcome::Paper { record, pages } => {
-            index.delete_path(writer, &path);
+            delete_old();
             let authors = record.meta.authors.join(", ");
             let key = crate::vault::citekeys::key_of(&record.meta);
             for page in &pages {
@@ -118,7 +126,7 @@ pub(super) fn apply(
             title,
             text,
         } => {
-            index.delete_path(writer, &path);
+            delete_old();
             let chunks = textfile::chunks(&text);
             for (i, c) in chunks.iter().enumerate() {
                 index.add(

@@ -259,6 +259,9 @@ fn update(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(), VaultError> {
     let total = jobs.len();
+    // A first build (or one after everything was removed) has nothing to delete: tantivy
+    // would look every path up at each segment it writes.
+    let fresh = index.num_docs() == 0;
     let mut writer = index.writer()?;
     for path in removed {
         index.delete_path(&writer, path);
@@ -272,6 +275,7 @@ fn update(
         apply::apply(
             index,
             &writer,
+            fresh,
             &records_dir,
             catalog,
             summary,
