@@ -44,10 +44,13 @@ pub fn index_vault(
         removed: removed.len(),
     });
     if total > 0 || !removed.is_empty() {
+        // A first build (or one after everything was removed) has nothing to delete: tantivy
+        // would look every path up at each segment it writes.
+        let fresh = index.num_docs() == 0;
         update(
             vault,
             opts,
-            &index,
+            (&index, fresh),
             (jobs, &removed),
             &mut catalog,
             &mut summary,
@@ -228,10 +231,11 @@ fn read_scans(
             })
             .collect();
         let updated = summary.updated;
+        // The papers were written once this run already: their pages are replaced.
         update(
             vault,
             opts,
-            index,
+            (index, false),
             (jobs, &[]),
             catalog,
             summary,
@@ -251,7 +255,7 @@ fn read_scans(
 fn update(
     vault: &Vault,
     opts: &IndexOptions,
-    index: &SearchIndex,
+    (index, fresh): (&SearchIndex, bool),
     (jobs, removed): (VecDeque<Job>, &[String]),
     catalog: &mut Catalog,
     summary: &mut IndexSummary,
@@ -259,9 +263,6 @@ fn update(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(), VaultError> {
     let total = jobs.len();
-    // A first build (or one after everything was removed) has nothing to delete: tantivy
-    // would look every path up at each segment it writes.
-    let fresh = index.num_docs() == 0;
     let mut writer = index.writer()?;
     for path in removed {
         index.delete_path(&writer, path);
