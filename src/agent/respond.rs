@@ -6,6 +6,7 @@
 //! prompt-only turn) the same ranking runs over the evidence in the prompt. A handoff request
 //! is answered from the session's own record, never searched for.
 
+use crate::context::server::ContextTool;
 use std::ops::ControlFlow;
 
 use agent_client_protocol::Error as AcpError;
@@ -63,7 +64,7 @@ impl Reading {
             cx,
             session,
             client,
-            "context_read",
+            ContextTool::ContextRead,
             format!("context_read {place}"),
             ToolKind::Read,
             args,
@@ -121,7 +122,7 @@ impl Reading {
             cx,
             session,
             client,
-            "context_search",
+            ContextTool::ContextSearch,
             format!("context_search {query:?}"),
             ToolKind::Search,
             json!({"query": query}),

@@ -2,6 +2,7 @@
 //! (keeping the ones it has), calling a tool with its `tool_call` + `tool_call_update` report,
 //! and the short summaries and places those reports show.
 
+use crate::context::server::ContextTool;
 use std::process::Stdio as ProcStdio;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -96,7 +97,7 @@ pub(super) async fn call_tool(
     cx: &ConnectionTo<Client>,
     session: &Session,
     client: &McpClient,
-    tool: &str,
+    tool: ContextTool,
     title: String,
     kind: ToolKind,
     args: Value,
@@ -112,7 +113,7 @@ pub(super) async fn call_tool(
                 .raw_input(args.clone()),
         ),
     )?;
-    let params = CallToolRequestParams::new(tool.to_string())
+    let params = CallToolRequestParams::new(tool.as_str())
         .with_arguments(args.as_object().cloned().unwrap_or_default());
     let outcome = match client.call_tool(params).await {
         Ok(r) if r.is_error == Some(true) => Err(r
@@ -142,13 +143,13 @@ pub(super) async fn call_tool(
     Ok(outcome)
 }
 
-fn summarize(tool: &str, v: &Value) -> String {
+fn summarize(tool: ContextTool, v: &Value) -> String {
     match tool {
-        "context_search" | "paper_relations" => {
+        ContextTool::ContextSearch | ContextTool::PaperRelations => {
             let n = v.get("cards").and_then(Value::as_array).map_or(0, Vec::len);
             format!("{n} cards")
         }
-        _ => {
+        ContextTool::ContextRead => {
             let n = v
                 .get("text")
                 .and_then(Value::as_str)

@@ -3,6 +3,7 @@
 //! (with the context tools or from the prompt's evidence alone), and the answer recorded. The
 //! `ask-permission` and `ask-native` test hooks ask the client before the first tool call.
 
+use crate::context::server::ContextTool;
 use std::sync::atomic::Ordering;
 
 use agent_client_protocol::v1::ConnectionTo;
@@ -33,7 +34,7 @@ async fn run_slash(
     let (cx, session) = (reply.cx, reply.session);
     let (tool, title, kind, args) = match &cmd {
         Slash::Search(q) => (
-            "context_search",
+            ContextTool::ContextSearch,
             format!("context_search {q:?}"),
             ToolKind::Search,
             json!({"query": q}),
@@ -42,19 +43,19 @@ async fn run_slash(
             path,
             page: Some(p),
         } => (
-            "context_read",
+            ContextTool::ContextRead,
             format!("context_read {path} p. {p}"),
             ToolKind::Read,
             json!({"path": path, "mode": "page", "page": p}),
         ),
         Slash::Read { path, page: None } => (
-            "context_read",
+            ContextTool::ContextRead,
             format!("context_read {path}"),
             ToolKind::Read,
             json!({"path": path}),
         ),
         Slash::Relations(path) => (
-            "paper_relations",
+            ContextTool::PaperRelations,
             format!("paper_relations {path}"),
             ToolKind::Search,
             json!({"path": path}),
