@@ -78,9 +78,11 @@ impl OcrPageNote {
     }
 }
 
-/// Whether a text layer is worth reading: not empty, and not garbage (mostly signs that are
-/// neither letters nor digits, or replacement and private-use characters, as a font without a
-/// usable mapping to Unicode gives).
+/// Whether a text layer is worth reading: not empty, and not garbage — a quarter or more of
+/// replacement, private-use or control characters (what a font without a usable mapping to
+/// Unicode gives), or almost no letters or digits at all (under one sign in ten). A page of
+/// code or formulas, thick with `\`, `{`, `_` and operators, is text and is kept: OCR would read
+/// it worse.
 pub fn usable_text(text: &str) -> bool {
     let (mut total, mut words, mut junk) = (0usize, 0usize, 0usize);
     for c in text.chars().filter(|c| !c.is_whitespace()) {
@@ -98,7 +100,7 @@ pub fn usable_text(text: &str) -> bool {
     if total < 20 {
         return junk == 0;
     }
-    junk * 4 < total && words * 2 >= total
+    junk * 4 < total && words * 10 >= total
 }
 
 /// What [`apply_cached`] did to a paper's pages.
@@ -387,5 +389,9 @@ mod tests {
         assert!(!usable_text(&"\u{E012}\u{E013} ".repeat(30)));
         assert!(!usable_text(&"#$%&*@!^ ".repeat(10)));
         assert!(!usable_text("\u{FFFD}\u{FFFD}"));
+        // Code and formulas are text, however many signs they hold.
+        assert!(usable_text(
+            "\\cs_new:Npn \\__kernel_tl_set:Nx #1#2 { \\tl_set:Nx #1 { #2 } } % (x_{i} + y^{2})"
+        ));
     }
 }
