@@ -133,8 +133,9 @@ pub struct Interpreter<'a> {
     tm: Matrix,
     tlm: Matrix,
     forms: Vec<ObjectId>,
-    /// Degrees off every quarter turn past which a baseline is slanted (`Dir::Skew`).
-    skew_min: f32,
+    /// The tangent of the angle off every quarter turn past which a baseline is slanted
+    /// (`Dir::Skew`): worked out once here, not for every glyph.
+    skew_tan: f32,
 }
 
 impl<'a> Interpreter<'a> {
@@ -166,7 +167,7 @@ impl<'a> Interpreter<'a> {
             tm: IDENTITY,
             tlm: IDENTITY,
             forms: Vec::new(),
-            skew_min,
+            skew_tan: skew_min.to_radians().tan(),
         }
     }
 
@@ -320,7 +321,7 @@ impl<'a> Interpreter<'a> {
             return;
         };
         let gs = &self.gs;
-        let skew_min = self.skew_min;
+        let skew_tan = self.skew_tan;
         let size = gs.size;
         let th = gs.h_scale;
         let out = &mut self.out;
@@ -342,9 +343,9 @@ impl<'a> Interpreter<'a> {
                 // so that a column runs like a line and the next column (to its left) comes next.
                 let (dir, x, y, along, across) = if font.vertical {
                     let turned = [-m[2], -m[3], m[0], m[1], m[4], m[5]];
-                    orient(&turned, ox, oy, skew_min)
+                    orient(&turned, ox, oy, skew_tan)
                 } else {
-                    orient(&m, ox, oy, skew_min)
+                    orient(&m, ox, oy, skew_tan)
                 };
                 let start = out.text.len();
                 if push_clean(&mut out.text, g.text) {
@@ -437,9 +438,9 @@ fn in_drawing_order(text: &mut String, start: usize) {
 }
 
 /// Direction of the baseline and the glyph origin in that direction's frame, plus the scale
-/// along and across the baseline. A baseline more than `skew_min` degrees off every quarter turn
-/// is slanted.
-fn orient(m: &Matrix, x: f32, y: f32, skew_min: f32) -> (Dir, f32, f32, f32, f32) {
+/// along and across the baseline. A baseline whose angle off every quarter turn has a tangent
+/// over `skew_tan` is slanted.
+fn orient(m: &Matrix, x: f32, y: f32, skew_tan: f32) -> (Dir, f32, f32, f32, f32) {
     let along = (m[0] * m[0] + m[1] * m[1]).sqrt();
     let across = (m[2] * m[2] + m[3] * m[3]).sqrt();
     let (a, b) = (m[0], m[1]);
@@ -450,9 +451,9 @@ fn orient(m: &Matrix, x: f32, y: f32, skew_min: f32) -> (Dir, f32, f32, f32, f32
     } else {
         Dir::Up270
     };
-    // Off a quarter turn by more than `skew_min`: a slanted line of its own direction. The test
-    // is on the ratio first, so upright text (b = 0) never takes the trigonometry.
-    let dir = if b.abs().min(a.abs()) > (skew_min.to_radians().tan()) * b.abs().max(a.abs()) {
+    // Off a quarter turn by more than the slant's angle: a slanted line of its own direction.
+    // The test is on the ratio, so upright text (b = 0) never takes the trigonometry.
+    let dir = if b.abs().min(a.abs()) > skew_tan * b.abs().max(a.abs()) {
         let deg = b.atan2(a).to_degrees().rem_euclid(360.0).round() as u16 % 360;
         Dir::Skew(deg)
     } else {
