@@ -206,32 +206,20 @@ impl OcrRunner {
                 })
             })?;
         let group = rustix::process::Pid::from_child(&spawned);
-        let mut child = Reaped::new(spawned);
-        let deadline = Instant::now() + self.bounds.time;
-        let (out, err) = (child.child.stdout.take(), child.child.stderr.take());
-        let (done_tx, done_rx) = std::sync::mpsc::channel();
-        let out = std::thread::spawn(move || {
-            let r = out.map(|s| read_capped(s, TSV_CAP * 2));
-            let _ = done_tx.send(());
-            r
-        });
-        let err = std::thread::spawn(move || err.map(|s| read_capped(s, STDERR_CAP)));
-        let closed = done_rx.recv_timeout(self.bounds.time).is_ok();
-        let status = if closed {
-            child.wait_until(deadline)
-        } else {
-            None
-        };
-        let Some(status) = status else {
-            // The child and tesseract below it, all at once.
+        // Past the time, the child and tesseract below it are killed at once.
+        let kill_group = |_: &mut Reaped| {
             let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-            child.kill();
-            let _ = (out.join(), err.join());
+        };
+        let Some(done) = Reaped::new(spawned).finish_within(
+            self.bounds.time,
+            TSV_CAP * 2,
+            STDERR_CAP,
+            kill_group,
+        ) else {
             return Err(OcrError::TookTooLong { page, secs });
         };
-        let (out, overflow) = out.join().ok().flatten().unwrap_or_default();
-        let said = err.join().ok().flatten().unwrap_or_default().0;
-        let said = String::from_utf8_lossy(&said);
+        let (status, out, overflow) = (done.status, done.out, done.overflow);
+        let said = String::from_utf8_lossy(&done.err);
         if !status.success() {
             // Killed at its CPU bound, it may leave tesseract behind in its group (the group
             // lives on while tesseract does, so its id is still theirs).

@@ -196,36 +196,21 @@ impl Renderer {
                 exe: self.exe.display().to_string(),
                 reason: e.to_string(),
             })?;
-        let mut child = Reaped::new(spawned);
-        let deadline = Instant::now() + self.bounds.time;
         let out_cap = HEADER_CAP + (MAX_PIXELS * 3) as usize;
-        let (done_tx, done_rx) = std::sync::mpsc::channel();
-        let stdout = child.child.stdout.take();
-        let stderr = child.child.stderr.take();
-        let out = std::thread::spawn(move || {
-            let r = stdout.map(|s| read_capped(s, out_cap));
-            let _ = done_tx.send(());
-            r
-        });
-        let err = std::thread::spawn(move || stderr.map(|s| read_capped(s, STDERR_CAP)));
-        // The child closes stdout when it ends; then it has until the deadline to exit.
-        let closed = done_rx.recv_timeout(self.bounds.time).is_ok();
-        let status = if closed {
-            child.wait_until(deadline)
-        } else {
-            None
-        };
-        let Some(status) = status else {
-            child.kill();
-            let _ = (out.join(), err.join());
+        let Some(done) =
+            Reaped::new(spawned).finish_within(self.bounds.time, out_cap, STDERR_CAP, Reaped::kill)
+        else {
             return Err(RenderError::TookTooLong {
                 page,
                 secs: self.bounds.seconds(),
             });
         };
-        let out = out.join().ok().flatten().unwrap_or_default();
-        let err = err.join().ok().flatten().unwrap_or_default();
-        self.interpret((page, dpi), status, out, &err.0)
+        self.interpret(
+            (page, dpi),
+            done.status,
+            (done.out, done.overflow),
+            &done.err,
+        )
     }
 
     /// What the child's exit, stdout and stderr say.
@@ -322,6 +307,48 @@ impl Reaped {
         }
     }
 
+    /// Reads its stdout (up to `out_cap` bytes) and stderr (up to `err_cap`) on threads of their
+    /// own and waits for it to end, all within `time` of now: the child closes stdout when it
+    /// ends, then has until the deadline to exit. A child that outruns it is stopped by `stop`
+    /// (its readers end with it) and gives `None`.
+    pub(in crate::vault) fn finish_within(
+        mut self,
+        time: Duration,
+        out_cap: usize,
+        err_cap: usize,
+        stop: impl FnOnce(&mut Reaped),
+    ) -> Option<Finished> {
+        let deadline = Instant::now() + time;
+        let (stdout, stderr) = (self.child.stdout.take(), self.child.stderr.take());
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let out = std::thread::spawn(move || {
+            let r = stdout.map(|s| read_capped(s, out_cap));
+            let _ = done_tx.send(());
+            r
+        });
+        let err = std::thread::spawn(move || stderr.map(|s| read_capped(s, err_cap)));
+        let closed = done_rx.recv_timeout(time).is_ok();
+        let status = if closed {
+            self.wait_until(deadline)
+        } else {
+            None
+        };
+        let Some(status) = status else {
+            stop(&mut self);
+            self.kill();
+            let _ = (out.join(), err.join());
+            return None;
+        };
+        let (out, overflow) = out.join().ok().flatten().unwrap_or_default();
+        let (err, _) = err.join().ok().flatten().unwrap_or_default();
+        Some(Finished {
+            status,
+            out,
+            overflow,
+            err,
+        })
+    }
+
     pub(in crate::vault) fn kill(&mut self) {
         if !self.reaped {
             let _ = self.child.kill();
@@ -335,6 +362,16 @@ impl Drop for Reaped {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// What a bounded child gave by its end ([`Reaped::finish_within`]).
+pub(in crate::vault) struct Finished {
+    pub(in crate::vault) status: ExitStatus,
+    /// Its stdout, up to the cap, and whether it said more.
+    pub(in crate::vault) out: Vec<u8>,
+    pub(in crate::vault) overflow: bool,
+    /// Its stderr, up to the cap.
+    pub(in crate::vault) err: Vec<u8>,
 }
 
 /// Up to `cap` bytes of `r`, and whether there were more (read to the end all the same, so
