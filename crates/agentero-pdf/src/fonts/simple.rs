@@ -13,7 +13,8 @@ use crate::fontfile;
 use crate::metrics;
 use crate::texmath;
 use crate::util::{
-    deref, get, get_array, get_dict, get_name, get_num, get_stream, num_deref, stream_bytes,
+    MAX_STREAM, deref, get, get_array, get_dict, get_name, get_num, get_stream, num_deref,
+    stream_bytes, stream_prefix,
 };
 
 fn strip_subset(name: &str) -> &str {
@@ -325,12 +326,10 @@ fn type1_builtin_encoding(
         }
         return fontfile::cff_builtin_names(&stream_bytes(cff)?);
     };
-    let data = stream_bytes(stream)?;
-    let clear_len = get_num(doc, &stream.dict, b"Length1")
-        .map(|l| l as usize)
-        .unwrap_or(data.len())
-        .min(data.len());
-    let clear = &data[..clear_len];
+    // Only the clear part (`/Length1` bytes) is read: the encrypted rest is not inflated.
+    let clear_len = get_num(doc, &stream.dict, b"Length1").map_or(MAX_STREAM, |l| l as usize);
+    let data = stream_prefix(stream, clear_len)?;
+    let clear = &data[..];
     let end = find(clear, b"eexec").unwrap_or(clear.len());
     let clear = &clear[..end];
     let start = find(clear, b"/Encoding")?;
