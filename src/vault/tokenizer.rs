@@ -6,7 +6,7 @@
 //! rank CJK text by the words it shares with a query (Lucene's CJK bigrams): a question written
 //! without spaces still matches the pages that use its words.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use tantivy::tokenizer::AsciiFoldingFilter;
 use tantivy::tokenizer::{
@@ -54,7 +54,7 @@ impl TokenFilter for RememberedTerms {
         RememberedTermsFilter {
             inner: tokenizer,
             word_to_term: word_to_term(),
-            terms: HashMap::new(),
+            terms: HashMap::default(),
         }
     }
 }
