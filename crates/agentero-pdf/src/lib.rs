@@ -58,6 +58,7 @@ mod labels;
 mod layout;
 mod links;
 pub mod metrics;
+mod objstm;
 mod outline;
 mod texmath;
 mod util;
@@ -454,6 +455,15 @@ fn load_with(bytes: &[u8], filter: Filter) -> Result<LoDocument, PdfError> {
     if doc.trailer.has(b"Encrypt") {
         return Err(PdfError::PasswordRequired);
     }
+    let mut doc = doc;
+    // An object stream's members are objects of their own now; its bytes are never read again.
+    for object in doc.objects.values_mut() {
+        if let lopdf::Object::Stream(stream) = object
+            && stream.dict.has_type(b"ObjStm")
+        {
+            stream.content = Vec::new();
+        }
+    }
     Ok(doc)
 }
 
@@ -490,6 +500,9 @@ fn keep(
         lopdf::Object::Stream(s) => {
             if is_image(&s.dict) {
                 *object = lopdf::Object::Dictionary(std::mem::take(&mut s.dict));
+            } else if !annotations && s.dict.has_type(b"ObjStm") {
+                // Seen before lopdf parses its members: the ones dropped below go unparsed.
+                objstm::prune(s);
             }
             return Some((id, lopdf::Object::Null));
         }
