@@ -18,10 +18,17 @@ pub(super) fn regions(
     let ap = &p.asides;
     let mut asides: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     let mut main: Vec<usize> = (0..frags.len()).collect();
+    // What both sides ask of the page's fragments, worked out once while no aside is taken.
+    let whole = Facts::default();
     for left in [true, false] {
-        let sub: Vec<Frag> = main.iter().map(|&i| frags[i].clone()).collect();
-        let found = find_aside(page, gs, &sub, left, ap)
-            .or_else(|| find_banded_aside(page, gs, &sub, left, ap));
+        let sub = subset(frags, &main);
+        let own = Facts::default();
+        let facts = match sub {
+            std::borrow::Cow::Borrowed(_) => &whole,
+            std::borrow::Cow::Owned(_) => &own,
+        };
+        let found = find_aside(page, gs, &sub, facts, left, ap)
+            .or_else(|| find_banded_aside(page, gs, &sub, facts, left, ap));
         if let Some((aside, beside)) = found {
             let aside: Vec<usize> = aside.into_iter().map(|k| main[k]).collect();
             let beside: Vec<usize> = beside.into_iter().map(|k| main[k]).collect();
@@ -29,7 +36,7 @@ pub(super) fn regions(
             asides.push((aside, beside));
         }
     }
-    let sub: Vec<Frag> = main.iter().map(|&i| frags[i].clone()).collect();
+    let sub = subset(frags, &main);
     let mut out: Vec<Vec<usize>> = body_regions(&sub, &p.columns)
         .into_iter()
         .map(|r| r.into_iter().map(|k| main[k]).collect())
@@ -51,6 +58,67 @@ pub(super) fn regions(
         }
     }
     out
+}
+
+/// The fragments `set` of `frags`, in its order: `frags` itself (not a copy) while `set` is all of
+/// them in order, as it is on a page without asides.
+fn subset<'a>(frags: &'a [Frag], set: &[usize]) -> std::borrow::Cow<'a, [Frag]> {
+    if set.len() == frags.len() && set.iter().enumerate().all(|(k, &i)| k == i) {
+        std::borrow::Cow::Borrowed(frags)
+    } else {
+        std::borrow::Cow::Owned(set.iter().map(|&i| frags[i].clone()).collect())
+    }
+}
+
+/// Facts of a set of fragments both searches ask for, each worked out when first asked.
+#[derive(Default)]
+pub(super) struct Facts {
+    /// The median font size.
+    median_size: std::cell::OnceCell<f32>,
+    /// Indices, lowest baseline first (equal baselines in index order).
+    upward: std::cell::OnceCell<Vec<usize>>,
+    /// Indices, highest baseline first (equal baselines in index order).
+    downward: std::cell::OnceCell<Vec<usize>>,
+    /// Each fragment's letters.
+    letters: std::cell::OnceCell<Vec<usize>>,
+}
+
+impl Facts {
+    fn median_size(&self, frags: &[Frag]) -> f32 {
+        *self.median_size.get_or_init(|| {
+            let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
+            let mid = sizes.len() / 2;
+            *sizes.select_nth_unstable_by(mid, f32::total_cmp).1
+        })
+    }
+
+    fn upward(&self, frags: &[Frag]) -> &[usize] {
+        self.upward.get_or_init(|| {
+            let mut by_y: Vec<usize> = (0..frags.len()).collect();
+            by_y.sort_by(|&a, &b| frags[a].y.total_cmp(&frags[b].y));
+            by_y
+        })
+    }
+
+    fn downward(&self, frags: &[Frag]) -> &[usize] {
+        self.downward.get_or_init(|| {
+            let mut by_y: Vec<usize> = (0..frags.len()).collect();
+            by_y.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
+            by_y
+        })
+    }
+
+    fn letters(&self, page: &PageGlyphs, gs: &[G], frags: &[Frag]) -> &[usize] {
+        self.letters.get_or_init(|| {
+            frags
+                .iter()
+                .map(|f| {
+                    frag_text(page, gs, f)
+                        .map_or(0, |t| t.chars().filter(|c| c.is_alphabetic()).count())
+                })
+                .collect()
+        })
+    }
 }
 
 /// Takes out of `region` (and returns) its fragments a line or more below the lowest of
@@ -82,6 +150,7 @@ pub(super) fn find_aside(
     page: &PageGlyphs,
     gs: &[G],
     frags: &[Frag],
+    facts: &Facts,
     left: bool,
     p: &AsideParams,
 ) -> Option<(Vec<usize>, Vec<usize>)> {
@@ -94,9 +163,7 @@ pub(super) fn find_aside(
     if !(width.is_finite() && width > p.min_width && width < p.max_width) {
         return None;
     }
-    let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
-    sizes.sort_by(f32::total_cmp);
-    let em = sizes[sizes.len() / 2].max(p.min_em);
+    let em = facts.median_size(frags).max(p.min_em);
     let mut cuts: Vec<f32> = frags
         .iter()
         .map(|f| if left { f.x1 } else { f.x0 })
@@ -124,8 +191,8 @@ pub(super) fn find_aside(
     let edge = |f: &Frag| if left { f.x1 } else { -f.x0 };
     let mut order: Vec<usize> = (0..frags.len()).collect();
     order.sort_by(|&a, &b| edge(&frags[a]).total_cmp(&edge(&frags[b])));
-    let mut by_y: Vec<usize> = (0..frags.len()).collect();
-    by_y.sort_by(|&a, &b| frags[a].y.total_cmp(&frags[b].y));
+    let by_y = facts.upward(frags);
+    let letters = facts.letters(page, gs, frags);
     let mut in_aside = vec![false; frags.len()];
     let mut taken = 0;
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
@@ -144,8 +211,7 @@ pub(super) fn find_aside(
             hi = hi.max(frags[i].y + frags[i].size);
             aside_glyphs += frags[i].end - frags[i].first;
             // Words, not a column of numbers (contents page numbers, equation numbers).
-            aside_letters += frag_text(page, gs, &frags[i])
-                .map_or(0, |t| t.chars().filter(|c| c.is_alphabetic()).count());
+            aside_letters += letters[i];
             taken += 1;
         }
         if taken < p.min_aside_fragments || short_of(aside_letters, aside_glyphs, p.min_letters) {
@@ -285,6 +351,7 @@ pub(super) fn find_banded_aside(
     page: &PageGlyphs,
     gs: &[G],
     frags: &[Frag],
+    facts: &Facts,
     left: bool,
     p: &AsideParams,
 ) -> Option<(Vec<usize>, Vec<usize>)> {
@@ -297,9 +364,7 @@ pub(super) fn find_banded_aside(
     if !(width.is_finite() && width > p.min_width && width < p.max_width) {
         return None;
     }
-    let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
-    sizes.sort_by(f32::total_cmp);
-    let em = sizes[sizes.len() / 2].max(p.min_em);
+    let em = facts.median_size(frags).max(p.min_em);
     let inner = |f: &Frag| if left { f.x1 } else { f.x0 };
     let mut cuts: Vec<f32> = frags
         .iter()
@@ -315,20 +380,13 @@ pub(super) fn find_banded_aside(
         .collect();
     cuts.sort_by(f32::total_cmp);
     cuts.dedup();
-    let mut by_y: Vec<usize> = (0..frags.len()).collect();
-    by_y.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
-    // Each fragment's glyphs and letters, counted once (every cut and band sums them again).
-    let counts: Vec<(usize, usize)> = frags
-        .iter()
-        .map(|f| {
-            let n = frag_text(page, gs, f)
-                .map_or(0, |t| t.chars().filter(|c| c.is_alphabetic()).count());
-            (f.end - f.first, n)
-        })
-        .collect();
+    let by_y = facts.downward(frags);
+    // Each fragment's letters, counted once (every cut and band sums them again).
+    let counts = facts.letters(page, gs, frags);
     let letters = |set: &[usize]| -> (usize, usize) {
-        set.iter()
-            .fold((0, 0), |(g, l), &i| (g + counts[i].0, l + counts[i].1))
+        set.iter().fold((0, 0), |(g, l), &i| {
+            (g + frags[i].end - frags[i].first, l + counts[i])
+        })
     };
     let mut best: Option<(usize, Vec<usize>, Vec<usize>)> = None;
     // Judges one band: the aside it holds, when it is one.
@@ -414,7 +472,7 @@ pub(super) fn find_banded_aside(
             }
         };
         let (mut aside, mut beside) = (Vec::new(), Vec::new());
-        for &i in &by_y {
+        for &i in by_y {
             match side(&frags[i]) {
                 Side::Aside => aside.push(i),
                 Side::Beside => beside.push(i),
