@@ -85,7 +85,22 @@ impl OcrPageNote {
 /// it worse.
 pub fn usable_text(text: &str) -> bool {
     let (mut total, mut words, mut junk) = (0usize, 0usize, 0usize);
-    for c in text.chars().filter(|c| !c.is_whitespace()) {
+    for c in text.chars() {
+        // Most signs are ASCII: answered without Unicode's tables.
+        if c.is_ascii() {
+            match c {
+                '\t'..='\r' | ' ' => {}
+                _ => {
+                    total += 1;
+                    words += usize::from(c.is_ascii_alphanumeric());
+                    junk += usize::from(c.is_ascii_control());
+                }
+            }
+            continue;
+        }
+        if c.is_whitespace() {
+            continue;
+        }
         total += 1;
         if c.is_alphanumeric() {
             words += 1;
@@ -393,5 +408,9 @@ mod tests {
         assert!(usable_text(
             "\\cs_new:Npn \\__kernel_tl_set:Nx #1#2 { \\tl_set:Nx #1 { #2 } } % (x_{i} + y^{2})"
         ));
+        // Control characters are junk, white space is not counted, for ASCII as for the rest.
+        assert!(!usable_text(&"ab\u{1}\u{2}".repeat(10)));
+        assert!(usable_text(&"abcdef\u{1}\t\u{b}\u{c}\r\n    ".repeat(10)));
+        assert!(!usable_text(&"ab\u{85}\u{7f}\u{7f}".repeat(10)));
     }
 }
