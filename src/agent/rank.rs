@@ -223,7 +223,9 @@ fn kind_words(kind: Kind) -> &'static [&'static str] {
             "known",
         ],
         Kind::Dataset => &[],
-        Kind::Number | Kind::Name | Kind::Other => &[],
+        // "How many registers …?": "many" asks for a number; it is not a word of the answer.
+        Kind::Number => &["many", "much"],
+        Kind::Name | Kind::Other => &[],
     }
 }
 
@@ -457,6 +459,8 @@ mod tests {
 
     #[test]
     fn pointer_and_kind_words_are_not_searched() {
+        let q = read_question("How many registers are there in extended mode?", None);
+        assert_eq!(q.words, ["registers", "extended", "mode"]);
         let q = read_question("What is the main contribution of this paper?", None);
         assert!(q.words.is_empty(), "{:?}", q.words);
         assert!(q.deictic);
