@@ -9,7 +9,7 @@ use super::apparatus;
 use super::candidate::{Candidate, Kind, Pick, Question};
 use super::shape::{self, Shape};
 use super::text::{cut, starts_with_unit, stems};
-use super::value::{code_names, has_name};
+use super::value::{code_names, has_name, values};
 use around::{follow_the_question, read_around};
 use prior::{paper_of, paper_prior};
 
@@ -126,9 +126,10 @@ const NUMBER_WORDS: &[&str] = &[
     "dozen",
 ];
 
-/// A digit, or a number written as a word ("usually by two referees").
+/// A value ([`values`]: not a cross-reference, not a citation's year, not a digit ending a
+/// name), or a number written as a word ("usually by two referees").
 fn has_number(s: &str) -> bool {
-    s.chars().any(|c| c.is_ascii_digit())
+    !values(s).is_empty()
         || s.split(|c: char| !c.is_alphanumeric())
             .any(|w| NUMBER_WORDS.contains(&w.to_lowercase().as_str()))
 }
@@ -206,6 +207,19 @@ fn wordiness(s: &str, digits_count: bool) -> f64 {
     letters as f64 / total as f64
 }
 
+/// Phrases that only link a sentence to the one before ("For example, if we set …"): their
+/// words say nothing of what the sentence is about.
+const MARKERS: &[&str] = &["for example", "for instance"];
+
+/// The text without its [`MARKERS`], lower-cased (as the terms are), for matching.
+fn without_markers(text: &str) -> String {
+    let mut lower = text.to_lowercase();
+    for m in MARKERS {
+        lower = lower.replace(m, " ");
+    }
+    lower
+}
+
 fn norm(s: &str) -> String {
     s.chars()
         .filter(|c| c.is_alphanumeric())
@@ -249,7 +263,7 @@ fn collect<'a>(q: &Question, cands: &'a [Candidate], selection: Option<&str>) ->
                 && selected.as_ref().is_some_and(|e| {
                     n.contains(e.as_str()) || n.chars().count() >= 12 && e.contains(&n)
                 });
-            let toks = stems(&u.text);
+            let toks = stems(&without_markers(&u.text));
             let mut tf = HashMap::new();
             for t in &toks {
                 *tf.entry(t.clone()).or_insert(0) += 1;

@@ -158,18 +158,49 @@ pub fn kind_of(question: &str) -> Kind {
     {
         return Kind::Contribution;
     }
-    if contains_any(&q, NUMBER_CUES) || q.contains('几') && !q.contains("几乎") {
+    if NUMBER_CUES.iter().any(|c| number_cue_at_head(&q, c))
+        || q.contains('几') && !q.contains("几乎")
+    {
         return Kind::Number;
     }
     if is_name_question(&q) {
         return Kind::Name;
     }
-    // "What window size is used?", "Which version of natbib …?"
-    let t = q.trim_start();
-    if (t.starts_with("what ") || t.starts_with("which ")) && contains_any(&q, MEASURES) {
+    // "What window size is used?", "Which version of natbib …?", "In which point sizes …?"
+    if asks_a_measure(&q) {
         return Kind::Number;
     }
     Kind::Other
+}
+
+/// A "how …" cue counts where the question asks it, at its first "how": in "How do I color
+/// the tiles according to how far each cell is from independence?" the question asks how to
+/// do something and "how far" only says which tiles. Other cues count anywhere.
+fn number_cue_at_head(q: &str, cue: &str) -> bool {
+    match cue.strip_prefix("how ") {
+        Some(_) => q.find(" how ").is_some_and(|i| q[i + 1..].starts_with(cue)),
+        None => q.contains(cue),
+    }
+}
+
+/// "What window size …?", "Which learning rate …?", "What is the r0 value of Ag?", "In which
+/// point sizes …?": what/which (after a preposition, if any) asks for a measure named within
+/// its first words; "What happens to observations with a missing predictor value?" asks
+/// something else.
+fn asks_a_measure(q: &str) -> bool {
+    let mut t = q.trim_start();
+    for p in ["in ", "at ", "for ", "to ", "of ", "on ", "with ", "by "] {
+        if let Some(rest) = t.strip_prefix(p) {
+            t = rest;
+            break;
+        }
+    }
+    if !(t.starts_with("what ") || t.starts_with("which ")) {
+        return false;
+    }
+    let head: String = t.split_whitespace().take(5).collect::<Vec<_>>().join(" ");
+    let head = format!(" {head} ");
+    MEASURES.iter().any(|m| head.contains(m))
 }
 
 /// "Which function …?", "What command …?", "How can I … in R?": a name answers it. "Which
@@ -262,5 +293,37 @@ mod tests {
             Kind::Number
         );
         assert_eq!(kind_of("Which learning rate did they pick?"), Kind::Number);
+        assert_eq!(kind_of("What is the r0 value of Ag?"), Kind::Number);
+        assert_eq!(
+            kind_of("In which point sizes do the fonts come?"),
+            Kind::Number
+        );
+        assert_eq!(
+            kind_of("How far is the margin from the edge?"),
+            Kind::Number
+        );
+        assert_eq!(
+            kind_of("After converting it, how many rows are left?"),
+            Kind::Number
+        );
+    }
+
+    /// A number asked for inside what a question describes is not what it asks.
+    #[test]
+    fn a_number_cue_counts_where_the_question_asks_it() {
+        assert_eq!(
+            kind_of(
+                "How do I color the tiles according to how far each cell is from independence?"
+            ),
+            Kind::Other
+        );
+        assert_eq!(
+            kind_of("What happens to observations with a missing predictor value when it splits?"),
+            Kind::Other
+        );
+        assert_eq!(
+            kind_of("What goes wrong if I use a value measured later?"),
+            Kind::Other
+        );
     }
 }

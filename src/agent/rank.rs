@@ -227,6 +227,11 @@ fn kind_words(kind: Kind) -> &'static [&'static str] {
     }
 }
 
+/// Words of the question that ask for a number: searched with the rest (the search was tuned
+/// with them), not scored in a sentence ("How many registers …?" is not answered by "many
+/// features").
+const NUMBER_ASKING: &[&str] = &["many", "much"];
+
 /// Searched when the question has no key words of its own (a contribution question).
 fn cue_query(kind: Kind) -> &'static [&'static str] {
     match kind {
@@ -343,7 +348,12 @@ pub fn read_question(question: &str, anchor: Option<&str>) -> Question {
         .collect();
     let deictic = is_deictic(question, &words);
     let this_page = question.to_lowercase().contains("this page");
-    let terms = unique(stems(&words.join(" ")));
+    let scored: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !(kind == Kind::Number && NUMBER_ASKING.contains(w)))
+        .collect();
+    let terms = unique(stems(&scored.join(" ")));
     let expansion = anchor
         .map(|a| {
             unique(stems(&keywords_of_text(a, 6).join(" ")))
@@ -457,6 +467,9 @@ mod tests {
 
     #[test]
     fn pointer_and_kind_words_are_not_searched() {
+        let q = read_question("How many registers are there in extended mode?", None);
+        assert_eq!(q.words, ["many", "registers", "extended", "mode"]);
+        assert_eq!(q.terms, stems("registers extended mode"));
         let q = read_question("What is the main contribution of this paper?", None);
         assert!(q.words.is_empty(), "{:?}", q.words);
         assert!(q.deictic);

@@ -312,8 +312,90 @@ pub fn has_name(s: &str) -> bool {
     !names(s).is_empty()
 }
 
+/// Words after which a number points at a part of the text ("Section 3", "Table 2", "Eq. 4").
+const POINTING: &[&str] = &[
+    "section",
+    "sections",
+    "sec",
+    "figure",
+    "figures",
+    "fig",
+    "figs",
+    "table",
+    "tables",
+    "chapter",
+    "chapters",
+    "appendix",
+    "eq",
+    "eqs",
+    "equation",
+    "equations",
+    "footnote",
+    "pp",
+];
+
+const MONTHS: &[&str] = &[
+    "jan",
+    "january",
+    "feb",
+    "february",
+    "mar",
+    "march",
+    "apr",
+    "april",
+    "may",
+    "june",
+    "jun",
+    "july",
+    "jul",
+    "aug",
+    "august",
+    "sep",
+    "sept",
+    "september",
+    "oct",
+    "october",
+    "nov",
+    "november",
+    "dec",
+    "december",
+];
+
+/// Whether the number at `s[at..stop]` points at something instead of saying a value: a
+/// cross-reference ("Section 2.2", "Table 3") or the year of a citation ("(Hartigan and Kleiner
+/// 1984)", "Edwards and Berry (1987)", "(Sanderson, 2010)").
+fn is_reference(s: &str, at: usize, stop: usize) -> bool {
+    let before = &s[..at];
+    let token_start = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+    let token_end = s[stop..]
+        .find(char::is_whitespace)
+        .map_or(s.len(), |i| stop + i);
+    let token = &s[token_start..token_end];
+    let prev = before[..token_start]
+        .split_whitespace()
+        .next_back()
+        .unwrap_or("");
+    let prev_bare = bare(prev).to_lowercase();
+    if token_start == at && POINTING.contains(&prev_bare.as_str()) {
+        return true;
+    }
+    let number = &s[at..stop];
+    // "(2) In extended mode …", "… = 0 (3)": an item's or an equation's number.
+    if token.trim_end_matches([',', '.', ';', ':']) == format!("({number})") && number.len() <= 2 {
+        return true;
+    }
+    let year = number.len() == 4 && (number.starts_with("19") || number.starts_with("20"));
+    let in_brackets =
+        token.starts_with('(') || token.ends_with([')', ';']) || token.ends_with("),");
+    let by_name = prev.starts_with(|c: char| c.is_uppercase() || c == '(')
+        && !MONTHS.contains(&prev_bare.as_str())
+        || prev_bare == "al";
+    year && in_brackets && by_name
+}
+
 /// The values of a sentence, in order: each number with the unit that follows it ("4406
-/// individuals", "14 pt", "0.8279847", "45%").
+/// individuals", "14 pt", "0.8279847", "45%"); a cross-reference or a citation's year is not
+/// a value (see [`is_reference`]).
 pub fn values(s: &str) -> Vec<String> {
     let chars: Vec<(usize, char)> = s.char_indices().collect();
     let mut out = Vec::new();
@@ -337,6 +419,9 @@ pub fn values(s: &str) -> Vec<String> {
         let stop = chars.get(end).map_or(s.len(), |x| x.0);
         let number = &s[at..stop];
         k = end;
+        if is_reference(s, at, stop) {
+            continue;
+        }
         if chars
             .get(end)
             .is_some_and(|x| x.1.is_alphabetic() && x.1.is_ascii())
@@ -482,6 +567,19 @@ mod tests {
             ["10pt", "8 pt", "4%", "1997"]
         );
         assert_eq!(values("默认每页最多可以放 3 个浮动体"), ["3 个"]);
+        // A cross-reference or a citation's year says no value; a year in prose does.
+        assert!(values("(2) In extended mode, x = y (3).").is_empty());
+        assert!(
+            values("A mosaic plot (Hartigan and Kleiner 1984) is shown in Section 3.3.").is_empty()
+        );
+        assert!(
+            values("Edwards and Berry (1987) and Sanderson et al. (2010a) did it, see Table 2.")
+                .is_empty()
+        );
+        assert_eq!(
+            values("It used 80.000 runs (Sanderson, 2010), in 1997, since Dec 2002 (2 pages)."),
+            ["80.000 runs", "1997", "2002", "2 pages"]
+        );
     }
 
     #[test]

@@ -172,3 +172,49 @@ fn the_paper_with_all_of_the_question_words_leads_a_folder_answer() {
     let picks = choose(&q, &cands, None);
     assert!(picks[0].uri.starts_with("papers/b/"), "{picks:?}");
 }
+
+/// "For example" links a sentence to the one before: a sentence that says so does not match a
+/// question about "the example" by those words, the one that is about the example does.
+#[test]
+fn for_example_does_not_match_a_question_about_the_example() {
+    let cands = [
+        page(
+            "l.pdf#page=12",
+            "For example, if we set the number of levels to two, we could create the factor with the function.",
+            false,
+        ),
+        page(
+            "l.pdf#page=2",
+            "We introduce the sleepstudy data that will be used as an example throughout.",
+            false,
+        ),
+    ];
+    let q = question("What data set is used for the running example of the paper?");
+    assert_eq!(q.kind, Kind::Dataset);
+    let sents = collect(&q, &cands, None);
+    assert!(!sents[0].tf.contains_key("exampl"), "{:?}", sents[0].tf);
+    assert!(sents[1].tf.contains_key("exampl"));
+    let picks = choose(&q, &cands, None);
+    assert!(picks[0].text.contains("sleepstudy"), "{picks:?}");
+}
+
+/// A citation's year and a cross-reference are not the number a question asks for: the
+/// sentence that states a value is quoted first, and the sentence with only a year is worth
+/// what a sentence without a number is.
+#[test]
+fn a_citation_year_or_a_section_number_is_not_a_value() {
+    assert!(!has_number(
+        "A mosaic plot (Hartigan and Kleiner 1984) is shown in Section 3."
+    ));
+    assert!(has_number("Information was obtained from 299 women."));
+    let cands = [page(
+        "v.pdf#page=40",
+        "The ovarian cancer data of the worked example were described by Obel (1975). \
+         Information on the ovarian cancer patients was obtained from 299 women in the study.",
+        false,
+    )];
+    let q = question("How many patients are in the ovarian cancer data of the worked example?");
+    assert_eq!(q.kind, Kind::Number);
+    let picks = choose(&q, &cands, None);
+    assert!(picks[0].text.contains("299 women"), "{picks:?}");
+}
