@@ -113,21 +113,25 @@ pub(super) fn compose(accent: char, base: char) -> Option<String> {
 /// Whether glyph `g` (text `t`) overlaps the previous glyph so that one is an accent on the
 /// other and `text`'s last character can be combined with `t`.
 pub(super) fn accent_overlap(p: &G, g: &G, t: &str, text: &str, params: &AccentParams) -> bool {
-    let Some(last) = text.chars().last() else {
-        return false;
-    };
     let mut tc = t.chars();
     let (Some(cur), None) = (tc.next(), tc.next()) else {
         return false;
     };
     // Combining marks always attach to what precedes them.
-    if ('\u{300}'..='\u{36F}').contains(&cur) {
-        return spacing_accent(cur).and_then(|a| compose(a, last)).is_some();
+    let combining = ('\u{300}'..='\u{36F}').contains(&cur);
+    if !combining {
+        // Most glyphs do not overlap the one before: nothing more to read.
+        let overlap = p.x1.min(g.x1) - p.x.max(g.x);
+        let narrow = (p.x1 - p.x).min(g.x1 - g.x).max(params.min_width);
+        if overlap < params.min_overlap * narrow {
+            return false;
+        }
     }
-    let overlap = p.x1.min(g.x1) - p.x.max(g.x);
-    let narrow = (p.x1 - p.x).min(g.x1 - g.x).max(params.min_width);
-    if overlap < params.min_overlap * narrow {
+    let Some(last) = text.chars().last() else {
         return false;
+    };
+    if combining {
+        return spacing_accent(cur).and_then(|a| compose(a, last)).is_some();
     }
     match (spacing_accent(last), spacing_accent(cur)) {
         (Some(a), None) => compose(a, cur).is_some(),

@@ -85,7 +85,9 @@ pub(super) fn build_lines(
         members.sort_by(|&a, &b| frags[a].x0.total_cmp(&frags[b].x0));
         let accents = place_accents(page, gs, frags, &mut members);
         let (mono, mono_proven) = monospaced(page, gs, frags, &members, lp);
-        let mut text = String::new();
+        // A byte and a space for each glyph, as a line of Latin text takes.
+        let glyphs: usize = members.iter().map(|&m| frags[m].end - frags[m].first).sum();
+        let mut text = String::with_capacity(glyphs * 2);
         let mut cells: Vec<TextBox> = Vec::new();
         let mut prev: Option<G> = None;
         let mut x0 = f32::INFINITY;
@@ -208,33 +210,43 @@ fn monospaced(
     members: &[usize],
     lp: &LineParams,
 ) -> (Option<f32>, bool) {
-    let mut widths: Vec<f32> = Vec::new();
+    let glyphs = || {
+        members
+            .iter()
+            .flat_map(|&m| gs.get(frags[m].first..frags[m].end).unwrap_or(&[]))
+    };
+    // The spread first: most lines are set in proportional fonts and end here, unsorted.
     let (mut narrow, mut wide) = (false, false);
-    for &m in members {
-        for g in gs.get(frags[m].first..frags[m].end).unwrap_or(&[]) {
-            let text = page
-                .text
-                .get(g.start as usize..(g.start + g.len) as usize)
-                .unwrap_or("");
-            let mut it = text.chars();
-            let (Some(c), None) = (it.next(), it.next()) else {
-                return (None, false);
-            };
-            narrow |= matches!(c, 'i' | 'l' | 'j' | 't' | 'f' | 'r' | '.' | ',' | ';' | ':');
-            wide |= matches!(c, 'm' | 'w' | 'M' | 'W' | '@' | '%');
-            widths.push(g.x1 - g.x);
+    let (mut lo, mut hi, mut count) = (f32::INFINITY, f32::NEG_INFINITY, 0usize);
+    for g in glyphs() {
+        let text = page
+            .text
+            .get(g.start as usize..(g.start + g.len) as usize)
+            .unwrap_or("");
+        let mut it = text.chars();
+        let (Some(c), None) = (it.next(), it.next()) else {
+            return (None, false);
+        };
+        narrow |= matches!(c, 'i' | 'l' | 'j' | 't' | 'f' | 'r' | '.' | ',' | ';' | ':');
+        wide |= matches!(c, 'm' | 'w' | 'M' | 'W' | '@' | '%');
+        let w = g.x1 - g.x;
+        // As a sort by `total_cmp` puts them: NaN widths last (and as the widest).
+        if w.total_cmp(&lo).is_lt() {
+            lo = w;
         }
+        if w.total_cmp(&hi).is_gt() {
+            hi = w;
+        }
+        count += 1;
     }
-    if widths.is_empty() {
+    if count == 0 || !(lo > 0.0 && hi - lo <= lp.mono_spread * hi) {
         return (None, false);
     }
-    widths.sort_by(f32::total_cmp);
-    let (lo, hi) = (widths[0], widths[widths.len() - 1]);
-    if !(lo > 0.0 && hi - lo <= lp.mono_spread * hi) {
-        return (None, false);
-    }
+    let mut widths: Vec<f32> = glyphs().map(|g| g.x1 - g.x).collect();
+    let mid = widths.len() / 2;
+    let median = *widths.select_nth_unstable_by(mid, f32::total_cmp).1;
     (
-        Some(widths[widths.len() / 2]),
+        Some(median),
         widths.len() >= lp.min_mono_glyphs && narrow && wide,
     )
 }
