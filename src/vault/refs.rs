@@ -364,13 +364,12 @@ static END_SECTION: LazyLock<Regex> = LazyLock::new(|| {
 /// Where a paper's reference list starts: the page (0-based index in `pages`) and the byte
 /// offset after the last "References" (or "Bibliography", …) heading of the document.
 pub fn list_start(pages: &[&str]) -> Option<(usize, usize)> {
-    let mut start: Option<(usize, usize)> = None;
-    for (p, text) in pages.iter().enumerate() {
-        if let Some(m) = HEADING.find_iter(text).last() {
-            start = Some((p, m.end()));
-        }
-    }
-    start
+    // The last page with a heading holds it: read from the end (the list is near it).
+    pages
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(p, text)| HEADING.find_iter(text).last().map(|m| (p, m.end())))
 }
 
 /// A line that ends the reference list (an appendix after it).

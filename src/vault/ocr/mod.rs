@@ -98,6 +98,12 @@ pub fn usable_text(text: &str) -> bool {
             }
             continue;
         }
+        // CJK ideographs and Hangul syllables: letters, all of them.
+        if ('\u{4E00}'..='\u{9FFF}').contains(&c) || ('\u{AC00}'..='\u{D7A3}').contains(&c) {
+            total += 1;
+            words += 1;
+            continue;
+        }
         if c.is_whitespace() {
             continue;
         }
@@ -412,5 +418,12 @@ mod tests {
         assert!(!usable_text(&"ab\u{1}\u{2}".repeat(10)));
         assert!(usable_text(&"abcdef\u{1}\t\u{b}\u{c}\r\n    ".repeat(10)));
         assert!(!usable_text(&"ab\u{85}\u{7f}\u{7f}".repeat(10)));
+        // The ranges counted as letters without Unicode's tables are letters in them.
+        for c in ('\u{4E00}'..='\u{9FFF}').chain('\u{AC00}'..='\u{D7A3}') {
+            assert!(
+                c.is_alphanumeric() && !c.is_whitespace() && !c.is_control(),
+                "{c}"
+            );
+        }
     }
 }
