@@ -19,6 +19,7 @@ pub(super) fn body_regions(frags: &[Frag], p: &ColumnParams) -> Vec<Vec<usize>> 
 }
 
 /// A page cut into a full-width block on top and two columns below it.
+#[derive(Debug, PartialEq)]
 struct HeaderSplit {
     /// Fragments above the cut, read in place.
     block: Vec<usize>,
@@ -30,6 +31,16 @@ struct HeaderSplit {
 /// The topmost horizontal cut below which the page has a gutter over (almost) the page's full
 /// text width, lowered to the end of the block above the columns.
 fn split_header(frags: &[Frag], p: &ColumnParams) -> Option<HeaderSplit> {
+    split_header_counted(frags, p, true)
+}
+
+/// [`split_header`], the coverage below each cut counted from the previous one's when
+/// `incremental` (as it is) or anew.
+fn split_header_counted(
+    frags: &[Frag],
+    p: &ColumnParams,
+    incremental: bool,
+) -> Option<HeaderSplit> {
     let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
     let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
     let width = x1 - x0;
@@ -45,6 +56,19 @@ fn split_header(frags: &[Frag], p: &ColumnParams) -> Option<HeaderSplit> {
         extents[k] = (extents[k + 1].0.min(f.x0), extents[k + 1].1.max(f.x1));
     }
     let mut scratch = Scratch::default();
+    // The coverage of the fragments below each cut is that below the previous cut less the
+    // fragments between the two, while the text below spans the same width. Sizes are f32, so
+    // their sums in f64 are exact, and taking some away gives what adding the rest gives:
+    // 24 bits of an f32 size, 11 of exponents between the smallest and the largest size (at
+    // most 2^10 apart) and 16 of a count under 2^16 fit in an f64's 53. Other pages are
+    // counted anew at each cut.
+    let (small, large) = frags.iter().fold((f32::INFINITY, 0f32), |(s, l), f| {
+        (s.min(f.size), l.max(f.size))
+    });
+    let exact =
+        incremental && frags.len() < 1 << 16 && small > 0.0 && large <= small * (1u32 << 10) as f32;
+    // The span and the first fragment of the set whose coverage `scratch.diff` holds.
+    let mut held: Option<(f32, f32, usize)> = None;
     // Both columns need several lines, so the cut leaves fragments enough below it.
     for k in 1..order.len().saturating_sub(p.min_fragments_below) {
         let (above, below) = (&frags[order[k - 1]], &frags[order[k]]);
@@ -56,7 +80,25 @@ fn split_header(frags: &[Frag], p: &ColumnParams) -> Option<HeaderSplit> {
         if l1 - l0 < p.full_width * width {
             continue;
         }
-        let Some((g0, g1)) = find_gutter_in(frags, &order[k..], &mut scratch, p) else {
+        // `extents[k]` is the span of the fragments below the cut.
+        if !spans_columns(l0, l1, p) {
+            continue;
+        }
+        match held {
+            Some((h0, h1, from)) if exact && h0 == l0 && h1 == l1 && from <= k => {
+                let g = grid(l0, l1, p);
+                for f in order[from..k].iter().map(|&i| &frags[i]) {
+                    if let Some((a, b)) = bins_of(f, l0, l1, g, p) {
+                        scratch.diff[a] -= f64::from(f.size);
+                        scratch.diff[b] += f64::from(f.size);
+                    }
+                }
+            }
+            _ => fill_coverage(frags, &order[k..], l0, l1, &mut scratch.diff, p),
+        }
+        held = Some((l0, l1, k));
+        let Some((g0, g1)) = gutter_of_coverage(frags, &order[k..], (l0, l1), &mut scratch, p)
+        else {
             continue;
         };
         let lower: Vec<&Frag> = order[k..].iter().map(|&i| &frags[i]).collect();
@@ -317,50 +359,102 @@ fn find_gutter(frags: &[Frag], p: &ColumnParams) -> Option<(f32, f32)> {
     find_gutter_in(frags, &all, &mut Scratch::default(), p)
 }
 
-/// Buffers [`find_gutter_in`] fills anew on each call: per-bin differences and the coverage.
+/// Buffers of the gutter search: per-bin differences of the coverage and the coverage itself
+/// (kept between the header search's cuts, one per line of the page).
 #[derive(Default)]
 struct Scratch {
     diff: Vec<f64>,
     cov: Vec<f32>,
 }
 
-/// [`find_gutter`] over the fragments `set` of `frags`, its coverage counted in `scratch` (kept
-/// between calls: the header search asks once per line of the page).
+/// [`find_gutter`] over the fragments `set` of `frags`, its coverage counted in `scratch`.
 fn find_gutter_in(
     frags: &[Frag],
     set: &[usize],
     scratch: &mut Scratch,
     p: &ColumnParams,
 ) -> Option<(f32, f32)> {
-    let Scratch { diff, cov } = scratch;
-    let frags = || set.iter().map(|&i| &frags[i]);
-    let x0 = frags().map(|f| f.x0).fold(f32::INFINITY, f32::min);
-    let x1 = frags().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
-    let width = x1 - x0;
-    if !(width.is_finite() && width > p.min_width && width < p.max_width) {
+    let x0 = set
+        .iter()
+        .map(|&i| frags[i].x0)
+        .fold(f32::INFINITY, f32::min);
+    let x1 = set
+        .iter()
+        .map(|&i| frags[i].x1)
+        .fold(f32::NEG_INFINITY, f32::max);
+    if !spans_columns(x0, x1, p) {
         return None;
     }
-    let mut sizes: Vec<f32> = frags().map(|f| f.size).collect();
-    let mid = sizes.len() / 2;
-    let median_size = sizes
-        .select_nth_unstable_by(mid, f32::total_cmp)
-        .1
-        .max(p.min_em);
+    fill_coverage(frags, set, x0, x1, &mut scratch.diff, p);
+    gutter_of_coverage(frags, set, (x0, x1), scratch, p)
+}
 
+/// Whether text from `x0` to `x1` is wide enough to hold two columns (and not absurdly wide).
+fn spans_columns(x0: f32, x1: f32, p: &ColumnParams) -> bool {
+    let width = x1 - x0;
+    width.is_finite() && width > p.min_width && width < p.max_width
+}
+
+/// The coverage grid of text from `x0` to `x1`: its number of bins and bins per point.
+fn grid(x0: f32, x1: f32, p: &ColumnParams) -> (usize, f32) {
+    let width = x1 - x0;
     let bins = (width.ceil() as usize).clamp(1, p.max_bins);
-    let scale = bins as f32 / width;
-    // Lines wider than a column (title, abstract) cross any gutter; they do not count here.
-    // Coverage is summed from per-bin differences, so its cost does not grow with line width.
+    (bins, bins as f32 / width)
+}
+
+/// The bins fragment `f` covers on the grid of text from `x0` to `x1`: none for a line wider
+/// than a column (a title, an abstract), which crosses any gutter and does not count.
+fn bins_of(
+    f: &Frag,
+    x0: f32,
+    x1: f32,
+    (bins, scale): (usize, f32),
+    p: &ColumnParams,
+) -> Option<(usize, usize)> {
+    let width = x1 - x0;
+    if (f.x1 - f.x0).partial_cmp(&(p.wide_line * width)) != Some(std::cmp::Ordering::Less) {
+        return None;
+    }
+    let a = (((f.x0 - x0) * scale).floor().max(0.0) as usize).min(bins);
+    let b = (((f.x1 - x0) * scale).ceil().max(0.0) as usize).min(bins);
+    (a < b).then_some((a, b))
+}
+
+/// Per-bin differences of the coverage of the fragments `set` (text from `x0` to `x1`), each
+/// weighted by its size: summed from the differences, coverage costs no more for long lines.
+fn fill_coverage(
+    frags: &[Frag],
+    set: &[usize],
+    x0: f32,
+    x1: f32,
+    diff: &mut Vec<f64>,
+    p: &ColumnParams,
+) {
+    let (bins, scale) = grid(x0, x1, p);
     diff.clear();
     diff.resize(bins + 2, 0.0);
-    for f in frags().filter(|f| f.x1 - f.x0 < p.wide_line * width) {
-        let a = (((f.x0 - x0) * scale).floor().max(0.0) as usize).min(bins);
-        let b = (((f.x1 - x0) * scale).ceil().max(0.0) as usize).min(bins);
-        if a < b {
+    for f in set.iter().map(|&i| &frags[i]) {
+        if let Some((a, b)) = bins_of(f, x0, x1, (bins, scale), p) {
             diff[a] += f64::from(f.size);
             diff[b] -= f64::from(f.size);
         }
     }
+}
+
+/// [`find_gutter_in`] once the differences of the coverage of `set` over `span` are in
+/// `scratch.diff`.
+fn gutter_of_coverage(
+    frags: &[Frag],
+    set: &[usize],
+    span: (f32, f32),
+    scratch: &mut Scratch,
+    p: &ColumnParams,
+) -> Option<(f32, f32)> {
+    let Scratch { diff, cov } = scratch;
+    let frags = || set.iter().map(|&i| &frags[i]);
+    let (x0, x1) = span;
+    let width = x1 - x0;
+    let (bins, scale) = grid(x0, x1, p);
     let mut run = 0f64;
     cov.clear();
     cov.extend(diff[..=bins].iter().map(|d| {
@@ -379,9 +473,16 @@ fn find_gutter_in(
 
     // The strip must be emptier than the text beside it; centred title blocks may still cross
     // it, which the zone test below allows as long as they sit outside the columns.
-    if left_max.max(right_max) < p.min_lines * median_size
-        || min_cov >= p.max_gutter_cover * left_max.max(right_max)
-    {
+    if min_cov >= p.max_gutter_cover * left_max.max(right_max) {
+        return None;
+    }
+    let mut sizes: Vec<f32> = frags().map(|f| f.size).collect();
+    let mid = sizes.len() / 2;
+    let median_size = sizes
+        .select_nth_unstable_by(mid, f32::total_cmp)
+        .1
+        .max(p.min_em);
+    if left_max.max(right_max) < p.min_lines * median_size {
         return None;
     }
     // The widest run of low coverage in the middle part.
@@ -454,4 +555,75 @@ fn find_gutter_in(
         return None;
     }
     Some((g0, g1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page of `lines` lines: a full-width block of `head` lines on top, then two columns
+    /// (or one when `columns` is false), words of varied widths and sizes, some lines short.
+    fn page(seed: u64, lines: usize, head: usize, columns: bool) -> Vec<Frag> {
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as f32 / (1u64 << 31) as f32
+        };
+        let mut frags = Vec::new();
+        let mut push = |x0: f32, x1: f32, y: f32, size: f32| {
+            let first = frags.len() * 4;
+            frags.push(Frag {
+                first,
+                end: first + 4,
+                x0,
+                x1,
+                y,
+                size,
+            });
+        };
+        for l in 0..lines {
+            let y = 780.0 - 14.0 * l as f32;
+            let size = if next() < 0.1 { 7.0 + next() } else { 9.9626 };
+            let spans: &[(f32, f32)] = if l < head || !columns {
+                &[(72.0, 523.0)]
+            } else {
+                &[(72.0, 280.0), (315.0, 523.0)]
+            };
+            for &(a, b) in spans {
+                let end = if next() < 0.15 {
+                    a + (b - a) * next()
+                } else {
+                    b
+                };
+                let mut x = a;
+                while x < end {
+                    let w = 40.0 + 160.0 * next();
+                    push(x, (x + w).min(end), y, size);
+                    x += w + 3.0;
+                }
+            }
+        }
+        frags
+    }
+
+    #[test]
+    fn the_header_search_counts_coverage_below_each_cut_as_anew() {
+        let p = ColumnParams::DEFAULT;
+        let mut found = 0;
+        for seed in 0..60 {
+            for (head, columns) in [(0, false), (4, true), (9, true), (3, false)] {
+                let frags = page(seed, 40 + (seed as usize % 20), head, columns);
+                let counted = split_header_counted(&frags, &p, true);
+                assert_eq!(
+                    counted,
+                    split_header_counted(&frags, &p, false),
+                    "seed {seed}"
+                );
+                found += usize::from(counted.is_some());
+            }
+        }
+        assert!(found > 0, "some pages have a header block over two columns");
+    }
 }
