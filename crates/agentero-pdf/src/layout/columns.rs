@@ -57,7 +57,8 @@ fn split_header_counted(
     }
     let mut scratch = Scratch::default();
     // The coverage of the fragments below each cut is that below the previous cut less the
-    // fragments between the two, while the text below spans the same width. Sizes are f32, so
+    // fragments between the two (full-width lines count for none), while the text below spans
+    // the same width. Sizes are f32, so
     // their sums in f64 are exact, and taking some away gives what adding the rest gives:
     // 24 bits of an f32 size, 11 of exponents between the smallest and the largest size (at
     // most 2^10 apart) and 16 of a count under 2^16 fit in an f64's 53. Other pages are
@@ -67,7 +68,7 @@ fn split_header_counted(
     });
     let exact =
         incremental && frags.len() < 1 << 16 && small > 0.0 && large <= small * (1u32 << 10) as f32;
-    // The span and the first fragment of the set whose coverage `scratch.diff` holds.
+    // The span and the first fragment of the set whose coverage `scratch.sums` holds.
     let mut held: Option<(f32, f32, usize)> = None;
     // Both columns need several lines, so the cut leaves fragments enough below it.
     for k in 1..order.len().saturating_sub(p.min_fragments_below) {
@@ -89,12 +90,13 @@ fn split_header_counted(
                 let g = grid(l0, l1, p);
                 for f in order[from..k].iter().map(|&i| &frags[i]) {
                     if let Some((a, b)) = bins_of(f, l0, l1, g, p) {
-                        scratch.diff[a] -= f64::from(f.size);
-                        scratch.diff[b] += f64::from(f.size);
+                        for sum in &mut scratch.sums[a..b] {
+                            *sum -= f64::from(f.size);
+                        }
                     }
                 }
             }
-            _ => fill_coverage(frags, &order[k..], l0, l1, &mut scratch.diff, p),
+            _ => fill_coverage(frags, &order[k..], l0, l1, &mut scratch, p),
         }
         held = Some((l0, l1, k));
         let Some((g0, g1)) = gutter_of_coverage(frags, &order[k..], (l0, l1), &mut scratch, p)
@@ -364,6 +366,8 @@ fn find_gutter(frags: &[Frag], p: &ColumnParams) -> Option<(f32, f32)> {
 #[derive(Default)]
 struct Scratch {
     diff: Vec<f64>,
+    /// The coverage summed from `diff`, bin by bin.
+    sums: Vec<f64>,
     cov: Vec<f32>,
 }
 
@@ -385,7 +389,7 @@ fn find_gutter_in(
     if !spans_columns(x0, x1, p) {
         return None;
     }
-    fill_coverage(frags, set, x0, x1, &mut scratch.diff, p);
+    fill_coverage(frags, set, x0, x1, scratch, p);
     gutter_of_coverage(frags, set, (x0, x1), scratch, p)
 }
 
@@ -420,16 +424,17 @@ fn bins_of(
     (a < b).then_some((a, b))
 }
 
-/// Per-bin differences of the coverage of the fragments `set` (text from `x0` to `x1`), each
-/// weighted by its size: summed from the differences, coverage costs no more for long lines.
+/// The coverage of the fragments `set` (text from `x0` to `x1`), each weighted by its size, bin
+/// by bin in `scratch.sums`: summed from per-bin differences, it costs no more for long lines.
 fn fill_coverage(
     frags: &[Frag],
     set: &[usize],
     x0: f32,
     x1: f32,
-    diff: &mut Vec<f64>,
+    scratch: &mut Scratch,
     p: &ColumnParams,
 ) {
+    let Scratch { diff, sums, .. } = scratch;
     let (bins, scale) = grid(x0, x1, p);
     diff.clear();
     diff.resize(bins + 2, 0.0);
@@ -439,10 +444,15 @@ fn fill_coverage(
             diff[b] -= f64::from(f.size);
         }
     }
+    let mut run = 0f64;
+    sums.clear();
+    sums.extend(diff[..=bins].iter().map(|d| {
+        run += d;
+        run
+    }));
 }
 
-/// [`find_gutter_in`] once the differences of the coverage of `set` over `span` are in
-/// `scratch.diff`.
+/// [`find_gutter_in`] once the coverage of `set` over `span` is in `scratch.sums`.
 fn gutter_of_coverage(
     frags: &[Frag],
     set: &[usize],
@@ -450,17 +460,13 @@ fn gutter_of_coverage(
     scratch: &mut Scratch,
     p: &ColumnParams,
 ) -> Option<(f32, f32)> {
-    let Scratch { diff, cov } = scratch;
+    let Scratch { sums, cov, .. } = scratch;
     let frags = || set.iter().map(|&i| &frags[i]);
     let (x0, x1) = span;
     let width = x1 - x0;
     let (bins, scale) = grid(x0, x1, p);
-    let mut run = 0f64;
     cov.clear();
-    cov.extend(diff[..=bins].iter().map(|d| {
-        run += d;
-        run as f32
-    }));
+    cov.extend(sums[..=bins].iter().map(|&s| s as f32));
     let cov = &cov[..];
     let lo = (bins as f32 * p.middle_from) as usize;
     let hi = (bins as f32 * p.middle_to) as usize;
