@@ -432,6 +432,19 @@ fn named(s: &str) -> Vec<(String, Form)> {
     out
 }
 
+/// Whether a sentence cites its source by authors ("Royston and Altman (1994)", "Deb and
+/// Trivedi (1997) analyze data on …"): no name to lead with, but a data set is often known by
+/// who collected it.
+pub fn cites_authors(s: &str) -> bool {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    (0..words.len()).any(|i| {
+        let t = bare(words[i]);
+        t.starts_with(|c: char| c.is_uppercase())
+            && t.chars().filter(|c| c.is_alphabetic()).count() >= 3
+            && is_cited(&words, chain_start(&words, i))
+    })
+}
+
 /// Whether a sentence holds a name.
 pub fn has_name(s: &str) -> bool {
     !names(s).is_empty()
@@ -788,6 +801,8 @@ mod tests {
         assert!(names("A series from the U.S. is used.").is_empty());
         let q = ask("What is measured in the jaw bone data set?");
         assert_eq!(lead(&q, cut), None);
+        assert!(cites_authors(cut));
+        assert!(!cites_authors("We compare it with Armadillo and Eigen."));
     }
 
     #[test]
