@@ -45,9 +45,18 @@ fn is_code_name(w: &str) -> bool {
             && x.chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
     };
-    let call = t
-        .split_once('(')
-        .is_some_and(|(name, _)| name.len() >= 2 && ident(name));
+    // A model's order in capitals ("AR(4)", "GARCH(1,1)") is notation, not a call.
+    let order = w.split_once('(').is_some_and(|(name, args)| {
+        let args: String = args.chars().take_while(|&c| c != ')').collect();
+        bare(name)
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && !args.is_empty()
+            && args.chars().all(|c| c.is_ascii_digit() || c == ',')
+    });
+    let call = !order
+        && t.split_once('(')
+            .is_some_and(|(name, _)| name.len() >= 2 && ident(name));
     let dotted = ident(t) && t.contains('.') && t.split('.').all(|p| p.len() >= 2);
     let snake = ident(t) && t.contains('_');
     // A hump — a capital followed by a small letter (`xtsAttributes`, `evalCpp`) — and not a
@@ -837,6 +846,19 @@ mod tests {
         assert_eq!(
             lead(&q, "In R the LM is fitted with stats::lm on the data."),
             Some("stats::lm".to_string())
+        );
+        // A model's order is notation, not a call.
+        assert_eq!(
+            code_names("Is AR(4) or GARCH(1,1) a better fit than ar(4)?"),
+            1
+        );
+        let q = ask("Which function tests the lag coefficients?");
+        assert_eq!(
+            lead(
+                &q,
+                "We test whether the AR(4) lag coefficients are constant."
+            ),
+            None
         );
         // A name question that asks for no code still takes a word.
         let q = ask("Which library do they use for the matrix algebra?");
