@@ -9,7 +9,7 @@ use super::apparatus;
 use super::candidate::{Candidate, Kind, Pick, Question};
 use super::shape::{self, Shape};
 use super::text::{cut, starts_with_unit, stems};
-use super::value::{code_names, has_name, values};
+use super::value::{cites_authors, code_names, has_name, values};
 use around::{follow_the_question, read_around};
 use prior::{paper_of, paper_prior};
 
@@ -372,8 +372,10 @@ fn score_all(q: &Question, cands: &[Candidate], sents: &[Sent]) -> Vec<Scored> {
     for (i, s) in sents.iter().enumerate() {
         let (mut score, matched) = raw[i];
         let lower = s.text.to_lowercase();
-        // A data set is asked for by what it is about and answered by its name.
-        let named_data = q.kind == Kind::Dataset && matched > 0 && has_name(&s.text);
+        // A data set is asked for by what it is about and answered by its name, or by who
+        // collected it ("data … discussed by Royston and Altman (1994)").
+        let named_data =
+            q.kind == Kind::Dataset && matched > 0 && (has_name(&s.text) || cites_authors(&s.text));
         // A name not written as code ("the mstate package", "Armadillo") answers a name
         // question in a sentence with at least half of its words.
         let named = q.kind == Kind::Name
@@ -436,7 +438,7 @@ fn form(q: &Question, text: &str) -> f64 {
         Kind::Number if !has_number(text) => 0.5,
         Kind::Name if !has_name(text) => 0.75,
         // A data set may be told by what it holds ("mandible length and gestational age").
-        Kind::Dataset if !has_name(text) => 0.85,
+        Kind::Dataset if !has_name(text) && !cites_authors(text) => 0.85,
         _ => 1.0,
     }
 }

@@ -222,7 +222,7 @@ fn quoted_words(words: &[String]) -> String {
 /// ("**4406 individuals**", then the sentence it is in).
 fn say_picks(reply: &mut Reply<'_>, q: &rank::Question, picks: &[Pick]) -> Result<(), AcpError> {
     if let Some(first) = picks.first()
-        && let Some(v) = value::lead(q.kind, &q.terms, &first.text)
+        && let Some(v) = value::lead(q, &first.text)
     {
         let what = if q.kind == Kind::Number {
             "The value"
