@@ -7,9 +7,10 @@ use std::collections::HashMap;
 
 use super::apparatus;
 use super::candidate::{Candidate, Kind, Pick, Question};
+use super::names::{cites_authors, code_names, has_name};
 use super::shape::{self, Shape};
 use super::text::{cut, starts_with_unit, stems};
-use super::value::{cites_authors, code_names, has_name, values};
+use super::value::values;
 use around::{follow_the_question, read_around};
 use prior::{paper_of, paper_prior};
 

@@ -36,6 +36,7 @@ pub mod candidate;
 pub mod choose;
 pub mod handoff;
 mod kind;
+pub mod names;
 pub mod rank;
 mod respond;
 mod server;
