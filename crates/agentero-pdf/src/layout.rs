@@ -472,6 +472,15 @@ fn fragments(page: &PageGlyphs, glyphs: &[&Glyph], p: &LayoutParams) -> (Vec<G>,
     (gs, frags)
 }
 
+/// The left and right edges of the fragments `frags` (infinite when there are none).
+fn x_span<'a>(frags: impl IntoIterator<Item = &'a Frag>) -> (f32, f32) {
+    frags
+        .into_iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(x0, x1), f| {
+            (x0.min(f.x0), x1.max(f.x1))
+        })
+}
+
 fn frag_text<'p>(page: &'p PageGlyphs, gs: &[G], f: &Frag) -> Option<&'p str> {
     let first = gs.get(f.first)?;
     let last = gs.get(f.end.checked_sub(1)?)?;

@@ -3,7 +3,7 @@
 //! block, after the text it sits beside.
 
 use super::columns::body_regions;
-use super::{AsideParams, Frag, G, LayoutParams, frag_text, short_of};
+use super::{AsideParams, Frag, G, LayoutParams, frag_text, short_of, x_span};
 use crate::content::PageGlyphs;
 
 /// Splits the fragments into reading-order regions: on a two-column page, full-width bands and
@@ -157,8 +157,7 @@ pub(super) fn find_aside(
     if frags.len() < p.min_fragments {
         return None;
     }
-    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
-    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let (x0, x1) = x_span(frags);
     let width = x1 - x0;
     if !(width.is_finite() && width > p.min_width && width < p.max_width) {
         return None;
@@ -358,8 +357,7 @@ pub(super) fn find_banded_aside(
     if frags.len() < p.min_fragments {
         return None;
     }
-    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
-    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let (x0, x1) = x_span(frags);
     let width = x1 - x0;
     if !(width.is_finite() && width > p.min_width && width < p.max_width) {
         return None;

@@ -1,6 +1,6 @@
 //! Columns and full-width bands: the gutter of a two-column page and the header block above it.
 
-use super::{ColumnParams, Frag};
+use super::{ColumnParams, Frag, x_span};
 
 /// Reading-order regions of the body: columns and bands, or the whole page.
 pub(super) fn body_regions(frags: &[Frag], p: &ColumnParams) -> Vec<Vec<usize>> {
@@ -41,8 +41,7 @@ fn split_header_counted(
     p: &ColumnParams,
     incremental: bool,
 ) -> Option<HeaderSplit> {
-    let x0 = frags.iter().map(|f| f.x0).fold(f32::INFINITY, f32::min);
-    let x1 = frags.iter().map(|f| f.x1).fold(f32::NEG_INFINITY, f32::max);
+    let (x0, x1) = x_span(frags);
     let width = x1 - x0;
     if !(width.is_finite() && width > p.min_width) {
         return None;
@@ -378,14 +377,7 @@ fn find_gutter_in(
     scratch: &mut Scratch,
     p: &ColumnParams,
 ) -> Option<(f32, f32)> {
-    let x0 = set
-        .iter()
-        .map(|&i| frags[i].x0)
-        .fold(f32::INFINITY, f32::min);
-    let x1 = set
-        .iter()
-        .map(|&i| frags[i].x1)
-        .fold(f32::NEG_INFINITY, f32::max);
+    let (x0, x1) = x_span(set.iter().map(|&i| &frags[i]));
     if !spans_columns(x0, x1, p) {
         return None;
     }

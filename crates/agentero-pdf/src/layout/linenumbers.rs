@@ -1,6 +1,6 @@
 //! Margin line numbers (the `lineno` package, review copies), taken out of the text.
 
-use super::{Frag, G, LineNumberParams, frag_text, short_of};
+use super::{Frag, G, LineNumberParams, frag_text, short_of, x_span};
 use crate::content::PageGlyphs;
 
 /// Removes margin line numbers (the `lineno` package, review copies): a column of plain numbers
@@ -84,14 +84,7 @@ pub(super) fn drop_line_numbers(
             }
             // A strip of its own: (almost) no other text on the page overlaps the column.
             let members: Vec<usize> = column.iter().map(|c| c.0).collect();
-            let cx0 = members
-                .iter()
-                .map(|&i| frags[i].x0)
-                .fold(f32::INFINITY, f32::min);
-            let cx1 = members
-                .iter()
-                .map(|&i| frags[i].x1)
-                .fold(f32::NEG_INFINITY, f32::max);
+            let (cx0, cx1) = x_span(members.iter().map(|&i| &frags[i]));
             let overlapping = frags
                 .iter()
                 .enumerate()
