@@ -19,16 +19,19 @@ pub(super) fn regions(
     let mut asides: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     let mut main: Vec<usize> = (0..frags.len()).collect();
     // What both sides ask of the page's fragments, worked out once while no aside is taken.
-    let whole = Facts::default();
+    let whole = Facts::of(frags);
     for left in [true, false] {
         let sub = subset(frags, &main);
-        let own = Facts::default();
-        let facts = match sub {
+        let own;
+        let facts = match &sub {
             std::borrow::Cow::Borrowed(_) => &whole,
-            std::borrow::Cow::Owned(_) => &own,
+            std::borrow::Cow::Owned(sub) => {
+                own = Facts::of(sub);
+                &own
+            }
         };
-        let found = find_aside(page, gs, &sub, facts, left, ap)
-            .or_else(|| find_banded_aside(page, gs, &sub, facts, left, ap));
+        let found = find_aside(page, gs, facts, left, ap)
+            .or_else(|| find_banded_aside(page, gs, facts, left, ap));
         if let Some((aside, beside)) = found {
             let aside: Vec<usize> = aside.into_iter().map(|k| main[k]).collect();
             let beside: Vec<usize> = beside.into_iter().map(|k| main[k]).collect();
@@ -70,9 +73,10 @@ fn subset<'a>(frags: &'a [Frag], set: &[usize]) -> std::borrow::Cow<'a, [Frag]> 
     }
 }
 
-/// Facts of a set of fragments both searches ask for, each worked out when first asked.
-#[derive(Default)]
-pub(super) struct Facts {
+/// A set of fragments and the facts of it both searches ask for, each worked out when first
+/// asked.
+pub(super) struct Facts<'a> {
+    frags: &'a [Frag],
     /// The median font size.
     median_size: std::cell::OnceCell<f32>,
     /// Indices, lowest baseline first (equal baselines in index order).
@@ -83,8 +87,19 @@ pub(super) struct Facts {
     letters: std::cell::OnceCell<Vec<usize>>,
 }
 
-impl Facts {
-    fn median_size(&self, frags: &[Frag]) -> f32 {
+impl<'a> Facts<'a> {
+    fn of(frags: &'a [Frag]) -> Self {
+        Facts {
+            frags,
+            median_size: Default::default(),
+            upward: Default::default(),
+            downward: Default::default(),
+            letters: Default::default(),
+        }
+    }
+
+    fn median_size(&self) -> f32 {
+        let frags = self.frags;
         *self.median_size.get_or_init(|| {
             let mut sizes: Vec<f32> = frags.iter().map(|f| f.size).collect();
             let mid = sizes.len() / 2;
@@ -92,7 +107,8 @@ impl Facts {
         })
     }
 
-    fn upward(&self, frags: &[Frag]) -> &[usize] {
+    fn upward(&self) -> &[usize] {
+        let frags = self.frags;
         self.upward.get_or_init(|| {
             let mut by_y: Vec<usize> = (0..frags.len()).collect();
             by_y.sort_by(|&a, &b| frags[a].y.total_cmp(&frags[b].y));
@@ -100,7 +116,8 @@ impl Facts {
         })
     }
 
-    fn downward(&self, frags: &[Frag]) -> &[usize] {
+    fn downward(&self) -> &[usize] {
+        let frags = self.frags;
         self.downward.get_or_init(|| {
             let mut by_y: Vec<usize> = (0..frags.len()).collect();
             by_y.sort_by(|&a, &b| frags[b].y.total_cmp(&frags[a].y));
@@ -108,7 +125,8 @@ impl Facts {
         })
     }
 
-    fn letters(&self, page: &PageGlyphs, gs: &[G], frags: &[Frag]) -> &[usize] {
+    fn letters(&self, page: &PageGlyphs, gs: &[G]) -> &[usize] {
+        let frags = self.frags;
         self.letters.get_or_init(|| {
             frags
                 .iter()
@@ -149,11 +167,11 @@ fn split_below(
 pub(super) fn find_aside(
     page: &PageGlyphs,
     gs: &[G],
-    frags: &[Frag],
-    facts: &Facts,
+    facts: &Facts<'_>,
     left: bool,
     p: &AsideParams,
 ) -> Option<(Vec<usize>, Vec<usize>)> {
+    let frags = facts.frags;
     if frags.len() < p.min_fragments {
         return None;
     }
@@ -162,7 +180,7 @@ pub(super) fn find_aside(
     if !(width.is_finite() && width > p.min_width && width < p.max_width) {
         return None;
     }
-    let em = facts.median_size(frags).max(p.min_em);
+    let em = facts.median_size().max(p.min_em);
     let mut cuts: Vec<f32> = frags
         .iter()
         .map(|f| if left { f.x1 } else { f.x0 })
@@ -190,8 +208,8 @@ pub(super) fn find_aside(
     let edge = |f: &Frag| if left { f.x1 } else { -f.x0 };
     let mut order: Vec<usize> = (0..frags.len()).collect();
     order.sort_by(|&a, &b| edge(&frags[a]).total_cmp(&edge(&frags[b])));
-    let by_y = facts.upward(frags);
-    let letters = facts.letters(page, gs, frags);
+    let by_y = facts.upward();
+    let letters = facts.letters(page, gs);
     let mut in_aside = vec![false; frags.len()];
     let mut taken = 0;
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
@@ -349,11 +367,11 @@ enum Side {
 pub(super) fn find_banded_aside(
     page: &PageGlyphs,
     gs: &[G],
-    frags: &[Frag],
-    facts: &Facts,
+    facts: &Facts<'_>,
     left: bool,
     p: &AsideParams,
 ) -> Option<(Vec<usize>, Vec<usize>)> {
+    let frags = facts.frags;
     if frags.len() < p.min_fragments {
         return None;
     }
@@ -362,7 +380,7 @@ pub(super) fn find_banded_aside(
     if !(width.is_finite() && width > p.min_width && width < p.max_width) {
         return None;
     }
-    let em = facts.median_size(frags).max(p.min_em);
+    let em = facts.median_size().max(p.min_em);
     let inner = |f: &Frag| if left { f.x1 } else { f.x0 };
     let mut cuts: Vec<f32> = frags
         .iter()
@@ -378,9 +396,9 @@ pub(super) fn find_banded_aside(
         .collect();
     cuts.sort_by(f32::total_cmp);
     cuts.dedup();
-    let by_y = facts.downward(frags);
+    let by_y = facts.downward();
     // Each fragment's letters, counted once (every cut and band sums them again).
-    let counts = facts.letters(page, gs, frags);
+    let counts = facts.letters(page, gs);
     let letters = |set: &[usize]| -> (usize, usize) {
         set.iter().fold((0, 0), |(g, l), &i| {
             (g + frags[i].end - frags[i].first, l + counts[i])
