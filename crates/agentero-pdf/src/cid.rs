@@ -62,55 +62,70 @@ impl Collection {
 /// CIDs above this are not in any of the four collections (Adobe-Japan1-7 ends at 23,059).
 const MAX_CID: u32 = 65_535;
 
-/// CID → text for one collection: one character for nearly every CID, a string for the few
-/// that map to several code points.
+/// CIDs read from the collection's CMap at a time: a document's text uses a few hundred blocks'
+/// worth of CIDs at most, so only those are ever decoded.
+const BLOCK: u32 = 256;
+
+/// CID → text for one collection, block by block on first use: one character for nearly every
+/// CID, a string for the few that map to several code points.
 pub struct CidText {
-    single: Vec<char>,
-    multi: HashMap<u32, Box<str>>,
+    /// The collection's UCS2 CMap (`None` when it does not decode: every lookup answers `None`).
+    cmap: Option<CMap>,
+    blocks: Box<[OnceLock<Box<Block>>]>,
 }
 
-impl CidText {
-    pub fn get<'a>(&'a self, cid: u32, buf: &'a mut [u8; 4]) -> Option<&'a str> {
-        if let Some(&c) = self.single.get(cid as usize)
-            && c != '\0'
-        {
-            return Some(c.encode_utf8(buf));
-        }
-        self.multi.get(&cid).map(|s| &**s)
-    }
+struct Block {
+    single: [char; BLOCK as usize],
+    /// The CIDs of the block (as offsets into it) that map to several code points.
+    multi: Vec<(u8, Box<str>)>,
+}
 
-    fn build(collection: Collection) -> CidText {
-        let mut out = CidText {
-            single: Vec::new(),
-            multi: HashMap::new(),
+impl Block {
+    fn read(cmap: &CMap, first: u32) -> Block {
+        let mut block = Block {
+            single: ['\0'; BLOCK as usize],
+            multi: Vec::new(),
         };
-        let Some(cmap) =
-            load_embedded(collection.ucs2_name()).and_then(|data| CMap::parse(data, load_embedded))
-        else {
-            return out;
-        };
-        let mut single = vec!['\0'; MAX_CID as usize + 1];
-        let mut last = 0usize;
-        for cid in 0..=MAX_CID {
-            match cmap.lookup_bf_string(cid) {
-                Some(BfString::Char(c)) if c != '\0' => {
-                    single[cid as usize] = c;
-                    last = cid as usize;
-                }
+        for offset in 0..BLOCK {
+            match cmap.lookup_bf_string(first + offset) {
+                Some(BfString::Char(c)) if c != '\0' => block.single[offset as usize] = c,
                 Some(BfString::String(s)) if !s.is_empty() => {
-                    out.multi.insert(cid, s.into_boxed_str());
+                    block.multi.push((offset as u8, s.into_boxed_str()));
                 }
                 _ => {}
             }
         }
-        single.truncate(last + 1);
-        single.shrink_to_fit();
-        out.single = single;
-        out
+        block
     }
 }
 
-/// The CID → Unicode table of `collection`, decoded on first use.
+impl CidText {
+    pub fn get<'a>(&'a self, cid: u32, buf: &'a mut [u8; 4]) -> Option<&'a str> {
+        let cmap = self.cmap.as_ref()?;
+        let slot = self.blocks.get((cid / BLOCK) as usize)?;
+        let block = slot.get_or_init(|| Box::new(Block::read(cmap, cid - cid % BLOCK)));
+        let offset = cid % BLOCK;
+        match block.single[offset as usize] {
+            '\0' => block
+                .multi
+                .iter()
+                .find(|(o, _)| u32::from(*o) == offset)
+                .map(|(_, s)| &**s),
+            c => Some(c.encode_utf8(buf)),
+        }
+    }
+
+    fn build(collection: Collection) -> CidText {
+        CidText {
+            cmap: load_embedded(collection.ucs2_name())
+                .and_then(|data| CMap::parse(data, load_embedded)),
+            blocks: (0..=MAX_CID / BLOCK).map(|_| OnceLock::new()).collect(),
+        }
+    }
+}
+
+/// The CID → Unicode table of `collection`: its CMap decoded on first use, its blocks as CIDs
+/// of them are asked for.
 pub fn cid_text(collection: Collection) -> &'static CidText {
     static TABLES: [OnceLock<CidText>; 4] = [
         OnceLock::new(),
@@ -241,6 +256,44 @@ mod tests {
                 back.push_str(cid_text(collection).get(cid, &mut buf).expect("text"));
             }
             assert_eq!(back, text);
+        }
+    }
+
+    #[test]
+    fn tables_read_block_by_block_answer_as_the_cmap_does() {
+        // Every CID of every collection, asked in an order that starts blocks in their middle,
+        // answers what the collection's CMap says, and nothing past the last CID.
+        let mut buf = [0u8; 4];
+        for collection in [
+            Collection::Gb1,
+            Collection::Cns1,
+            Collection::Japan1,
+            Collection::Korea1,
+        ] {
+            let table = cid_text(collection);
+            let cmap = CMap::parse(
+                load_embedded(collection.ucs2_name()).expect("embedded"),
+                load_embedded,
+            )
+            .expect("parses");
+            let mut several = 0;
+            for cid in (0..=MAX_CID).map(|i| (i * 7919 + 100) % (MAX_CID + 1)) {
+                let want = match cmap.lookup_bf_string(cid) {
+                    Some(BfString::Char(c)) if c != '\0' => Some(c.to_string()),
+                    Some(BfString::String(s)) if !s.is_empty() => {
+                        several += 1;
+                        Some(s)
+                    }
+                    _ => None,
+                };
+                assert_eq!(table.get(cid, &mut buf).map(str::to_string), want, "{cid}");
+            }
+            assert!(
+                several > 0,
+                "{collection:?} maps some CIDs to several code points"
+            );
+            assert_eq!(table.get(MAX_CID + 1, &mut buf), None);
+            assert_eq!(table.get(u32::MAX, &mut buf), None);
         }
     }
 

@@ -12,7 +12,7 @@ use lopdf::{Dictionary, Document, Object};
 
 use std::sync::Arc;
 
-use super::cid::{self, CidText, Predefined};
+use super::cid::{self, Predefined};
 use super::cmap::CMap;
 use super::fontfile;
 use super::util::{
@@ -77,7 +77,9 @@ enum CidEncoding {
 
 enum CidSource {
     None,
-    Collection(&'static CidText),
+    /// A public collection's table, fetched (and decoded, once per process) only when a glyph
+    /// the ToUnicode map does not name asks for it.
+    Collection(cid::Collection),
     Program(HashMap<u32, char>),
 }
 
@@ -169,7 +171,9 @@ impl Font {
                         Some(s) => Some(s),
                         None if c.codes_are_unicode => cid::utf16_code_text(code, len, &mut buf),
                         None => match (&c.by_cid, cid) {
-                            (CidSource::Collection(t), Some(cid)) => t.get(cid, &mut buf),
+                            (CidSource::Collection(c), Some(cid)) => {
+                                cid::cid_text(*c).get(cid, &mut buf)
+                            }
                             (CidSource::Program(m), Some(cid)) => {
                                 m.get(&cid).map(|ch| &*ch.encode_utf8(&mut buf))
                             }
@@ -324,7 +328,7 @@ fn load_type0(doc: &Document, dict: &Dictionary) -> Font {
             cid::Collection::from_ros(text(b"Registry")?, text(b"Ordering")?)
         });
         by_cid = match collection {
-            Some(c) => CidSource::Collection(cid::cid_text(c)),
+            Some(c) => CidSource::Collection(c),
             // The program's own cmap only when nothing else names the glyphs: decompressing a
             // CJK TrueType program costs more than the page it is used on.
             None if !codes_are_unicode && to_unicode.is_none() => program_cid_text(doc, cf),

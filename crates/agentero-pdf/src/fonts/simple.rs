@@ -50,7 +50,7 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
     let base_name = strip_subset(&base_font).to_string();
     let descriptor = get_dict(doc, dict, b"FontDescriptor");
 
-    let (base, differences, has_differences) = read_encoding(doc, dict);
+    let (base, mut differences, has_differences) = read_encoding(doc, dict);
 
     let lower = base_name.to_ascii_lowercase();
     let symbolic_std = if lower.starts_with("symbol") {
@@ -61,7 +61,7 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
         None
     };
     let to_unicode = load_to_unicode(doc, dict);
-    let builtin = if base.is_none() && !type3 {
+    let mut builtin = if base.is_none() && !type3 {
         let complete = to_unicode
             .as_ref()
             .is_some_and(|tu| covers_used_codes(doc, dict, tu));
@@ -86,6 +86,7 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
         texmath::layout(&base_name)
     };
     let mut text: Vec<Box<str>> = Vec::with_capacity(256);
+    let std14 = metrics::std14_canonical_name(&base_name).is_some();
     let mut names: Vec<Option<String>> = vec![None; 256];
     let picture = texmath::is_picture_font(&base_name);
     for code in 0..256usize {
@@ -100,10 +101,11 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
         {
             t = Some(s.to_string());
         }
-        let name = differences[code].clone().or_else(|| {
+        let name = differences[code].take().or_else(|| {
             builtin
-                .as_ref()
-                .and_then(|b| b.get(code).cloned().flatten())
+                .as_mut()
+                .and_then(|b| b.get_mut(code))
+                .and_then(Option::take)
         });
         if t.is_none()
             && let Some(n) = &name
@@ -155,7 +157,11 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
                 t = Some(s.to_string());
             }
         }
-        names[code] = name.or_else(|| {
+        // Glyph names serve only to look up a standard font's widths.
+        names[code] = name.filter(|_| std14).or_else(|| {
+            if !std14 {
+                return None;
+            }
             let mut chars = t.as_deref()?.chars();
             let c = chars.next()?;
             chars
@@ -167,7 +173,8 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
         text.push(clean(t.as_deref().unwrap_or("")));
     }
 
-    let (widths, font_matrix) = read_widths(doc, dict, descriptor, type3, &base_name, &names);
+    let (widths, font_matrix) =
+        read_widths(doc, dict, descriptor, type3, &base_name, &names, std14);
 
     let size_scale = if type3 {
         type3_size_scale(doc, dict, &font_matrix)
@@ -228,6 +235,7 @@ fn read_widths(
     type3: bool,
     base_name: &str,
     names: &[Option<String>],
+    std14: bool,
 ) -> ([f32; 256], [f32; 6]) {
     let font_matrix = if type3 {
         get(doc, dict, b"FontMatrix")
@@ -252,7 +260,6 @@ fn read_widths(
             }
         }
     }
-    let std14 = metrics::std14_canonical_name(base_name).is_some();
     for code in 0..256usize {
         if widths[code].is_nan() {
             let from_metrics = if std14 {
