@@ -348,6 +348,11 @@ static HEADING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?im)^\s*(?:\d+\.?\s+|[IVX]+\.\s+)?(references|r\s?eferences|bibliography|literature cited|references and notes|works cited)\s*$")
         .expect("valid regex")
 });
+/// Words every [`HEADING`] holds (under the same case folding): a page without any of them has
+/// no heading, and this plain search skips it far faster than the heading's anchored one.
+static HEADING_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)eferences|bibliography|literature cited|works cited").expect("valid regex")
+});
 static BRACKET_NUM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*\[(\d{1,3}|[A-Za-z+]{2,8}\d{2,4}[a-z]?)\]\s*").expect("valid regex")
 });
@@ -369,6 +374,7 @@ pub fn list_start(pages: &[&str]) -> Option<(usize, usize)> {
         .iter()
         .enumerate()
         .rev()
+        .filter(|(_, text)| HEADING_WORDS.is_match(text))
         .find_map(|(p, text)| HEADING.find_iter(text).last().map(|m| (p, m.end())))
 }
 
@@ -517,6 +523,42 @@ fn guess_title(raw: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_heading_holds_a_heading_word() {
+        // The page filter must never hide a heading: each form, in each case, numbered or not.
+        let phrases = [
+            "references",
+            "r eferences",
+            "bibliography",
+            "literature cited",
+            "references and notes",
+            "works cited",
+        ];
+        for phrase in phrases {
+            for word in [
+                phrase.to_string(),
+                phrase.to_uppercase(),
+                phrase
+                    .split(' ')
+                    .map(|w| w[..1].to_uppercase() + &w[1..])
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ] {
+                for line in [word.clone(), format!("7 {word}"), format!("  IV. {word}  ")] {
+                    let page = format!("Text before.\n{line}\n[1] A. Author. A title. 2020.\n");
+                    assert!(HEADING.is_match(&page), "{line:?}");
+                    assert!(HEADING_WORDS.is_match(&page), "{line:?}");
+                    assert_eq!(
+                        list_start(&["No heading here.", &page]).map(|(p, _)| p),
+                        Some(1),
+                        "{line:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(list_start(&["Referenced in the text.\n[1] x"]), None);
+    }
 
     #[test]
     fn numbered_list_from_text() {
