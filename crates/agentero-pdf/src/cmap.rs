@@ -1,7 +1,8 @@
 //! CMap streams: ToUnicode maps (bfchar/bfrange) and embedded CID encodings (cidchar/cidrange),
 //! read with a small tolerant tokenizer. Malformed entries are skipped, never fatal.
 
-use std::collections::HashMap;
+// Seeded per process (hashbrown's own default hasher): codes come from the file.
+use foldhash::HashMap;
 
 /// Upper bound on expanded entries per CMap, so a hostile `<0000> <FFFFFFFF>` range stays cheap.
 const MAX_EXPANDED: u64 = 1 << 17;

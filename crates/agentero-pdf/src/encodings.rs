@@ -3,7 +3,7 @@
 //! Tables map a byte code to Unicode ('\0' = undefined). They are built once from patch lists
 //! over ASCII/Latin-1 because most of each table coincides with those.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::OnceLock;
 
 /// The base encodings a simple font can name.
@@ -506,7 +506,7 @@ fn afii_cyrillic(n: u32) -> Option<char> {
 pub fn unicode_to_glyph(ch: char) -> Option<&'static str> {
     static REV: OnceLock<HashMap<char, &'static str>> = OnceLock::new();
     let rev = REV.get_or_init(|| {
-        let mut m = HashMap::new();
+        let mut m = HashMap::default();
         for &(name, value) in GLYPHS {
             let mut chars = value.chars();
             if let (Some(c), None) = (chars.next(), chars.next()) {

@@ -4,7 +4,7 @@
 //! names, the embedded Type 1 program's own encoding, the base encoding, and TeX's OT1/T1 slots
 //! for control codes). Composite (Type0) fonts keep their CMaps and look codes up per glyph.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -307,7 +307,7 @@ fn load_type0(doc: &Document, dict: &Dictionary) -> Font {
     let descendant = get_array(doc, dict, b"DescendantFonts")
         .and_then(|a| a.first())
         .and_then(|d| as_dict(doc, d));
-    let mut widths = HashMap::new();
+    let mut widths = HashMap::default();
     let mut default_width = 1.0;
     let mut by_cid = CidSource::None;
     if let Some(cf) = descendant {

@@ -1,7 +1,7 @@
 //! Content-stream interpreter: runs the text and graphics-state operators of a page (and the
 //! form XObjects it draws) and records every shown glyph with its device-space position.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -104,6 +104,10 @@ pub struct PageGlyphs {
     pub unmapped: u32,
 }
 
+/// Fonts a page's interpreter remembers by resource dictionary and name, at most (a page past
+/// this many still reads, through the document's font cache).
+const MAX_SELECTED: usize = 64;
+
 /// Fonts decoded once per document, keyed by object id.
 #[derive(Default)]
 pub struct FontCache {
@@ -133,6 +137,8 @@ pub struct Interpreter<'a> {
     tm: Matrix,
     tlm: Matrix,
     forms: Vec<ObjectId>,
+    /// Fonts `Tf` selected on this page: (address of the resource dictionary, name, font).
+    selected: Vec<(usize, Vec<u8>, Rc<Font>)>,
     /// The tangent of the angle off every quarter turn past which a baseline is slanted
     /// (`Dir::Skew`): worked out once here, not for every glyph.
     skew_tan: f32,
@@ -167,6 +173,7 @@ impl<'a> Interpreter<'a> {
             tm: IDENTITY,
             tlm: IDENTITY,
             forms: Vec::new(),
+            selected: Vec::new(),
             skew_tan: skew_min.to_radians().tan(),
         }
     }
@@ -293,7 +300,25 @@ impl<'a> Interpreter<'a> {
         self.tm[5] += tx * self.tm[1] + ty * self.tm[3];
     }
 
+    /// The font `name` selects in `resources`: the same pair gives the same font for the whole
+    /// page, so a `Tf` seen before is answered without reading the resources again.
     fn font(&mut self, resources: Option<&'a Dictionary>, name: &[u8]) -> Rc<Font> {
+        let at = resources.map_or(0, |r| std::ptr::from_ref(r) as usize);
+        if let Some((_, _, font)) = self
+            .selected
+            .iter()
+            .find(|(a, n, _)| *a == at && n.as_slice() == name)
+        {
+            return font.clone();
+        }
+        let font = self.font_in(resources, name);
+        if self.selected.len() < MAX_SELECTED {
+            self.selected.push((at, name.to_vec(), font.clone()));
+        }
+        font
+    }
+
+    fn font_in(&mut self, resources: Option<&'a Dictionary>, name: &[u8]) -> Rc<Font> {
         let doc = self.doc;
         let entry = resources
             .and_then(|r| get_dict(doc, r, b"Font"))
@@ -473,4 +498,68 @@ fn page_resources<'a>(doc: &'a Document, page: &'a Dictionary) -> Option<&'a Dic
         node = get_dict(doc, node, b"Parent")?;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use lopdf::{Document, Object, Stream, dictionary};
+
+    use crate::{Limits, extract};
+
+    /// A page whose `/F1` is Helvetica, drawing a form whose own `/F1` reads code `A` as `Z`,
+    /// then its `/F1` again, twice: a font is remembered by its resources and its name, never by
+    /// its name alone.
+    #[test]
+    fn the_same_font_name_in_other_resources_is_another_font() {
+        let mut doc = Document::with_version("1.5");
+        let tree = doc.new_object_id();
+        let plain = doc.add_object(dictionary! {
+            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+            "Encoding" => "WinAnsiEncoding",
+        });
+        let swapped = doc.add_object(dictionary! {
+            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+            "Encoding" => dictionary! {
+                "Type" => "Encoding", "BaseEncoding" => "WinAnsiEncoding",
+                "Differences" => vec![65.into(), Object::Name(b"Z".to_vec())],
+            },
+        });
+        let form = doc.add_object(Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Form",
+                "BBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+                "Resources" => dictionary! { "Font" => dictionary! { "F1" => swapped } },
+            },
+            b"BT /F1 12 Tf 72 650 Td (AAA) Tj ET".to_vec(),
+        ));
+        let content = b"BT /F1 12 Tf 72 700 Td (AAA) Tj ET /Fm0 Do \
+            BT /F1 12 Tf 72 600 Td (AAA) Tj ET /Fm0 Do BT /F1 12 Tf 72 550 Td (AA) Tj ET";
+        let c = doc.add_object(Stream::new(dictionary! {}, content.to_vec()));
+        let page = doc.add_object(dictionary! {
+            "Type" => "Page", "Parent" => tree, "Contents" => c,
+            "Resources" => dictionary! {
+                "Font" => dictionary! { "F1" => plain },
+                "XObject" => dictionary! { "Fm0" => form },
+            },
+        });
+        doc.objects.insert(
+            tree,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1,
+                "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+            }),
+        );
+        let root = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => tree });
+        doc.trailer.set("Root", root);
+        let mut pdf = Vec::new();
+        doc.save_to(&mut pdf).unwrap();
+        let limits = Limits {
+            deadline: Instant::now() + Duration::from_secs(30),
+        };
+        let read = extract(&pdf, limits).expect("the page reads");
+        let words: Vec<&str> = read.pages[0].text.split_whitespace().collect();
+        assert_eq!(words, ["AAA", "ZZZ", "AAA", "AA"]);
+    }
 }
