@@ -14,8 +14,8 @@
 use lopdf::{Object, Stream};
 
 /// Drops from the object stream `stream` the members the text load's filter would drop. A stream
-/// that cannot be decoded within lopdf's own limit, or whose index is not plain ascending offsets,
-/// is left as it is.
+/// that cannot be decoded within lopdf's own limit is left as it is; one with nothing to drop, or
+/// whose index is not plain ascending offsets, is left decoded, whole.
 pub(crate) fn prune(stream: &mut Stream) {
     let Some(first) = int(&stream.dict, b"First") else {
         return;
@@ -25,6 +25,8 @@ pub(crate) fn prune(stream: &mut Stream) {
         return;
     };
     let Some(rebuilt) = rebuild(&content, first) else {
+        // Nothing to drop: lopdf reads the stream as decoded here rather than decoding it again.
+        stream.set_plain_content(content);
         return;
     };
     let (index, body, n) = rebuilt;
@@ -308,6 +310,7 @@ impl<'a> Tokens<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lopdf::dictionary;
 
     #[test]
     fn the_filters_members_are_dropped_from_the_top_level_only() {
@@ -474,5 +477,26 @@ mod tests {
         assert!(rebuild(commented, 8).is_none());
         assert!(rebuild(b"1 0 2", 5).is_none());
         assert!(rebuild(b"1 99 << >>", 5).is_none());
+    }
+
+    #[test]
+    fn a_stream_with_nothing_to_drop_is_left_decoded_and_whole() {
+        let content = b"1 0 2 6 << >> [ 1 ]".to_vec();
+        let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut deflate, &content).unwrap();
+        let mut stream = Stream::new(
+            dictionary! {
+                "Type" => "ObjStm", "N" => 2, "First" => 8, "Filter" => "FlateDecode",
+            },
+            deflate.finish().unwrap(),
+        );
+        assert_ne!(stream.content, content);
+        prune(&mut stream);
+        assert!(stream.dict.get(b"Filter").is_err());
+        assert_eq!(stream.content, content);
+        assert_eq!(int(&stream.dict, b"N"), Some(2));
+        assert_eq!(int(&stream.dict, b"First"), Some(8));
+        let members = lopdf::ObjectStream::new(&stream).unwrap().objects;
+        assert_eq!(members.len(), 2);
     }
 }
