@@ -28,7 +28,12 @@
 //! `AGENTERO_JUDGED_SET=tuning|heldout|vignettes` runs one set only. `AGENTERO_JUDGED_BIN` runs another build of agentero
 //! instead (how the figures of an earlier version are measured); `AGENTERO_JUDGED_REPORT`
 //! names a file that gets one JSON line per question and scope; `AGENTERO_JUDGED_SCOPES`
-//! (`paper,each,folder`) asks in the scopes it names only.
+//! (`paper,each,folder`) asks in the scopes it names only. `AGENTERO_JUDGED_EMBEDDINGS` runs
+//! with an embedding model (hybrid retrieval): a model2vec folder, or `wordllama` for the
+//! wheel's matrix `AGENTERO_WORDLLAMA` unpacked (laid out as a model2vec folder beside the
+//! vault); it is written as `[search] embeddings` into the config of the copied vault's test
+//! home, which indexes and asks with it. Unset, that config says `off`: no model, whatever the
+//! machine's Hugging Face cache holds.
 //!
 //! Every quote of every answer, in every scope, is also judged against the page it cites (our
 //! extraction, page furniture kept): a bibliography entry (by its shape — "[12] A. Author",
@@ -89,13 +94,65 @@ pub(crate) fn judged_set(text: &str) -> Vec<Question> {
         .questions
 }
 
-/// Indexes `vault` with `bin` (the questions are asked of an indexed vault) and opens the
-/// report file `AGENTERO_JUDGED_REPORT` names, if any.
+/// The embedding model of the run (`AGENTERO_JUDGED_EMBEDDINGS`): a model2vec folder, or the
+/// wordllama wheel's matrix laid out as one in `into`; `None`: BM25 alone.
+fn embedding_model(into: &Path) -> Option<PathBuf> {
+    let setting = std::env::var_os("AGENTERO_JUDGED_EMBEDDINGS")?;
+    if setting == "wordllama" {
+        let unpacked = crate::common::embedding_model::wordllama_unpacked()
+            .expect("AGENTERO_JUDGED_EMBEDDINGS=wordllama needs AGENTERO_WORDLLAMA");
+        return Some(crate::common::embedding_model::wordllama_model(
+            &unpacked, into,
+        ));
+    }
+    Some(PathBuf::from(setting))
+}
+
+/// The home `agentero` runs with on `vault` (its config, data and Hugging Face cache).
+fn test_home(vault: &Path) -> PathBuf {
+    vault.join(".agentero-test-home")
+}
+
+/// Sets a command's home to `vault`'s test home.
+fn at_home(cmd: &mut Command, vault: &Path) {
+    let home = test_home(vault);
+    cmd.env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env_remove("AGENTERO_EMBEDDINGS");
+}
+
+/// Writes the test home's config: `[search] embeddings` names the run's model, or `off`.
+fn write_config(vault: &Path) {
+    let model = embedding_model(&vault.with_file_name("embedding-model"));
+    let setting = model.map_or_else(|| "off".to_string(), |m| m.display().to_string());
+    if setting != "off" {
+        eprintln!("asking with the embedding model {setting}");
+    }
+    let dir = test_home(vault).join("config").join("agentero");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = format!("[search]\nembeddings = {}\n", toml_string(&setting));
+    std::fs::write(dir.join("config.toml"), text).unwrap();
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+/// Indexes `vault` with `bin` (the questions are asked of an indexed vault, with the embedding
+/// model of the run, if any) and opens the report file `AGENTERO_JUDGED_REPORT` names, if any.
 pub(crate) fn index_for_questions(bin: &Path, vault: &Path) -> Option<std::fs::File> {
+    write_config(vault);
     let mut c = Command::new(bin);
     c.arg("index").arg(vault);
-    let out = common::output_within(c, Duration::from_secs(900));
+    at_home(&mut c, vault);
+    let out = common::output_within(c, Duration::from_secs(1800));
     assert!(out.status.success(), "index: {}", common::stderr(&out));
+    let summary = common::stdout(&out);
+    if let Some(line) = summary.lines().find(|l| l.contains("embeddings:")) {
+        eprintln!("index: {}", line.trim());
+    }
     std::env::var_os("AGENTERO_JUDGED_REPORT")
         .map(|p| std::fs::File::create(p).expect("the report file can be written"))
 }
@@ -418,17 +475,14 @@ fn selected_sentence(
 }
 
 fn ask(bin: &Path, vault: &Path, question: &str, reading: &[String]) -> Value {
-    let home = vault.join(".agentero-test-home");
     let mut cmd = Command::new(bin);
     cmd.args(["ask", "--json", "--vault"])
         .arg(vault)
         .args(reading)
         .arg("--") // a question may start with a dash ("-no-auto-remove …?")
         .arg(question)
-        .env("HOME", &home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
         .env_remove("AGENTERO_BUILTIN_FAULT");
+    at_home(&mut cmd, vault);
     let out = common::output_within(cmd, Duration::from_secs(180));
     assert!(
         out.status.success(),
