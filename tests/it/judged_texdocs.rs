@@ -8,8 +8,8 @@
 //! mentioned (a vault of the six, `papers/<name>/paper.pdf`), judged like the vignettes: top-1
 //! and top-3 page, first citation in the right paper, a right page's quote holding the recorded
 //! words, and no bibliography entry or running head quoted. `AGENTERO_JUDGED_SET=texdocs` runs
-//! it alone; `AGENTERO_JUDGED_BIN`, `AGENTERO_JUDGED_REPORT` and `AGENTERO_JUDGED_SCOPES` work as
-//! in `judged_questions`.
+//! it alone; `AGENTERO_JUDGED_BIN`, `AGENTERO_JUDGED_REPORT`, `AGENTERO_JUDGED_SCOPES` and
+//! `AGENTERO_JUDGED_EMBEDDINGS` work as in `judged_questions`.
 
 use std::path::PathBuf;
 
