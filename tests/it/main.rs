@@ -27,6 +27,7 @@ mod highlights;
 mod hybrid_quality;
 mod index_recovery;
 mod index_search;
+mod judged_home;
 mod judged_questions;
 mod judged_texdocs;
 mod known_items;
