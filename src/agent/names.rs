@@ -76,7 +76,7 @@ fn is_code_name(w: &str) -> bool {
 }
 
 /// Nouns that name what stands next to them: "the X package", "function X".
-const NAMING: &[&str] = &[
+pub(super) const NAMING: &[&str] = &[
     "package",
     "packages",
     "function",
@@ -327,6 +327,25 @@ fn chain_start(words: &[&str], i: usize) -> usize {
     }
 }
 
+/// Whether the word at `i` stands beside `noun` (or its plural): 0 right after it ("the package
+/// longtable", "function monitor"), 1 right before it ("the listings package"), 2 neither.
+/// After comes first: in "the LaTeX2e package longtable" the word before is what kind of package.
+pub(super) fn beside(words: &[&str], i: usize, noun: &str) -> u8 {
+    let is_noun = |k: usize| {
+        words.get(k).is_some_and(|w| {
+            let w = bare(w).to_lowercase();
+            w == noun || w.strip_suffix('s') == Some(noun) || noun.strip_suffix('s') == Some(&w)
+        })
+    };
+    if i > 0 && is_noun(i - 1) {
+        0
+    } else if is_noun(i + 1) {
+        1
+    } else {
+        2
+    }
+}
+
 /// How a name is written, which tells what it can answer: code (and a word a code noun
 /// names) answers "which command / function", the others a name question of any kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -420,7 +439,18 @@ pub(super) fn named(s: &str) -> Vec<(String, Form)> {
                 .is_some_and(|n| CALLABLE.contains(&bare(n).to_lowercase().as_str()))
         };
         let code = is_code_name(w) || by_noun && (i > 0 && callable(i - 1) || callable(i + 1));
-        if (code || acronym || mixed || proper && !cited || by_noun)
+        // The head of a list item that names what it describes ("• mathptmx, to use Times
+        // fonts", "• PdfDraftCopy: the package …"): one word, not a common one, before a comma
+        // or a colon.
+        let head = i > 0
+            && words[i - 1] == "•"
+            && w.ends_with([',', ':'])
+            && identifier
+            && letters >= 3
+            && !NOT_NAMES.contains(&lower.as_str())
+            && !COMMON_CAPITALS.contains(&t)
+            && (t.chars().all(|c| !c.is_uppercase()) || upper >= 2);
+        if (code || acronym || mixed || proper && !cited || by_noun || head)
             && !out.iter().any(|(o, _)| o == shown)
         {
             let form = if code { Form::Code } else { Form::Word };
