@@ -2,8 +2,8 @@
 //! good hit that hold the value or name asked for.
 
 use super::{
-    Kind, Question, Scored, Sent, code_names, form, has_name, has_number, prose, shape_weight,
-    short,
+    Kind, Question, Scored, Sent, Shape, code_names, form, has_name, has_number, prose,
+    shape_weight, short,
 };
 
 /// An answer often comes right after the sentence that asks it ("… suppose that we wanted to
@@ -94,4 +94,47 @@ pub(super) fn read_around(q: &Question, sents: &[Sent], scored: &mut Vec<Scored>
             }
         }
     }
+}
+
+/// Units of prose before a console session that may say what it computes.
+const LEAD_IN: usize = 3;
+
+/// What a program printed is read with the prose that introduces its session: for a value
+/// question, a printed line with a number ("[1] 0.8279847") takes the question's words of that
+/// prose ("We are interested in the probability … This is computed as follows:") as its own —
+/// their BM25 score and count, a little less for each unit of prose between (not one that
+/// ends with a colon) and for each
+/// printed line with a number before it. The session's typed lines stand between them and
+/// count for nothing. `None` for any other unit, or when no prose before it has the words.
+pub(super) fn printed_value(
+    q: &Question,
+    sents: &[Sent],
+    raw: &[(f64, usize)],
+    j: usize,
+) -> Option<(f64, usize)> {
+    let s = &sents[j];
+    if q.kind != Kind::Number || s.shape != Shape::Output || !has_number(&s.text) {
+        return None;
+    }
+    let same = |k: usize| std::ptr::eq(sents[k].cand, s.cand);
+    let mut k = j;
+    let mut printed = 0;
+    while k > 0 && same(k - 1) && matches!(sents[k - 1].shape, Shape::Code | Shape::Output) {
+        k -= 1;
+        printed += i32::from(sents[k].shape == Shape::Output && has_number(&sents[k].text));
+    }
+    // (A sentence that ends with a colon, "This is computed as follows:", introduces the
+    // session: it stands in no way.)
+    let between = |p: usize| {
+        (p + 1..k)
+            .filter(|&b| !sents[b].text.ends_with(':'))
+            .count()
+    };
+    (k.saturating_sub(LEAD_IN)..k)
+        .filter(|&p| same(p) && raw[p].1 > 0)
+        .map(|p| {
+            let fade = 0.85_f64.powi(between(p) as i32) * 0.97_f64.powi(printed);
+            (raw[p].0 * fade, raw[p].1)
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0))
 }

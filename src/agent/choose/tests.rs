@@ -234,3 +234,25 @@ fn a_data_question_is_answered_by_the_sentence_that_credits_the_data() {
         picks.iter().map(|p| (&p.text, p.score)).collect::<Vec<_>>()
     );
 }
+
+/// What a program printed holds the value the prose before its session names: the printed
+/// line is quoted before a sentence that only shares a word of the question with it.
+#[test]
+fn a_printed_value_is_read_with_the_prose_that_introduces_it() {
+    let q = question("What probability comes out of the normal example?");
+    let text = "We are interested in the normal probability P(X < 1).\n\
+                This is computed as follows:\n\
+                > pmvnorm(mean = 0, sigma = 1, upper = 1)\n\
+                [1] 0.8413447\n\
+                attr(,\"error\")\n\
+                First, the bounds are given by the vectors lower and upper.\n\n\
+                The example is simple and has 3 lines.";
+    let picks = choose(&q, &[page("papers/m/paper.pdf#page=2", text, false)], None);
+    let texts: Vec<&str> = picks.iter().map(|p| p.text.as_str()).collect();
+    let printed = texts.iter().position(|t| *t == "[1] 0.8413447");
+    let other = texts.iter().position(|t| t.starts_with("The example"));
+    assert!(
+        printed.is_some_and(|p| other.is_none_or(|o| p < o)),
+        "{texts:?}"
+    );
+}
