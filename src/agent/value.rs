@@ -232,7 +232,11 @@ pub fn values(s: &str) -> Vec<String> {
                 .collect();
             if starts_with_unit(&word) {
                 out.push(format!("{number}{word}"));
-            } else if number.contains('.') && word.len() == 1 && word != "e" {
+            } else if number.contains('.')
+                && word.len() == 1
+                && word != "e"
+                && word.chars().all(|c| c.is_ascii_lowercase())
+            {
                 out.push(format!("{number}{word}"));
             }
             continue;
@@ -304,10 +308,13 @@ fn is_measured(value: &str) -> bool {
 /// What the question asks a name of, by the naming noun it uses ("which package …"): the
 /// first of its words that is one.
 fn asked_noun(q: &Question) -> Option<&str> {
-    q.words
+    // The last of the first run of them: "which class option" asks for an option.
+    let first = q.words.iter().position(|w| NAMING.contains(&w.as_str()))?;
+    q.words[first..]
         .iter()
+        .take_while(|w| NAMING.contains(&w.as_str()))
+        .last()
         .map(String::as_str)
-        .find(|w| NAMING.contains(w))
 }
 
 /// Nouns of things that are not written as TeX control sequences: a package or a library is
@@ -316,11 +323,14 @@ const LOADED: &[&str] = &["package", "packages", "library", "libraries"];
 
 /// One candidate of a quote for the lead: the value or name, how well it fits the question (the
 /// smaller the better) and whether it is the form asked for ("strong": a value in the asked
-/// unit or shape, a name beside the asked noun or made of the question's words).
+/// shape, a name beside the asked noun or made of the question's words).
 struct Lead {
     text: String,
     key: (bool, u8, bool, bool, bool, usize, usize),
     strong: bool,
+    /// Fits the question well enough to lead from a later quote when the first has nothing
+    /// to lead with (a value in the asked unit: "6 pages").
+    fits: bool,
 }
 
 /// The best candidate of one quote (see [`lead`]).
@@ -372,7 +382,8 @@ fn best_in(q: &Question, quote: &str) -> Option<Lead> {
                     after_term(at(&c)),
                     n,
                 ),
-                strong: unit_asked(&c) || shape_asked(&c),
+                strong: shape_asked(&c),
+                fits: unit_asked(&c) || shape_asked(&c),
                 text: c,
             })
             .min_by_key(|l| l.key);
@@ -409,12 +420,23 @@ fn best_in(q: &Question, quote: &str) -> Option<Lead> {
         .map(|(k, (n, _))| {
             let i = at(&n);
             let by_noun = noun.map_or(2, |noun| beside(&words, i, noun));
-            let lower = n.to_lowercase();
-            let made_of = own.iter().any(|w| lower.contains(w));
+            // Made of them: at least half of its letters are the question's words.
+            let lower: String = n
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect();
+            let covered: usize = own
+                .iter()
+                .filter(|w| lower.contains(**w))
+                .map(|w| w.len())
+                .sum();
+            let made_of = covered * 2 >= lower.len().max(1) && covered > 0;
             let item = i > 0 && words[i - 1] == "•";
             Lead {
-                key: (false, by_noun, !made_of, !item, false, near_term(i), k),
+                key: (!made_of, by_noun, false, !item, false, near_term(i), k),
                 strong: by_noun < 2 || made_of,
+                fits: by_noun < 2 || made_of,
                 text: n,
             }
         })
@@ -426,13 +448,19 @@ fn best_in(q: &Question, quote: &str) -> Option<Lead> {
 /// name the question itself says is not an answer; for "which command / function", only a name
 /// written as code; for "which package / library", no TeX command). The first quote's, unless
 /// it holds nothing of the asked form and a later one does ("version 1.8b" in the third quote
-/// when the first is a date). `None` when no quote holds one.
+/// when the first is a date; a value in the asked unit when the first has no value at all).
+/// `None` when no quote holds one.
 pub fn lead_of(q: &Question, quotes: &[&str]) -> Option<(usize, String)> {
     let best: Vec<Option<Lead>> = quotes.iter().map(|t| best_in(q, t)).collect();
     let strong = |i: usize| best[i].as_ref().is_some_and(|l| l.strong);
-    let i = (0..best.len())
+    let fits = |i: usize| best[i].as_ref().is_some_and(|l| l.fits);
+    // (What a data set holds is told in words more than by a name: the first quote only.)
+    let later = q.kind != Kind::Dataset && !best.is_empty() && !strong(0);
+    let none_first = best.first().is_some_and(Option::is_none);
+    let i = (1..best.len())
         .find(|&i| strong(i))
-        .filter(|&i| i > 0 && !strong(0))
+        .or_else(|| (1..best.len()).find(|&i| none_first && fits(i)))
+        .filter(|_| later)
         .unwrap_or(0);
     best.into_iter().nth(i).flatten().map(|l| (i, l.text))
 }
@@ -672,5 +700,72 @@ mod tests {
         let q = ask("Which bibliography style command should be used?");
         let s = "The bibliography is included with these two commands, placed just before the \\end{document} command: \\bibliographystyle{ACM-Reference-Format} \\bibliography{bibfile}";
         assert_eq!(lead(&q, s), Some("\\bibliographystyle".to_string()));
+    }
+
+    #[test]
+    fn a_name_goes_with_its_noun_only_as_a_name_does() {
+        // Punctuation parts them; a word before the noun names it only after an article.
+        let q = ask("Which package should authors avoid for verbatim text?");
+        assert_eq!(
+            lead_of(&q, &["If you use the other package, please specify it."]),
+            None
+        );
+        let q = ask("How do I tell the program which font file to use?");
+        assert_eq!(
+            lead_of(
+                &q,
+                &[
+                    "Fonts are mapped.",
+                    "It used a Mac-specific program called xdv."
+                ]
+            ),
+            None
+        );
+        // "Which class option": an option is asked for.
+        let q = ask("Which class option flushes displayed equations left?");
+        let quotes = [
+            "Use the class option fleqn to flush equations left.",
+            "When the prb class option is used, citations are superscripts.",
+        ];
+        assert_eq!(lead_of(&q, &quotes), Some((0, "fleqn".to_string())));
+        // An environment is named by its \\begin; a name is cut where a name cannot go on.
+        let q = ask("Which environment should the acknowledgments section use?");
+        assert_eq!(
+            lead(
+                &q,
+                "This section has a special environment: \\begin{acks} ..."
+            ),
+            Some("acks".to_string())
+        );
+        assert_eq!(
+            names("If \\mubyteout>=2 then it is converted."),
+            ["\\mubyteout"]
+        );
+        // A name made of a word of the question but mostly of others is not made of them.
+        let q = ask("Which optimizer does lmer use by default?");
+        assert_eq!(
+            lead_of(
+                &q,
+                &[
+                    "It is done by Nelder_Mead.",
+                    "The optimizeLmer module calls it."
+                ]
+            ),
+            Some((0, "Nelder_Mead".to_string()))
+        );
+    }
+
+    #[test]
+    fn a_later_quote_leads_with_a_value_in_the_asked_unit_only_when_the_first_has_none() {
+        let q = ask("For articles over how many pages are keywords required?");
+        let quotes = ["Keywords are required.", "Articles over 6 pages need them."];
+        assert_eq!(lead_of(&q, &quotes), Some((1, "6 pages".to_string())));
+        let quotes = ["The default is 1.", "See 4.8 pages later."];
+        assert_eq!(lead_of(&q, &quotes), Some((0, "1".to_string())));
+        // A measured value glued to a capital is no version.
+        assert_eq!(
+            values("Particle size range 0.45D50 to 1.40D50"),
+            Vec::<String>::new()
+        );
     }
 }
