@@ -11,7 +11,7 @@ use super::names::{cites_authors, code_names, has_name};
 use super::shape::{self, Shape};
 use super::text::{cut, starts_with_unit, stems};
 use super::value::values;
-use around::{follow_the_question, printed_value, read_around};
+use around::{follow_the_question, is_heading, printed_value, read_around, read_under_headings};
 use prior::{paper_of, paper_prior};
 
 /// A quotable unit of a candidate page.
@@ -432,6 +432,7 @@ fn score_all(q: &Question, cands: &[Candidate], sents: &[Sent]) -> Vec<Scored> {
         follow_the_question(q, sents, &raw, &mut scored);
     }
     read_around(q, sents, &mut scored);
+    read_under_headings(sents, &mut scored);
     scored
 }
 
@@ -530,6 +531,7 @@ pub fn choose(q: &Question, cands: &[Candidate], selection: Option<&str>) -> Vec
     };
     let best = first.score;
     let mut picks: Vec<Pick> = Vec::new();
+    let mut headings: Vec<bool> = Vec::new();
     for (k, s) in scored.iter().enumerate() {
         if picks.len() >= 4 {
             break;
@@ -543,11 +545,21 @@ pub fn choose(q: &Question, cands: &[Candidate], selection: Option<&str>) -> Vec
         if text.is_empty() || picks.iter().any(|p| p.text == text) {
             continue;
         }
+        headings.push(is_heading(u));
         picks.push(Pick {
             text,
             uri: u.cand.uri.clone(),
             score: (s.score * 1000.0).round() / 1000.0,
         });
+    }
+    // A heading does not lead an answer that quotes a sentence of its page: the sentence
+    // says what the heading only names.
+    if lead == 0
+        && headings.first() == Some(&true)
+        && let Some(j) = (1..picks.len()).find(|&j| !headings[j] && picks[j].uri == picks[0].uri)
+    {
+        let p = picks.remove(j);
+        picks.insert(0, p);
     }
     picks
 }

@@ -138,3 +138,67 @@ pub(super) fn printed_value(
         })
         .max_by(|a, b| a.0.total_cmp(&b.0))
 }
+
+/// Units under a heading that may say what its section tells.
+const UNDER: usize = 2;
+
+/// A heading: a short piece of body text without closing punctuation, of words — a capital (or
+/// a letter of a script without case) or a section number first, no number after it, nearly all letters ("Missing values and
+/// surrogate splits", "3.1 Compatibility and Extended Mode"; not a line of code, a cut
+/// sentence or a table's label and value).
+pub(super) fn is_heading(s: &Sent) -> bool {
+    let t = &s.text;
+    let mut words = t.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let numbered = first.chars().all(|c| c.is_ascii_digit() || c == '.');
+    let rest: Vec<&str> = if numbered {
+        words.collect()
+    } else {
+        t.split_whitespace().collect()
+    };
+    let letters = rest
+        .iter()
+        .flat_map(|w| w.chars())
+        .filter(|c| c.is_alphabetic())
+        .count();
+    let chars = rest.iter().map(|w| w.chars().count()).sum::<usize>().max(1);
+    s.shape == Shape::Body
+        && t.chars().count() <= 60
+        && (1..=8).contains(&rest.len())
+        && rest[0].starts_with(|c: char| c.is_alphabetic() && !c.is_lowercase())
+        && letters * 10 >= chars * 9
+        && !t.ends_with(['.', '?', '!', ':', ';', ',', '。'])
+}
+
+/// Reads under a heading that scores: a heading names what its section tells, and the
+/// sentences right under it (within [`UNDER`], on its page) get a share of its score, less with
+/// distance — so an answer quotes what the section says, not only its name.
+pub(super) fn read_under_headings(sents: &[Sent], scored: &mut Vec<Scored>) {
+    let heads: Vec<(usize, f64)> = scored
+        .iter()
+        .filter(|x| x.matched > 0 && is_heading(&sents[x.i]))
+        .map(|x| (x.i, x.score))
+        .collect();
+    for (h, lead) in heads {
+        let head = &sents[h];
+        for (j, s) in sents.iter().enumerate().skip(h + 1).take(UNDER) {
+            let d = s.pos.abs_diff(head.pos);
+            if !std::ptr::eq(s.cand, head.cand)
+                || s.shape != Shape::Body
+                || is_heading(s)
+                || d > UNDER
+            {
+                break;
+            }
+            let share = lead * 0.85_f64.powi(d as i32);
+            match scored.iter_mut().find(|x| x.i == j) {
+                Some(x) => x.score = x.score.max(share),
+                None => scored.push(Scored {
+                    score: share,
+                    matched: 0,
+                    i: j,
+                }),
+            }
+        }
+    }
+}

@@ -256,3 +256,45 @@ fn a_printed_value_is_read_with_the_prose_that_introduces_it() {
         "{texts:?}"
     );
 }
+
+/// A heading that has the question's words names its section; the sentence under it is
+/// quoted too, and leads the answer.
+#[test]
+fn the_sentence_under_a_heading_leads_the_heading() {
+    let q = question("What happens to observations with missing values at a split?");
+    let text = "Missing values at a split\n\n\
+                Surrogates can be established by searching for divisions that give \
+                roughly the same partition as the original one.\n\n\
+                The tree is grown in a recursive fashion until the stopping criterion holds.";
+    let picks = choose(&q, &[page("papers/t/paper.pdf#page=6", text, false)], None);
+    let texts: Vec<&str> = picks.iter().map(|p| p.text.as_str()).collect();
+    assert!(texts[0].starts_with("Surrogates can"), "{texts:?}");
+    assert!(texts.contains(&"Missing values at a split"), "{texts:?}");
+}
+
+#[test]
+fn code_a_cut_sentence_and_a_label_with_its_value_are_no_headings() {
+    let c = page("papers/t/paper.pdf#page=1", "", false);
+    let sent = |text: &str| Sent {
+        text: text.into(),
+        cand: &c,
+        shape: Shape::Body,
+        in_selection: false,
+        pos: 0,
+        tf: HashMap::new(),
+        len: 1,
+        number_near_term: false,
+    };
+    assert!(around::is_heading(&sent(
+        "Missing values and surrogate splits"
+    )));
+    assert!(around::is_heading(&sent(
+        "3.1 Compatibility and Extended Mode"
+    )));
+    assert!(!around::is_heading(&sent(
+        "type = \"{Ph.D.} dissertation\""
+    )));
+    assert!(around::is_heading(&sent("3.2 草稿模式")));
+    assert!(!around::is_heading(&sent("Number of particles 4008")));
+    assert!(!around::is_heading(&sent("in your database entry")));
+}
