@@ -230,13 +230,11 @@ pub fn values(s: &str) -> Vec<String> {
                 .chars()
                 .take_while(char::is_ascii_alphabetic)
                 .collect();
-            if starts_with_unit(&word) {
-                out.push(format!("{number}{word}"));
-            } else if number.contains('.')
+            let version = number.contains('.')
                 && word.len() == 1
                 && word != "e"
-                && word.chars().all(|c| c.is_ascii_lowercase())
-            {
+                && word.chars().all(|c| c.is_ascii_lowercase());
+            if starts_with_unit(&word) || version {
                 out.push(format!("{number}{word}"));
             }
             continue;
