@@ -271,6 +271,16 @@ fn console_line(t: &str, in_session: bool) -> Option<Shape> {
     None
 }
 
+/// Whether a console session goes on after line `t` (what [`console_line`] found it to be): a
+/// typed line starts or continues one, prose ends it.
+fn still_in_session(line: Option<Shape>, in_session: bool, t: &str) -> bool {
+    match line {
+        Some(Shape::Code) => true,
+        Some(_) => in_session,
+        None => in_session && !is_prose_line(t),
+    }
+}
+
 /// The first word of a line, for telling list lines apart ("i collection-basic: …" → "i").
 fn first_word(line: &str) -> &str {
     line.split_whitespace().next().unwrap_or("")
@@ -462,11 +472,7 @@ pub fn units(text: &str) -> Vec<Unit> {
                 .is_none()
                 .then(|| console_line(t, in_session))
                 .flatten();
-            in_session = match console {
-                Some(Shape::Code) => true,
-                Some(_) => in_session,
-                None => in_session && !is_prose_line(t),
-            };
+            in_session = still_in_session(console, in_session, t);
             if let Some(shape) = console {
                 flush(&mut rest, &mut out);
                 out.push(Unit {
