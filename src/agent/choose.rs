@@ -11,7 +11,7 @@ use super::names::{cites_authors, code_names, has_name};
 use super::shape::{self, Shape};
 use super::text::{cut, starts_with_unit, stems};
 use super::value::values;
-use around::{follow_the_question, read_around};
+use around::{follow_the_question, is_heading, printed_value, read_around, read_under_headings};
 use prior::{paper_of, paper_prior};
 
 /// A quotable unit of a candidate page.
@@ -245,7 +245,8 @@ fn collect<'a>(q: &Question, cands: &'a [Candidate], selection: Option<&str>) ->
                 continue;
             }
             let chars = u.text.chars().count();
-            if chars < 20 && !(u.shape == Shape::TableRow && chars >= 8) {
+            let row = matches!(u.shape, Shape::TableRow | Shape::Output);
+            if chars < 20 && !(row && chars >= 8) {
                 continue;
             }
             let n = norm(&u.text);
@@ -290,8 +291,8 @@ fn collect<'a>(q: &Question, cands: &'a [Candidate], selection: Option<&str>) ->
 fn shape_weight(q: &Question, s: &Sent) -> f64 {
     match s.shape {
         Shape::Body => 1.0,
-        Shape::TableRow if q.kind == Kind::Number => 1.0,
-        Shape::TableRow => 0.8,
+        Shape::TableRow | Shape::Output if q.kind == Kind::Number => 1.0,
+        Shape::TableRow | Shape::Output | Shape::Code => 0.8,
         Shape::Caption if q.asks.caption => 1.0,
         Shape::Footnote if q.asks.footnote => 1.0,
         Shape::Reference if q.asks.reference => 1.0,
@@ -371,7 +372,9 @@ fn score_all(q: &Question, cands: &[Candidate], sents: &[Sent]) -> Vec<Scored> {
     let prior = paper_prior(q, cands, sents);
     let mut scored = Vec::new();
     for (i, s) in sents.iter().enumerate() {
-        let (mut score, matched) = raw[i];
+        // A printed value has the words of the prose that says what it is.
+        let printed = printed_value(q, sents, &raw, i).filter(|p| p.0 > raw[i].0);
+        let (mut score, matched) = printed.unwrap_or(raw[i]);
         let lower = s.text.to_lowercase();
         // A data set is asked for by what it is about and answered by its name, or by who
         // collected it ("data … discussed by Royston and Altman (1994)").
@@ -385,7 +388,7 @@ fn score_all(q: &Question, cands: &[Candidate], sents: &[Sent]) -> Vec<Scored> {
             && code_names(&s.text) == 0
             && has_name(&s.text);
         let cues = cue_hits(q, &lower, &s.text)
-            + f64::from(u8::from(s.number_near_term))
+            + f64::from(u8::from(s.number_near_term || printed.is_some()))
             + f64::from(u8::from(named_data))
             + if named { 0.5 } else { 0.0 };
         if let Some(m) = page_tf.get(s.cand.uri.as_str()) {
@@ -429,6 +432,7 @@ fn score_all(q: &Question, cands: &[Candidate], sents: &[Sent]) -> Vec<Scored> {
         follow_the_question(q, sents, &raw, &mut scored);
     }
     read_around(q, sents, &mut scored);
+    read_under_headings(sents, &mut scored);
     scored
 }
 
@@ -447,7 +451,7 @@ fn form(q: &Question, text: &str) -> f64 {
 /// A short line without a full stop is a heading, a caption or a table cell: it counts less.
 fn short(q: &Question, s: &Sent) -> f64 {
     let chars = s.text.chars().count();
-    let row = s.shape == Shape::TableRow && q.kind == Kind::Number;
+    let row = matches!(s.shape, Shape::TableRow | Shape::Output) && q.kind == Kind::Number;
     if chars < 45 && !s.text.ends_with(['.', '?', '!', '。']) && !row {
         0.7
     } else {
@@ -527,6 +531,7 @@ pub fn choose(q: &Question, cands: &[Candidate], selection: Option<&str>) -> Vec
     };
     let best = first.score;
     let mut picks: Vec<Pick> = Vec::new();
+    let mut headings: Vec<bool> = Vec::new();
     for (k, s) in scored.iter().enumerate() {
         if picks.len() >= 4 {
             break;
@@ -540,11 +545,21 @@ pub fn choose(q: &Question, cands: &[Candidate], selection: Option<&str>) -> Vec
         if text.is_empty() || picks.iter().any(|p| p.text == text) {
             continue;
         }
+        headings.push(is_heading(u));
         picks.push(Pick {
             text,
             uri: u.cand.uri.clone(),
             score: (s.score * 1000.0).round() / 1000.0,
         });
+    }
+    // A heading does not lead an answer that quotes a sentence of its page: the sentence
+    // says what the heading only names.
+    if lead == 0
+        && headings.first() == Some(&true)
+        && let Some(j) = (1..picks.len()).find(|&j| !headings[j] && picks[j].uri == picks[0].uri)
+    {
+        let p = picks.remove(j);
+        picks.insert(0, p);
     }
     picks
 }

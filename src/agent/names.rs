@@ -76,7 +76,7 @@ fn is_code_name(w: &str) -> bool {
 }
 
 /// Nouns that name what stands next to them: "the X package", "function X".
-const NAMING: &[&str] = &[
+pub(super) const NAMING: &[&str] = &[
     "package",
     "packages",
     "function",
@@ -327,6 +327,31 @@ fn chain_start(words: &[&str], i: usize) -> usize {
     }
 }
 
+/// Punctuation that parts two words: a name and a noun with it between do not go together.
+const STOPS: [char; 6] = [',', ';', ':', '.', '?', '!'];
+
+/// Whether the word at `i` is what `noun` (or its plural) names: 0 right after it ("the
+/// package longtable", "option fleqn"), 1 right before it after "the" ("the listings
+/// package", "the “acks” environment"), 2 neither ("a Mac-specific program" describes the
+/// program; "the package, please" is no name). After comes first: in "the LaTeX2e package
+/// longtable" the word before is what kind of package.
+pub(super) fn beside(words: &[&str], i: usize, noun: &str) -> u8 {
+    let is_noun = |k: usize| {
+        words.get(k).is_some_and(|w| {
+            let w = bare(w).to_lowercase();
+            w == noun || w.strip_suffix('s') == Some(noun) || noun.strip_suffix('s') == Some(&w)
+        })
+    };
+    let article = |k: usize| bare(words[k]).eq_ignore_ascii_case("the");
+    if i > 0 && is_noun(i - 1) && !words[i - 1].ends_with(STOPS) {
+        0
+    } else if i > 0 && article(i - 1) && is_noun(i + 1) && !words[i].ends_with(STOPS) {
+        1
+    } else {
+        2
+    }
+}
+
 /// How a name is written, which tells what it can answer: code (and a word a code noun
 /// names) answers "which command / function", the others a name question of any kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -402,25 +427,52 @@ pub(super) fn named(s: &str) -> Vec<(String, Form)> {
             && letters >= 2
             && (named(i + 1) && i > 0 && matches!(bare(words[i - 1]), "the" | "The") && !adjective
                 || i > 0
-                    && words
-                        .get(i - 1)
-                        .is_some_and(|p| CODE_NOUNS.contains(&bare(p).to_lowercase().as_str()))
+                    && words.get(i - 1).is_some_and(|p| {
+                        // "function monitor", not "the package, please".
+                        CODE_NOUNS.contains(&bare(p).to_lowercase().as_str()) && !p.ends_with(STOPS)
+                    })
                     && !verb
                     && !t.chars().all(|c| c.is_ascii_digit()));
-        // As written, a control sequence with its backslash.
-        let shown = w
-            .split(['(', '{'])
-            .next()
-            .unwrap_or(w)
-            .trim_matches(|c: char| !(c.is_alphanumeric() || c == '\\' || c == '_' || c == '.'))
-            .trim_end_matches('.');
+        // As written, a control sequence with its backslash, up to what cannot be in a name
+        // ("\\mubyteout>=2" is `\\mubyteout`); an environment by its name ("\\begin{acks}" names
+        // `acks`).
+        let environment = ["\\begin{", "\\end{"]
+            .iter()
+            .find_map(|b| w.split_once(b).map(|(_, r)| r))
+            .and_then(|r| r.split_once('}'))
+            .map(|(e, _)| e)
+            .filter(|e| !e.is_empty() && e.chars().all(|c| c.is_alphanumeric() || c == '*'));
+        let start = w
+            .find(|c: char| c.is_alphanumeric() || c == '\\')
+            .unwrap_or(w.len());
+        let run: &str = {
+            let r = &w[start..];
+            let end = r
+                .char_indices()
+                .skip(1)
+                .find(|(_, c)| !(c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '-')))
+                .map_or(r.len(), |(k, _)| k);
+            &r[..end]
+        };
+        let shown = environment.unwrap_or(run).trim_end_matches(['.', ':', '-']);
         let callable = |k: usize| {
             words
                 .get(k)
                 .is_some_and(|n| CALLABLE.contains(&bare(n).to_lowercase().as_str()))
         };
         let code = is_code_name(w) || by_noun && (i > 0 && callable(i - 1) || callable(i + 1));
-        if (code || acronym || mixed || proper && !cited || by_noun)
+        // The head of a list item that names what it describes ("• mathptmx, to use Times
+        // fonts", "• PdfDraftCopy: the package …"): one word, not a common one, before a comma
+        // or a colon.
+        let head = i > 0
+            && words[i - 1] == "•"
+            && w.ends_with([',', ':'])
+            && identifier
+            && letters >= 3
+            && !NOT_NAMES.contains(&lower.as_str())
+            && !COMMON_CAPITALS.contains(&t)
+            && (t.chars().all(|c| !c.is_uppercase()) || upper >= 2);
+        if (code || acronym || mixed || proper && !cited || by_noun || head)
             && !out.iter().any(|(o, _)| o == shown)
         {
             let form = if code { Form::Code } else { Form::Word };

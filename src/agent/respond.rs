@@ -218,18 +218,28 @@ fn quoted_words(words: &[String]) -> String {
         .join(", ")
 }
 
-/// The quotes of an answer, led by the value or name asked for when the first quote holds one
-/// ("**4406 individuals**", then the sentence it is in).
+/// The line an answer leads with: the value or name asked for and the quote that holds it
+/// ("The value: **4406 individuals** (first quote below).").
+fn lead_line(q: &rank::Question, picks: &[Pick]) -> Option<String> {
+    let quotes: Vec<&str> = picks.iter().map(|p| p.text.as_str()).collect();
+    let (i, v) = value::lead_of(q, &quotes)?;
+    let what = if q.kind == Kind::Number {
+        "The value"
+    } else {
+        "The name"
+    };
+    let which = match i {
+        0 => "first quote".to_string(),
+        _ => format!("quote {}", i + 1),
+    };
+    Some(format!("{what}: **{v}** ({which} below).\n\n"))
+}
+
+/// The quotes of an answer, led by the value or name asked for when a quote holds one
+/// ("**4406 individuals**", then the sentences).
 fn say_picks(reply: &mut Reply<'_>, q: &rank::Question, picks: &[Pick]) -> Result<(), AcpError> {
-    if let Some(first) = picks.first()
-        && let Some(v) = value::lead(q, &first.text)
-    {
-        let what = if q.kind == Kind::Number {
-            "The value"
-        } else {
-            "The name"
-        };
-        reply.say(&format!("{what}: **{v}** (first quote below).\n\n"))?;
+    if let Some(line) = lead_line(q, picks) {
+        reply.say(&line)?;
     }
     for p in picks {
         reply.say(&quote_line(&p.text, &p.uri))?;

@@ -23,6 +23,11 @@ pub enum Shape {
     TableRow,
     /// A table of contents, a title page's author list or affiliation.
     FrontMatter,
+    /// A line of a program typed at a console prompt ("> fit <- lm(y ~ x)", "+ data = d").
+    Code,
+    /// A line a program printed after it ("[1] 0.8279847", a printed table): text that holds
+    /// the value the code before it computes.
+    Output,
 }
 
 /// A quotable piece of a page, in page order.
@@ -232,6 +237,50 @@ pub fn is_table_row(line: &str) -> bool {
     }
 }
 
+/// The prompts a console shows before a line typed into it (R, R in the JSS style, Python).
+const PROMPTS: &[&str] = &["> ", "R> ", ">>> "];
+
+/// A line of prose: a capital, then four words or more that are mostly letters. Prose ends the
+/// output of a program ("First, the lower triangular of the matrix is needed. The").
+fn is_prose_line(t: &str) -> bool {
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    let total = t.chars().filter(|c| !c.is_whitespace()).count().max(1);
+    t.starts_with(|c: char| c.is_uppercase())
+        && t.split_whitespace().count() >= 4
+        && letters * 4 >= total * 3
+}
+
+/// What a line of a console session is, if it is one: typed at a prompt (or continuing a typed
+/// line, "+ …"), or printed by the program — an R index ("[1] 0.8279847") anywhere after a
+/// prompt or before numbers only, or any line after a prompt that is not prose.
+/// `in_session` is whether a prompt line came before in the block (and no prose since).
+fn console_line(t: &str, in_session: bool) -> Option<Shape> {
+    if PROMPTS.iter().any(|p| t.starts_with(p)) || in_session && t.starts_with("+ ") {
+        return Some(Shape::Code);
+    }
+    let index = t
+        .strip_prefix('[')
+        .and_then(|r| r.split_once(']'))
+        .filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        .map(|(_, rest)| rest);
+    let printed_numbers =
+        index.is_some_and(|r| !r.trim().is_empty() && r.split_whitespace().all(is_numeric));
+    if printed_numbers || in_session && !is_prose_line(t) {
+        return Some(Shape::Output);
+    }
+    None
+}
+
+/// Whether a console session goes on after line `t` (what [`console_line`] found it to be): a
+/// typed line starts or continues one, prose ends it.
+fn still_in_session(line: Option<Shape>, in_session: bool, t: &str) -> bool {
+    match line {
+        Some(Shape::Code) => true,
+        Some(_) => in_session,
+        None => in_session && !is_prose_line(t),
+    }
+}
+
 /// The first word of a line, for telling list lines apart ("i collection-basic: …" → "i").
 fn first_word(line: &str) -> &str {
     line.split_whitespace().next().unwrap_or("")
@@ -383,6 +432,7 @@ pub fn units(text: &str) -> Vec<Unit> {
         };
         let listed = list_lines(&lines);
         let mut entries = String::new();
+        let mut in_session = false;
         for (li, line) in lines.iter().enumerate() {
             let t = line.trim();
             if is_reference_heading(t) {
@@ -413,6 +463,21 @@ pub fn units(text: &str) -> Vec<Unit> {
                 out.push(Unit {
                     text: t.split_whitespace().collect::<Vec<_>>().join(" "),
                     shape: Shape::Running,
+                });
+                continue;
+            }
+            // A console session's lines are units of their own: what was typed, and what the
+            // program printed (the value a question asks for is often only there).
+            let console = block_shape
+                .is_none()
+                .then(|| console_line(t, in_session))
+                .flatten();
+            in_session = still_in_session(console, in_session, t);
+            if let Some(shape) = console {
+                flush(&mut rest, &mut out);
+                out.push(Unit {
+                    text: t.split_whitespace().collect::<Vec<_>>().join(" "),
+                    shape,
                 });
                 continue;
             }
@@ -493,6 +558,62 @@ mod tests {
         // Lines of a paragraph are not a list.
         let para = "Text of a paragraph that wraps\nonto a second line of the page\nand a third line that ends here.";
         assert_eq!(shapes(para).len(), 1);
+    }
+
+    #[test]
+    fn a_console_session_is_typed_lines_and_printed_lines() {
+        let page = "We are interested in the probability P(X1 < 1).\nThis is computed as follows:\n> library(mvtnorm)\n> pmvnorm(mean=rep(0, m), sigma,\n+ upper=c(1,4,2))\n[1] 0.8279847\nattr(,\"error\")\n[1] 4.712588e-07\nFirst, the lower triangular of the matrix sigma is\nneeded. The mean is passed by the argument mean.";
+        let s = shapes(page);
+        let of = |shape: Shape| -> Vec<&str> {
+            s.iter()
+                .filter(|(_, sh)| *sh == shape)
+                .map(|(t, _)| t.as_str())
+                .collect()
+        };
+        assert_eq!(
+            of(Shape::Code),
+            [
+                "> library(mvtnorm)",
+                "> pmvnorm(mean=rep(0, m), sigma,",
+                "+ upper=c(1,4,2))"
+            ],
+            "{s:?}"
+        );
+        assert_eq!(
+            of(Shape::Output),
+            ["[1] 0.8279847", "attr(,\"error\")", "[1] 4.712588e-07"],
+            "{s:?}"
+        );
+        assert_eq!(
+            of(Shape::Body),
+            [
+                "We are interested in the probability P(X1 < 1).",
+                "This is computed as follows:",
+                "First, the lower triangular of the matrix sigma is needed.",
+                "The mean is passed by the argument mean."
+            ],
+            "{s:?}"
+        );
+        // Without a prompt, an index before numbers is still printed output; a reference
+        // entry is not.
+        assert_eq!(
+            shapes("The quartiles of the sample are printed:\n[1] 0.25 0.5")[1].1,
+            Shape::Output
+        );
+        assert_ne!(
+            shapes("[1] D. E. Knuth, The TeXbook, 1984.")[0].1,
+            Shape::Output
+        );
+    }
+
+    #[test]
+    fn a_sentence_may_start_with_a_tex_command() {
+        // A page that starts inside a sentence of the page before: its first words are a
+        // unit of their own, apart from the sentence after them.
+        let page = "of these values to \\interactionmode changes the mode; such assignments are always global.\n\\currentgrouplevel returns the current save group level, e.g. \\emph{one}.";
+        let s = shapes(page);
+        assert_eq!(s.len(), 2, "{s:?}");
+        assert!(s[1].0.starts_with("\\currentgrouplevel returns"), "{s:?}");
     }
 
     #[test]

@@ -73,9 +73,14 @@ fn ends_sentence(flat: &str, i: usize) -> bool {
         return false;
     }
     let next = flat[i + 2..].chars().next();
-    let starts = next.is_some_and(|c| {
-        c.is_uppercase() || c.is_ascii_digit() || matches!(c, '(' | '[' | '"' | '“' | '‘' | '•')
-    });
+    // (A sentence may start with a TeX command: "… always global. \currentgrouplevel returns …".)
+    let command = flat[i + 2..]
+        .strip_prefix('\\')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()));
+    let starts = command
+        || next.is_some_and(|c| {
+            c.is_uppercase() || c.is_ascii_digit() || matches!(c, '(' | '[' | '"' | '“' | '‘' | '•')
+        });
     if !starts {
         return false;
     }

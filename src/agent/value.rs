@@ -7,7 +7,7 @@
 //! a good hit for it, and the answer leads with the value or name its first quote holds.
 
 use super::candidate::{Kind, Question};
-use super::names::{CALLABLE, Form, bare, named};
+use super::names::{CALLABLE, Form, NAMING, bare, beside, named};
 use super::text::{starts_with_unit, stems};
 
 /// Words after a number that are not its unit.
@@ -85,7 +85,13 @@ fn is_reference(s: &str, at: usize, stop: usize) -> bool {
     }
     let number = &s[at..stop];
     // "(2) In extended mode …", "… = 0 (3)": an item's or an equation's number.
-    if token.trim_end_matches([',', '.', ';', ':']) == format!("({number})") && number.len() <= 2 {
+    let bare_token = token.trim_end_matches([',', '.', ';', ':']);
+    if bare_token == format!("({number})") && number.len() <= 2 {
+        return true;
+    }
+    // "[12]", "[1] 0.8279847": a citation's number or the index a program prints before its
+    // output, never the value.
+    if bare_token == format!("[{number}]") && number.chars().all(|c| c.is_ascii_digit()) {
         return true;
     }
     let year = number.len() == 4 && (number.starts_with("19") || number.starts_with("20"));
@@ -97,29 +103,118 @@ fn is_reference(s: &str, at: usize, stop: usize) -> bool {
     year && in_brackets && by_name
 }
 
+/// The end (an index into `chars`) of the number that starts at `k`: digits, with the stops
+/// and commas between digits.
+fn number_end(chars: &[(usize, char)], k: usize) -> usize {
+    let mut end = k;
+    while end < chars.len()
+        && (chars[end].1.is_ascii_digit()
+            || matches!(chars[end].1, '.' | ',')
+                && chars.get(end + 1).is_some_and(|n| n.1.is_ascii_digit()))
+    {
+        end += 1;
+    }
+    end
+}
+
+/// The month named by `word` ("August", "Dec."), as written.
+fn month(word: &str) -> Option<&str> {
+    let t = bare(word);
+    MONTHS.contains(&t.to_lowercase().as_str()).then_some(t)
+}
+
+/// A date written around the number at `s[at..stop]`, as one value: "August 26, 2015",
+/// "January 2023", "26 August 2015". The value and where it ends in `s`.
+fn date(s: &str, at: usize, stop: usize) -> Option<(String, usize)> {
+    let number = &s[at..stop];
+    let is_year = |n: &str| n.len() == 4 && n.chars().all(|c| c.is_ascii_digit());
+    let day = number.len() <= 2 && number.chars().all(|c| c.is_ascii_digit());
+    // A year after the day: ", 2015" or " 2015".
+    let year_after = |from: usize| {
+        let rest = &s[from..];
+        let t = rest.strip_prefix(',').unwrap_or(rest).strip_prefix(' ')?;
+        let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
+        is_year(&digits).then(|| (digits.clone(), from + (rest.len() - t.len()) + 4))
+    };
+    let before = s[..at].trim_end();
+    let prev = before.rsplit(char::is_whitespace).next().unwrap_or("");
+    if before.len() < at
+        && !prev.ends_with([',', ';', ')'])
+        && let Some(m) = month(prev)
+        && (day || is_year(number))
+    {
+        return Some(match year_after(stop).filter(|_| day) {
+            Some((y, end)) => (format!("{m} {number}, {y}"), end),
+            None => (format!("{m} {number}"), stop),
+        });
+    }
+    let rest = &s[stop..];
+    let next = rest.strip_prefix(' ')?;
+    let word: String = next.chars().take_while(|c| c.is_alphabetic()).collect();
+    let m = month(&word).filter(|_| day)?;
+    let after = stop + 1 + word.len();
+    let (y, end) = year_after(after).unwrap_or_default();
+    Some(if y.is_empty() {
+        (format!("{number} {m}"), after)
+    } else {
+        (format!("{number} {m} {y}"), end)
+    })
+}
+
+/// A version glued to its "v" ("v6.1", "V2.0"): the "v" stands alone before the digits.
+fn is_version_mark(chars: &[(usize, char)], k: usize) -> bool {
+    k > 0 && matches!(chars[k - 1].1, 'v' | 'V') && (k == 1 || !chars[k - 2].1.is_alphanumeric())
+}
+
+/// Whether a value is a version: "v6.1", "1.8b", "2.28".
+pub(super) fn is_version(value: &str) -> bool {
+    let t = value.strip_prefix(['v', 'V']).unwrap_or(value);
+    t.starts_with(|c: char| c.is_ascii_digit())
+        && t.contains('.')
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c.is_ascii_lowercase())
+}
+
+/// Whether a value is a date or a year: "August 26, 2015", "1978", "2017 年".
+fn is_date(value: &str) -> bool {
+    let digits: String = value.chars().take_while(char::is_ascii_digit).collect();
+    value.split_whitespace().any(|w| month(w).is_some())
+        || digits.len() == 4 && (digits.starts_with("19") || digits.starts_with("20"))
+}
+
 /// The values of a sentence, in order: each number with the unit that follows it ("4406
-/// individuals", "14 pt", "0.8279847", "45%"); a cross-reference or a citation's year is not
-/// a value (see [`is_reference`]).
+/// individuals", "14 pt", "0.8279847", "45%"), a version ("v6.1", "1.8b") and a date
+/// ("August 26, 2015") as one value each; a cross-reference, a citation's year or the index a
+/// program prints ("[1]") is not a value (see [`is_reference`]), nor a number that ends a name
+/// ("X1", "level-3").
 pub fn values(s: &str) -> Vec<String> {
     let chars: Vec<(usize, char)> = s.char_indices().collect();
     let mut out = Vec::new();
     let mut k = 0;
     while k < chars.len() {
         let (at, c) = chars[k];
-        // A number starts at a digit that does not end a name ("X1", "v2", "ε-TeX3").
-        let glued = k > 0 && (chars[k - 1].1.is_alphanumeric() || chars[k - 1].1 == '_');
-        if !c.is_ascii_digit() || glued {
+        if !c.is_ascii_digit() {
             k += 1;
             continue;
         }
-        let mut end = k;
-        while end < chars.len()
-            && (chars[end].1.is_ascii_digit()
-                || matches!(chars[end].1, '.' | ',')
-                    && chars.get(end + 1).is_some_and(|n| n.1.is_ascii_digit()))
-        {
-            end += 1;
+        if is_version_mark(&chars, k) {
+            let end = number_end(&chars, k);
+            let stop = chars.get(end).map_or(s.len(), |x| x.0);
+            if s[at..stop].contains('.') {
+                out.push(s[chars[k - 1].0..stop].to_string());
+            }
+            k = end;
+            continue;
         }
+        // A number starts at a digit that does not end a name ("X1", "v2", "ε-TeX3",
+        // "level-3").
+        let glued = k > 0 && (chars[k - 1].1.is_alphanumeric() || chars[k - 1].1 == '_')
+            || k > 1 && chars[k - 1].1 == '-' && chars[k - 2].1.is_alphabetic();
+        if glued {
+            k += 1;
+            continue;
+        }
+        let end = number_end(&chars, k);
         let stop = chars.get(end).map_or(s.len(), |x| x.0);
         let number = &s[at..stop];
         k = end;
@@ -130,13 +225,24 @@ pub fn values(s: &str) -> Vec<String> {
             .get(end)
             .is_some_and(|x| x.1.is_alphabetic() && x.1.is_ascii())
         {
-            // "10pt", "2nd": the unit glued on, or an ordinal.
+            // "10pt", "2nd", "1.8b": the unit glued on, an ordinal, or a version's letter.
             let word: String = s[stop..]
                 .chars()
                 .take_while(char::is_ascii_alphabetic)
                 .collect();
-            if starts_with_unit(&word) {
+            let version = number.contains('.')
+                && word.len() == 1
+                && word != "e"
+                && word.chars().all(|c| c.is_ascii_lowercase());
+            if starts_with_unit(&word) || version {
                 out.push(format!("{number}{word}"));
+            }
+            continue;
+        }
+        if let Some((d, end_at)) = date(s, at, stop) {
+            out.push(d);
+            while k < chars.len() && chars[k].0 < end_at {
+                k += 1;
             }
             continue;
         }
@@ -197,27 +303,42 @@ fn is_measured(value: &str) -> bool {
             .any(|m| unit == *m || unit.strip_prefix(m).is_some_and(|r| r == "s"))
 }
 
-/// What an answer leads with: for a value question the value of `quote` nearest to a word of
-/// the question, for a name question its name nearest to one (a name the question itself says
-/// is not an answer; for "which command / function", only a name written as code). `None`
-/// when the quote holds none.
-pub fn lead(q: &Question, quote: &str) -> Option<String> {
+/// What the question asks a name of, by the naming noun it uses ("which package …"): the
+/// first of its words that is one.
+fn asked_noun(q: &Question) -> Option<&str> {
+    // The last of the first run of them: "which class option" asks for an option.
+    let first = q.words.iter().position(|w| NAMING.contains(&w.as_str()))?;
+    q.words[first..]
+        .iter()
+        .take_while(|w| NAMING.contains(&w.as_str()))
+        .last()
+        .map(String::as_str)
+}
+
+/// Nouns of things that are not written as TeX control sequences: a package or a library is
+/// loaded, not called.
+const LOADED: &[&str] = &["package", "packages", "library", "libraries"];
+
+/// One candidate of a quote for the lead: the value or name, how well it fits the question (the
+/// smaller the better) and whether it is the form asked for ("strong": a value in the asked
+/// shape, a name beside the asked noun or made of the question's words).
+struct Lead {
+    text: String,
+    key: (bool, u8, bool, bool, bool, usize, usize),
+    strong: bool,
+    /// Fits the question well enough to lead from a later quote when the first has nothing
+    /// to lead with (a value in the asked unit: "6 pages").
+    fits: bool,
+}
+
+/// The best candidate of one quote (see [`lead`]).
+fn best_in(q: &Question, quote: &str) -> Option<Lead> {
     let terms = &q.terms;
     let kind = q.kind;
     // "Which command …", "which function …": code answers, not an acronym or a proper noun.
     let asks_code = q.words.iter().any(|w| CALLABLE.contains(&w.as_str()));
-    let candidates = match kind {
-        Kind::Number => values(quote),
-        Kind::Name | Kind::Dataset => named(quote)
-            .into_iter()
-            .filter(|(n, form)| {
-                !stems(n).iter().all(|s| terms.contains(s))
-                    && (!asks_code || kind != Kind::Name || *form == Form::Code)
-            })
-            .map(|(n, _)| n)
-            .collect(),
-        _ => return None,
-    };
+    let noun = asked_noun(q);
+    let loaded = noun.is_some_and(|n| LOADED.contains(&n));
     let words: Vec<&str> = quote.split_whitespace().collect();
     let at = |c: &str| {
         let first = c.split_whitespace().next().unwrap_or(c);
@@ -226,11 +347,19 @@ pub fn lead(q: &Question, quote: &str) -> Option<String> {
     let is_term = |w: &str| stems(w).iter().any(|s| terms.contains(s));
     if kind == Kind::Number {
         // A value is about what comes before it ("the probability … is 0.83", "data on 4406
-        // individuals"); a value whose unit is a word of the question first ("150 words"), then
-        // — when the question asks how many — a count before a measured value ("299 women",
-        // not "10 years"), then the one nearest after a word of the question, then the first.
+        // individuals"); a value whose unit is a word of the question first ("150 words"), or
+        // whose shape is asked for (a version, a date), then — when the question asks how many
+        // — a count before a measured value ("299 women", not "10 years"), then the one
+        // nearest after a word of the question, then the first.
         let counting = q.words.iter().any(|w| w == "many");
+        let asks_version = q.words.iter().any(|w| w.starts_with("version"));
+        let asks_date = q
+            .words
+            .iter()
+            .any(|w| matches!(w.as_str(), "year" | "date" | "day"));
         let unit_asked = |c: &str| c.split_whitespace().nth(1).is_some_and(is_term);
+        let shape_asked =
+            |c: &str| asks_version && is_version(c) || asks_date && !asks_version && is_date(c);
         let after_term = |i: usize| {
             (0..i)
                 .rev()
@@ -238,12 +367,37 @@ pub fn lead(q: &Question, quote: &str) -> Option<String> {
                 .map_or(usize::MAX, |k| i - k)
         };
         let measured = |c: &str| counting && is_measured(c);
-        return candidates
+        return values(quote)
             .into_iter()
             .enumerate()
-            .min_by_key(|(n, c)| (!unit_asked(c), measured(c), after_term(at(c)), *n))
-            .map(|(_, c)| c);
+            .map(|(n, c)| Lead {
+                key: (
+                    !unit_asked(&c),
+                    u8::from(!shape_asked(&c)),
+                    measured(&c),
+                    false,
+                    false,
+                    after_term(at(&c)),
+                    n,
+                ),
+                strong: shape_asked(&c),
+                fits: unit_asked(&c) || shape_asked(&c),
+                text: c,
+            })
+            .min_by_key(|l| l.key);
     }
+    if !matches!(kind, Kind::Name | Kind::Dataset) {
+        return None;
+    }
+    // The question's own words, as a name may be made of them ("\bibliographystyle" for "which
+    // bibliography style command"); not the naming nouns ("\usepackage" is no answer to every
+    // "which package").
+    let own: Vec<&str> = q
+        .words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| w.chars().count() >= 4 && !NAMING.contains(w))
+        .collect();
     let near_term = |i: usize| {
         words
             .iter()
@@ -253,7 +407,65 @@ pub fn lead(q: &Question, quote: &str) -> Option<String> {
             .min()
             .unwrap_or(usize::MAX)
     };
-    candidates.into_iter().min_by_key(|c| near_term(at(c)))
+    named(quote)
+        .into_iter()
+        .filter(|(n, form)| {
+            !stems(n).iter().all(|s| terms.contains(s))
+                && (!asks_code || kind != Kind::Name || *form == Form::Code)
+                && !(loaded && n.starts_with('\\'))
+        })
+        .enumerate()
+        .map(|(k, (n, _))| {
+            let i = at(&n);
+            let by_noun = noun.map_or(2, |noun| beside(&words, i, noun));
+            // Made of them: at least half of its letters are the question's words.
+            let lower: String = n
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect();
+            let covered: usize = own
+                .iter()
+                .filter(|w| lower.contains(**w))
+                .map(|w| w.len())
+                .sum();
+            let made_of = covered * 2 >= lower.len().max(1) && covered > 0;
+            let item = i > 0 && words[i - 1] == "•";
+            Lead {
+                key: (!made_of, by_noun, false, !item, false, near_term(i), k),
+                strong: by_noun < 2 || made_of,
+                fits: by_noun < 2 || made_of,
+                text: n,
+            }
+        })
+        .min_by_key(|l| l.key)
+}
+
+/// What an answer leads with, and which quote (0 = the first) holds it: for a value question
+/// the value nearest to a word of the question, for a name question the name nearest to one (a
+/// name the question itself says is not an answer; for "which command / function", only a name
+/// written as code; for "which package / library", no TeX command). The first quote's, unless
+/// it holds nothing of the asked form and a later one does ("version 1.8b" in the third quote
+/// when the first is a date; a value in the asked unit when the first has no value at all).
+/// `None` when no quote holds one.
+pub fn lead_of(q: &Question, quotes: &[&str]) -> Option<(usize, String)> {
+    let best: Vec<Option<Lead>> = quotes.iter().map(|t| best_in(q, t)).collect();
+    let strong = |i: usize| best[i].as_ref().is_some_and(|l| l.strong);
+    let fits = |i: usize| best[i].as_ref().is_some_and(|l| l.fits);
+    // (What a data set holds is told in words more than by a name: the first quote only.)
+    let later = q.kind != Kind::Dataset && !best.is_empty() && !strong(0);
+    let none_first = best.first().is_some_and(Option::is_none);
+    let i = (1..best.len())
+        .find(|&i| strong(i))
+        .or_else(|| (1..best.len()).find(|&i| none_first && fits(i)))
+        .filter(|_| later)
+        .unwrap_or(0);
+    best.into_iter().nth(i).flatten().map(|l| (i, l.text))
+}
+
+/// What an answer leads with when it has one quote (see [`lead_of`]).
+pub fn lead(q: &Question, quote: &str) -> Option<String> {
+    lead_of(q, &[quote]).map(|(_, l)| l)
 }
 
 #[cfg(test)]
@@ -267,7 +479,9 @@ mod tests {
             values("Data on 4406 individuals aged 66 and over."),
             ["4406 individuals", "66"]
         );
-        assert_eq!(values("[1] 0.8279847"), ["1", "0.8279847"]);
+        // The index a program prints before its output is not a value.
+        assert_eq!(values("[1] 0.8279847"), ["0.8279847"]);
+        assert_eq!(values("[1] 4.712588e-07 and [12]"), Vec::<String>::new());
         assert_eq!(values("The margins are 14 pt wide."), ["14 pt"]);
         assert_eq!(
             values("Titles use 10pt (8 pt), about 4% of X1 in 1997 analyze."),
@@ -285,7 +499,7 @@ mod tests {
         );
         assert_eq!(
             values("It used 80.000 runs (Sanderson, 2010), in 1997, since Dec 2002 (2 pages)."),
-            ["80.000 runs", "1997", "2002", "2 pages"]
+            ["80.000 runs", "1997", "Dec 2002", "2 pages"]
         );
     }
 
@@ -403,6 +617,153 @@ mod tests {
         assert_eq!(
             lead(&q, "Say, a function foo(lmobj) wants standard errors."),
             None
+        );
+    }
+
+    #[test]
+    fn a_version_or_a_date_is_one_value() {
+        assert_eq!(values("This is quantumarticle version v6.1."), ["v6.1"]);
+        assert_eq!(
+            values("It needs IEEEtran.cls version 1.8b and later."),
+            ["1.8b"]
+        );
+        assert_eq!(values("August 26, 2015"), ["August 26, 2015"]);
+        assert_eq!(
+            values("As of version 2.28, released January 2023, on 3 May 2024."),
+            ["2.28", "January 2023", "3 May 2024"]
+        );
+        // A number that ends a hyphenated name is part of it.
+        assert!(values("Wide text (A level-3 head)").is_empty());
+        assert_eq!(values("in the range 0-254."), ["0", "254"]);
+        let q = ask("What version of quantumarticle is this?");
+        assert_eq!(
+            lead(&q, "This is quantumarticle version v6.1."),
+            Some("v6.1".to_string())
+        );
+    }
+
+    #[test]
+    fn the_lead_comes_from_a_later_quote_when_the_first_lacks_the_asked_form() {
+        let q = ask("Which version of IEEEtran.cls is the demo file intended for?");
+        let quotes = [
+            "August 26, 2015",
+            "JOURNAL OF LATEX CLASS FILES, VOL. 14, NO. 8, AUGUST 2015 1",
+            "The demo file is intended to serve as a starter file produced using IEEEtran.cls version 1.8b and later.",
+        ];
+        assert_eq!(lead_of(&q, &quotes), Some((2, "1.8b".to_string())));
+        // The first quote's lead stays when it has the asked form.
+        let q = ask("How many individuals are in the data?");
+        let quotes = ["Data on 4406 individuals.", "Of 299 individuals, 10 died."];
+        assert_eq!(
+            lead_of(&q, &quotes),
+            Some((0, "4406 individuals".to_string()))
+        );
+        // And when no quote has it, the first quote's best.
+        let q = ask("What window size is used?");
+        assert_eq!(
+            lead_of(&q, &["We use W = 150.", "Then S = 75."]),
+            Some((0, "150".to_string()))
+        );
+    }
+
+    #[test]
+    fn a_package_question_leads_with_what_the_noun_names_not_a_command() {
+        let q = ask("Which package is known to be incompatible with the class layout?");
+        let quotes = [
+            "Also the affiliation must be formatted by hand; \\affiliation and \\email should do this.",
+            "PdfDraftCopy: the pdfdraftcopy package seems to cause problems with the layout.",
+        ];
+        assert_eq!(lead_of(&q, &quotes), Some((1, "pdfdraftcopy".to_string())));
+        let q = ask("Which package allows headers and footers for each page of a long table?");
+        assert_eq!(
+            lead(
+                &q,
+                "However, the LATEX2ε package longtable allows headers and footers."
+            ),
+            Some("longtable".to_string())
+        );
+        // The head of a list item names what it describes.
+        let q = ask("Which package is used for Times New Roman fonts?");
+        assert_eq!(
+            lead(
+                &q,
+                "• mathptmx, to use Times New Roman fonts instead of Computer Modern fonts;"
+            ),
+            Some("mathptmx".to_string())
+        );
+    }
+
+    #[test]
+    fn a_command_made_of_the_question_words_leads() {
+        let q = ask("Which bibliography style command should be used?");
+        let s = "The bibliography is included with these two commands, placed just before the \\end{document} command: \\bibliographystyle{ACM-Reference-Format} \\bibliography{bibfile}";
+        assert_eq!(lead(&q, s), Some("\\bibliographystyle".to_string()));
+    }
+
+    #[test]
+    fn a_name_goes_with_its_noun_only_as_a_name_does() {
+        // Punctuation parts them; a word before the noun names it only after an article.
+        let q = ask("Which package should authors avoid for verbatim text?");
+        assert_eq!(
+            lead_of(&q, &["If you use the other package, please specify it."]),
+            None
+        );
+        let q = ask("How do I tell the program which font file to use?");
+        assert_eq!(
+            lead_of(
+                &q,
+                &[
+                    "Fonts are mapped.",
+                    "It used a Mac-specific program called xdv."
+                ]
+            ),
+            None
+        );
+        // "Which class option": an option is asked for.
+        let q = ask("Which class option flushes displayed equations left?");
+        let quotes = [
+            "Use the class option fleqn to flush equations left.",
+            "When the prb class option is used, citations are superscripts.",
+        ];
+        assert_eq!(lead_of(&q, &quotes), Some((0, "fleqn".to_string())));
+        // An environment is named by its \\begin; a name is cut where a name cannot go on.
+        let q = ask("Which environment should the acknowledgments section use?");
+        assert_eq!(
+            lead(
+                &q,
+                "This section has a special environment: \\begin{acks} ..."
+            ),
+            Some("acks".to_string())
+        );
+        assert_eq!(
+            names("If \\mubyteout>=2 then it is converted."),
+            ["\\mubyteout"]
+        );
+        // A name made of a word of the question but mostly of others is not made of them.
+        let q = ask("Which optimizer does lmer use by default?");
+        assert_eq!(
+            lead_of(
+                &q,
+                &[
+                    "It is done by Nelder_Mead.",
+                    "The optimizeLmer module calls it."
+                ]
+            ),
+            Some((0, "Nelder_Mead".to_string()))
+        );
+    }
+
+    #[test]
+    fn a_later_quote_leads_with_a_value_in_the_asked_unit_only_when_the_first_has_none() {
+        let q = ask("For articles over how many pages are keywords required?");
+        let quotes = ["Keywords are required.", "Articles over 6 pages need them."];
+        assert_eq!(lead_of(&q, &quotes), Some((1, "6 pages".to_string())));
+        let quotes = ["The default is 1.", "See 4.8 pages later."];
+        assert_eq!(lead_of(&q, &quotes), Some((0, "1".to_string())));
+        // A measured value glued to a capital is no version.
+        assert_eq!(
+            values("Particle size range 0.45D50 to 1.40D50"),
+            Vec::<String>::new()
         );
     }
 }

@@ -234,3 +234,67 @@ fn a_data_question_is_answered_by_the_sentence_that_credits_the_data() {
         picks.iter().map(|p| (&p.text, p.score)).collect::<Vec<_>>()
     );
 }
+
+/// What a program printed holds the value the prose before its session names: the printed
+/// line is quoted before a sentence that only shares a word of the question with it.
+#[test]
+fn a_printed_value_is_read_with_the_prose_that_introduces_it() {
+    let q = question("What probability comes out of the normal example?");
+    let text = "We are interested in the normal probability P(X < 1).\n\
+                This is computed as follows:\n\
+                > pmvnorm(mean = 0, sigma = 1, upper = 1)\n\
+                [1] 0.8413447\n\
+                attr(,\"error\")\n\
+                First, the bounds are given by the vectors lower and upper.\n\n\
+                The example is simple and has 3 lines.";
+    let picks = choose(&q, &[page("papers/m/paper.pdf#page=2", text, false)], None);
+    let texts: Vec<&str> = picks.iter().map(|p| p.text.as_str()).collect();
+    let printed = texts.iter().position(|t| *t == "[1] 0.8413447");
+    let other = texts.iter().position(|t| t.starts_with("The example"));
+    assert!(
+        printed.is_some_and(|p| other.is_none_or(|o| p < o)),
+        "{texts:?}"
+    );
+}
+
+/// A heading that has the question's words names its section; the sentence under it is
+/// quoted too, and leads the answer.
+#[test]
+fn the_sentence_under_a_heading_leads_the_heading() {
+    let q = question("What happens to observations with missing values at a split?");
+    let text = "Missing values at a split\n\n\
+                Surrogates can be established by searching for divisions that give \
+                roughly the same partition as the original one.\n\n\
+                The tree is grown in a recursive fashion until the stopping criterion holds.";
+    let picks = choose(&q, &[page("papers/t/paper.pdf#page=6", text, false)], None);
+    let texts: Vec<&str> = picks.iter().map(|p| p.text.as_str()).collect();
+    assert!(texts[0].starts_with("Surrogates can"), "{texts:?}");
+    assert!(texts.contains(&"Missing values at a split"), "{texts:?}");
+}
+
+#[test]
+fn code_a_cut_sentence_and_a_label_with_its_value_are_no_headings() {
+    let c = page("papers/t/paper.pdf#page=1", "", false);
+    let sent = |text: &str| Sent {
+        text: text.into(),
+        cand: &c,
+        shape: Shape::Body,
+        in_selection: false,
+        pos: 0,
+        tf: HashMap::new(),
+        len: 1,
+        number_near_term: false,
+    };
+    assert!(around::is_heading(&sent(
+        "Missing values and surrogate splits"
+    )));
+    assert!(around::is_heading(&sent(
+        "3.1 Compatibility and Extended Mode"
+    )));
+    assert!(!around::is_heading(&sent(
+        "type = \"{Ph.D.} dissertation\""
+    )));
+    assert!(around::is_heading(&sent("3.2 草稿模式")));
+    assert!(!around::is_heading(&sent("Number of particles 4008")));
+    assert!(!around::is_heading(&sent("in your database entry")));
+}
