@@ -158,23 +158,21 @@ pub(super) fn load_simple(doc: &Document, dict: &Dictionary, type3: bool) -> Fon
             }
         }
         // Glyph names serve only to look up a standard font's widths.
-        names[code] = name.filter(|_| std14).or_else(|| {
-            if !std14 {
-                return None;
-            }
-            let mut chars = t.as_deref()?.chars();
-            let c = chars.next()?;
-            chars
-                .next()
-                .is_none()
-                .then(|| unicode_to_glyph(c).map(str::to_string))
-                .flatten()
-        });
+        if std14 {
+            names[code] = name.or_else(|| {
+                let mut chars = t.as_deref()?.chars();
+                let c = chars.next()?;
+                chars
+                    .next()
+                    .is_none()
+                    .then(|| unicode_to_glyph(c).map(str::to_string))
+                    .flatten()
+            });
+        }
         text.push(clean(t.as_deref().unwrap_or("")));
     }
 
-    let (widths, font_matrix) =
-        read_widths(doc, dict, descriptor, type3, &base_name, &names, std14);
+    let (widths, font_matrix) = read_widths(doc, dict, descriptor, type3, &base_name, &names);
 
     let size_scale = if type3 {
         type3_size_scale(doc, dict, &font_matrix)
@@ -235,7 +233,6 @@ fn read_widths(
     type3: bool,
     base_name: &str,
     names: &[Option<String>],
-    std14: bool,
 ) -> ([f32; 256], [f32; 6]) {
     let font_matrix = if type3 {
         get(doc, dict, b"FontMatrix")
@@ -260,6 +257,7 @@ fn read_widths(
             }
         }
     }
+    let std14 = metrics::std14_canonical_name(base_name).is_some();
     for code in 0..256usize {
         if widths[code].is_nan() {
             let from_metrics = if std14 {
