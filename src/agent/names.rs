@@ -2,7 +2,7 @@
 //! `\mubyte`), a proper noun or an acronym inside a sentence (Armadillo, LAPACK), or the word a
 //! naming noun names ("the mstate package", "function monitor", "the sleepstudy data"); and what
 //! is not one: the authors of a citation, placeholders (`foo`), common capitalized words. What a
-//! "which function / library / data set" question is answered with ([`super::value::lead`]).
+//! "which function / library / data set" question is answered with ([`super::value::lead_of`]).
 
 /// How many names written as code a sentence has: a call (`rollapply()`, `anova(f0, f1)`), a
 /// dotted or underscored identifier (`na.approx`, `type_coef`), a camel-case one

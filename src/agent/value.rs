@@ -319,19 +319,19 @@ fn asked_noun(q: &Question) -> Option<&str> {
 /// loaded, not called.
 const LOADED: &[&str] = &["package", "packages", "library", "libraries"];
 
-/// One candidate of a quote for the lead: the value or name, how well it fits the question (the
-/// smaller the better) and whether it is the form asked for ("strong": a value in the asked
-/// shape, a name beside the asked noun or made of the question's words).
+/// The best candidate of a quote for the lead: the value or name, and whether it is the form
+/// asked for ("strong": a value in the asked shape, a name beside the asked noun or made of the
+/// question's words).
 struct Lead {
     text: String,
-    key: (bool, u8, bool, bool, bool, usize, usize),
     strong: bool,
     /// Fits the question well enough to lead from a later quote when the first has nothing
     /// to lead with (a value in the asked unit: "6 pages").
     fits: bool,
 }
 
-/// The best candidate of one quote (see [`lead`]).
+/// The best candidate of one quote (see [`lead_of`]): the one that fits the question best, by a
+/// key of each kind's own (the smaller the better).
 fn best_in(q: &Question, quote: &str) -> Option<Lead> {
     let terms = &q.terms;
     let kind = q.kind;
@@ -370,21 +370,23 @@ fn best_in(q: &Question, quote: &str) -> Option<Lead> {
         return values(quote)
             .into_iter()
             .enumerate()
-            .map(|(n, c)| Lead {
-                key: (
+            .map(|(n, c)| {
+                let key = (
                     !unit_asked(&c),
-                    u8::from(!shape_asked(&c)),
+                    !shape_asked(&c),
                     measured(&c),
-                    false,
-                    false,
                     after_term(at(&c)),
                     n,
-                ),
-                strong: shape_asked(&c),
-                fits: unit_asked(&c) || shape_asked(&c),
-                text: c,
+                );
+                let lead = Lead {
+                    strong: shape_asked(&c),
+                    fits: unit_asked(&c) || shape_asked(&c),
+                    text: c,
+                };
+                (key, lead)
             })
-            .min_by_key(|l| l.key);
+            .min_by_key(|(key, _)| *key)
+            .map(|(_, lead)| lead);
     }
     if !matches!(kind, Kind::Name | Kind::Dataset) {
         return None;
@@ -431,14 +433,16 @@ fn best_in(q: &Question, quote: &str) -> Option<Lead> {
                 .sum();
             let made_of = covered * 2 >= lower.len().max(1) && covered > 0;
             let item = i > 0 && words[i - 1] == "•";
-            Lead {
-                key: (!made_of, by_noun, false, !item, false, near_term(i), k),
+            let key = (!made_of, by_noun, !item, near_term(i), k);
+            let lead = Lead {
                 strong: by_noun < 2 || made_of,
                 fits: by_noun < 2 || made_of,
                 text: n,
-            }
+            };
+            (key, lead)
         })
-        .min_by_key(|l| l.key)
+        .min_by_key(|(key, _)| *key)
+        .map(|(_, lead)| lead)
 }
 
 /// What an answer leads with, and which quote (0 = the first) holds it: for a value question
@@ -461,11 +465,6 @@ pub fn lead_of(q: &Question, quotes: &[&str]) -> Option<(usize, String)> {
         .filter(|_| later)
         .unwrap_or(0);
     best.into_iter().nth(i).flatten().map(|l| (i, l.text))
-}
-
-/// What an answer leads with when it has one quote (see [`lead_of`]).
-pub fn lead(q: &Question, quote: &str) -> Option<String> {
-    lead_of(q, &[quote]).map(|(_, l)| l)
 }
 
 #[cfg(test)]

@@ -103,9 +103,9 @@ const LEAD_IN: usize = 3;
 /// question, a printed line with a number ("[1] 0.8279847") takes the question's words of that
 /// prose ("We are interested in the probability … This is computed as follows:") as its own —
 /// their BM25 score and count, a little less for each unit of prose between (not one that
-/// ends with a colon) and for each
-/// printed line with a number before it. The session's typed lines stand between them and
-/// count for nothing. `None` for any other unit, or when no prose before it has the words.
+/// ends with a colon) and for each printed line with a number before it. The session's typed
+/// lines stand between them and count for nothing. `None` for any other unit, or when no prose
+/// before it has the words.
 pub(super) fn printed_value(
     q: &Question,
     sents: &[Sent],
@@ -143,9 +143,9 @@ pub(super) fn printed_value(
 const UNDER: usize = 2;
 
 /// A heading: a short piece of body text without closing punctuation, of words — a capital (or
-/// a letter of a script without case) or a section number first, no number after it, nearly all letters ("Missing values and
-/// surrogate splits", "3.1 Compatibility and Extended Mode"; not a line of code, a cut
-/// sentence or a table's label and value).
+/// a letter of a script without case) or a section number first, no number after it, nearly
+/// all letters ("Missing values and surrogate splits", "3.1 Compatibility and Extended Mode";
+/// not a line of code, a cut sentence or a table's label and value).
 pub(super) fn is_heading(s: &Sent) -> bool {
     let t = &s.text;
     let mut words = t.split_whitespace();

@@ -1,6 +1,11 @@
 use super::*;
 use crate::agent::names::{cites_authors, code_names, names};
 
+/// What an answer with the one quote `quote` leads with.
+fn lead(q: &Question, quote: &str) -> Option<String> {
+    lead_of(q, &[quote]).map(|(_, l)| l)
+}
+
 #[test]
 fn values_are_numbers_with_their_units() {
     assert_eq!(
