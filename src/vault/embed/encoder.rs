@@ -183,7 +183,7 @@ impl Encoder {
         if h == 0
             || h > MAX_HIDDEN
             || heads == 0
-            || h % heads != 0
+            || !h.is_multiple_of(heads)
             || cfg.num_hidden_layers == 0
             || cfg.num_hidden_layers > MAX_LAYERS
             || cfg.intermediate_size == 0

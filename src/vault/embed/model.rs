@@ -26,7 +26,7 @@ const MIN_KNOWN_SHARE: f32 = 0.75;
 /// What computes the vectors.
 enum Backend {
     Static(model2vec_rs::model::StaticModel),
-    Encoder(super::encoder::Encoder),
+    Encoder(Box<super::encoder::Encoder>),
 }
 
 /// A loaded model: what embeds passages and queries, and what identifies it.
@@ -106,7 +106,7 @@ impl Embedder {
                 super::encoder::Encoder::from_bytes(&tok, &weights, &config, pooling.as_deref())
                     .map_err(err)?;
             let dims = e.dims;
-            (Backend::Encoder(e), dims)
+            (Backend::Encoder(Box::new(e)), dims)
         } else {
             // The tokenizers crate may panic on a malformed file: that is a model that cannot be
             // loaded, not a crash.
