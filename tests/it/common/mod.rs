@@ -134,8 +134,13 @@ pub fn agentero(args: &[&str], cwd: &Path) -> Output {
 /// The real binary, run in `cwd` with a private HOME (under `cwd`) so it never touches the
 /// user's files.
 pub fn command(cwd: &Path) -> Command {
+    command_of(Path::new(env!("CARGO_BIN_EXE_agentero")), cwd)
+}
+
+/// As [`command`], with another build of agentero (`bin`).
+pub fn command_of(bin: &Path, cwd: &Path) -> Command {
     let home = cwd.join(".agentero-test-home");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentero"));
+    let mut cmd = Command::new(bin);
     cmd.current_dir(cwd)
         .env("HOME", &home)
         .env("XDG_DATA_HOME", home.join("data"))

