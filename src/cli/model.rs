@@ -138,7 +138,17 @@ pub(super) fn pull(name: &str) -> anyhow::Result<()> {
         model.dims,
         visible(&snap.display().to_string())
     );
-    println!("`agentero index` now embeds each vault's pages; searches fuse them with the words.");
+    if model.is_encoder() {
+        // A transformer is never taken from the cache unasked: it makes an index run minutes long.
+        println!(
+            "It is a transformer, used only when named: [search] embeddings = \"{}\" in the config.",
+            visible(name)
+        );
+    } else {
+        println!(
+            "`agentero index` now embeds each vault's pages; searches fuse them with the words."
+        );
+    }
     Ok(())
 }
 

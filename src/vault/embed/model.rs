@@ -151,7 +151,8 @@ impl Embedder {
         }
     }
 
-    /// Whether the vectors come from a transformer (which reads slowly: an index run says so).
+    /// Whether the vectors come from a transformer (which reads slowly, and so is used only when
+    /// named: `agentero model pull` says so).
     pub fn is_encoder(&self) -> bool {
         matches!(self.backend, Backend::Encoder(_))
     }
