@@ -3,6 +3,7 @@
 //! the one way a record is built: the indexer stores it, the paper pane shows it before the
 //! paper is indexed, the context tools read a granted paper the index does not hold yet.
 
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::LazyLock;
 use std::sync::mpsc;
@@ -329,8 +330,21 @@ static HEADING: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Numbered headings ("2.1 Reading order", "III. METHOD") found in the page text, kept only when
-/// their numbers run forward, which filters out numbered list items and table rows.
+/// their numbers run forward, which filters out numbered list items and table rows. A title
+/// found on more than one page is a running head after its page number ("2 TORSTEN HOTHORN,
+/// FRANK BRETZ, AND ALAN GENZ"), not a section: a section is headed once.
 pub fn sections_from_headings(pages: &[PageText]) -> Vec<Section> {
+    let mut pages_of: HashMap<String, BTreeSet<u32>> = HashMap::new();
+    for page in pages {
+        for line in page.text.lines() {
+            if let Some(c) = HEADING.captures(line.trim()) {
+                pages_of
+                    .entry(c[2].trim().to_lowercase())
+                    .or_default()
+                    .insert(page.number);
+            }
+        }
+    }
     let mut out: Vec<Section> = Vec::new();
     let mut last_top: Option<u32> = None;
     for page in pages {
@@ -340,6 +354,12 @@ pub fn sections_from_headings(pages: &[PageText]) -> Vec<Section> {
                 continue;
             };
             let title = c[2].trim();
+            if pages_of
+                .get(&title.to_lowercase())
+                .is_some_and(|p| p.len() > 1)
+            {
+                continue;
+            }
             let words = title.split_whitespace().count();
             if words > 12
                 || title.ends_with(['.', ',', ';', ':'])
@@ -465,6 +485,54 @@ mod tests {
                 (Some("2.1".into()), "Reading Order".into(), 1),
                 (Some("3".into()), "Results".into(), 2),
                 (Some("4".into()), "Conclusion".into(), 2),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_running_head_after_its_page_number_is_no_section() {
+        // R News: even pages start with the page number and the authors, which read as a
+        // numbered heading, and took the real section 2's number.
+        let page = |n, t: &str| PageText {
+            number: n,
+            text: t.to_string(),
+            ..PageText::default()
+        };
+        let pages = vec![
+            page(
+                1,
+                "On Multivariate t and Gauss Probabilities in R
+1. A Simple Example
+text",
+            ),
+            page(
+                2,
+                "2 TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ
+text
+2. Algorithms
+text",
+            ),
+            page(
+                3,
+                "ON MULTIVARIATE t AND GAUSS PROBABILITIES IN R 3
+3. Applications",
+            ),
+            page(
+                4,
+                "4 TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ
+text",
+            ),
+        ];
+        let got: Vec<(Option<String>, String)> = sections_from_headings(&pages)
+            .into_iter()
+            .map(|s| (s.number, s.title))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("1".into()), "A Simple Example".into()),
+                (Some("2".into()), "Algorithms".into()),
+                (Some("3".into()), "Applications".into()),
             ]
         );
     }

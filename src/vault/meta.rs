@@ -331,8 +331,11 @@ fn looks_like_author_line(line: &str) -> bool {
         && !line.trim_end().ends_with('.')
 }
 
+/// " and " between names, in any case ("FRANK BRETZ, AND ALAN GENZ").
+static AND: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\s+and\s+").expect("valid regex"));
+
 fn split_authors(line: &str) -> Vec<String> {
-    line.replace(" and ", ",")
+    AND.replace_all(line, ",")
         .replace(['·', ';'], ",")
         .split(',')
         .map(|s| {
@@ -593,6 +596,15 @@ mod tests {
         );
         assert!(m.abstract_text.unwrap().starts_with("We study how answers"));
         assert_eq!(m.year, Some(2023));
+        // Capitals, as R News sets its authors: "AND" joins names too.
+        assert_eq!(
+            split_authors("TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ"),
+            vec!["TORSTEN HOTHORN", "FRANK BRETZ", "ALAN GENZ"]
+        );
+        assert_eq!(
+            split_authors("Ada Lovelace And Grace Hopper"),
+            vec!["Ada Lovelace", "Grace Hopper"]
+        );
     }
 
     #[test]
