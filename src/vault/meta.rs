@@ -450,9 +450,18 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
                 .filter(|l| !l.is_empty())
                 .take(FOOTER_LINES),
         )
-        .find_map(|l| YEAR.captures(l).and_then(|c| c[1].parse().ok()));
+        .find_map(|l| {
+            YEAR.captures(&CITED_YEAR.replace_all(l, ""))
+                .and_then(|c| c[1].parse().ok())
+        });
     meta
 }
+
+/// A cited work's year in running text ("Genz (1992)", "Zeileis et al. (2008a)"): not the
+/// paper's own.
+static CITED_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:\p{Lu}[\p{L}'’-]+|\bal\.)\s*\((?:19|20)\d\d[a-z]?[),;]").expect("valid regex")
+});
 
 /// Merges the sources in order of trust: sidecar, PDF metadata, first page, file name.
 pub fn resolve(
@@ -596,6 +605,11 @@ mod tests {
         );
         assert!(m.abstract_text.unwrap().starts_with("We study how answers"));
         assert_eq!(m.year, Some(2023));
+        // The years of the works an introduction cites are not the paper's.
+        let cites = "A Title Here\nAda Lovelace and Grace Hopper\nIntroduction\n\
+                     We refer to the work described in Genz (1992), Genz (1993) and Genz and\n\
+                     Bretz (1999). More text follows here.";
+        assert_eq!(from_first_page(cites, None).year, None);
         // Capitals, as R News sets its authors: "AND" joins names too.
         assert_eq!(
             split_authors("TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ"),
