@@ -357,6 +357,7 @@ pub fn sections_from_headings(pages: &[PageText]) -> Vec<Section> {
             if pages_of
                 .get(&title.to_lowercase())
                 .is_some_and(|p| p.len() > 1)
+                || !is_heading_title(title)
             {
                 continue;
             }
@@ -394,6 +395,22 @@ pub fn sections_from_headings(pages: &[PageText]) -> Vec<Section> {
         }
     }
     out
+}
+
+/// Whether a numbered line's title reads as a heading's: not a contents line ("Introduction 3",
+/// "Help . . . . 12": a title and its page), and a word of three letters or more (a table row
+/// such as "4 NA NA NA NA" or "4 M 80 1.2" has none).
+fn is_heading_title(title: &str) -> bool {
+    let last = title.split_whitespace().last().unwrap_or("");
+    let page_at_end = title.split_whitespace().count() > 1
+        && last.len() <= 4
+        && last.chars().all(|c| c.is_ascii_digit());
+    !page_at_end
+        && !title.contains(". .")
+        && !title.contains("..")
+        && title
+            .split(|c: char| !c.is_alphabetic())
+            .any(|w| w.chars().count() >= 3)
 }
 
 fn roman_or_arabic(s: &str) -> Option<u32> {
@@ -485,6 +502,38 @@ mod tests {
                 (Some("2.1".into()), "Reading Order".into(), 1),
                 (Some("3".into()), "Results".into(), 2),
                 (Some("4".into()), "Conclusion".into(), 2),
+            ]
+        );
+    }
+
+    #[test]
+    fn contents_lines_and_table_rows_are_no_sections() {
+        let page = |n, t: &str| PageText {
+            number: n,
+            text: t.to_string(),
+            ..PageText::default()
+        };
+        let pages = vec![
+            page(
+                2,
+                "Contents\n1 Introduction 3\n2 Survival curves 9\n3 Getting help . . . . 12",
+            ),
+            page(
+                3,
+                "1 Introduction\ntext\n2 Survival curves\n3 NA NA NA NA\n3 M 80 1.2",
+            ),
+            page(4, "3 Getting help\ntext"),
+        ];
+        let got: Vec<(String, u32)> = sections_from_headings(&pages)
+            .into_iter()
+            .map(|s| (s.title, s.page))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Introduction".into(), 3),
+                ("Survival curves".into(), 3),
+                ("Getting help".into(), 4),
             ]
         );
     }

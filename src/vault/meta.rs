@@ -334,6 +334,33 @@ fn looks_like_author_line(line: &str) -> bool {
 /// " and " between names, in any case ("FRANK BRETZ, AND ALAN GENZ").
 static AND: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\s+and\s+").expect("valid regex"));
 
+/// The names in one metadata field ("Achim Zeileis, Torsten Hothorn", "A B; C D", "A B and C
+/// D", "Achim Zeileis† Torsten Hothorn"): split at semicolons, "and" and footnote marks, and at
+/// commas only when every piece is a name of two words or more ("Zeileis, Achim" is one name,
+/// family first, read as "Achim Zeileis").
+fn split_names(field: &str) -> Vec<String> {
+    let marked = field.replace(['†', '‡', '∗'], ";");
+    let mut out = Vec::new();
+    for part in marked.split(';').flat_map(|p| AND.split(p)) {
+        let pieces: Vec<&str> = part
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
+        if pieces.len() > 1 && pieces.iter().all(|p| p.split_whitespace().count() >= 2) {
+            out.extend(pieces.into_iter().map(clean));
+        } else if let [family, given] = pieces[..]
+            && family.split_whitespace().count() == 1
+        {
+            out.push(clean(&format!("{given} {family}")));
+        } else {
+            out.push(clean(part));
+        }
+    }
+    out.retain(|n| !n.is_empty());
+    out
+}
+
 fn split_authors(line: &str) -> Vec<String> {
     AND.replace_all(line, ",")
         .replace(['·', ';'], ",")
@@ -451,16 +478,44 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
                 .take(FOOTER_LINES),
         )
         .find_map(|l| {
-            YEAR.captures(&CITED_YEAR.replace_all(l, ""))
+            YEAR.captures(&without_cited_years(l))
                 .and_then(|c| c[1].parse().ok())
         });
     meta
 }
 
-/// A cited work's year in running text ("Genz (1992)", "Zeileis et al. (2008a)"): not the
-/// paper's own.
+/// `line` without the years of the works it cites (a month's year is the paper's: "July 2008,").
+fn without_cited_years(line: &str) -> std::borrow::Cow<'_, str> {
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    CITED_YEAR.replace_all(line, |c: &regex::Captures| {
+        if MONTHS.contains(&&c[1]) {
+            c[0].to_string()
+        } else {
+            String::new()
+        }
+    })
+}
+
+/// A cited work's year in running text ("Genz (1992)", "Zeileis et al. (2008a)", "(Lambert
+/// 1992)", "Nelder and Wedderburn 1972;", "Trivedi (1998, 2005)"): not the paper's own.
 static CITED_YEAR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:\p{Lu}[\p{L}'’-]+|\bal\.)\s*\((?:19|20)\d\d[a-z]?[),;]").expect("valid regex")
+    Regex::new(
+        r"(\p{Lu}[\p{L}'’-]+|\bal\.)\s*\(?(?:19|20)\d\d[a-z]?(?:,\s*(?:19|20)\d\d[a-z]?)*[),;]",
+    )
+    .expect("valid regex")
 });
 
 /// Merges the sources in order of trust: sidecar, PDF metadata, first page, file name.
@@ -493,14 +548,13 @@ pub fn resolve(
     }
     if meta.authors.is_empty() {
         if !info.xmp_authors.is_empty() {
-            meta.authors = info.xmp_authors.iter().map(|a| clean(a)).collect();
-        } else if let Some(a) = info.author.as_deref().filter(|a| plausible_info_author(a)) {
-            meta.authors = a
-                .split([';', ','])
-                .flat_map(|s| s.split(" and "))
-                .map(clean)
-                .filter(|s| !s.is_empty())
+            meta.authors = info
+                .xmp_authors
+                .iter()
+                .flat_map(|a| split_names(a))
                 .collect();
+        } else if let Some(a) = info.author.as_deref().filter(|a| plausible_info_author(a)) {
+            meta.authors = split_names(a);
         } else {
             meta.authors = first.authors.clone();
         }
@@ -610,6 +664,30 @@ mod tests {
                      We refer to the work described in Genz (1992), Genz (1993) and Genz and\n\
                      Bretz (1999). More text follows here.";
         assert_eq!(from_first_page(cites, None).year, None);
+        let cites = "A Title Here\nAda Lovelace and Grace Hopper\nIntroduction\n\
+                     (GLMs, see Nelder and Wedderburn 1972; McCullagh and Nelder 1989). Since\n\
+                     Mullahy (1986) and (Lambert 1992), see Cameron and Trivedi (1998, 2005).";
+        assert_eq!(from_first_page(cites, None).year, None);
+        let dated = "Journal of Statistical Software\nJuly 2008, Volume 27, Issue 8.\nA Title Here";
+        assert_eq!(from_first_page(dated, None).year, Some(2008));
+        // Names in one metadata field.
+        assert_eq!(
+            split_names("Achim Zeileis, Torsten Hothorn"),
+            vec!["Achim Zeileis", "Torsten Hothorn"]
+        );
+        assert_eq!(
+            split_names("Trevor Hastie; Junyang Qian; Kenneth Tay"),
+            vec!["Trevor Hastie", "Junyang Qian", "Kenneth Tay"]
+        );
+        assert_eq!(
+            split_names("Achim Zeileis† Torsten Hothorn"),
+            vec!["Achim Zeileis", "Torsten Hothorn"]
+        );
+        assert_eq!(split_names("Zeileis, Achim"), vec!["Achim Zeileis"]);
+        assert_eq!(
+            split_names("Ada Lovelace and Grace Hopper"),
+            vec!["Ada Lovelace", "Grace Hopper"]
+        );
         // Capitals, as R News sets its authors: "AND" joins names too.
         assert_eq!(
             split_authors("TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ"),
