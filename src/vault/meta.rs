@@ -466,7 +466,13 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
             meta.abstract_text = Some(abs);
         }
     }
-    // The year is printed in the header or in the first page's footer, not in the body.
+    // The year is printed in the header or in the first page's footer, not in the body; a
+    // citation of the paper's published version (its first author's) says it too.
+    let own_family = meta
+        .authors
+        .first()
+        .and_then(|a| a.split_whitespace().last())
+        .map(str::to_lowercase);
     meta.year = lines
         .iter()
         .take(head_end.max(10))
@@ -478,14 +484,16 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
                 .take(FOOTER_LINES),
         )
         .find_map(|l| {
-            YEAR.captures(&without_cited_years(l))
+            YEAR.captures(&without_cited_years(l, own_family.as_deref()))
                 .and_then(|c| c[1].parse().ok())
         });
     meta
 }
 
-/// `line` without the years of the works it cites (a month's year is the paper's: "July 2008,").
-fn without_cited_years(line: &str) -> std::borrow::Cow<'_, str> {
+/// `line` without the years of the works it cites, but for those of a work by `own_family` (the
+/// paper's first author: its published version, "Zeileis and Grothendieck (2005) in the Journal
+/// of Statistical Software") and a month's ("July 2008,").
+fn without_cited_years<'a>(line: &'a str, own_family: Option<&str>) -> std::borrow::Cow<'a, str> {
     const MONTHS: [&str; 12] = [
         "January",
         "February",
@@ -501,7 +509,15 @@ fn without_cited_years(line: &str) -> std::borrow::Cow<'_, str> {
         "December",
     ];
     CITED_YEAR.replace_all(line, |c: &regex::Captures| {
-        if MONTHS.contains(&&c[1]) {
+        // The citation's names: back from the year to the last bracket or semicolon.
+        let start = c.get(0).map_or(0, |m| m.start());
+        let names = &line[line[..start].rfind(['(', ')', ';']).map_or(0, |i| i + 1)..start];
+        let own = own_family.is_some_and(|f| {
+            format!("{names} {}", &c[1])
+                .split(|ch: char| !ch.is_alphabetic())
+                .any(|w| w.to_lowercase() == f)
+        });
+        if MONTHS.contains(&&c[1]) || own {
             c[0].to_string()
         } else {
             String::new()
@@ -668,6 +684,9 @@ mod tests {
                      (GLMs, see Nelder and Wedderburn 1972; McCullagh and Nelder 1989). Since\n\
                      Mullahy (1986) and (Lambert 1992), see Cameron and Trivedi (1998, 2005).";
         assert_eq!(from_first_page(cites, None).year, None);
+        let own = "A Title Here\nAchim Zeileis, Gabor Grothendieck\nThis is a version of\n\
+                   Zeileis and Grothendieck (2005) in the Journal of Statistical Software.";
+        assert_eq!(from_first_page(own, None).year, Some(2005));
         let dated = "Journal of Statistical Software\nJuly 2008, Volume 27, Issue 8.\nA Title Here";
         assert_eq!(from_first_page(dated, None).year, Some(2008));
         // Names in one metadata field.
