@@ -300,8 +300,9 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// The static embedding models of hybrid search: which are installed (in the Hugging Face
-    /// cache), which one is used, and this vault's vectors; `model pull ORG/NAME` downloads one.
+    /// The embedding models of hybrid search (model2vec static models, sentence-transformers
+    /// BERTs): which are installed (in the Hugging Face cache), which one is used, and this
+    /// vault's vectors; `model pull ORG/NAME` downloads one.
     Model {
         #[arg(long)]
         vault: Option<PathBuf>,
@@ -316,8 +317,9 @@ pub enum Command {
 /// `agentero model`'s actions.
 #[derive(Debug, Subcommand)]
 pub enum ModelAction {
-    /// Download a model2vec model (ORG/NAME) from the Hugging Face hub into the Hugging Face
-    /// cache (the machine must reach the hub).
+    /// Download an embedding model (ORG/NAME: a model2vec model, or a sentence-transformers BERT
+    /// used when named in the config) from the Hugging Face hub into the Hugging Face cache (the
+    /// machine must reach the hub).
     Pull { name: String },
 }
 

@@ -22,6 +22,8 @@ static ENTRY_START: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:[a-z]{1,3}\s+){0,2}\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)?\s+\p{Lu}{1,3}(?:,|\s+\(|\s+and\s|\s*$)",
         r"|\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)?,\s+(?:\p{Lu}\.\s?-?)+",
         r"|(?:\p{Lu}\.\s?-?)+\s*\p{Lu}[\p{L}'’-]+\s*(?:,|and\s|&)",
+        // The AMS styles' given name first: "Alan Genz. Numerical …", "Torsten Hothorn, Frank".
+        r"|\p{Lu}\p{Ll}[\p{L}'’-]*(?:\s+\p{Lu}\.)*\s+\p{Lu}[\p{L}'’-]+(?:\.(?:\s|$)|,\s+(?:and\s+)?\p{Lu})",
         r")"
     ))
     .unwrap()
@@ -86,9 +88,26 @@ pub fn is_reference_heading(line: &str) -> bool {
 /// with a name ("Koenker R showed …") has neither.
 pub fn is_entry_start(line: &str) -> bool {
     let t = line.trim();
-    t.chars().count() >= 12
-        && ENTRY_START.is_match(t)
-        && (YEAR.is_match(t) || LINK.is_match(t) || LOCATOR.is_match(t))
+    has_entry_shape(t) && has_entry_mark(t)
+}
+
+fn has_entry_shape(line: &str) -> bool {
+    line.chars().count() >= 12 && ENTRY_START.is_match(line)
+}
+
+/// Whether the line at `content[j]` (indices of `lines`) starts an entry: as
+/// [`is_entry_start`], or with the entry's year, link or locator on one of the two lines it
+/// wraps onto (the AMS styles end an entry with its year: "Alan Genz. Numerical computation of
+/// multivariate normal probabilities." / "Journal of …, 1:141–149, 1992.").
+fn starts_entry(lines: &[&str], content: &[usize], j: usize) -> bool {
+    let t = lines[content[j]].trim();
+    has_entry_shape(t)
+        && (has_entry_mark(t)
+            || content[j + 1..]
+                .iter()
+                .take(2)
+                .take_while(|&&i| !has_entry_shape(lines[i].trim()))
+                .any(|&i| has_entry_mark(lines[i])))
 }
 
 /// Something an entry's line has: a year, a link, a volume or page range.
@@ -128,13 +147,16 @@ pub fn reference_lines(lines: &[&str]) -> Vec<bool> {
     let mut k = 0;
     while k < content.len() {
         let headed = is_reference_heading(lines[content[k]]);
-        if !headed && (out[content[k]] || !is_entry_start(lines[content[k]])) {
+        if !headed && (out[content[k]] || !starts_entry(lines, &content, k)) {
             k += 1;
             continue;
         }
         let from = if headed { k + 1 } else { k };
-        let run = list_run(lines, &content[from.min(content.len())..]);
-        let entries = run.iter().filter(|&&i| is_entry_start(lines[i])).count();
+        let rest = &content[from.min(content.len())..];
+        let run = list_run(lines, rest);
+        let entries = (0..run.len())
+            .filter(|&j| starts_entry(lines, rest, j))
+            .count();
         // Without a heading, lines count as a list only when entries are most of them.
         let enough = if headed {
             entries >= 1
@@ -159,9 +181,9 @@ fn list_run(lines: &[&str], content: &[usize]) -> Vec<usize> {
     let mut plain = 0;
     let mut started = false;
     let mut headed_off = false;
-    for &i in content {
+    for (j, &i) in content.iter().enumerate() {
         let l = lines[i];
-        if is_entry_start(l) {
+        if starts_entry(lines, content, j) {
             started = true;
             plain = 0;
         } else if is_heading_line(l) && started {
@@ -316,6 +338,21 @@ mod tests {
         let r = refs(page);
         assert!(r[..7].iter().all(|(_, x)| *x), "{r:?}");
         assert!(r[7..].iter().all(|(_, x)| !*x), "{r:?}");
+    }
+
+    #[test]
+    fn an_ams_style_page_that_continues_a_list_is_the_list() {
+        // The last page of an R News article: the list's heading is on the page before, and
+        // each entry's year is on its last line.
+        let page = "Alan Genz. Numerical computation of multivariate normal probabilities.\n\nJournal of Computational and Graphical Statistics, 1:141–149, 1992.\nAlan Genz. Comparison of methods for the computation of multivariate\n\nnormal probabilities. Computing Science and Statistics, 25:400–405, 1993.\nP.D. Watson, M. B. Wolf, and I.S. Beck-Montgemery. Blood and isoproterenol\nreduce capillary permeability in cat hindlimb. The American Journal\nof Physiology, 252:H47–H53, 1987.";
+        let r = refs(page);
+        assert!(r.iter().all(|(_, x)| *x), "{r:?}");
+        assert!(!is_entry_start(
+            "Alan Genz. Numerical computation of multivariate normal probabilities."
+        ));
+        // Prose that names people given name first, with years, is still prose.
+        let prose = "Alan Genz. His method is the one used here since 1992 and it is fast.\nIt needs no tuning at all and works in any dimension the user asks for.\nTorsten Hothorn, Frank Bretz and others wrote the package in 2001 and 2002.\nWe thank them for it and for the help they gave us with the examples.";
+        assert!(refs(prose).iter().all(|(_, x)| !*x), "{:?}", refs(prose));
     }
 
     #[test]

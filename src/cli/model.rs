@@ -1,6 +1,7 @@
 //! `agentero model`: the embedding models installed and the one in use, and `agentero model
-//! pull ORG/NAME`, which downloads a model2vec model from the Hugging Face hub into the user's
-//! Hugging Face cache (the only place agentero downloads a model; nothing else ever does).
+//! pull ORG/NAME`, which downloads a model (a model2vec static model, or a sentence-transformers
+//! BERT) from the Hugging Face hub into the user's Hugging Face cache (the only place agentero
+//! downloads a model; nothing else ever does).
 
 use std::process::Command;
 
@@ -33,7 +34,8 @@ pub(super) fn list(vault: Option<&Path>) -> anyhow::Result<()> {
         )?,
         None => writeln!(out, "No Hugging Face cache (HOME is not set).")?,
     }
-    if installed.is_empty() {
+    let transformers = embed::cached_transformers();
+    if installed.is_empty() && transformers.is_empty() {
         writeln!(out, "  none")?;
     }
     for (name, dir) in &installed {
@@ -42,6 +44,15 @@ pub(super) fn list(vault: Option<&Path>) -> anyhow::Result<()> {
             "  {}  {}",
             visible(name),
             visible(&dir.display().to_string())
+        )?;
+    }
+    for (name, dir) in &transformers {
+        writeln!(
+            out,
+            "  {}  {}  (a transformer: used only when named, [search] embeddings = \"{}\")",
+            visible(name),
+            visible(&dir.display().to_string()),
+            visible(name)
         )?;
     }
     let choice = embed::process_choice();
@@ -61,9 +72,15 @@ pub(super) fn list(vault: Option<&Path>) -> anyhow::Result<()> {
         ModelChoice::Folder(dir) => match Embedder::load(dir) {
             Ok(m) => writeln!(
                 out,
-                "In use: {} ({} dimensions), {}",
+                "In use: {} ({} dimensions{}), {}",
                 visible(&m.name),
                 m.dims,
+                if m.is_encoder() {
+                    ", a transformer: an index run reads every new page with it, minutes of CPU per \
+                     thousand pages or more"
+                } else {
+                    ""
+                },
                 visible(&dir.display().to_string())
             )?,
             Err(e) => writeln!(out, "In use: none: {}", visible(&e.to_string()))?,
@@ -108,7 +125,7 @@ pub(super) fn pull(name: &str) -> anyhow::Result<()> {
         anyhow::anyhow!(
             "cannot download {name} ({what}) from {base}: {why}\n\
              `agentero model pull` needs a machine that reaches the Hugging Face hub; elsewhere, copy a \
-             model2vec folder (tokenizer.json, model.safetensors, config.json) and name it in the \
+             model's folder (tokenizer.json, model.safetensors, config.json) and name it in the \
              config: [search] embeddings = \"/path/to/folder\""
         )
     };

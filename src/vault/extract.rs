@@ -3,6 +3,7 @@
 //! the one way a record is built: the indexer stores it, the paper pane shows it before the
 //! paper is indexed, the context tools read a granted paper the index does not hold yet.
 
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::LazyLock;
 use std::sync::mpsc;
@@ -329,8 +330,21 @@ static HEADING: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Numbered headings ("2.1 Reading order", "III. METHOD") found in the page text, kept only when
-/// their numbers run forward, which filters out numbered list items and table rows.
+/// their numbers run forward, which filters out numbered list items and table rows. A title
+/// found on more than one page is a running head after its page number ("2 TORSTEN HOTHORN,
+/// FRANK BRETZ, AND ALAN GENZ"), not a section: a section is headed once.
 pub fn sections_from_headings(pages: &[PageText]) -> Vec<Section> {
+    let mut pages_of: HashMap<String, BTreeSet<u32>> = HashMap::new();
+    for page in pages {
+        for line in page.text.lines() {
+            if let Some(c) = HEADING.captures(line.trim()) {
+                pages_of
+                    .entry(c[2].trim().to_lowercase())
+                    .or_default()
+                    .insert(page.number);
+            }
+        }
+    }
     let mut out: Vec<Section> = Vec::new();
     let mut last_top: Option<u32> = None;
     for page in pages {
@@ -340,6 +354,13 @@ pub fn sections_from_headings(pages: &[PageText]) -> Vec<Section> {
                 continue;
             };
             let title = c[2].trim();
+            if pages_of
+                .get(&title.to_lowercase())
+                .is_some_and(|p| p.len() > 1)
+                || !is_heading_title(title)
+            {
+                continue;
+            }
             let words = title.split_whitespace().count();
             if words > 12
                 || title.ends_with(['.', ',', ';', ':'])
@@ -374,6 +395,22 @@ pub fn sections_from_headings(pages: &[PageText]) -> Vec<Section> {
         }
     }
     out
+}
+
+/// Whether a numbered line's title reads as a heading's: not a contents line ("Introduction 3",
+/// "Help . . . . 12": a title and its page), and a word of three letters or more (a table row
+/// such as "4 NA NA NA NA" or "4 M 80 1.2" has none).
+fn is_heading_title(title: &str) -> bool {
+    let last = title.split_whitespace().last().unwrap_or("");
+    let page_at_end = title.split_whitespace().count() > 1
+        && last.len() <= 4
+        && last.chars().all(|c| c.is_ascii_digit());
+    !page_at_end
+        && !title.contains(". .")
+        && !title.contains("..")
+        && title
+            .split(|c: char| !c.is_alphabetic())
+            .any(|w| w.chars().count() >= 3)
 }
 
 fn roman_or_arabic(s: &str) -> Option<u32> {
@@ -465,6 +502,86 @@ mod tests {
                 (Some("2.1".into()), "Reading Order".into(), 1),
                 (Some("3".into()), "Results".into(), 2),
                 (Some("4".into()), "Conclusion".into(), 2),
+            ]
+        );
+    }
+
+    #[test]
+    fn contents_lines_and_table_rows_are_no_sections() {
+        let page = |n, t: &str| PageText {
+            number: n,
+            text: t.to_string(),
+            ..PageText::default()
+        };
+        let pages = vec![
+            page(
+                2,
+                "Contents\n1 Introduction 3\n2 Survival curves 9\n3 Getting help . . . . 12",
+            ),
+            page(
+                3,
+                "1 Introduction\ntext\n2 Survival curves\n3 NA NA NA NA\n3 M 80 1.2",
+            ),
+            page(4, "3 Getting help\ntext"),
+        ];
+        let got: Vec<(String, u32)> = sections_from_headings(&pages)
+            .into_iter()
+            .map(|s| (s.title, s.page))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Introduction".into(), 3),
+                ("Survival curves".into(), 3),
+                ("Getting help".into(), 4),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_running_head_after_its_page_number_is_no_section() {
+        // R News: even pages start with the page number and the authors, which read as a
+        // numbered heading, and took the real section 2's number.
+        let page = |n, t: &str| PageText {
+            number: n,
+            text: t.to_string(),
+            ..PageText::default()
+        };
+        let pages = vec![
+            page(
+                1,
+                "On Multivariate t and Gauss Probabilities in R
+1. A Simple Example
+text",
+            ),
+            page(
+                2,
+                "2 TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ
+text
+2. Algorithms
+text",
+            ),
+            page(
+                3,
+                "ON MULTIVARIATE t AND GAUSS PROBABILITIES IN R 3
+3. Applications",
+            ),
+            page(
+                4,
+                "4 TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ
+text",
+            ),
+        ];
+        let got: Vec<(Option<String>, String)> = sections_from_headings(&pages)
+            .into_iter()
+            .map(|s| (s.number, s.title))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("1".into()), "A Simple Example".into()),
+                (Some("2".into()), "Algorithms".into()),
+                (Some("3".into()), "Applications".into()),
             ]
         );
     }

@@ -331,8 +331,38 @@ fn looks_like_author_line(line: &str) -> bool {
         && !line.trim_end().ends_with('.')
 }
 
+/// " and " between names, in any case ("FRANK BRETZ, AND ALAN GENZ").
+static AND: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\s+and\s+").expect("valid regex"));
+
+/// The names in one metadata field ("Achim Zeileis, Torsten Hothorn", "A B; C D", "A B and C
+/// D", "Achim Zeileis† Torsten Hothorn"): split at semicolons, "and" and footnote marks, and at
+/// commas only when every piece is a name of two words or more ("Zeileis, Achim" is one name,
+/// family first, read as "Achim Zeileis").
+fn split_names(field: &str) -> Vec<String> {
+    let marked = field.replace(['†', '‡', '∗'], ";");
+    let mut out = Vec::new();
+    for part in marked.split(';').flat_map(|p| AND.split(p)) {
+        let pieces: Vec<&str> = part
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
+        if pieces.len() > 1 && pieces.iter().all(|p| p.split_whitespace().count() >= 2) {
+            out.extend(pieces.into_iter().map(clean));
+        } else if let [family, given] = pieces[..]
+            && family.split_whitespace().count() == 1
+        {
+            out.push(clean(&format!("{given} {family}")));
+        } else {
+            out.push(clean(part));
+        }
+    }
+    out.retain(|n| !n.is_empty());
+    out
+}
+
 fn split_authors(line: &str) -> Vec<String> {
-    line.replace(" and ", ",")
+    AND.replace_all(line, ",")
         .replace(['·', ';'], ",")
         .split(',')
         .map(|s| {
@@ -436,7 +466,13 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
             meta.abstract_text = Some(abs);
         }
     }
-    // The year is printed in the header or in the first page's footer, not in the body.
+    // The year is printed in the header or in the first page's footer, not in the body; a
+    // citation of the paper's published version (its first author's) says it too.
+    let own_family = meta
+        .authors
+        .first()
+        .and_then(|a| a.split_whitespace().last())
+        .map(str::to_lowercase);
     meta.year = lines
         .iter()
         .take(head_end.max(10))
@@ -447,9 +483,56 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
                 .filter(|l| !l.is_empty())
                 .take(FOOTER_LINES),
         )
-        .find_map(|l| YEAR.captures(l).and_then(|c| c[1].parse().ok()));
+        .find_map(|l| {
+            YEAR.captures(&without_cited_years(l, own_family.as_deref()))
+                .and_then(|c| c[1].parse().ok())
+        });
     meta
 }
+
+/// `line` without the years of the works it cites, but for those of a work by `own_family` (the
+/// paper's first author: its published version, "Zeileis and Grothendieck (2005) in the Journal
+/// of Statistical Software") and a month's ("July 2008,").
+fn without_cited_years<'a>(line: &'a str, own_family: Option<&str>) -> std::borrow::Cow<'a, str> {
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    CITED_YEAR.replace_all(line, |c: &regex::Captures| {
+        // The citation's names: back from the year to the last bracket or semicolon.
+        let start = c.get(0).map_or(0, |m| m.start());
+        let names = &line[line[..start].rfind(['(', ')', ';']).map_or(0, |i| i + 1)..start];
+        let own = own_family.is_some_and(|f| {
+            format!("{names} {}", &c[1])
+                .split(|ch: char| !ch.is_alphabetic())
+                .any(|w| w.to_lowercase() == f)
+        });
+        if MONTHS.contains(&&c[1]) || own {
+            c[0].to_string()
+        } else {
+            String::new()
+        }
+    })
+}
+
+/// A cited work's year in running text ("Genz (1992)", "Zeileis et al. (2008a)", "(Lambert
+/// 1992)", "Nelder and Wedderburn 1972;", "Trivedi (1998, 2005)"): not the paper's own.
+static CITED_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(\p{Lu}[\p{L}'’-]+|\bal\.)\s*\(?(?:19|20)\d\d[a-z]?(?:,\s*(?:19|20)\d\d[a-z]?)*[),;]",
+    )
+    .expect("valid regex")
+});
 
 /// Merges the sources in order of trust: sidecar, PDF metadata, first page, file name.
 pub fn resolve(
@@ -481,14 +564,13 @@ pub fn resolve(
     }
     if meta.authors.is_empty() {
         if !info.xmp_authors.is_empty() {
-            meta.authors = info.xmp_authors.iter().map(|a| clean(a)).collect();
-        } else if let Some(a) = info.author.as_deref().filter(|a| plausible_info_author(a)) {
-            meta.authors = a
-                .split([';', ','])
-                .flat_map(|s| s.split(" and "))
-                .map(clean)
-                .filter(|s| !s.is_empty())
+            meta.authors = info
+                .xmp_authors
+                .iter()
+                .flat_map(|a| split_names(a))
                 .collect();
+        } else if let Some(a) = info.author.as_deref().filter(|a| plausible_info_author(a)) {
+            meta.authors = split_names(a);
         } else {
             meta.authors = first.authors.clone();
         }
@@ -593,6 +675,47 @@ mod tests {
         );
         assert!(m.abstract_text.unwrap().starts_with("We study how answers"));
         assert_eq!(m.year, Some(2023));
+        // The years of the works an introduction cites are not the paper's.
+        let cites = "A Title Here\nAda Lovelace and Grace Hopper\nIntroduction\n\
+                     We refer to the work described in Genz (1992), Genz (1993) and Genz and\n\
+                     Bretz (1999). More text follows here.";
+        assert_eq!(from_first_page(cites, None).year, None);
+        let cites = "A Title Here\nAda Lovelace and Grace Hopper\nIntroduction\n\
+                     (GLMs, see Nelder and Wedderburn 1972; McCullagh and Nelder 1989). Since\n\
+                     Mullahy (1986) and (Lambert 1992), see Cameron and Trivedi (1998, 2005).";
+        assert_eq!(from_first_page(cites, None).year, None);
+        let own = "A Title Here\nAchim Zeileis, Gabor Grothendieck\nThis is a version of\n\
+                   Zeileis and Grothendieck (2005) in the Journal of Statistical Software.";
+        assert_eq!(from_first_page(own, None).year, Some(2005));
+        let dated = "Journal of Statistical Software\nJuly 2008, Volume 27, Issue 8.\nA Title Here";
+        assert_eq!(from_first_page(dated, None).year, Some(2008));
+        // Names in one metadata field.
+        assert_eq!(
+            split_names("Achim Zeileis, Torsten Hothorn"),
+            vec!["Achim Zeileis", "Torsten Hothorn"]
+        );
+        assert_eq!(
+            split_names("Trevor Hastie; Junyang Qian; Kenneth Tay"),
+            vec!["Trevor Hastie", "Junyang Qian", "Kenneth Tay"]
+        );
+        assert_eq!(
+            split_names("Achim Zeileis† Torsten Hothorn"),
+            vec!["Achim Zeileis", "Torsten Hothorn"]
+        );
+        assert_eq!(split_names("Zeileis, Achim"), vec!["Achim Zeileis"]);
+        assert_eq!(
+            split_names("Ada Lovelace and Grace Hopper"),
+            vec!["Ada Lovelace", "Grace Hopper"]
+        );
+        // Capitals, as R News sets its authors: "AND" joins names too.
+        assert_eq!(
+            split_authors("TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ"),
+            vec!["TORSTEN HOTHORN", "FRANK BRETZ", "ALAN GENZ"]
+        );
+        assert_eq!(
+            split_authors("Ada Lovelace And Grace Hopper"),
+            vec!["Ada Lovelace", "Grace Hopper"]
+        );
     }
 
     #[test]

@@ -315,6 +315,52 @@ fn the_model_comes_from_the_config_or_the_hugging_face_cache() {
     );
 }
 
+/// A transformer in the Hugging Face cache (laid out as the hub's tools lay it out: snapshot
+/// files that are links to blobs) is listed as one and never picked by itself, since an index
+/// run with it takes minutes; named in the config, it is the model in use, and says what it is.
+#[test]
+fn a_transformer_in_the_cache_is_listed_and_used_only_when_named() {
+    let Some(minilm) = common::embedding_model::minilm_folder() else {
+        common::skip::missing(common::skip::Peer::MiniLm, "");
+        return;
+    };
+    let f = fixture();
+    let home = f.dir.path().join(".agentero-test-home");
+    let repo = home.join("cache/huggingface/hub/models--sentence-transformers--all-MiniLM-L6-v2");
+    let snap = repo.join("snapshots/8b3219a9");
+    std::fs::create_dir_all(&snap).unwrap();
+    for file in agentero::vault::embed::MODEL_FILES {
+        std::os::unix::fs::symlink(minilm.join(file), snap.join(file)).unwrap();
+    }
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs/main"), "8b3219a9").unwrap();
+    let list = |f: &Fixture| {
+        let mut c = common::command(f.dir.path());
+        c.args(["model", "--vault", f.vault.to_str().unwrap()]);
+        common::stdout(&common::output_within(c, Duration::from_secs(120)))
+    };
+    let listed = list(&f);
+    assert!(
+        listed.contains("  sentence-transformers/all-MiniLM-L6-v2  ")
+            && listed.contains("(a transformer: used only when named, [search] embeddings = \"sentence-transformers/all-MiniLM-L6-v2\")"),
+        "{listed}"
+    );
+    assert!(listed.contains("In use: none"), "{listed}");
+    std::fs::create_dir_all(home.join("config/agentero")).unwrap();
+    std::fs::write(
+        home.join("config/agentero/config.toml"),
+        "[search]\nembeddings = \"sentence-transformers/all-MiniLM-L6-v2\"\n",
+    )
+    .unwrap();
+    let listed = list(&f);
+    assert!(
+        listed.contains(
+            "In use: sentence-transformers/all-MiniLM-L6-v2 (384 dimensions, a transformer: an index run reads every new page with it"
+        ),
+        "{listed}"
+    );
+}
+
 #[test]
 fn model_pull_fails_clearly_off_line_and_refuses_a_name_that_is_a_path() {
     let f = fixture();

@@ -12,8 +12,8 @@ pub mod store;
 mod sync;
 
 pub use model::{
-    Embedder, MODEL_FILES, ModelError, cached_models, cached_snapshot, hub_cache, is_model_folder,
-    is_repo_name, model_name, repo_dir,
+    Embedder, MODEL_FILES, ModelError, cached_models, cached_snapshot, cached_transformers,
+    hub_cache, is_model_folder, is_repo_name, model_name, repo_dir,
 };
 pub use store::{StoreError, VectorStore};
 pub use sync::{EmbedSummary, sync};

@@ -320,6 +320,21 @@ pub fn is_model_folder(dir: &Path) -> bool {
 /// The model2vec models in the Hugging Face cache (`ORG/NAME`, snapshot folder), by name.
 /// A model2vec model's `config.json` says `"model_type": "model2vec"`.
 pub fn cached_models() -> Vec<(String, PathBuf)> {
+    cached_where(is_model2vec)
+}
+
+/// The transformers (sentence-transformers BERT models) in the Hugging Face cache, by name:
+/// listed by `agentero model`, used only when the config names one (an index run with one
+/// takes minutes, so the cache never picks one by itself).
+pub fn cached_transformers() -> Vec<(String, PathBuf)> {
+    cached_where(|dir| {
+        std::fs::read(dir.join("config.json"))
+            .is_ok_and(|c| c.len() <= 1 << 20 && super::encoder::is_bert_config(&c))
+    })
+}
+
+/// The models of the Hugging Face cache whose snapshot folder passes `keep`, by name.
+fn cached_where(keep: impl Fn(&Path) -> bool) -> Vec<(String, PathBuf)> {
     let Some(cache) = hub_cache() else {
         return Vec::new();
     };
@@ -337,7 +352,7 @@ pub fn cached_models() -> Vec<(String, PathBuf)> {
             let (org, name) = n.split_once("--")?;
             let repo = format!("{org}/{name}");
             let snap = cached_snapshot(&cache, &repo)?;
-            is_model2vec(&snap).then_some((repo, snap))
+            keep(&snap).then_some((repo, snap))
         })
         .collect();
     out.sort();

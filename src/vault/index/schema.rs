@@ -17,7 +17,10 @@ use crate::vault::tokenizer;
 /// 9: papers' metadata carries the kind of work, journal or book, volume, issue, pages,
 /// publisher and the managed citation key (papis `ref`), and cards carry the citation key:
 /// papers read again.
-pub const SCHEMA_VERSION: u32 = 9;
+/// 10: running heads, contents lines and table rows are no section headings; names in one
+/// metadata field are split, "AND" in capitals joins authors, and a cited work's year is not the
+/// paper's: papers read again.
+pub const SCHEMA_VERSION: u32 = 10;
 
 #[derive(Clone, Copy)]
 pub struct Fields {
