@@ -475,14 +475,17 @@ mod tests {
         assert_eq!(iso.run(Duration::from_secs(5), thread_id), Ok(after));
     }
 
-    #[test]
-    fn headings_run_forward() {
-        let page = |n, t: &str| PageText {
+    /// Page `n` whose text is `t`.
+    fn page(n: u32, t: &str) -> PageText {
+        PageText {
             number: n,
-            label: None,
             text: t.to_string(),
             ..PageText::default()
-        };
+        }
+    }
+
+    #[test]
+    fn headings_run_forward() {
         let pages = vec![
             page(
                 1,
@@ -508,11 +511,6 @@ mod tests {
 
     #[test]
     fn contents_lines_and_table_rows_are_no_sections() {
-        let page = |n, t: &str| PageText {
-            number: n,
-            text: t.to_string(),
-            ..PageText::default()
-        };
         let pages = vec![
             page(
                 2,
@@ -542,11 +540,6 @@ mod tests {
     fn a_running_head_after_its_page_number_is_no_section() {
         // R News: even pages start with the page number and the authors, which read as a
         // numbered heading, and took the real section 2's number.
-        let page = |n, t: &str| PageText {
-            number: n,
-            text: t.to_string(),
-            ..PageText::default()
-        };
         let pages = vec![
             page(
                 1,
