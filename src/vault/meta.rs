@@ -473,20 +473,21 @@ pub fn from_first_page(text: &str, title_hint: Option<&str>) -> PaperMeta {
         .first()
         .and_then(|a| a.split_whitespace().last())
         .map(str::to_lowercase);
-    meta.year = lines
-        .iter()
-        .take(head_end.max(10))
-        .chain(
-            lines
-                .iter()
-                .rev()
-                .filter(|l| !l.is_empty())
-                .take(FOOTER_LINES),
-        )
-        .find_map(|l| {
-            YEAR.captures(&without_cited_years(l, own_family.as_deref()))
-                .and_then(|c| c[1].parse().ok())
-        });
+    let year_in = |text: &str| {
+        YEAR.captures(&without_cited_years(text, own_family.as_deref()))
+            .and_then(|c| c[1].parse().ok())
+    };
+    // The head as one text: a citation may break over two lines ("(Meyer, Zeileis,\nand Hornik
+    // 2006)").
+    let head: Vec<&str> = lines.iter().take(head_end.max(10)).copied().collect();
+    meta.year = year_in(&head.join("\n")).or_else(|| {
+        lines
+            .iter()
+            .rev()
+            .filter(|l| !l.is_empty())
+            .take(FOOTER_LINES)
+            .find_map(|l| year_in(l))
+    });
     meta
 }
 
@@ -509,9 +510,15 @@ fn without_cited_years<'a>(line: &'a str, own_family: Option<&str>) -> std::borr
         "December",
     ];
     CITED_YEAR.replace_all(line, |c: &regex::Captures| {
-        // The citation's names: back from the year to the last bracket or semicolon.
+        // The citation's names: back from the year to the last bracket or semicolon, on its
+        // line or the one before.
         let start = c.get(0).map_or(0, |m| m.start());
-        let names = &line[line[..start].rfind(['(', ')', ';']).map_or(0, |i| i + 1)..start];
+        let bracket = line[..start].rfind(['(', ')', ';']).map_or(0, |i| i + 1);
+        let line_before = line[..start]
+            .rmatch_indices('\n')
+            .nth(1)
+            .map_or(0, |(i, _)| i + 1);
+        let names = &line[bracket.max(line_before)..start];
         let own = own_family.is_some_and(|f| {
             format!("{names} {}", &c[1])
                 .split(|ch: char| !ch.is_alphabetic())

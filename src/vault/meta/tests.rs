@@ -33,6 +33,10 @@ fn first_page_heuristics() {
     let own = "A Title Here\nAchim Zeileis, Gabor Grothendieck\nThis is a version of\n\
                Zeileis and Grothendieck (2005) in the Journal of Statistical Software.";
     assert_eq!(from_first_page(own, None).year, Some(2005));
+    // Its own citation broken over two lines, and an earlier work of theirs after it.
+    let own = "A Title Here\nDavid Meyer, Achim Zeileis, Kurt Hornik\nThis is a version of (Meyer, Zeileis,\n\
+               and Hornik 2006) in JSS. It extends Meyer, Zeileis, and Hornik (2003) to more.";
+    assert_eq!(from_first_page(own, None).year, Some(2006));
     let dated = "Journal of Statistical Software\nJuly 2008, Volume 27, Issue 8.\nA Title Here";
     assert_eq!(from_first_page(dated, None).year, Some(2008));
     // Names in one metadata field.
