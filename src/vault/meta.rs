@@ -532,12 +532,16 @@ fn without_cited_years<'a>(line: &'a str, own_family: Option<&str>) -> std::borr
     })
 }
 
-/// A cited work's year in running text ("Genz (1992)", "Zeileis et al. (2008a)", "(Lambert
-/// 1992)", "Nelder and Wedderburn 1972;", "Trivedi (1998, 2005)"): not the paper's own.
+/// A cited work's year in running text: after a name in brackets ("Genz (1992)", "Zeileis et
+/// al. (2008a)", "Trivedi (1998, 2005)"), or closing a bracketed citation ("(Lambert 1992)",
+/// "(Nelder and Wedderburn 1972; …"). A year after a name and a comma is not one: "ACL 2020,
+/// pages 1–10", "Copyright 2021, IEEE" give the paper's own.
 static CITED_YEAR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(\p{Lu}[\p{L}'’-]+|\bal\.)\s*\(?(?:19|20)\d\d[a-z]?(?:,\s*(?:19|20)\d\d[a-z]?)*[),;]",
-    )
+    Regex::new(concat!(
+        r"(\p{Lu}[\p{L}'’-]+|\bal\.)",
+        r"(?:\s*\((?:19|20)\d\d[a-z]?(?:,\s*(?:19|20)\d\d[a-z]?)*[),;]",
+        r"|\s+(?:19|20)\d\d[a-z]?(?:,\s*(?:19|20)\d\d[a-z]?)*[);])",
+    ))
     .expect("valid regex")
 });
 

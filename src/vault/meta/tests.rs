@@ -39,6 +39,9 @@ fn first_page_heuristics() {
     assert_eq!(from_first_page(own, None).year, Some(2006));
     let dated = "Journal of Statistical Software\nJuly 2008, Volume 27, Issue 8.\nA Title Here";
     assert_eq!(from_first_page(dated, None).year, Some(2008));
+    let proceedings = "A Title Here\nAda Lovelace and Grace Hopper\n\
+                       In Proceedings of NAACL-HLT 2019, pages 4171–4186.";
+    assert_eq!(from_first_page(proceedings, None).year, Some(2019));
     // Names in one metadata field.
     assert_eq!(
         split_names("Achim Zeileis, Torsten Hothorn"),
