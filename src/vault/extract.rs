@@ -334,65 +334,56 @@ static HEADING: LazyLock<Regex> = LazyLock::new(|| {
 /// found on more than one page is a running head after its page number ("2 TORSTEN HOTHORN,
 /// FRANK BRETZ, AND ALAN GENZ"), not a section: a section is headed once.
 pub fn sections_from_headings(pages: &[PageText]) -> Vec<Section> {
+    // Every numbered line (page, number, title), read once, and the pages each title is on.
+    let numbered: Vec<(u32, String, String)> = pages
+        .iter()
+        .flat_map(|page| {
+            page.text.lines().filter_map(|line| {
+                let c = HEADING.captures(line.trim())?;
+                Some((page.number, c[1].to_string(), c[2].trim().to_string()))
+            })
+        })
+        .collect();
     let mut pages_of: HashMap<String, BTreeSet<u32>> = HashMap::new();
-    for page in pages {
-        for line in page.text.lines() {
-            if let Some(c) = HEADING.captures(line.trim()) {
-                pages_of
-                    .entry(c[2].trim().to_lowercase())
-                    .or_default()
-                    .insert(page.number);
-            }
-        }
+    for (page, _, title) in &numbered {
+        pages_of
+            .entry(title.to_lowercase())
+            .or_default()
+            .insert(*page);
     }
     let mut out: Vec<Section> = Vec::new();
     let mut last_top: Option<u32> = None;
-    for page in pages {
-        for line in page.text.lines() {
-            let line = line.trim();
-            let Some(c) = HEADING.captures(line) else {
-                continue;
-            };
-            let title = c[2].trim();
-            if pages_of
-                .get(&title.to_lowercase())
-                .is_some_and(|p| p.len() > 1)
-                || !is_heading_title(title)
-            {
-                continue;
-            }
-            let words = title.split_whitespace().count();
-            if words > 12
-                || title.ends_with(['.', ',', ';', ':'])
-                || title.chars().any(|ch| ch == '=')
-            {
-                continue;
-            }
-            let number = c[1].to_string();
-            let top = roman_or_arabic(number.split('.').next().unwrap_or(""));
-            let Some(top) = top else { continue };
-            let level = number.matches('.').count() as u32;
-            let ok = match last_top {
-                None => top <= 2,
-                Some(prev) => top == prev || top == prev + 1,
-            };
-            if !ok || (level > 0 && last_top != Some(top)) {
-                continue;
-            }
-            last_top = Some(top);
-            if out
-                .iter()
-                .any(|s| s.number.as_deref() == Some(number.as_str()))
-            {
-                continue;
-            }
-            out.push(Section {
-                number: Some(number),
-                title: title.to_string(),
-                level,
-                page: page.number,
-            });
+    for (page, number, title) in numbered {
+        if pages_of[&title.to_lowercase()].len() > 1 || !is_heading_title(&title) {
+            continue;
         }
+        let words = title.split_whitespace().count();
+        if words > 12 || title.ends_with(['.', ',', ';', ':']) || title.contains('=') {
+            continue;
+        }
+        let top = roman_or_arabic(number.split('.').next().unwrap_or(""));
+        let Some(top) = top else { continue };
+        let level = number.matches('.').count() as u32;
+        let ok = match last_top {
+            None => top <= 2,
+            Some(prev) => top == prev || top == prev + 1,
+        };
+        if !ok || (level > 0 && last_top != Some(top)) {
+            continue;
+        }
+        last_top = Some(top);
+        if out
+            .iter()
+            .any(|s| s.number.as_deref() == Some(number.as_str()))
+        {
+            continue;
+        }
+        out.push(Section {
+            number: Some(number),
+            title,
+            level,
+            page,
+        });
     }
     out
 }
@@ -543,27 +534,17 @@ mod tests {
         let pages = vec![
             page(
                 1,
-                "On Multivariate t and Gauss Probabilities in R
-1. A Simple Example
-text",
+                "On Multivariate t and Gauss Probabilities in R\n1. A Simple Example\ntext",
             ),
             page(
                 2,
-                "2 TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ
-text
-2. Algorithms
-text",
+                "2 TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ\ntext\n2. Algorithms\ntext",
             ),
             page(
                 3,
-                "ON MULTIVARIATE t AND GAUSS PROBABILITIES IN R 3
-3. Applications",
+                "ON MULTIVARIATE t AND GAUSS PROBABILITIES IN R 3\n3. Applications",
             ),
-            page(
-                4,
-                "4 TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ
-text",
-            ),
+            page(4, "4 TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ\ntext"),
         ];
         let got: Vec<(Option<String>, String)> = sections_from_headings(&pages)
             .into_iter()

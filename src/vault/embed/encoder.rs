@@ -51,11 +51,14 @@ struct PoolingConfig {
     pooling_mode_cls_token: bool,
 }
 
+/// The `model_type` of a BERT encoder's `config.json`.
+pub const MODEL_TYPE: &str = "bert";
+
 /// Whether `config` (a `config.json`'s bytes) names a BERT encoder.
 pub fn is_bert_config(config: &[u8]) -> bool {
     serde_json::from_slice::<serde_json::Value>(config)
         .ok()
-        .and_then(|v| v.get("model_type")?.as_str().map(|s| s == "bert"))
+        .and_then(|v| v.get("model_type")?.as_str().map(|s| s == MODEL_TYPE))
         .unwrap_or(false)
 }
 

@@ -320,17 +320,14 @@ pub fn is_model_folder(dir: &Path) -> bool {
 /// The model2vec models in the Hugging Face cache (`ORG/NAME`, snapshot folder), by name.
 /// A model2vec model's `config.json` says `"model_type": "model2vec"`.
 pub fn cached_models() -> Vec<(String, PathBuf)> {
-    cached_where(is_model2vec)
+    cached_where(|dir| model_type(dir).as_deref() == Some("model2vec"))
 }
 
 /// The transformers (sentence-transformers BERT models) in the Hugging Face cache, by name:
 /// listed by `agentero model`, used only when the config names one (an index run with one
 /// takes minutes, so the cache never picks one by itself).
 pub fn cached_transformers() -> Vec<(String, PathBuf)> {
-    cached_where(|dir| {
-        std::fs::read(dir.join("config.json"))
-            .is_ok_and(|c| c.len() <= 1 << 20 && super::encoder::is_bert_config(&c))
-    })
+    cached_where(|dir| model_type(dir).as_deref() == Some(super::encoder::MODEL_TYPE))
 }
 
 /// The models of the Hugging Face cache whose snapshot folder passes `keep`, by name.
@@ -359,17 +356,16 @@ fn cached_where(keep: impl Fn(&Path) -> bool) -> Vec<(String, PathBuf)> {
     out
 }
 
-fn is_model2vec(dir: &Path) -> bool {
-    let Ok(text) = std::fs::read(dir.join("config.json")) else {
-        return false;
-    };
-    if text.len() > 1 << 20 {
-        return false;
-    }
-    serde_json::from_slice::<serde_json::Value>(&text)
+/// The `model_type` of the `config.json` in `dir` (read only when under 1 MB).
+fn model_type(dir: &Path) -> Option<String> {
+    let text = std::fs::read(dir.join("config.json"))
         .ok()
-        .and_then(|v| v.get("model_type")?.as_str().map(|s| s == "model2vec"))
-        .unwrap_or(false)
+        .filter(|t| t.len() <= 1 << 20)?;
+    serde_json::from_slice::<serde_json::Value>(&text)
+        .ok()?
+        .get("model_type")?
+        .as_str()
+        .map(str::to_string)
 }
 
 #[cfg(test)]

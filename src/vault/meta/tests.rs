@@ -21,7 +21,10 @@ fn first_page_heuristics() {
     );
     assert!(m.abstract_text.unwrap().starts_with("We study how answers"));
     assert_eq!(m.year, Some(2023));
-    // The years of the works an introduction cites are not the paper's.
+}
+
+#[test]
+fn the_years_of_cited_works_are_not_the_papers() {
     let cites = "A Title Here\nAda Lovelace and Grace Hopper\nIntroduction\n\
                  We refer to the work described in Genz (1992), Genz (1993) and Genz and\n\
                  Bretz (1999). More text follows here.";
@@ -42,7 +45,10 @@ fn first_page_heuristics() {
     let proceedings = "A Title Here\nAda Lovelace and Grace Hopper\n\
                        In Proceedings of NAACL-HLT 2019, pages 4171–4186.";
     assert_eq!(from_first_page(proceedings, None).year, Some(2019));
-    // Names in one metadata field.
+}
+
+#[test]
+fn names_in_one_field_are_split() {
     assert_eq!(
         split_names("Achim Zeileis, Torsten Hothorn"),
         vec!["Achim Zeileis", "Torsten Hothorn"]
